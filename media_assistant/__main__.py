@@ -1,0 +1,3 @@
+from media_assistant.cli import main
+
+raise SystemExit(main())

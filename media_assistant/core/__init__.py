@@ -1,0 +1,4 @@
+"""Pure-Python core: tasks, states, store, scheduler, lanes.
+
+Never imports Qt, Playwright or httpx.
+"""

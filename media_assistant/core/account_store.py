@@ -1,0 +1,164 @@
+"""Runtime state of accounts (the operator's toggle, automatic cool-downs, sticky problems).
+
+Accounts are defined in the config file; this table remembers what happened to them, so a
+``disable`` from the CLI reaches a running scheduler and survives a restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, insert, select, update
+
+from media_assistant.core.clock import Clock
+from media_assistant.core.db import read_tx, write_tx
+from media_assistant.core.events import AccountChanged, EventBus
+from media_assistant.core.schema import AccountRow
+from media_assistant.core.states import AccountProblem, AccountState, ModelKind
+
+A = AccountRow.__table__  # type: ignore[attr-defined]
+
+MIN_CONCURRENCY = 1
+MAX_CONCURRENCY = 5
+
+
+@dataclass(frozen=True, slots=True)
+class AccountStatus:
+    account_id: str
+    kind: ModelKind
+    enabled: bool
+    problem: AccountProblem
+    problem_detail: str | None
+    cooldown_until: float | None
+    cooldown_reason: str | None
+    concurrency: int | None
+    browser_pid: int | None
+    browser_started_at: float | None
+
+    def state(self, now: float) -> AccountState:
+        if not self.enabled:
+            return AccountState.DISABLED
+        if self.problem is AccountProblem.NEEDS_LOGIN:
+            return AccountState.NEEDS_LOGIN
+        if self.problem is AccountProblem.CREDENTIALS_REJECTED:
+            return AccountState.CREDENTIALS_REJECTED
+        if self.problem is AccountProblem.NEEDS_ATTENTION:
+            return AccountState.NEEDS_ATTENTION
+        if self.cooldown_until is not None and self.cooldown_until > now:
+            return AccountState.COOLING_DOWN
+        return AccountState.ENABLED
+
+    def reason(self, now: float) -> str:
+        state = self.state(now)
+        if state is AccountState.DISABLED:
+            return "disabled by the operator"
+        if self.problem is not AccountProblem.NONE:
+            return self.problem_detail or state.value
+        if state is AccountState.COOLING_DOWN:
+            left = (self.cooldown_until or now) - now
+            return f"{self.cooldown_reason or 'cooling down'} ({left:.0f} s left)"
+        return ""
+
+
+class AccountStore:
+    def __init__(self, engine: Engine, clock: Clock, bus: EventBus) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.bus = bus
+
+    def sync(self, accounts: Sequence[tuple[str, ModelKind, bool]]) -> None:
+        """Make sure every configured account has a row; existing rows keep their state."""
+        now = self.clock.now()
+        with write_tx(self.engine) as conn:
+            known = {r.account_id: r.kind for r in conn.execute(select(A.c.account_id, A.c.kind))}
+            for account_id, kind, enabled in accounts:
+                if account_id not in known:
+                    conn.execute(
+                        insert(A).values(
+                            account_id=account_id,
+                            kind=kind.value,
+                            enabled=enabled,
+                            problem="",
+                            updated_at=now,
+                        )
+                    )
+                elif known[account_id] != kind.value:
+                    conn.execute(
+                        update(A)
+                        .where(A.c.account_id == account_id)
+                        .values(kind=kind.value, problem="", updated_at=now)
+                    )
+
+    def all(self) -> dict[str, AccountStatus]:
+        with read_tx(self.engine) as conn:
+            rows = conn.execute(select(A)).mappings().all()
+        return {r["account_id"]: _status(r) for r in rows}
+
+    def get(self, account_id: str) -> AccountStatus | None:
+        with read_tx(self.engine) as conn:
+            row = conn.execute(select(A).where(A.c.account_id == account_id)).mappings().first()
+        return _status(row) if row else None
+
+    def _update(self, account_id: str, **values: Any) -> bool:
+        values["updated_at"] = self.clock.now()
+        with write_tx(self.engine, durable=True) as conn:
+            changed = conn.execute(
+                update(A).where(A.c.account_id == account_id).values(**values)
+            ).rowcount
+        if changed:
+            self.bus.publish(AccountChanged(account_id))
+        return bool(changed)
+
+    def set_enabled(self, account_id: str, enabled: bool) -> bool:
+        """The operator's toggle. Enabling also clears a sticky problem ("I fixed it")."""
+        if enabled:
+            return self._update(
+                account_id,
+                enabled=True,
+                problem="",
+                problem_detail=None,
+                cooldown_until=None,
+                cooldown_reason=None,
+            )
+        return self._update(account_id, enabled=False)
+
+    def set_problem(self, account_id: str, problem: AccountProblem, detail: str) -> bool:
+        return self._update(account_id, problem=problem.value, problem_detail=detail)
+
+    def clear_problem(self, account_id: str) -> bool:
+        return self._update(account_id, problem="", problem_detail=None)
+
+    def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:
+        until = self.clock.now() + seconds
+        current = self.get(account_id)
+        if current and current.cooldown_until and current.cooldown_until >= until:
+            return False  # already cooling at least that long
+        return self._update(account_id, cooldown_until=until, cooldown_reason=reason)
+
+    def set_concurrency(self, account_id: str, concurrency: int | None) -> bool:
+        if concurrency is not None and not MIN_CONCURRENCY <= concurrency <= MAX_CONCURRENCY:
+            raise ValueError(
+                f"concurrency must be between {MIN_CONCURRENCY} and {MAX_CONCURRENCY}, "
+                f"got {concurrency}"
+            )
+        return self._update(account_id, concurrency=concurrency)
+
+    def set_browser(self, account_id: str, pid: int | None, started_at: float | None) -> bool:
+        return self._update(account_id, browser_pid=pid, browser_started_at=started_at)
+
+
+def _status(row: Any) -> AccountStatus:
+    return AccountStatus(
+        account_id=row["account_id"],
+        kind=ModelKind(row["kind"]),
+        enabled=bool(row["enabled"]),
+        problem=AccountProblem(row["problem"] or ""),
+        problem_detail=row["problem_detail"],
+        cooldown_until=row["cooldown_until"],
+        cooldown_reason=row["cooldown_reason"],
+        concurrency=row["concurrency"],
+        browser_pid=row["browser_pid"],
+        browser_started_at=row["browser_started_at"],
+    )

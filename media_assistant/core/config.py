@@ -1,0 +1,266 @@
+"""The one typed, validated configuration schema (TOML). Unknown keys are errors.
+
+Every default is documented on its field; ``media-assistant config --defaults`` could print them.
+Errors name the file and the key: ``config.toml: accounts[1] (ds-api).concurrency: ...``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from media_assistant.core.errors import ConfigError
+from media_assistant.core.states import ModelKind
+
+_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+PositiveSeconds = Annotated[float, Field(gt=0)]
+# Kinds come from TOML as strings; everything else is type-strict ("3" is not a concurrency).
+Kind = Annotated[ModelKind, Field(strict=False)]
+
+
+class BrowserConfig(BaseModel):
+    model_config = _STRICT
+    executable: str | None = Field(
+        None, description="Browser binary. Default: Playwright's Chromium, Chrome/Edge, chromium."
+    )
+    headless: bool = Field(False, description="Run web-model browsers without a window.")
+    recycle_after_tasks: int = Field(
+        50, ge=1, description="Restart an account's browser after this many tasks."
+    )
+
+
+class SchedulerConfig(BaseModel):
+    model_config = _STRICT
+    heartbeat_s: PositiveSeconds = Field(15.0, description="Heartbeat interval of running tasks.")
+    dead_after_s: PositiveSeconds = Field(
+        90.0, description="A running task without a heartbeat this long is declared dead."
+    )
+    max_attempts: int = Field(3, ge=1, le=10, description="Attempts per task (1 + retries).")
+
+    @model_validator(mode="after")
+    def _dead_after_covers_heartbeats(self) -> SchedulerConfig:
+        if self.dead_after_s < 2 * self.heartbeat_s:
+            raise ValueError("dead_after_s must be at least twice heartbeat_s")
+        return self
+
+
+class LaneConfig(BaseModel):
+    model_config = _STRICT
+    task_timeout_s: PositiveSeconds
+    backoff_base_s: PositiveSeconds
+    backoff_cap_s: PositiveSeconds
+    deadline_s: PositiveSeconds = Field(
+        description="Overall time from a task's first start after which deferrals stop."
+    )
+    cooldown_s: PositiveSeconds = Field(
+        description="Pause of an account after a rate-limit or busy signal without Retry-After."
+    )
+
+
+class WebLaneConfig(LaneConfig):
+    task_timeout_s: PositiveSeconds = 480.0
+    backoff_base_s: PositiveSeconds = 5.0
+    backoff_cap_s: PositiveSeconds = 120.0
+    deadline_s: PositiveSeconds = 7200.0
+    cooldown_s: PositiveSeconds = 600.0
+
+
+class ApiLaneConfig(LaneConfig):
+    task_timeout_s: PositiveSeconds = 300.0
+    backoff_base_s: PositiveSeconds = 2.0
+    backoff_cap_s: PositiveSeconds = 60.0
+    deadline_s: PositiveSeconds = 1800.0
+    cooldown_s: PositiveSeconds = 30.0
+    connect_timeout_s: PositiveSeconds = Field(10.0, description="TCP/TLS connect timeout.")
+    idle_timeout_s: PositiveSeconds = Field(
+        60.0, description="Longest silence from the server (no byte) before the attempt fails."
+    )
+
+
+class LanesConfig(BaseModel):
+    model_config = _STRICT
+    web: WebLaneConfig = WebLaneConfig()
+    api: ApiLaneConfig = ApiLaneConfig()
+
+
+class SimulationConfig(BaseModel):
+    """Only for accounts with ``site = "fake"`` (in-process simulated web chat: demos, tests)."""
+
+    model_config = _STRICT
+    web_latency_s: tuple[PositiveSeconds, PositiveSeconds] = (31.0, 370.0)
+    seed: int | None = None
+
+
+class ModelConfig(BaseModel):
+    model_config = _STRICT
+    name: str = Field(min_length=1)
+    kind: Kind
+    need_empty_prompt: bool = Field(
+        False, description="Reasoning models: send only the user's content, no system/preset text."
+    )
+    upstream: str | None = Field(None, description="The provider's own model name, if different.")
+    system_prompt: str | None = Field(None, description="Default system prompt for its tasks.")
+
+
+class AccountConfig(BaseModel):
+    model_config = _STRICT
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    kind: Kind
+    models: list[str] = Field(min_length=1)
+    enabled: bool = Field(True, description="Initial state; the operator's toggle then wins.")
+    # web
+    site: str | None = Field(None, description="Built-in site adapter id (web accounts).")
+    site_file: str | None = Field(None, description="Path to a site adapter TOML (web accounts).")
+    # api
+    base_url: str | None = Field(None, description="OpenAI-compatible base URL, e.g. .../v1.")
+    api_key_env: str | None = Field(
+        None, description="Environment variable holding the key; else the OS keyring."
+    )
+    concurrency: int = Field(3, ge=1, le=5, description="Requests in flight (API accounts).")
+    rpm: int | None = Field(None, ge=1, description="Requests per minute (API accounts).")
+    tpm: int | None = Field(None, ge=1, description="Tokens per minute (API accounts).")
+
+    @model_validator(mode="after")
+    def _kind_specific(self) -> AccountConfig:
+        if self.kind is ModelKind.WEB:
+            if (self.site is None) == (self.site_file is None):
+                raise ValueError("a web account needs exactly one of 'site' or 'site_file'")
+            for key in ("base_url", "api_key_env", "rpm", "tpm"):
+                if getattr(self, key) is not None:
+                    raise ValueError(f"'{key}' is for API accounts, not web accounts")
+        else:
+            if not self.base_url:
+                raise ValueError("an API account needs 'base_url'")
+            if not self.base_url.startswith(("http://", "https://")):
+                raise ValueError("'base_url' must start with http:// or https://")
+            for key in ("site", "site_file"):
+                if getattr(self, key) is not None:
+                    raise ValueError(f"'{key}' is for web accounts, not API accounts")
+        return self
+
+
+class AppConfig(BaseModel):
+    model_config = _STRICT
+    browser: BrowserConfig = BrowserConfig()
+    scheduler: SchedulerConfig = SchedulerConfig()
+    lanes: LanesConfig = LanesConfig()
+    simulation: SimulationConfig = SimulationConfig()
+    models: list[ModelConfig] = Field(default_factory=list)
+    accounts: list[AccountConfig] = Field(default_factory=list)
+
+    def model(self, name: str) -> ModelConfig | None:
+        return next((m for m in self.models if m.name == name), None)
+
+    def account(self, account_id: str) -> AccountConfig | None:
+        return next((a for a in self.accounts if a.id == account_id), None)
+
+    def lane(self, kind: ModelKind) -> LaneConfig:
+        return self.lanes.web if kind is ModelKind.WEB else self.lanes.api
+
+    def accounts_for(self, model: str) -> list[AccountConfig]:
+        return [a for a in self.accounts if model in a.models]
+
+
+def _cross_check(cfg: AppConfig) -> list[tuple[str, str]]:
+    """Rules spanning tables; returns (key, message) pairs."""
+    problems: list[tuple[str, str]] = []
+    seen_models: dict[str, int] = {}
+    for i, m in enumerate(cfg.models):
+        if m.name in seen_models:
+            problems.append((f"models[{i}].name", f"duplicate model name {m.name!r}"))
+        seen_models[m.name] = i
+    seen_accounts: set[str] = set()
+    served: set[str] = set()
+    for i, a in enumerate(cfg.accounts):
+        where = f"accounts[{i}] ({a.id})"
+        if a.id in seen_accounts:
+            problems.append((f"{where}.id", f"duplicate account id {a.id!r}"))
+        seen_accounts.add(a.id)
+        for name in a.models:
+            model = cfg.model(name)
+            if model is None:
+                problems.append(
+                    (f"{where}.models", f"unknown model {name!r} (declare it under [[models]])")
+                )
+            elif model.kind is not a.kind:
+                problems.append(
+                    (
+                        f"{where}.models",
+                        f"model {name!r} is a {model.kind.value} model; "
+                        f"this account is kind = {a.kind.value!r}",
+                    )
+                )
+            else:
+                served.add(name)
+    for i, m in enumerate(cfg.models):
+        if m.name not in served:
+            problems.append(
+                (f"models[{i}] ({m.name})", "no account serves this model (add it to an account)")
+            )
+    return problems
+
+
+def _format_loc(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
+    parts: list[str] = []
+    node: Any = data
+    for item in loc:
+        if isinstance(item, int):
+            label = f"[{item}]"
+            if isinstance(node, list) and item < len(node):
+                node = node[item]
+                if isinstance(node, dict):
+                    ident = node.get("id") or node.get("name")
+                    if isinstance(ident, str):
+                        label += f" ({ident})"
+            parts.append(label)
+        else:
+            parts.append(("." if parts else "") + item)
+            node = node.get(item) if isinstance(node, dict) else None
+    return "".join(parts) or "(top level)"
+
+
+def parse_config(data: dict[str, Any], origin: str) -> AppConfig:
+    try:
+        cfg = AppConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = tuple(p for p in err["loc"] if not str(p).startswith("function-after"))
+            key = _format_loc(loc, data)
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                msg = "unknown key"
+            elif (
+                err["type"] != "missing"
+                and "input" in err
+                and not isinstance(err["input"], dict | list)
+            ):
+                msg += f" (got {err['input']!r})"
+            lines.append(f"{origin}: {key}: {msg}")
+        raise ConfigError("\n".join(lines)) from None
+    problems = _cross_check(cfg)
+    if problems:
+        raise ConfigError("\n".join(f"{origin}: {key}: {msg}" for key, msg in problems))
+    return cfg
+
+
+def load_config(path: Path) -> AppConfig:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: no configuration file (create one: see README, 'Configuration')"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return parse_config(data, str(path))

@@ -1,0 +1,83 @@
+"""Engine creation and the only place with SQLite-specific SQL.
+
+SQLite runs in WAL mode (readers never block the writer, so the GUI and ``status`` can read while
+a scheduler writes) with a busy timeout (a second process's write waits instead of failing).
+
+Durability: ``synchronous=NORMAL`` for ordinary writes — heartbeats, claims, log lines. In WAL
+mode that never corrupts the database; a power cut may lose the last moments of heartbeats, and
+the orphan recovery at the next start handles exactly that. Terminal writes (a result the
+operator may already have seen, a cancel, a failure) run with ``synchronous=FULL`` so they are
+on disk when the call returns. See :func:`durable`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from media_assistant.core import migrations
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{path.resolve()}"
+
+
+def open_engine(url: str) -> Engine:
+    """Create the engine and bring the schema to the current version."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+        _install_sqlite_hooks(engine)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    migrations.upgrade(engine)
+    return engine
+
+
+def _install_sqlite_hooks(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
+        # Let SQLAlchemy's begin event emit BEGIN itself (pysqlite's own handling defers it).
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        opts = conn.get_execution_options()
+        level = "FULL" if opts.get("durable") else "NORMAL"
+        if conn.info.get("synchronous") != level:  # a pragma only outside transactions
+            conn.exec_driver_sql(f"PRAGMA synchronous={level}")
+            conn.info["synchronous"] = level
+        # Writers take the lock up front: a deferred transaction that reads and then writes can
+        # fail with SQLITE_BUSY without waiting, the busy timeout notwithstanding.
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if opts.get("write") else "BEGIN")
+
+
+@contextlib.contextmanager
+def write_tx(engine: Engine, *, durable: bool = False) -> Iterator[Connection]:
+    """One write transaction (BEGIN IMMEDIATE on SQLite)."""
+    with engine.connect().execution_options(write=True, durable=durable) as conn:
+        with conn.begin():
+            yield conn
+
+
+@contextlib.contextmanager
+def read_tx(engine: Engine) -> Iterator[Connection]:
+    with engine.connect() as conn:
+        with conn.begin():
+            yield conn
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"

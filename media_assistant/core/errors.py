@@ -1,0 +1,107 @@
+"""Errors are values with a kind. The core returns kinds; the GUI turns them into words."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorKind(StrEnum):
+    # Non-retryable: the task fails at once.
+    AUTH_REJECTED = "auth_rejected"  # 401/403: the account's credentials are refused
+    BAD_REQUEST = "bad_request"
+    CONTEXT_TOO_LONG = "context_too_long"
+    CONTENT_POLICY = "content_policy"
+    INSUFFICIENT_QUOTA = "insufficient_quota"
+    LOGIN_REQUIRED = "login_required"  # web: the session is logged out
+    BAD_INPUT = "bad_input"
+    BAD_CONFIG = "bad_config"
+    PROFILE_IN_USE = "profile_in_use"  # web: a process we did not start holds the profile
+    NO_ACCOUNT = "no_account"  # nothing enabled serves the model
+    DEADLINE = "deadline"  # the task's overall deadline passed while deferred
+    # Deferred without burning an attempt.
+    RATE_LIMITED = "rate_limited"
+    SITE_BUSY = "site_busy"  # web: "server busy" / "too many requests" banner
+    CAPTCHA = "captcha"  # web: a challenge a human must solve
+    # Retryable: up to max_attempts.
+    SERVER_ERROR = "server_error"  # 5xx, 408, 409
+    NETWORK = "network"
+    TIMEOUT = "timeout"
+    PROTOCOL = "protocol"  # malformed stream or response
+    SESSION_CONFLICT = "session_conflict"  # web: two generations overlapped in one session
+    BROWSER_CRASHED = "browser_crashed"
+    LOST = "lost"  # heartbeat stopped (process died or hung)
+    INTERNAL = "internal"  # a bug: logged with its traceback
+    CANCELED = "canceled"
+
+
+NON_RETRYABLE: frozenset[ErrorKind] = frozenset(
+    {
+        ErrorKind.AUTH_REJECTED,
+        ErrorKind.BAD_REQUEST,
+        ErrorKind.CONTEXT_TOO_LONG,
+        ErrorKind.CONTENT_POLICY,
+        ErrorKind.INSUFFICIENT_QUOTA,
+        ErrorKind.LOGIN_REQUIRED,
+        ErrorKind.BAD_INPUT,
+        ErrorKind.BAD_CONFIG,
+        ErrorKind.PROFILE_IN_USE,
+        ErrorKind.NO_ACCOUNT,
+        ErrorKind.DEADLINE,
+        ErrorKind.CANCELED,
+    }
+)
+
+# These say "not now" rather than "this attempt failed": the task waits without using an attempt,
+# bounded by its overall deadline.
+DEFERRING: frozenset[ErrorKind] = frozenset(
+    {ErrorKind.RATE_LIMITED, ErrorKind.SITE_BUSY, ErrorKind.CAPTCHA}
+)
+
+
+class ProviderError(Exception):
+    """A generation failed in a way the provider understood."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.retry_after = retry_after
+        self.status = status
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind not in NON_RETRYABLE
+
+    def __repr__(self) -> str:
+        return f"ProviderError({self.kind.value!r}, {self.message!r})"
+
+
+class TaskCanceled(Exception):  # noqa: N818 - reads as what happened
+    """Raised at a checkpoint when the operator asked to cancel the running task."""
+
+
+class UserError(Exception):
+    """Bad input or configuration: reported in one clear line, exit code 2, nothing written."""
+
+    exit_code = 2
+
+
+class ConfigError(UserError):
+    pass
+
+
+class InputError(UserError):
+    pass
+
+
+class SchedulerBusy(Exception):  # noqa: N818
+    """Another scheduler holds the data directory (CLI exit code 3)."""
+
+    exit_code = 3

@@ -1,0 +1,332 @@
+"""Running one claimed task: the provider's context, supervision (timeout, cancel, shutdown,
+lost heartbeat) and the single write that records the attempt's true outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+
+from media_assistant.core.clock import Clock, wait_event
+from media_assistant.core.config import AccountConfig
+from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.lanes.runtime import LaneLog, Runtime
+from media_assistant.core.provider import GenerationResult, Provider, TaskSpec
+from media_assistant.core.records import Claim
+from media_assistant.core.retry import Backoff, Cancel, Defer, Fail, Retry, decide
+from media_assistant.core.states import AccountProblem
+
+
+class AttemptContext:
+    """The :class:`~media_assistant.core.provider.TaskContext` a provider gets."""
+
+    def __init__(self, spec: TaskSpec, runtime: Runtime, log: LaneLog) -> None:
+        self._spec = spec
+        self._rt = runtime
+        self._log = log
+        self.cancel_event = asyncio.Event()
+        self.progress_chars = 0
+        self.throttle: tuple[float, str] | None = None
+
+    @property
+    def task(self) -> TaskSpec:
+        return self._spec
+
+    @property
+    def clock(self) -> Clock:
+        return self._rt.clock
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self.cancel_event.is_set()
+
+    def checkpoint(self) -> None:
+        if self.cancel_event.is_set():
+            raise TaskCanceled(self._spec.task_id)
+
+    async def wait_cancel(self, timeout: float) -> bool:
+        return await wait_event(self.cancel_event, timeout, self._rt.clock)
+
+    def heartbeat(self, progress_chars: int | None = None) -> None:
+        if progress_chars is not None:
+            self.progress_chars = progress_chars
+
+    def log(self, message: str, *, level: int = logging.INFO, kind: str = "log") -> None:
+        self._log.log(level, "%s: %s", self._spec.task_id, message)
+        self._rt.store.log_event(
+            self._spec.task_id,
+            kind,
+            f"{self._log.extra['prefix'] if self._log.extra else ''} {message}",
+            lane=self._spec.model_kind.value,
+            account_id=self._spec.account_id,
+            attempt=self._spec.attempt,
+        )
+
+    def throttle_account(self, seconds: float, reason: str) -> None:
+        self.throttle = (seconds, reason)
+        if self._rt.accounts.store.cool_down(self._spec.account_id, seconds, reason):
+            self._log.info("slowing down for %.1f s: %s", seconds, reason)
+
+
+@dataclass
+class RunningAttempt:
+    claim: Claim
+    ctx: AttemptContext
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    interrupt: str | None = None  # "shutdown" | "lost"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    result: GenerationResult | None = None
+    error: ProviderError | None = None
+    canceled: bool = False
+    interrupted: str | None = None  # shutdown | lost
+
+
+class AttemptRunner:
+    """Runs attempts for both lanes and keeps the registry the heartbeat writer reads."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
+        self.attempts: dict[str, RunningAttempt] = {}
+
+    # ---------------------------------------------------------------- registry for the scheduler
+
+    def beats(self) -> dict[str, tuple[int, int, int]]:
+        return {
+            tid: (ra.claim.attempt, ra.claim.lease, ra.ctx.progress_chars)
+            for tid, ra in self.attempts.items()
+        }
+
+    def request_cancel(self, task_ids: set[str]) -> None:
+        for tid in task_ids:
+            ra = self.attempts.get(tid)
+            if ra is not None and not ra.ctx.cancel_event.is_set():
+                ra.ctx.cancel_event.set()
+                ra.wake.set()
+
+    def interrupt(self, task_ids: set[str], reason: str) -> None:
+        for tid in task_ids:
+            ra = self.attempts.get(tid)
+            if ra is not None and ra.interrupt is None:
+                ra.interrupt = reason
+                ra.wake.set()
+
+    # ---------------------------------------------------------------- one attempt
+
+    def spec_for(self, claim: Claim) -> TaskSpec:
+        model = self.rt.config.model(claim.model)
+        return TaskSpec(
+            task_id=claim.task_id,
+            model=claim.model,
+            model_kind=claim.model_kind,
+            account_id=claim.account_id,
+            prompt=claim.prompt,
+            system_prompt=claim.system_prompt or (model.system_prompt if model else None),
+            attempt=claim.attempt,
+            need_empty_prompt=model.need_empty_prompt if model else False,
+            upstream_model=model.upstream if model else None,
+        )
+
+    async def run(
+        self,
+        claim: Claim,
+        provider: Provider,
+        account: AccountConfig,
+        log: LaneLog,
+        *,
+        cancel_grace_s: float,
+    ) -> Outcome:
+        ctx = AttemptContext(self.spec_for(claim), self.rt, log)
+        ra = RunningAttempt(claim, ctx)
+        self.attempts[claim.task_id] = ra
+        # A cancel requested between the claim and now (e.g. from another process).
+        record = self.rt.store.get(claim.task_id)
+        if record is not None and record.cancel_requested:
+            ctx.cancel_event.set()
+        lane = self.rt.config.lane(claim.model_kind)
+        try:
+            outcome = await self._supervise(
+                provider, ra, timeout=lane.task_timeout_s, cancel_grace=cancel_grace_s, log=log
+            )
+        finally:
+            del self.attempts[claim.task_id]
+        self._settle(ra, outcome, account, log)
+        return outcome
+
+    async def _supervise(
+        self,
+        provider: Provider,
+        ra: RunningAttempt,
+        *,
+        timeout: float,
+        cancel_grace: float,
+        log: LaneLog,
+    ) -> Outcome:
+        clock = self.rt.clock
+        gen = asyncio.ensure_future(provider.generate(ra.ctx))
+        give_up_at = clock.monotonic() + timeout
+        cancel_by: float | None = None
+        stopped_by: str | None = None
+        while not gen.done():
+            if ra.interrupt is not None:
+                stopped_by = ra.interrupt
+                break
+            now = clock.monotonic()
+            if ra.ctx.cancel_requested and cancel_by is None:
+                cancel_by = now + cancel_grace
+            limit = give_up_at if cancel_by is None else min(give_up_at, cancel_by)
+            if now >= limit:
+                stopped_by = "cancel" if cancel_by is not None and now >= cancel_by else "timeout"
+                break
+            ra.wake.clear()
+            waker = asyncio.ensure_future(ra.wake.wait())
+            sleeper = asyncio.ensure_future(clock.sleep(limit - now))
+            try:
+                await asyncio.wait({gen, waker, sleeper}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waker.cancel()
+                sleeper.cancel()
+        if not gen.done():
+            gen.cancel()
+            with contextlib.suppress(BaseException):
+                await gen
+        outcome = self._outcome_of(gen, log)
+        if outcome.result is not None:
+            return outcome  # the answer landed first: that is the true final state
+        if stopped_by in ("shutdown", "lost"):
+            return Outcome(interrupted=stopped_by)
+        if stopped_by == "cancel" or (outcome.canceled and ra.ctx.cancel_requested):
+            return Outcome(canceled=True)
+        if stopped_by == "timeout":
+            return Outcome(
+                error=ProviderError(ErrorKind.TIMEOUT, f"no result within {timeout:.0f} s")
+            )
+        return outcome
+
+    def _outcome_of(self, gen: asyncio.Future[GenerationResult], log: LaneLog) -> Outcome:
+        if gen.cancelled():
+            return Outcome(canceled=True)
+        exc = gen.exception()
+        if exc is None:
+            return Outcome(result=gen.result())
+        if isinstance(exc, TaskCanceled):
+            return Outcome(canceled=True)
+        if isinstance(exc, ProviderError):
+            return Outcome(error=exc)
+        if isinstance(exc, TimeoutError):
+            return Outcome(error=ProviderError(ErrorKind.TIMEOUT, str(exc) or "timed out"))
+        log.error("unexpected error in provider", exc_info=exc)
+        return Outcome(error=ProviderError(ErrorKind.INTERNAL, f"{type(exc).__name__}: {exc}"))
+
+    # ---------------------------------------------------------------- the one write
+
+    def _settle(
+        self, ra: RunningAttempt, outcome: Outcome, account: AccountConfig, log: LaneLog
+    ) -> None:
+        claim, store = ra.claim, self.rt.store
+        if outcome.interrupted == "lost":
+            log.warning(
+                "%s: attempt %d lost its row; its result is dropped", claim.task_id, claim.attempt
+            )
+            return
+        if outcome.result is not None:
+            r = outcome.result
+            ok = store.finish_success(claim, r.text, reasoning=r.reasoning, usage=r.usage)
+            self._report(ok, log, claim, f"succeeded ({len(r.text)} chars)")
+            return
+        if outcome.interrupted == "shutdown":
+            ok = store.requeue(
+                claim,
+                not_before=None,
+                keep_attempt=True,
+                kind=None,
+                message="returned to the queue at shutdown (attempt not used up)",
+                event_kind="state",
+            )
+            self._report(ok, log, claim, "returned to the queue at shutdown")
+            return
+        if outcome.canceled:
+            self._report(store.finish_canceled(claim), log, claim, "canceled")
+            return
+        assert outcome.error is not None
+        self._apply_decision(ra, outcome.error, account, log)
+
+    def _apply_decision(
+        self, ra: RunningAttempt, error: ProviderError, account: AccountConfig, log: LaneLog
+    ) -> None:
+        claim, store, rt = ra.claim, self.rt.store, self.rt
+        lane = rt.config.lane(claim.model_kind)
+        decision = decide(
+            error,
+            attempt=claim.attempt,
+            max_attempts=claim.max_attempts,
+            cancel_requested=ra.ctx.cancel_requested,
+            now=rt.clock.now(),
+            deadline_at=claim.deadline_at,
+            backoff=Backoff(lane.backoff_base_s, lane.backoff_cap_s),
+            default_pause=lane.cooldown_s,
+            rng=rt.rng,
+        )
+        self._account_effect(error, account, log)
+        if isinstance(decision, Cancel):
+            self._report(store.finish_canceled(claim, decision.message), log, claim, "canceled")
+        elif isinstance(decision, Fail):
+            ok = store.finish_failed(claim, decision.kind, decision.message)
+            self._report(
+                ok,
+                log,
+                claim,
+                f"failed: {decision.kind.value}: {decision.message}",
+                level=logging.WARNING,
+            )
+        elif isinstance(decision, Retry):
+            msg = (
+                f"attempt {claim.attempt}/{claim.max_attempts} failed: {decision.kind.value}: "
+                f"{decision.message}; retry in {decision.delay:.1f} s"
+            )
+            ok = store.requeue(
+                claim,
+                not_before=rt.clock.now() + decision.delay,
+                keep_attempt=False,
+                kind=decision.kind,
+                message=msg,
+            )
+            self._report(ok, log, claim, msg, level=logging.WARNING)
+        elif isinstance(decision, Defer):
+            msg = (
+                f"{decision.kind.value}: {decision.message}; account pauses "
+                f"{decision.pause:.1f} s, task waits (attempt not used up)"
+            )
+            rt.accounts.store.cool_down(claim.account_id, decision.pause, decision.kind.value)
+            ok = store.requeue(
+                claim, not_before=None, keep_attempt=True, kind=decision.kind, message=msg
+            )
+            self._report(ok, log, claim, msg, level=logging.WARNING)
+
+    def _account_effect(self, error: ProviderError, account: AccountConfig, log: LaneLog) -> None:
+        problems = {
+            ErrorKind.AUTH_REJECTED: AccountProblem.CREDENTIALS_REJECTED,
+            ErrorKind.LOGIN_REQUIRED: AccountProblem.NEEDS_LOGIN,
+            ErrorKind.CAPTCHA: AccountProblem.NEEDS_ATTENTION,
+            ErrorKind.PROFILE_IN_USE: AccountProblem.NEEDS_ATTENTION,
+        }
+        problem = problems.get(error.kind)
+        if problem is not None:
+            self.rt.accounts.store.set_problem(account.id, problem, error.message)
+            log.warning("account now %s: %s", problem.value, error.message)
+
+    def _report(
+        self, ok: bool, log: LaneLog, claim: Claim, what: str, level: int = logging.INFO
+    ) -> None:
+        if ok:
+            log.log(level, "%s: %s", claim.task_id, what)
+        else:
+            log.warning(
+                "%s: attempt %d was superseded (reaped or taken over); its outcome (%s) is dropped",
+                claim.task_id,
+                claim.attempt,
+                what,
+            )

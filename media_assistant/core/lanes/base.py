@@ -1,0 +1,106 @@
+"""What both lanes do the same way: reap before claiming, wait for work, stop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine, Mapping
+from typing import Any
+
+from media_assistant.core.clock import wait_event
+from media_assistant.core.config import AccountConfig
+from media_assistant.core.lanes.attempt import AttemptRunner
+from media_assistant.core.lanes.runtime import LaneLog, Runtime, lane_log
+from media_assistant.core.provider import Provider
+from media_assistant.core.states import ModelKind, TaskState
+
+
+class Lane:
+    kind: ModelKind
+
+    def __init__(
+        self, runtime: Runtime, runner: AttemptRunner, providers: Mapping[str, Provider]
+    ) -> None:
+        self.rt = runtime
+        self.runner = runner
+        self.providers = providers
+        self.accounts: list[AccountConfig] = [
+            a for a in runtime.config.accounts if a.kind is self.kind
+        ]
+        self.log = lane_log(self.kind.value)
+        self._wakes: dict[str, asyncio.Event] = {a.id: asyncio.Event() for a in self.accounts}
+        self._workers: set[asyncio.Task[None]] = set()
+        self._last_reap = float("-inf")
+
+    @property
+    def models(self) -> set[str]:
+        return {m for a in self.accounts for m in a.models}
+
+    def start(self) -> None:
+        for account in self.accounts:
+            self._spawn(self._account_loop(account), name=f"{self.kind.value}:{account.id}")
+
+    def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._workers.add(task)  # keep a strong reference until it ends
+        task.add_done_callback(self._workers.discard)
+        task.add_done_callback(self._report_crash)
+        return task
+
+    def _report_crash(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self.log.error("worker %s crashed", task.get_name(), exc_info=task.exception())
+
+    def wake(self, account_id: str | None = None) -> None:
+        if account_id is None:
+            for event in self._wakes.values():
+                event.set()
+        elif account_id in self._wakes:
+            self._wakes[account_id].set()
+
+    async def stop(self) -> None:
+        self.wake()
+        for task in list(self._workers):
+            task.cancel()
+        for task in list(self._workers):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _account_loop(self, account: AccountConfig) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ shared steps
+
+    def reap(self) -> None:
+        """Take back this lane's tasks whose heartbeat stopped (throttled; skipped after a stall)."""
+        now = self.rt.clock.monotonic()
+        if now - self._last_reap < self.rt.reap_every_s or not self.rt.reap_allowed():
+            return
+        self._last_reap = now
+        released = self.rt.store.reap_stale(
+            dead_after=self.rt.config.scheduler.dead_after_s, kind=self.kind
+        )
+        ours = {r.task_id for r in released if r.owner_id == self.rt.owner_id}
+        if ours:
+            self.runner.interrupt(ours, "lost")
+        for r in released:
+            self.log.warning(
+                "%s: heartbeat lost, attempt %d → %s", r.task_id, r.attempt, r.new_state.value
+            )
+        if any(r.new_state is TaskState.PENDING for r in released):
+            self.wake()
+
+    async def wait_available(self, account: AccountConfig, wake: asyncio.Event) -> None:
+        left = self.rt.accounts.seconds_until_available(account.id)
+        timeout = self.rt.idle_poll_s if left is None else min(self.rt.idle_poll_s, left)
+        await wait_event(wake, max(timeout, 0.001), self.rt.clock)
+
+    async def wait_for_work(self, account: AccountConfig, wake: asyncio.Event) -> None:
+        timeout = self.rt.idle_poll_s
+        next_at = self.rt.store.next_not_before(account.models)
+        if next_at is not None:
+            timeout = min(timeout, max(next_at - self.rt.clock.now(), 0.001))
+        await wait_event(wake, timeout, self.rt.clock)
+
+    def account_log(self, account: AccountConfig) -> LaneLog:
+        return lane_log(self.kind.value, account.id)

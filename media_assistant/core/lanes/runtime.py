@@ -1,0 +1,87 @@
+"""What the lanes share: the store, the accounts' live state, the clock, this session's id."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from media_assistant.core.account_store import AccountStatus, AccountStore
+from media_assistant.core.clock import Clock
+from media_assistant.core.config import AppConfig
+from media_assistant.core.store import Store
+
+# How often an idle worker looks for work another process may have submitted, at the latest.
+IDLE_POLL_S = 1.0
+
+
+class LaneLog(logging.LoggerAdapter[logging.Logger]):
+    """Every lane line starts with its lane and account: ``[web ds-web-1] ...``."""
+
+    def process(self, msg: Any, kwargs: MutableMapping[str, Any]) -> tuple[Any, Any]:
+        return f"{self.extra['prefix'] if self.extra else ''} {msg}", kwargs
+
+
+def lane_log(kind: str, account_id: str | None = None) -> LaneLog:
+    prefix = f"[{kind} {account_id}]" if account_id else f"[{kind}]"
+    return LaneLog(logging.getLogger(f"media_assistant.lanes.{kind}"), {"prefix": prefix})
+
+
+@dataclass
+class AccountView:
+    """The scheduler's cached view of account states (refreshed from the DB, updated locally)."""
+
+    store: AccountStore
+    clock: Clock
+    statuses: dict[str, AccountStatus] = field(default_factory=dict)
+
+    def refresh(self) -> bool:
+        """Reload from the database; True if anything changed."""
+        fresh = self.store.all()
+        changed = fresh != self.statuses
+        self.statuses = fresh
+        return changed
+
+    def available(self, account_id: str) -> bool:
+        status = self.statuses.get(account_id)
+        return status is not None and status.state(self.clock.now()).gets_work
+
+    def seconds_until_available(self, account_id: str) -> float | None:
+        """Cool-down left, or None when only the operator can bring the account back."""
+        status = self.statuses.get(account_id)
+        if status is None:
+            return None
+        now = self.clock.now()
+        if status.state(now).gets_work:
+            return 0.0
+        if status.state(now).recovers_by_itself and status.cooldown_until is not None:
+            return max(0.0, status.cooldown_until - now)
+        return None
+
+
+@dataclass
+class Runtime:
+    config: AppConfig
+    store: Store
+    accounts: AccountView
+    clock: Clock
+    owner_id: str
+    rng: random.Random
+    idle_poll_s: float = IDLE_POLL_S
+    reap_every_s: float = 1.0
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set by the scheduler's housekeeping tick (clock.monotonic()).
+    last_tick: float = 0.0
+    reap_hold_until: float = 0.0
+
+    def reap_allowed(self) -> bool:
+        """False right after the event loop itself stalled (laptop sleep, a long GC pause):
+        everyone's heartbeats look old then, ours included, and nothing should die for the
+        app's own pause. Reaping resumes one heartbeat interval after the stall was noticed."""
+        now = self.clock.monotonic()
+        if now < self.reap_hold_until:
+            return False
+        return now - self.last_tick <= self.config.scheduler.heartbeat_s

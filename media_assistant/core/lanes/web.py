@@ -1,0 +1,90 @@
+"""The web lane: one worker per web account, each running exactly one task at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from media_assistant.core.config import AccountConfig
+from media_assistant.core.lanes.attempt import AttemptRunner
+from media_assistant.core.lanes.base import Lane
+from media_assistant.core.lanes.runtime import Runtime
+from media_assistant.core.locks import ProfileLock
+from media_assistant.core.provider import Provider
+from media_assistant.core.states import AccountProblem, ModelKind
+
+# The provider gets this long to stop at a checkpoint (and click the page's stop control)
+# before its coroutine is cancelled.
+WEB_CANCEL_GRACE_S = 4.0
+
+
+class WebLane(Lane):
+    kind = ModelKind.WEB
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        runner: AttemptRunner,
+        providers: Mapping[str, Provider],
+        profile_dir: Callable[[str], Path] | None = None,
+    ) -> None:
+        super().__init__(runtime, runner, providers)
+        self._profile_dir = profile_dir
+        # Exclusivity, held three ways: this lock in the process, a file lock across processes
+        # (ProfileLock), and the database's partial unique index on running web rows.
+        self.account_locks: dict[str, asyncio.Lock] = {a.id: asyncio.Lock() for a in self.accounts}
+        self.running: dict[str, str] = {}  # account id → task id
+
+    async def _account_loop(self, account: AccountConfig) -> None:
+        log = self.account_log(account)
+        wake = self._wakes[account.id]
+        provider = self.providers[account.id]
+        lane_cfg = self.rt.config.lanes.web
+        profile_lock = ProfileLock(self._profile_dir(account.id)) if self._profile_dir else None
+        try:
+            async with self.account_locks[account.id]:
+                while not self.rt.stopping.is_set():
+                    wake.clear()
+                    self.reap()
+                    if not self.rt.accounts.available(account.id):
+                        await self.wait_available(account, wake)
+                        continue
+                    if profile_lock is not None and not profile_lock.held:
+                        if not profile_lock.try_acquire():
+                            detail = (
+                                f"profile {profile_lock.profile_dir} is in use by another "
+                                "Media Assistant instance"
+                            )
+                            self.rt.accounts.store.set_problem(
+                                account.id, AccountProblem.NEEDS_ATTENTION, detail
+                            )
+                            log.error("%s", detail)
+                            continue
+                    claim = self.rt.store.claim_next(
+                        kind=ModelKind.WEB,
+                        account_id=account.id,
+                        models=account.models,
+                        owner_id=self.rt.owner_id,
+                        deadline_s=lane_cfg.deadline_s,
+                    )
+                    if claim is None:
+                        await self.wait_for_work(account, wake)
+                        continue
+                    # EXACTLY ONE running task per web account, by construction: this loop awaits
+                    # the attempt to its very end before it claims again. A chat session breaks
+                    # both generations when a second one starts; raising this to two broke
+                    # production twice (web failures 7 % → 34 %). Not a setting, on purpose.
+                    self.running[account.id] = claim.task_id
+                    try:
+                        await self.runner.run(
+                            claim, provider, account, log, cancel_grace_s=WEB_CANCEL_GRACE_S
+                        )
+                    except Exception:  # a bug or a database error: the reaper will see to it
+                        log.exception("%s: attempt crashed", claim.task_id)
+                        await self.rt.clock.sleep(self.rt.idle_poll_s)
+                    finally:
+                        del self.running[account.id]
+        finally:
+            if profile_lock is not None:
+                profile_lock.release()

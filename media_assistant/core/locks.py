@@ -1,0 +1,103 @@
+"""Cross-process locks: one scheduler per data dir, one user of each browser profile.
+
+Profile locks live in a per-user runtime directory whose name carries a hash of the OS user
+name, so two users on one machine never share (or block) each other's locks, while two
+instances of the app (or two data dirs) run by the same user cannot drive one profile at once.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from media_assistant.core.errors import SchedulerBusy
+
+
+def _user_hash() -> str:
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name (some containers): fall back to the uid
+        user = str(os.getuid()) if hasattr(os, "getuid") else "unknown"
+    return hashlib.sha256(user.encode("utf-8")).hexdigest()[:12]
+
+
+def runtime_dir() -> Path:
+    path = Path(tempfile.gettempdir()) / f"media-assistant-{_user_hash()}"
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+class ProfileLock:
+    """Held while an account's browser profile is in use by this process."""
+
+    def __init__(self, profile_dir: Path) -> None:
+        self.profile_dir = profile_dir.resolve()
+        digest = hashlib.sha256(str(self.profile_dir).encode("utf-8")).hexdigest()[:16]
+        locks = runtime_dir() / "locks"
+        locks.mkdir(mode=0o700, exist_ok=True)
+        self.path = locks / f"profile-{digest}.lock"
+        self._lock = FileLock(self.path, timeout=0, thread_local=False)
+
+    def try_acquire(self) -> bool:
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            return False
+        return True
+
+    def release(self) -> None:
+        if self._lock.is_locked:
+            self._lock.release(force=True)
+
+    @property
+    def held(self) -> bool:
+        return self._lock.is_locked
+
+
+class DataDirLock:
+    """One scheduler per data directory; a second one is refused with who holds it."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / "scheduler.lock"
+        self.owner_path = data_dir / "scheduler.owner"
+        self._lock = FileLock(self.path, timeout=0, thread_local=False)
+
+    def acquire(self) -> None:
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            raise SchedulerBusy(
+                f"another scheduler is running on {self.path.parent} ({self._describe_owner()}); "
+                "stop it first, or use its window"
+            ) from None
+        self.owner_path.write_text(
+            json.dumps({"pid": os.getpid(), "host": socket.gethostname()}), encoding="utf-8"
+        )
+
+    def _describe_owner(self) -> str:
+        try:
+            info = json.loads(self.owner_path.read_text(encoding="utf-8"))
+            return f"pid {info['pid']} on {info['host']}"
+        except (OSError, ValueError, KeyError):
+            return "owner unknown"
+
+    def release(self) -> None:
+        if self._lock.is_locked:
+            try:
+                self.owner_path.unlink(missing_ok=True)
+            finally:
+                self._lock.release(force=True)
+
+    def __enter__(self) -> DataDirLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

@@ -1,0 +1,57 @@
+"""Schema versions, applied in order at every open.
+
+A small versioned migrator rather than Alembic: the app migrates the database on the operator's
+machine at start-up, inside a frozen (PyInstaller) build, with no command-line step and no
+script directory to ship. The schema is a handful of tables; each step below is a plain function
+of a connection, written with SQLAlchemy constructs so it runs on PostgreSQL too. A fresh
+database is created at the current version in one go; an older one runs the steps after its
+version. ``tests/unit/test_migrations.py`` checks that both paths give the same schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy import Connection, Engine, inspect, select
+from sqlmodel import SQLModel
+
+from media_assistant.core import schema
+
+# version -> step that brings a database at version-1 to version. Version 1 is the first schema.
+STEPS: dict[int, Callable[[Connection], None]] = {}
+
+
+class SchemaTooNew(RuntimeError):
+    pass
+
+
+def current_version(conn: Connection) -> int | None:
+    if not inspect(conn).has_table("meta"):
+        return None
+    meta = schema.MetaRow.__table__  # type: ignore[attr-defined]
+    row = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).first()
+    return int(row[0]) if row else None
+
+
+def _stamp(conn: Connection, version: int) -> None:
+    table = schema.MetaRow.__table__  # type: ignore[attr-defined]
+    conn.execute(table.delete().where(table.c.key == "schema_version"))
+    conn.execute(table.insert().values(key="schema_version", value=str(version)))
+
+
+def upgrade(engine: Engine) -> int:
+    with engine.connect().execution_options(write=True) as conn, conn.begin():
+        version = current_version(conn)
+        if version is None:
+            SQLModel.metadata.create_all(conn)
+            _stamp(conn, schema.SCHEMA_VERSION)
+            return schema.SCHEMA_VERSION
+        if version > schema.SCHEMA_VERSION:
+            raise SchemaTooNew(
+                f"the database has schema version {version}, newer than this app's "
+                f"{schema.SCHEMA_VERSION}: update Media Assistant"
+            )
+        for step in range(version + 1, schema.SCHEMA_VERSION + 1):
+            STEPS[step](conn)
+            _stamp(conn, step)
+        return schema.SCHEMA_VERSION

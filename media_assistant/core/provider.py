@@ -1,0 +1,83 @@
+"""The one interface both ways of generating implement (httpx for APIs, Playwright for web chats).
+
+A provider gets a :class:`TaskContext` and returns a :class:`GenerationResult` or raises
+:class:`~media_assistant.core.errors.ProviderError` (a kind the lanes know how to handle) or
+:class:`~media_assistant.core.errors.TaskCanceled` (from ``ctx.checkpoint()``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from media_assistant.core.clock import Clock
+from media_assistant.core.states import ModelKind
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSpec:
+    """What a provider needs to know about the task it runs (a snapshot, never the live row)."""
+
+    task_id: str
+    model: str
+    model_kind: ModelKind
+    account_id: str
+    prompt: str
+    system_prompt: str | None
+    attempt: int
+    # Reasoning models answer worse when a preset or system text is sent along: send only the
+    # user's content (DESIGN §5, the incident's second pitfall).
+    need_empty_prompt: bool = False
+    upstream_model: str | None = None  # the provider's own model name, when it differs
+
+    @property
+    def effective_system_prompt(self) -> str | None:
+        if self.need_empty_prompt:
+            return None
+        return self.system_prompt or None
+
+
+@dataclass(slots=True)
+class GenerationResult:
+    text: str
+    reasoning: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    truncated: bool = False  # ended by a timeout rather than by the model
+
+
+class TaskContext(Protocol):
+    """What the lane offers a running attempt."""
+
+    @property
+    def task(self) -> TaskSpec: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def cancel_requested(self) -> bool: ...
+
+    def checkpoint(self) -> None:
+        """Raise TaskCanceled if the operator asked to cancel. Call at least once a second."""
+
+    async def wait_cancel(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for a cancel request; True if one came."""
+
+    def heartbeat(self, progress_chars: int | None = None) -> None:
+        """Report that the attempt is alive, with the answer length so far."""
+
+    def log(self, message: str, *, level: int = logging.INFO, kind: str = "log") -> None:
+        """A line for the task's event log (and the lane's log, with its prefix)."""
+
+    def throttle_account(self, seconds: float, reason: str) -> None:
+        """Ask the lane to send this account no new work for ``seconds`` (e.g. quota nearly out)."""
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """One per account. ``generate`` may be called concurrently for API accounts, never for web."""
+
+    async def generate(self, ctx: TaskContext) -> GenerationResult: ...
+
+    async def aclose(self) -> None: ...

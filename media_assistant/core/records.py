@@ -1,0 +1,131 @@
+"""Plain records passed between the store and its callers (no ORM objects leak out)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from sqlalchemy import RowMapping
+
+from media_assistant.core.states import ModelKind, TaskState
+
+
+@dataclass(frozen=True, slots=True)
+class NewTask:
+    """One task to submit. ``task_id`` is the client's: re-importing it creates nothing new."""
+
+    task_id: str
+    model: str
+    model_kind: ModelKind
+    prompt: str
+    batch_id: str
+    system_prompt: str | None = None
+    title: str | None = None
+    priority: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """A task row as read (all columns)."""
+
+    task_id: str
+    seq: int
+    batch_id: str
+    title: str | None
+    model: str
+    model_kind: str
+    account_id: str | None
+    prompt: str
+    system_prompt: str | None
+    priority: int
+    state: str
+    attempt: int
+    max_attempts: int
+    keep_attempt: bool
+    lease: int
+    lost_count: int
+    created_at: float
+    started_at: float | None
+    heartbeat_at: float | None
+    finished_at: float | None
+    not_before: float | None
+    deadline_at: float | None
+    cancel_requested: bool
+    owner_id: str | None
+    progress_chars: int
+    result_text: str | None
+    reasoning_text: str | None
+    usage_json: str | None
+    error_kind: str | None
+    error_message: str | None
+
+    @classmethod
+    def from_mapping(cls, row: Mapping[str, Any] | RowMapping) -> TaskRecord:
+        return cls(**{name: row[name] for name in TASK_COLUMNS})
+
+    @property
+    def task_state(self) -> TaskState:
+        return TaskState(self.state)
+
+    @property
+    def kind(self) -> ModelKind:
+        return ModelKind(self.model_kind)
+
+
+TASK_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(TaskRecord))
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A task claimed by one attempt; every later write from that attempt is fenced by it."""
+
+    task_id: str
+    attempt: int
+    lease: int
+    max_attempts: int
+    model: str
+    model_kind: ModelKind
+    account_id: str
+    owner_id: str
+    prompt: str
+    system_prompt: str | None
+    started_at: float
+    deadline_at: float
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitResult:
+    added: tuple[str, ...]
+    skipped: tuple[str, ...]  # task ids already present (idempotent re-import)
+    batch_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class CancelResult:
+    canceled: tuple[str, ...]  # were pending: canceled at once
+    requested: tuple[str, ...]  # were running: flagged, the attempt stops at its next checkpoint
+    unchanged: tuple[str, ...]  # already terminal (or unknown)
+
+
+@dataclass(frozen=True, slots=True)
+class ReleasedTask:
+    """A running row the reaper or orphan recovery took back from a dead attempt."""
+
+    task_id: str
+    owner_id: str | None
+    attempt: int
+    new_state: TaskState
+
+
+@dataclass(frozen=True, slots=True)
+class TaskEventRecord:
+    id: int
+    task_id: str
+    at: float
+    kind: str
+    lane: str | None
+    account_id: str | None
+    attempt: int | None
+    message: str

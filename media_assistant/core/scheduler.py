@@ -1,0 +1,292 @@
+"""The scheduler: routes tasks to the two lanes, beats, reaps, recovers, cancels, shuts down.
+
+It runs on whatever asyncio loop it is started on (qasync's in the GUI, a plain one for the CLI)
+and owns nothing Qt. One scheduler per data directory (the caller holds a DataDirLock).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from media_assistant.core.account_store import AccountStore
+from media_assistant.core.clock import Clock, wait_event
+from media_assistant.core.config import AccountConfig, AppConfig
+from media_assistant.core.events import AccountChanged, Event, TasksAdded, TasksChanged
+from media_assistant.core.lanes.api import ApiLane
+from media_assistant.core.lanes.attempt import AttemptRunner
+from media_assistant.core.lanes.base import Lane
+from media_assistant.core.lanes.runtime import AccountView, Runtime
+from media_assistant.core.lanes.web import WebLane
+from media_assistant.core.provider import Provider
+from media_assistant.core.records import CancelResult, NewTask, SubmitResult
+from media_assistant.core.sessions import SessionStore
+from media_assistant.core.states import AccountState, ModelKind, TaskState
+from media_assistant.core.store import Store
+
+log = logging.getLogger(__name__)
+
+ProviderFactory = Callable[[AccountConfig], Provider]
+
+# How long a graceful shutdown waits for interrupted attempts to write their state back.
+SHUTDOWN_WAIT_S = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class StuckModel:
+    """Pending tasks of a model that no account can serve without the operator."""
+
+    model: str
+    pending: int
+    reason: str
+
+
+class Scheduler:
+    def __init__(
+        self,
+        config: AppConfig,
+        store: Store,
+        clock: Clock,
+        provider_factory: ProviderFactory,
+        *,
+        profile_dir: Callable[[str], Path] | None = None,
+        seed: int | None = None,
+        tick_s: float = 0.5,
+        idle_poll_s: float = 1.0,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.clock = clock
+        self.accounts = AccountStore(store.engine, clock, store.bus)
+        self.sessions = SessionStore(store.engine, clock)
+        self._provider_factory = provider_factory
+        self._profile_dir = profile_dir
+        self._seed = seed
+        self.tick_s = tick_s
+        self.idle_poll_s = idle_poll_s
+        self.providers: dict[str, Provider] = {}
+        self.rt: Runtime | None = None
+        self.runner: AttemptRunner | None = None
+        self.lanes: dict[ModelKind, Lane] = {}
+        self._housekeeping: asyncio.Task[None] | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._activity = asyncio.Event()
+        self.started = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def owner_id(self) -> str:
+        assert self.rt is not None, "scheduler not started"
+        return self.rt.owner_id
+
+    async def start(self) -> None:
+        cfg = self.config
+        self.accounts.sync([(a.id, a.kind, a.enabled) for a in cfg.accounts])
+        owner_id = self.sessions.open()
+        view = AccountView(self.accounts, self.clock)
+        view.refresh()
+        self.rt = Runtime(
+            config=cfg,
+            store=self.store,
+            accounts=view,
+            clock=self.clock,
+            owner_id=owner_id,
+            rng=random.Random(self._seed),
+            idle_poll_s=self.idle_poll_s,
+            last_tick=self.clock.monotonic(),
+        )
+        # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
+        # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
+        for r in self.store.recover_orphans([owner_id]):
+            log.warning(
+                "[%s] %s: orphaned attempt %d → %s",
+                "scheduler",
+                r.task_id,
+                r.attempt,
+                r.new_state.value,
+            )
+        self.runner = AttemptRunner(self.rt)
+        for account in cfg.accounts:
+            self.providers[account.id] = self._provider_factory(account)
+        self.lanes = {
+            ModelKind.WEB: WebLane(self.rt, self.runner, self.providers, self._profile_dir),
+            ModelKind.API: ApiLane(self.rt, self.runner, self.providers),
+        }
+        self._unsubscribe = self.store.bus.subscribe(self._on_store_event)
+        for lane in self.lanes.values():
+            lane.start()
+        self._housekeeping = asyncio.get_running_loop().create_task(
+            self._housekeeping_loop(), name="scheduler-housekeeping"
+        )
+        self.started = True
+
+    async def stop(self) -> None:
+        """Graceful: running tasks go back to pending without using up an attempt."""
+        if not self.started:
+            return
+        assert self.rt is not None and self.runner is not None
+        self.rt.stopping.set()
+        self.runner.interrupt(set(self.runner.attempts), "shutdown")
+        for lane in self.lanes.values():
+            lane.wake()
+        waited = 0.0
+        while self.runner.attempts and waited < SHUTDOWN_WAIT_S:
+            await asyncio.sleep(0.02)
+            waited += 0.02
+        for lane in self.lanes.values():
+            await lane.stop()
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._housekeeping
+        if self.runner.attempts:
+            # Some provider ignored cancellation: write the rows back ourselves.
+            for ra in list(self.runner.attempts.values()):
+                self.store.requeue(
+                    ra.claim,
+                    not_before=None,
+                    keep_attempt=True,
+                    kind=None,
+                    message="returned to the queue at shutdown",
+                )
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        for account_id, provider in self.providers.items():
+            try:
+                await provider.aclose()
+            except Exception:
+                log.exception("closing the provider of %s failed", account_id)
+        self.sessions.close(self.owner_id)
+        self.started = False
+
+    # ------------------------------------------------------------------ operator actions
+
+    def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
+        return self.store.submit(tasks, max_attempts=self.config.scheduler.max_attempts)
+
+    def cancel(
+        self, task_ids: Sequence[str] | None = None, *, batch_id: str | None = None
+    ) -> CancelResult:
+        result = self.store.request_cancel(task_ids, batch_id=batch_id)
+        if self.runner is not None and result.requested:
+            self.runner.request_cancel(set(result.requested))
+        return result
+
+    def retry(
+        self, task_ids: Sequence[str] | None = None, *, all_failed: bool = False
+    ) -> list[str]:
+        return self.store.retry(
+            task_ids, all_failed=all_failed, extra_attempts=self.config.scheduler.max_attempts
+        )
+
+    # ------------------------------------------------------------------ wake-ups
+
+    def _on_store_event(self, event: Event) -> None:
+        if isinstance(event, TasksAdded):
+            self._wake_all()
+        elif isinstance(event, TasksChanged) and not event.heartbeat:
+            if any(c.values.get("state") == TaskState.PENDING.value for c in event.changes):
+                self._wake_all()
+            self._activity.set()
+        elif isinstance(event, AccountChanged) and self.rt is not None:
+            self.rt.accounts.refresh()
+            self._after_account_refresh()
+
+    def _wake_all(self) -> None:
+        for lane in self.lanes.values():
+            lane.wake()
+        self._activity.set()
+
+    def _after_account_refresh(self) -> None:
+        api = self.lanes.get(ModelKind.API)
+        if isinstance(api, ApiLane):
+            api.apply_account_settings()
+        self._wake_all()
+
+    # ------------------------------------------------------------------ housekeeping
+
+    async def _housekeeping_loop(self) -> None:
+        assert self.rt is not None and self.runner is not None
+        rt, runner = self.rt, self.runner
+        heartbeat_s = self.config.scheduler.heartbeat_s
+        last_beat = self.clock.monotonic()
+        while True:
+            await self.clock.sleep(self.tick_s)
+            now = self.clock.monotonic()
+            gap = now - rt.last_tick
+            rt.last_tick = now
+            try:
+                if gap > heartbeat_s:
+                    # The loop itself was frozen (laptop sleep): beat now and give everyone one
+                    # more interval before the reaper may judge anyone.
+                    log.warning("[scheduler] event loop stalled for %.0f s; reaping paused", gap)
+                    rt.reap_hold_until = now + heartbeat_s
+                    last_beat = float("-inf")
+                if now - last_beat >= heartbeat_s:
+                    last_beat = now
+                    self._beat()
+                flagged = self.store.cancel_flags(rt.owner_id)
+                if flagged:
+                    runner.request_cancel(flagged)
+                if rt.accounts.refresh():
+                    self._after_account_refresh()
+            except Exception:  # keep beating through a transient database error
+                log.exception("[scheduler] housekeeping failed")
+
+    def _beat(self) -> None:
+        assert self.rt is not None and self.runner is not None
+        lost = self.store.heartbeat(self.rt.owner_id, self.runner.beats())
+        if lost:
+            self.runner.interrupt(lost, "lost")
+        self.sessions.beat(self.rt.owner_id)
+
+    # ------------------------------------------------------------------ "is there anything left?"
+
+    def stuck_models(self) -> list[StuckModel]:
+        """Models with pending tasks that no account can take without the operator's help."""
+        assert self.rt is not None
+        now = self.clock.now()
+        stuck: list[StuckModel] = []
+        for model, pending in sorted(self.store.pending_models().items()):
+            accounts = self.config.accounts_for(model)
+            if not accounts:
+                stuck.append(StuckModel(model, pending, "no account in the config serves it"))
+                continue
+            states = []
+            for a in accounts:
+                status = self.rt.accounts.statuses.get(a.id)
+                state = status.state(now) if status else AccountState.DISABLED
+                if state.recovers_by_itself:
+                    break
+                states.append(
+                    f"{a.id}: {state.value}"
+                    + (f" ({status.problem_detail})" if status and status.problem_detail else "")
+                )
+            else:
+                stuck.append(StuckModel(model, pending, "; ".join(states)))
+        return stuck
+
+    async def run_until_idle(self) -> list[StuckModel]:
+        """Run until no task is pending or running, or what is left cannot progress.
+
+        Returns the models whose tasks are stuck (empty when everything reached an end).
+        """
+        assert self.rt is not None and self.runner is not None
+        while True:
+            self._activity.clear()
+            counts = self.store.counts()
+            running = sum(n for (_, s), n in counts.items() if s == TaskState.RUNNING.value)
+            pending = sum(n for (_, s), n in counts.items() if s == TaskState.PENDING.value)
+            if not running and not self.runner.attempts:
+                if not pending:
+                    return []
+                stuck = self.stuck_models()
+                if sum(s.pending for s in stuck) == pending:
+                    return stuck
+            await wait_event(self._activity, self.idle_poll_s, self.clock)

@@ -1,0 +1,136 @@
+"""Database tables (DESIGN §3). Portable SQL: SQLite today, PostgreSQL for a shared queue later.
+
+Timestamps are seconds since the epoch (REAL/double precision): cheap to compare in SQL, and
+every reader converts them for display.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, Index, Integer, Text, text
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 1
+
+
+class TaskRow(SQLModel, table=True):
+    __tablename__ = "tasks"
+
+    task_id: str = Field(primary_key=True)
+    seq: int = Field(description="Submission order; breaks ties between tasks of equal age.")
+    batch_id: str = Field(index=True)
+    title: str | None = None
+    model: str
+    model_kind: str  # web | api
+    account_id: str | None = None  # set at claim
+    prompt: str = Field(sa_column=Column(Text, nullable=False))
+    system_prompt: str | None = Field(default=None, sa_column=Column(Text))
+    priority: int = 0
+    state: str = "pending"
+    attempt: int = 0  # attempts started, counted against max_attempts
+    max_attempts: int = 3
+    # The next claim continues the current attempt instead of starting a new one: set when a run
+    # was deferred (429, site busy) or interrupted by a graceful shutdown, which must not burn one.
+    keep_attempt: bool = False
+    # Fencing token, +1 on every claim. Writes from an attempt carry (attempt, lease); a row that
+    # has moved on changes nothing, so a zombie attempt's late result is dropped.
+    lease: int = 0
+    lost_count: int = 0
+    created_at: float
+    started_at: float | None = None
+    heartbeat_at: float | None = None
+    finished_at: float | None = None
+    not_before: float | None = None  # delayed retry / deferral
+    deadline_at: float | None = None  # set at the first claim; deferrals stop after it
+    cancel_requested: bool = False
+    owner_id: str | None = None  # the scheduler session that claimed it
+    progress_chars: int = 0
+    result_text: str | None = Field(default=None, sa_column=Column(Text))
+    reasoning_text: str | None = Field(default=None, sa_column=Column(Text))
+    usage_json: str | None = None
+    error_kind: str | None = None
+    error_message: str | None = Field(default=None, sa_column=Column(Text))
+
+    __table_args__ = (
+        # The database itself refuses a second running task on one web account.
+        Index(
+            "ux_tasks_web_account_running",
+            "account_id",
+            unique=True,
+            sqlite_where=text("state = 'running' AND model_kind = 'web'"),
+            postgresql_where=text("state = 'running' AND model_kind = 'web'"),
+        ),
+        # Claims: head of the queue per model (priority, then age).
+        Index(
+            "ix_tasks_pending_head",
+            "model",
+            text("priority DESC"),
+            "seq",
+            sqlite_where=text("state = 'pending'"),
+            postgresql_where=text("state = 'pending'"),
+        ),
+        Index(
+            "ix_tasks_running",
+            "owner_id",
+            "heartbeat_at",
+            sqlite_where=text("state = 'running'"),
+            postgresql_where=text("state = 'running'"),
+        ),
+        Index("ix_tasks_state", "state", "model_kind"),
+    )
+
+
+class TaskEventRow(SQLModel, table=True):
+    """Append-only: transitions, self-check findings, retries, lane-prefixed log lines.
+
+    Its id also serves as a change cursor: a reader that remembers the last id it saw can ask
+    which tasks another process changed since.
+    """
+
+    __tablename__ = "task_events"
+
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    task_id: str = Field(index=True)
+    at: float
+    kind: str  # state | retry | selfcheck | log | error | cancel | import
+    lane: str | None = None
+    account_id: str | None = None
+    attempt: int | None = None
+    message: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class AccountRow(SQLModel, table=True):
+    """Runtime state of an account; its definition lives in the config file."""
+
+    __tablename__ = "accounts"
+
+    account_id: str = Field(primary_key=True)
+    kind: str
+    enabled: bool = True  # the operator's toggle
+    problem: str = ""  # needs_login | credentials_rejected (sticky until cleared)
+    problem_detail: str | None = None
+    cooldown_until: float | None = None
+    cooldown_reason: str | None = None
+    concurrency: int | None = None  # operator override of the config (API accounts, 1..5)
+    browser_pid: int | None = None  # web: the browser we launched, for later self-checks
+    browser_started_at: float | None = None
+    updated_at: float = 0.0
+
+
+class SessionRow(SQLModel, table=True):
+    """One row per scheduler run; ``owner_id`` of running tasks points here."""
+
+    __tablename__ = "sessions"
+
+    session_id: str = Field(primary_key=True)
+    pid: int
+    host: str
+    started_at: float
+    heartbeat_at: float
+    ended_at: float | None = None
+
+
+class MetaRow(SQLModel, table=True):
+    __tablename__ = "meta"
+
+    key: str = Field(primary_key=True)
+    value: str

@@ -1,0 +1,1 @@
+"""Loopback simulators (OpenAI-compatible API, chat site) for tests, benchmarks and the demo."""
