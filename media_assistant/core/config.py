@@ -91,7 +91,10 @@ class SimulationConfig(BaseModel):
     """Only for accounts with ``site = "fake"`` (in-process simulated web chat: demos, tests)."""
 
     model_config = _STRICT
-    web_latency_s: tuple[PositiveSeconds, PositiveSeconds] = (31.0, 370.0)
+    web_latency_s: Annotated[tuple[PositiveSeconds, PositiveSeconds], Field(strict=False)] = (
+        31.0,
+        370.0,
+    )
     seed: int | None = None
 
 

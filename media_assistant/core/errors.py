@@ -105,3 +105,8 @@ class SchedulerBusy(Exception):  # noqa: N818
     """Another scheduler holds the data directory (CLI exit code 3)."""
 
     exit_code = 3
+
+
+class AccountUnavailable(Exception):  # noqa: N818
+    """A provider cannot be built for an account (no API key, unknown site): the account gets
+    no work and shows why, instead of failing its tasks one after another."""

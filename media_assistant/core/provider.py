@@ -81,3 +81,18 @@ class Provider(Protocol):
     async def generate(self, ctx: TaskContext) -> GenerationResult: ...
 
     async def aclose(self) -> None: ...
+
+
+class UnavailableProvider:
+    """Stands in for an account whose provider could not be built; fails with the reason."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def generate(self, ctx: TaskContext) -> GenerationResult:
+        from media_assistant.core.errors import ErrorKind, ProviderError
+
+        raise ProviderError(ErrorKind.BAD_CONFIG, self.reason)
+
+    async def aclose(self) -> None:
+        return None

@@ -17,16 +17,17 @@ from pathlib import Path
 from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig, AppConfig
+from media_assistant.core.errors import AccountUnavailable
 from media_assistant.core.events import AccountChanged, Event, TasksAdded, TasksChanged
 from media_assistant.core.lanes.api import ApiLane
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.web import WebLane
-from media_assistant.core.provider import Provider
+from media_assistant.core.provider import Provider, UnavailableProvider
 from media_assistant.core.records import CancelResult, NewTask, SubmitResult
 from media_assistant.core.sessions import SessionStore
-from media_assistant.core.states import AccountState, ModelKind, TaskState
+from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
 from media_assistant.core.store import Store
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,11 @@ class Scheduler:
     async def start(self) -> None:
         cfg = self.config
         self.accounts.sync([(a.id, a.kind, a.enabled) for a in cfg.accounts])
+        # "Needs attention" (a missing key, a held profile, a captcha) is re-detected at once if
+        # it is still true; login and rejected credentials stay until the operator acts.
+        for status in self.accounts.all().values():
+            if status.problem is AccountProblem.NEEDS_ATTENTION:
+                self.accounts.clear_problem(status.account_id)
         owner_id = self.sessions.open()
         view = AccountView(self.accounts, self.clock)
         view.refresh()
@@ -113,7 +119,13 @@ class Scheduler:
             )
         self.runner = AttemptRunner(self.rt)
         for account in cfg.accounts:
-            self.providers[account.id] = self._provider_factory(account)
+            try:
+                self.providers[account.id] = self._provider_factory(account)
+            except AccountUnavailable as exc:
+                self.accounts.set_problem(account.id, AccountProblem.NEEDS_ATTENTION, str(exc))
+                self.providers[account.id] = UnavailableProvider(str(exc))
+                log.error("[%s %s] %s", account.kind.value, account.id, exc)
+        view.refresh()
         self.lanes = {
             ModelKind.WEB: WebLane(self.rt, self.runner, self.providers, self._profile_dir),
             ModelKind.API: ApiLane(self.rt, self.runner, self.providers),

@@ -312,6 +312,7 @@ class AttemptRunner:
             ErrorKind.LOGIN_REQUIRED: AccountProblem.NEEDS_LOGIN,
             ErrorKind.CAPTCHA: AccountProblem.NEEDS_ATTENTION,
             ErrorKind.PROFILE_IN_USE: AccountProblem.NEEDS_ATTENTION,
+            ErrorKind.BAD_CONFIG: AccountProblem.NEEDS_ATTENTION,
         }
         problem = problems.get(error.kind)
         if problem is not None:

@@ -72,7 +72,7 @@ class Lane:
     # ------------------------------------------------------------------ shared steps
 
     def reap(self) -> None:
-        """Take back this lane's tasks whose heartbeat stopped (throttled; skipped after a stall)."""
+        """Take back this lane's tasks whose heartbeat stopped (throttled; not after a stall)."""
         now = self.rt.clock.monotonic()
         if now - self._last_reap < self.rt.reap_every_s or not self.rt.reap_allowed():
             return

@@ -1,0 +1,1 @@
+"""Headless commands behind ``media_assistant.cli`` (no Qt)."""

@@ -1,0 +1,75 @@
+"""accounts list / enable / disable / set-key / set-concurrency."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from media_assistant.commands.common import print_json
+from media_assistant.commands.tasks import status_data
+from media_assistant.core.errors import InputError, ProviderError
+from media_assistant.core.paths import Paths
+from media_assistant.core.states import AccountProblem, ModelKind
+from media_assistant.services import Services
+
+
+def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
+    services = Services.open(paths)
+    try:
+        action = args.accounts_command
+        if action == "list":
+            accounts = status_data(services)["accounts"]
+            if args.json:
+                print_json(accounts)
+            else:
+                assert isinstance(accounts, list)
+                for a in accounts:
+                    reason = f"  ({a['reason']})" if a["reason"] else ""
+                    print(
+                        f"[{a['kind']}] {a['id']:<20} {a['state']:<22} "
+                        f"models: {', '.join(a['models'])}{reason}"
+                    )
+            return 0
+        account = services.config.account(args.account_id)
+        if account is None:
+            known = ", ".join(a.id for a in services.config.accounts) or "none configured"
+            raise InputError(f"unknown account {args.account_id!r} (known: {known})")
+        if action in ("enable", "disable"):
+            services.accounts.set_enabled(account.id, action == "enable")
+            print(f"{account.id}: {action}d")
+        elif action == "set-concurrency":
+            if account.kind is not ModelKind.API:
+                raise InputError(
+                    f"{account.id} is a web account: it runs exactly one task at a time, by design"
+                )
+            try:
+                services.accounts.set_concurrency(account.id, args.concurrency)
+            except ValueError as exc:
+                raise InputError(f"{account.id}: {exc}") from None
+            print(f"{account.id}: concurrency {args.concurrency}")
+        elif action == "set-key":
+            if account.kind is not ModelKind.API:
+                raise InputError(
+                    f"{account.id} is a web account: it signs in with 'accounts login', not a key"
+                )
+            key = (
+                sys.stdin.readline()
+                if args.stdin
+                else getpass.getpass(f"API key for {account.id}: ")
+            ).strip()
+            if not key:
+                raise InputError("empty key: nothing stored")
+            from media_assistant.providers.secrets import store_api_key
+
+            try:
+                store_api_key(account.id, key)
+            except ProviderError as exc:
+                raise InputError(exc.message) from None
+            status = services.accounts.get(account.id)
+            if status and status.problem is AccountProblem.CREDENTIALS_REJECTED:
+                services.accounts.clear_problem(account.id)
+            print(f"{account.id}: key stored in the OS keyring")
+        return 0
+    finally:
+        services.close()

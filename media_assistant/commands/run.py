@@ -1,0 +1,178 @@
+"""``run``: import a batch (optional), then schedule until every task has ended or what is left
+cannot progress without the operator. Progress goes to stdout, one line per lane."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+import time
+from collections import Counter
+
+from media_assistant.commands.common import read_batch_args
+from media_assistant.core.events import Event, TasksAdded, TasksChanged
+from media_assistant.core.locks import DataDirLock
+from media_assistant.core.paths import Paths
+from media_assistant.core.records import NewTask
+from media_assistant.core.scheduler import Scheduler, StuckModel
+from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.store import Store
+from media_assistant.services import Services
+
+EXIT_OK, EXIT_SOME_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+PROGRESS_EVERY_S = 1.0
+
+
+class Progress:
+    """Tracks this run's tasks from store events and prints a line per lane when they move."""
+
+    def __init__(self, store: Store, scope: set[str]) -> None:
+        self.store = store
+        self.tasks: dict[str, tuple[str, str]] = {}
+        self.add(scope)
+        self._dirty = True
+        self._last_lines: dict[str, str] = {}
+
+    def add(self, ids: set[str]) -> None:
+        for r in self.store.get_many(sorted(ids - set(self.tasks))):
+            self.tasks[r.task_id] = (r.model_kind, r.state)
+        self._dirty = True
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, TasksAdded):
+            self.add(set(event.task_ids))
+        elif isinstance(event, TasksChanged) and not event.heartbeat:
+            for change in event.changes:
+                state = change.values.get("state")
+                if state is not None and change.task_id in self.tasks:
+                    kind, _ = self.tasks[change.task_id]
+                    self.tasks[change.task_id] = (kind, str(state))
+                    self._dirty = True
+
+    def lines(self) -> dict[str, str]:
+        counts: Counter[tuple[str, str]] = Counter(self.tasks.values())
+        out = {}
+        for kind in ModelKind:
+            n = {s: counts[(kind.value, s.value)] for s in TaskState}
+            total = sum(n.values())
+            if not total:
+                continue
+            done = n[TaskState.SUCCESS] + n[TaskState.FAILED] + n[TaskState.CANCELED]
+            out[kind.value] = (
+                f"[{kind.value}] {done}/{total} done · {n[TaskState.RUNNING]} running · "
+                f"{n[TaskState.PENDING]} pending · ok {n[TaskState.SUCCESS]} · "
+                f"failed {n[TaskState.FAILED]} · canceled {n[TaskState.CANCELED]}"
+            )
+        return out
+
+    def print_changed(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        for kind, line in self.lines().items():
+            if self._last_lines.get(kind) != line:
+                print(line, flush=True)
+                self._last_lines[kind] = line
+
+    def states(self) -> Counter[str]:
+        return Counter(state for _, state in self.tasks.values())
+
+
+def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
+    services = Services.open(paths)
+    try:
+        tasks = read_batch_args(services, args) if args.batch else []
+        lock = DataDirLock(paths.data_dir)
+        lock.acquire()
+        try:
+            return asyncio.run(_run(services, tasks))
+        finally:
+            lock.release()
+    finally:
+        services.close()
+
+
+async def _run(services: Services, tasks: list[NewTask]) -> int:
+    store = services.store
+    scope = {r.task_id for r in store.list_tasks(states=[TaskState.PENDING, TaskState.RUNNING])}
+    scheduler = services.scheduler()
+    progress = Progress(store, scope)
+    unsubscribe = services.bus.subscribe(progress.on_event)
+    await scheduler.start()
+    if tasks:
+        result = scheduler.submit(tasks)
+        print(
+            f"batch {result.batch_id}: {len(result.added)} tasks added"
+            + (
+                f", {len(result.skipped)} already present (not added again)"
+                if result.skipped
+                else ""
+            ),
+            flush=True,
+        )
+        rerun = {
+            r.task_id
+            for r in store.get_many(list(result.skipped))
+            if not TaskState(r.state).terminal
+        }
+        progress.add(set(result.added) | rerun)
+    started = time.monotonic()
+    interrupted = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no handlers
+            loop.add_signal_handler(sig, interrupted.set)
+    runner = asyncio.ensure_future(scheduler.run_until_idle())
+    stopper = asyncio.ensure_future(interrupted.wait())
+    try:
+        while not runner.done() and not interrupted.is_set():
+            await asyncio.wait(
+                {runner, stopper}, timeout=PROGRESS_EVERY_S, return_when=asyncio.FIRST_COMPLETED
+            )
+            progress.print_changed()
+    finally:
+        stopper.cancel()
+        if not runner.done():
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner
+        await scheduler.stop()
+        unsubscribe()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+    progress.print_changed()
+    if interrupted.is_set():
+        print(
+            "interrupted: running tasks went back to the queue (no attempt used up); "
+            "'media-assistant run' continues them",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    return _summary(scheduler, progress, runner.result(), time.monotonic() - started)
+
+
+def _summary(scheduler: Scheduler, progress: Progress, stuck: list[StuckModel], took: float) -> int:
+    states = progress.states()
+    total = sum(states.values())
+    minutes, seconds = divmod(int(took), 60)
+    print(
+        f"finished in {minutes}m{seconds:02d}s: {total} tasks, {states['success']} succeeded, "
+        f"{states['failed']} failed, {states['canceled']} canceled, "
+        f"{states['pending']} left pending"
+    )
+    failed = scheduler.store.get_many(
+        sorted(t for t, (_, s) in progress.tasks.items() if s == TaskState.FAILED.value)
+    )
+    for r in failed[:50]:
+        print(f"  failed  [{r.model_kind}] {r.task_id}: {r.error_kind}: {r.error_message}")
+    if len(failed) > 50:
+        print(f"  ... and {len(failed) - 50} more (media-assistant export --state failed)")
+    for s in stuck:
+        print(f"  cannot progress: {s.pending} pending task(s) for model {s.model}: {s.reason}")
+    if stuck:
+        print("  fix the account(s) (media-assistant accounts ...), then run again")
+    ok = states["success"] == total
+    return EXIT_OK if ok else EXIT_SOME_FAILED

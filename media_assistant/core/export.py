@@ -1,0 +1,252 @@
+"""Export task records to CSV, JSONL, XLSX or Markdown (DESIGN §6 ``export``).
+
+Writes are atomic: a temporary file next to the target, then ``os.replace``. A failure at any point
+leaves the target as it was. Only the fields in :data:`EXPORT_FIELDS` ever leave the store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as dt
+import json
+import os
+import secrets
+import unicodedata
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from media_assistant.core.errors import InputError
+from media_assistant.core.records import TaskRecord
+
+EXPORT_FIELDS = (
+    "task_id",
+    "batch_id",
+    "model",
+    "model_kind",
+    "account_id",
+    "state",
+    "attempt",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "result_text",
+    "error_kind",
+    "error_message",
+)
+EXPORT_FORMATS = ("csv", "jsonl", "xlsx", "md")
+XLSX_CELL_LIMIT = 32_767  # Excel refuses (and "repairs") longer cells
+
+_TIMESTAMP_FIELDS = frozenset({"created_at", "started_at", "finished_at"})
+# A spreadsheet treats a cell starting with one of these as a formula (OWASP "CSV injection").
+_FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+_XLSX_WIDTHS = {"result_text": 80, "error_message": 50}  # wrapped columns; the rest fit content
+_XLSX_MAX_WIDTH = 40
+
+_Value = str | int | None
+
+
+def export_tasks(records: Iterable[TaskRecord], path: Path, fmt: str | None = None) -> int:
+    """Write one row per record; returns the number of records written.
+
+    ``fmt`` (csv, jsonl, xlsx, md) defaults to the file's extension. Timestamps are local time
+    ISO-8601 with offset, to the second.
+    """
+    writer = _WRITERS[_resolve_format(path, fmt)]
+    return _write_atomically(path, lambda tmp: writer(records, tmp))
+
+
+def _resolve_format(path: Path, fmt: str | None) -> str:
+    name = (fmt if fmt is not None else path.suffix.removeprefix(".")).strip().lower()
+    if name in EXPORT_FORMATS:
+        return name
+    allowed = ", ".join(EXPORT_FORMATS)
+    if not name:
+        raise InputError(
+            f"{path}: cannot tell the export format from the name (allowed: {allowed})"
+        )
+    raise InputError(f"{path}: unknown export format {name!r} (allowed: {allowed})")
+
+
+def _write_atomically(path: Path, write: Callable[[Path], int]) -> int:
+    if not path.parent.is_dir():
+        raise InputError(f"{path}: the folder {path.parent} does not exist")
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        count = write(tmp)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(exc, PermissionError):
+            raise InputError(f"{path}: permission denied (is it open in another program?)") from exc
+        if isinstance(exc, OSError):
+            raise InputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+        raise
+    return count
+
+
+def _flush_to_disk(file: IO[Any]) -> None:
+    file.flush()
+    os.fsync(file.fileno())
+
+
+# ------------------------------------------------------------------------------- field values
+
+
+def _values(record: TaskRecord) -> list[_Value]:
+    values: list[_Value] = []
+    for name in EXPORT_FIELDS:
+        value: object = getattr(record, name)
+        if name in _TIMESTAMP_FIELDS:
+            values.append(local_iso(value) if isinstance(value, int | float) else None)
+        elif value is None or isinstance(value, str | int):
+            values.append(value)
+        else:
+            values.append(str(value))
+    return values
+
+
+def local_iso(timestamp: float) -> str:
+    """Epoch seconds as local ISO-8601 with offset, to the second: 2026-11-30T14:25:01+08:00."""
+    return dt.datetime.fromtimestamp(timestamp, tz=dt.UTC).astimezone().isoformat("T", "seconds")
+
+
+def _one_newline_style(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _spreadsheet_safe(text: str) -> str:
+    """Keep text as text: a leading ' stops Excel/LibreOffice from evaluating it."""
+    return "'" + text if text.startswith(_FORMULA_TRIGGERS) else text
+
+
+# ------------------------------------------------------------------------------------ writers
+
+
+def _write_csv(records: Iterable[TaskRecord], tmp: Path) -> int:
+    count = 0
+    # BOM: Excel reads BOM-less CSV in the ANSI code page and garbles Chinese.
+    with open(tmp, "x", encoding="utf-8-sig", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(EXPORT_FIELDS)
+        for record in records:
+            writer.writerow(
+                [_spreadsheet_safe(v) if isinstance(v, str) else v for v in _values(record)]
+            )
+            count += 1
+        _flush_to_disk(file)
+    return count
+
+
+def _write_jsonl(records: Iterable[TaskRecord], tmp: Path) -> int:
+    count = 0
+    with open(tmp, "x", encoding="utf-8", newline="\n") as file:
+        for record in records:
+            line = json.dumps(
+                dict(zip(EXPORT_FIELDS, _values(record), strict=True)), ensure_ascii=False
+            )
+            # Valid JSON, but str.splitlines() would cut a line at these: escape them.
+            for char in ("\u2028", "\u2029", "\x85"):
+                line = line.replace(char, f"\\u{ord(char):04x}")
+            file.write(line + "\n")
+            count += 1
+        _flush_to_disk(file)
+    return count
+
+
+def _write_markdown(records: Iterable[TaskRecord], tmp: Path) -> int:
+    count = 0
+    with open(tmp, "x", encoding="utf-8", newline="\n") as file:
+        for record in records:
+            row = dict(zip(EXPORT_FIELDS, _values(record), strict=True))
+            if count:
+                file.write("\n---\n\n")
+            file.write(f"## {row['task_id']} — {row['state']}\n\n")
+            file.write(_markdown_meta(row) + "\n\n")
+            if row["error_kind"] or row["error_message"]:
+                kind = f" `{row['error_kind']}`" if row["error_kind"] else ""
+                file.write(f"**Error**{kind}: {row['error_message'] or ''}".rstrip() + "\n\n")
+            result = row["result_text"]
+            if isinstance(result, str) and result:
+                file.write(_one_newline_style(result).rstrip("\n") + "\n")
+            elif not (row["error_kind"] or row["error_message"]):
+                file.write("*(no result)*\n")
+            count += 1
+        _flush_to_disk(file)
+    return count
+
+
+def _markdown_meta(row: dict[str, _Value]) -> str:
+    parts = [f"batch `{row['batch_id']}`", f"model `{row['model']}` ({row['model_kind']})"]
+    if row["account_id"]:
+        parts.append(f"account `{row['account_id']}`")
+    parts.append(f"attempt {row['attempt']}")
+    parts += [f"{name[:-3]} {row[name]}" for name in sorted(_TIMESTAMP_FIELDS) if row[name]]
+    return " · ".join(parts)
+
+
+def _write_xlsx(records: Iterable[TaskRecord], tmp: Path) -> int:
+    from openpyxl import Workbook  # heavy: only when a workbook is written
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.title = "tasks"
+    sheet.append(list(EXPORT_FIELDS))
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    sheet.freeze_panes = "A2"
+    top = Alignment(vertical="top")
+    wrapped = Alignment(vertical="top", wrap_text=True)
+    widths = [_display_width(name) for name in EXPORT_FIELDS]
+    count = 0
+    for record in records:
+        row: list[_Value] = []
+        for i, value in enumerate(_values(record)):
+            if isinstance(value, str):
+                # XML keeps no \r; openpyxl refuses control characters; Excel, over-long cells.
+                text = ILLEGAL_CHARACTERS_RE.sub("", _one_newline_style(value))
+                text = _xlsx_fit(_spreadsheet_safe(text))
+                widths[i] = max(widths[i], _display_width(text.split("\n", 1)[0]))
+                row.append(text)
+            else:
+                widths[i] = max(widths[i], len(str(value or "")))
+                row.append(value)
+        sheet.append(row)
+        for name, cell in zip(EXPORT_FIELDS, sheet[sheet.max_row], strict=True):
+            cell.alignment = wrapped if name in _XLSX_WIDTHS else top
+        count += 1
+    for i, name in enumerate(EXPORT_FIELDS):
+        width = _XLSX_WIDTHS.get(name, min(widths[i], _XLSX_MAX_WIDTH) + 2)
+        sheet.column_dimensions[get_column_letter(i + 1)].width = width
+    sheet.auto_filter.ref = f"A1:{get_column_letter(len(EXPORT_FIELDS))}{count + 1}"
+    with open(tmp, "xb") as file:
+        workbook.save(file)
+        _flush_to_disk(file)
+    return count
+
+
+def _xlsx_fit(text: str) -> str:
+    if len(text) <= XLSX_CELL_LIMIT:
+        return text
+    note = f"\n… [cut at {XLSX_CELL_LIMIT} characters of {len(text)}: see the JSONL or MD export]"
+    return text[: XLSX_CELL_LIMIT - len(note)] + note
+
+
+def _display_width(text: str) -> int:
+    """Column width in Excel's units, roughly: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+_WRITERS: dict[str, Callable[[Iterable[TaskRecord], Path], int]] = {
+    "csv": _write_csv,
+    "jsonl": _write_jsonl,
+    "xlsx": _write_xlsx,
+    "md": _write_markdown,
+}

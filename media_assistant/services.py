@@ -1,0 +1,60 @@
+"""Composition shared by the CLI and the GUI: paths, config, database, store, scheduler."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine
+
+from media_assistant.core.account_store import AccountStore
+from media_assistant.core.clock import Clock, SystemClock
+from media_assistant.core.config import AppConfig, load_config
+from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.events import EventBus
+from media_assistant.core.paths import Paths
+from media_assistant.core.scheduler import ProviderFactory, Scheduler
+from media_assistant.core.store import Store
+
+
+@dataclass
+class Services:
+    paths: Paths
+    config: AppConfig
+    engine: Engine
+    store: Store
+    accounts: AccountStore
+    clock: Clock
+    bus: EventBus = field(default_factory=EventBus)
+
+    @classmethod
+    def open(
+        cls, paths: Paths, *, require_config: bool = True, clock: Clock | None = None
+    ) -> Services:
+        """Load and validate the config (ConfigError → exit 2), then open the database."""
+        if require_config or paths.config_file.exists():
+            config = load_config(paths.config_file)
+        else:
+            config = AppConfig()
+        paths.ensure()
+        clock = clock or SystemClock()
+        bus = EventBus()
+        engine = open_engine(sqlite_url(paths.database))
+        store = Store(engine, clock, bus)
+        accounts = AccountStore(engine, clock, bus)
+        accounts.sync([(a.id, a.kind, a.enabled) for a in config.accounts])
+        return cls(paths, config, engine, store, accounts, clock, bus)
+
+    def scheduler(self, provider_factory: ProviderFactory | None = None) -> Scheduler:
+        if provider_factory is None:
+            from media_assistant.providers.registry import ProviderRegistry
+
+            provider_factory = ProviderRegistry(self.config, self.paths)
+        return Scheduler(
+            self.config, self.store, self.clock, provider_factory, profile_dir=self.paths.profile
+        )
+
+    def model_kinds(self) -> dict[str, object]:
+        return {m.name: m.kind for m in self.config.models}
+
+    def close(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,95 @@
+"""Shared fixtures: a real SQLite file per test, a clock you can move, configs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from media_assistant.core.clock import ManualClock  # noqa: E402
+from media_assistant.core.config import AppConfig, parse_config  # noqa: E402
+from media_assistant.core.db import open_engine, sqlite_url  # noqa: E402
+from media_assistant.core.events import EventBus  # noqa: E402
+from media_assistant.core.records import NewTask  # noqa: E402
+from media_assistant.core.states import ModelKind  # noqa: E402
+from media_assistant.core.store import Store  # noqa: E402
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "media-assistant.db"
+
+
+@pytest.fixture
+def store(db_path: Path, clock: ManualClock) -> Iterator[Store]:
+    engine = open_engine(sqlite_url(db_path))
+    yield Store(engine, clock, EventBus())
+    engine.dispose()
+
+
+def make_tasks(
+    n: int,
+    *,
+    model: str = "api-model",
+    kind: ModelKind = ModelKind.API,
+    batch: str = "b1",
+    prefix: str | None = None,
+    priority: int = 0,
+) -> list[NewTask]:
+    prefix = prefix or f"{kind.value}"
+    return [
+        NewTask(
+            task_id=f"{prefix}-{i:03d}",
+            model=model,
+            model_kind=kind,
+            prompt=f"prompt {prefix}-{i:03d}",
+            batch_id=batch,
+            priority=priority,
+        )
+        for i in range(n)
+    ]
+
+
+def config_dict(
+    *,
+    web_accounts: int = 2,
+    api_accounts: int = 1,
+    api_base_url: str = "http://127.0.0.1:9/v1",
+    concurrency: int = 3,
+    **sections: Any,
+) -> dict[str, Any]:
+    accounts: list[dict[str, Any]] = [
+        {"id": f"web-{i + 1}", "kind": "web", "site": "fake", "models": ["web-model"]}
+        for i in range(web_accounts)
+    ]
+    accounts += [
+        {
+            "id": f"api-{i + 1}",
+            "kind": "api",
+            "base_url": api_base_url,
+            "models": ["api-model"],
+            "concurrency": concurrency,
+            "api_key_env": "MA_TEST_KEY",
+        }
+        for i in range(api_accounts)
+    ]
+    models = []
+    if web_accounts:
+        models.append({"name": "web-model", "kind": "web"})
+    if api_accounts:
+        models.append({"name": "api-model", "kind": "api"})
+    return {"models": models, "accounts": accounts, **sections}
+
+
+def make_config(**kwargs: Any) -> AppConfig:
+    return parse_config(config_dict(**kwargs), "test-config")

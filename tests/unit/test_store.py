@@ -1,0 +1,320 @@
+"""The store's transitions against a real SQLite file, with a manual clock."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+
+from media_assistant.core.clock import ManualClock
+from media_assistant.core.db import open_engine, sqlite_url, write_tx
+from media_assistant.core.errors import ErrorKind
+from media_assistant.core.events import EventBus, TasksAdded, TasksChanged
+from media_assistant.core.records import Claim
+from media_assistant.core.schema import TaskRow
+from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.store import Store
+from tests.conftest import make_tasks
+
+T = TaskRow.__table__  # type: ignore[attr-defined]
+
+
+def claim(
+    store: Store,
+    account: str = "api-1",
+    kind: ModelKind = ModelKind.API,
+    models: tuple[str, ...] = ("api-model",),
+    owner: str = "owner-A",
+) -> Claim | None:
+    return store.claim_next(
+        kind=kind, account_id=account, models=models, owner_id=owner, deadline_s=1800
+    )
+
+
+def test_submit_is_idempotent_by_task_id(store: Store) -> None:
+    first = store.submit(make_tasks(3))
+    again = store.submit(make_tasks(5))
+    assert len(first.added) == 3
+    assert again.added == ("api-003", "api-004")
+    assert set(again.skipped) == {"api-000", "api-001", "api-002"}
+    rows = store.list_tasks()
+    assert [r.task_id for r in rows] == [f"api-{i:03d}" for i in range(5)]
+    assert [r.seq for r in rows] == sorted(r.seq for r in rows)
+    assert all(r.state == "pending" and r.attempt == 0 for r in rows)
+
+
+def test_claim_takes_priority_then_age_and_only_served_models(store: Store) -> None:
+    store.submit(make_tasks(2, prefix="low"))
+    store.submit(make_tasks(1, prefix="high", priority=5))
+    store.submit(make_tasks(1, prefix="other", model="other-model"))
+    got = [claim(store) for _ in range(4)]
+    assert [c.task_id if c else None for c in got] == ["high-000", "low-000", "low-001", None]
+
+
+def test_claim_marks_running_and_first_attempt(store: Store, clock: ManualClock) -> None:
+    store.submit(make_tasks(1))
+    c = claim(store)
+    assert c is not None and c.attempt == 1 and c.lease == 1
+    r = store.get(c.task_id)
+    assert r is not None
+    assert (r.state, r.account_id, r.owner_id, r.started_at, r.heartbeat_at) == (
+        "running",
+        "api-1",
+        "owner-A",
+        clock.now(),
+        clock.now(),
+    )
+    assert r.deadline_at == clock.now() + 1800
+
+
+def test_not_before_delays_a_claim(store: Store, clock: ManualClock) -> None:
+    store.submit(make_tasks(1))
+    c = claim(store)
+    assert c is not None
+    assert store.requeue(
+        c,
+        not_before=clock.now() + 10,
+        keep_attempt=False,
+        kind=ErrorKind.SERVER_ERROR,
+        message="500",
+    )
+    assert claim(store) is None
+    clock.advance_sync(10)
+    c2 = claim(store)
+    assert c2 is not None and c2.task_id == c.task_id and c2.attempt == 2
+
+
+def test_retry_reuses_the_row_and_a_zombie_write_changes_nothing(store: Store) -> None:
+    store.submit(make_tasks(1))
+    first = claim(store)
+    assert first is not None
+    assert store.requeue(
+        first, not_before=None, keep_attempt=False, kind=ErrorKind.SERVER_ERROR, message="HTTP 500"
+    )
+    second = claim(store)
+    assert second is not None and second.attempt == 2
+    # The first attempt's late answer arrives: fenced out.
+    assert not store.finish_success(first, "stale answer")
+    assert store.finish_success(second, "fresh answer")
+    rows = store.list_tasks()
+    assert len(rows) == 1
+    assert (rows[0].state, rows[0].attempt, rows[0].result_text) == ("success", 2, "fresh answer")
+    assert rows[0].error_kind is None
+
+
+def test_deferral_keeps_the_attempt_but_moves_the_fence(store: Store) -> None:
+    store.submit(make_tasks(1))
+    first = claim(store)
+    assert first is not None
+    assert store.requeue(
+        first, not_before=None, keep_attempt=True, kind=ErrorKind.RATE_LIMITED, message="429"
+    )
+    again = claim(store)
+    assert again is not None
+    assert (again.attempt, again.lease) == (1, 2)
+    assert not store.finish_failed(first, ErrorKind.SERVER_ERROR, "zombie")
+    assert store.get(first.task_id).state == "running"  # type: ignore[union-attr]
+
+
+def test_database_refuses_two_running_tasks_on_one_web_account(store: Store) -> None:
+    store.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
+    a = claim(store, "web-1", ModelKind.WEB, ("web-model",))
+    assert a is not None
+    # A second claim for the same account is refused by the partial unique index...
+    assert claim(store, "web-1", ModelKind.WEB, ("web-model",)) is None
+    # ...and so is any raw write that tries it.
+    with pytest.raises(IntegrityError), write_tx(store.engine) as conn:
+        conn.execute(
+            update(T).where(T.c.task_id == "web-001").values(state="running", account_id="web-1")
+        )
+    # Another account is fine: web accounts run in parallel.
+    b = claim(store, "web-2", ModelKind.WEB, ("web-model",))
+    assert b is not None and b.task_id == "web-001"
+
+
+def test_api_accounts_may_run_many_tasks(store: Store) -> None:
+    store.submit(make_tasks(3))
+    assert all(claim(store) is not None for _ in range(3))
+
+
+def test_reaper_returns_stale_rows_and_counts_the_loss(store: Store, clock: ManualClock) -> None:
+    store.submit(make_tasks(3))
+    fresh, stale, last = claim(store), claim(store), claim(store)
+    assert fresh and stale and last
+    clock.advance_sync(60)
+    assert store.heartbeat("owner-A", {fresh.task_id: (1, 1, 42)}) == set()
+    clock.advance_sync(31)
+    released = store.reap_stale(dead_after=90)
+    assert {r.task_id for r in released} == {stale.task_id, last.task_id}
+    r = store.get(stale.task_id)
+    assert r is not None and (r.state, r.lost_count, r.error_kind) == ("pending", 1, "lost")
+    f = store.get(fresh.task_id)
+    assert f is not None and (f.state, f.progress_chars) == ("running", 42)
+    # The dead attempt's late write is fenced out; its heartbeat reports it lost.
+    assert not store.finish_success(stale, "late")
+    assert store.heartbeat("owner-A", {stale.task_id: (1, 1, 0)}) == {stale.task_id}
+
+
+def test_reaper_fails_a_task_with_no_attempts_left(store: Store, clock: ManualClock) -> None:
+    store.submit(make_tasks(1), max_attempts=1)
+    c = claim(store)
+    assert c is not None
+    clock.advance_sync(91)
+    [released] = store.reap_stale(dead_after=90)
+    assert released.new_state is TaskState.FAILED
+    r = store.get(c.task_id)
+    assert r is not None and r.state == "failed" and r.error_kind == "lost"
+
+
+def test_reaper_honours_a_pending_cancel(store: Store, clock: ManualClock) -> None:
+    store.submit(make_tasks(1))
+    c = claim(store)
+    assert c is not None
+    store.request_cancel([c.task_id])
+    clock.advance_sync(91)
+    [released] = store.reap_stale(dead_after=90)
+    assert released.new_state is TaskState.CANCELED
+
+
+def test_orphans_of_a_dead_session_are_handled_at_once(store: Store) -> None:
+    store.submit(make_tasks(2))
+    mine = claim(store, owner="me")
+    theirs = claim(store, owner="crashed-run")
+    assert mine and theirs
+    released = store.recover_orphans(["me"])
+    assert [r.task_id for r in released] == [theirs.task_id]
+    assert store.get(theirs.task_id).state == "pending"  # type: ignore[union-attr]
+    assert store.get(mine.task_id).state == "running"  # type: ignore[union-attr]
+
+
+def test_cancel_pending_at_once_running_by_flag_terminal_untouched(store: Store) -> None:
+    store.submit(make_tasks(3))
+    running = claim(store)
+    done = claim(store)
+    assert running and done
+    store.finish_success(done, "ok")
+    result = store.request_cancel(["api-000", "api-001", "api-002"])
+    assert result.canceled == ("api-002",)
+    assert result.requested == ("api-000",)
+    assert result.unchanged == ("api-001",)
+    assert store.get("api-002").state == "canceled"  # type: ignore[union-attr]
+    assert store.cancel_flags("owner-A") == {"api-000"}
+    # The running attempt learns of it and ends honestly: here its answer landed first.
+    assert store.finish_success(running, "landed first")
+    assert store.get("api-000").state == "success"  # type: ignore[union-attr]
+
+
+def test_cancel_by_batch(store: Store) -> None:
+    store.submit(make_tasks(2, batch="keep", prefix="k"))
+    store.submit(make_tasks(3, batch="drop", prefix="d"))
+    result = store.request_cancel(batch_id="drop")
+    assert len(result.canceled) == 3
+    assert {r.state for r in store.list_tasks(batch_id="keep")} == {"pending"}
+
+
+def test_cancel_racing_a_claim_exactly_one_wins(tmp_path: Path) -> None:
+    """Two processes' worth of connections race on one pending row, many times over."""
+    db = tmp_path / "race.db"
+    engine = open_engine(sqlite_url(db))
+    clock = ManualClock()
+    setup = Store(engine, clock)
+    claimer = Store(open_engine(sqlite_url(db)), clock)
+    canceler = Store(open_engine(sqlite_url(db)), clock)
+    for i in range(60):
+        setup.submit(make_tasks(1, prefix=f"race{i}"))
+        task_id = f"race{i}-000"
+        barrier = threading.Barrier(2)
+        got: dict[str, object] = {}
+
+        def do_claim(barrier: threading.Barrier = barrier, got: dict[str, object] = got) -> None:
+            barrier.wait()
+            got["claim"] = claim(claimer)
+
+        def do_cancel(
+            barrier: threading.Barrier = barrier, got: dict[str, object] = got, tid: str = task_id
+        ) -> None:
+            barrier.wait()
+            got["cancel"] = canceler.request_cancel([tid])
+
+        threads = [threading.Thread(target=do_claim), threading.Thread(target=do_cancel)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        row = setup.get(task_id)
+        assert row is not None
+        won_by_claim = got["claim"] is not None
+        if won_by_claim:
+            # Claimed first: it runs, with the cancel flag set for its next checkpoint.
+            assert (row.state, row.cancel_requested, row.attempt) == ("running", True, 1)
+            setup.finish_canceled(got["claim"])  # type: ignore[arg-type]
+        else:
+            assert (row.state, row.attempt) == ("canceled", 0)
+    assert len(setup.list_tasks()) == 60
+    for s in (claimer, canceler, setup):
+        s.engine.dispose()
+
+
+def test_operator_retry_reuses_the_row_with_fresh_attempts(store: Store) -> None:
+    store.submit(make_tasks(2), max_attempts=1)
+    a, b = claim(store), claim(store)
+    assert a and b
+    store.finish_failed(a, ErrorKind.SERVER_ERROR, "boom")
+    store.finish_success(b, "fine")
+    assert store.retry(all_failed=True, extra_attempts=3) == [a.task_id]
+    r = store.get(a.task_id)
+    assert r is not None
+    assert (r.state, r.attempt, r.max_attempts, r.error_kind) == ("pending", 1, 4, None)
+    assert store.retry([b.task_id]) == []  # a success is not "retried" by accident
+    again = claim(store)
+    assert again is not None and again.task_id == a.task_id and again.attempt == 2
+    assert len(store.list_tasks()) == 2
+
+
+def test_events_tell_the_story_and_publish_changes(store: Store) -> None:
+    seen: list[object] = []
+    store.bus.subscribe(seen.append)
+    store.submit(make_tasks(1))
+    c = claim(store)
+    assert c is not None
+    store.finish_success(c, "answer")
+    kinds = [type(e).__name__ for e in seen]
+    assert kinds == ["TasksAdded", "TasksChanged", "TasksChanged"]
+    assert isinstance(seen[0], TasksAdded)
+    last = seen[-1]
+    assert isinstance(last, TasksChanged) and last.changes[0].values["state"] == "success"
+    messages = [e.message for e in store.events(c.task_id)]
+    assert messages[0].startswith("submitted")
+    assert messages[1].startswith("attempt 1/3 started on api-1")
+    assert messages[2].startswith("succeeded")
+    cursor, changed = store.changes_since(0)
+    assert changed == {c.task_id} and cursor == store.last_event_id()
+
+
+def test_heartbeat_batch_updates_each_row_with_its_progress(
+    store: Store, clock: ManualClock
+) -> None:
+    store.submit(make_tasks(50))
+    claims = [claim(store) for _ in range(50)]
+    clock.advance_sync(15)
+    beats = {c.task_id: (c.attempt, c.lease, i * 10) for i, c in enumerate(claims) if c}
+    assert store.heartbeat("owner-A", beats) == set()
+    rows = {r.task_id: r for r in store.list_tasks()}
+    assert {r.heartbeat_at for r in rows.values()} == {clock.now()}
+    assert all(rows[tid].progress_chars == beat[2] for tid, beat in beats.items())
+    # Another session's heartbeat cannot keep our rows alive.
+    assert store.heartbeat("owner-B", beats) == set(beats)
+
+
+def test_bus_subscriber_errors_do_not_break_the_store(store: Store) -> None:
+    bus: EventBus = store.bus
+
+    def broken(_: object) -> None:
+        raise RuntimeError("listener bug")
+
+    bus.subscribe(broken)
+    store.submit(make_tasks(1))
+    assert store.get("api-000") is not None
