@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "gui":
         from media_assistant.app import main as gui_main  # the only path that loads Qt
 
-        return gui_main(data_dir=args.data_dir, config=args.config, demo=args.demo)
+        return int(gui_main(data_dir=args.data_dir, config=args.config, demo=args.demo))
     paths = Paths.resolve(args.data_dir, args.config)
     from media_assistant.commands import accounts, run, tasks
 

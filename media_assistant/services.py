@@ -48,7 +48,7 @@ class Services:
         if provider_factory is None:
             from media_assistant.providers.registry import ProviderRegistry
 
-            provider_factory = ProviderRegistry(self.config, self.paths)
+            provider_factory = ProviderRegistry(self.config, self.paths, self.accounts)
         return Scheduler(
             self.config, self.store, self.clock, provider_factory, profile_dir=self.paths.profile
         )

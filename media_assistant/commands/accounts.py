@@ -8,7 +8,7 @@ import sys
 
 from media_assistant.commands.common import print_json
 from media_assistant.commands.tasks import status_data
-from media_assistant.core.errors import InputError, ProviderError
+from media_assistant.core.errors import InputError
 from media_assistant.core.paths import Paths
 from media_assistant.core.states import AccountProblem, ModelKind
 from media_assistant.services import Services
@@ -62,10 +62,7 @@ def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
                 raise InputError("empty key: nothing stored")
             from media_assistant.providers.secrets import store_api_key
 
-            try:
-                store_api_key(account.id, key)
-            except ProviderError as exc:
-                raise InputError(exc.message) from None
+            store_api_key(account.id, key)  # ConfigError (exit 2) says why it cannot
             status = services.accounts.get(account.id)
             if status and status.problem is AccountProblem.CREDENTIALS_REJECTED:
                 services.accounts.clear_problem(account.id)

@@ -118,6 +118,9 @@ class AccountConfig(BaseModel):
     # web
     site: str | None = Field(None, description="Built-in site adapter id (web accounts).")
     site_file: str | None = Field(None, description="Path to a site adapter TOML (web accounts).")
+    origin: str | None = Field(
+        None, description="Overrides the adapter's origin (self-hosted chat, the simulator)."
+    )
     # api
     base_url: str | None = Field(None, description="OpenAI-compatible base URL, e.g. .../v1.")
     api_key_env: str | None = Field(
@@ -132,6 +135,8 @@ class AccountConfig(BaseModel):
         if self.kind is ModelKind.WEB:
             if (self.site is None) == (self.site_file is None):
                 raise ValueError("a web account needs exactly one of 'site' or 'site_file'")
+            if self.origin is not None and not self.origin.startswith(("http://", "https://")):
+                raise ValueError("'origin' must start with http:// or https://")
             for key in ("base_url", "api_key_env", "rpm", "tpm"):
                 if getattr(self, key) is not None:
                     raise ValueError(f"'{key}' is for API accounts, not web accounts")
@@ -140,7 +145,7 @@ class AccountConfig(BaseModel):
                 raise ValueError("an API account needs 'base_url'")
             if not self.base_url.startswith(("http://", "https://")):
                 raise ValueError("'base_url' must start with http:// or https://")
-            for key in ("site", "site_file"):
+            for key in ("site", "site_file", "origin"):
                 if getattr(self, key) is not None:
                     raise ValueError(f"'{key}' is for web accounts, not API accounts")
         return self

@@ -47,6 +47,11 @@ class Paths:
         return self.data_dir / "sites"
 
     @property
+    def diagnostics(self) -> Path:
+        """Screenshots and DOM dumps of failed web tasks."""
+        return self.data_dir / "diagnostics"
+
+    @property
     def logs(self) -> Path:
         return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
 

@@ -174,6 +174,12 @@ class Scheduler:
                 await provider.aclose()
             except Exception:
                 log.exception("closing the provider of %s failed", account_id)
+        closer = getattr(self._provider_factory, "aclose", None)
+        if closer is not None:  # e.g. the browser driver's thread
+            try:
+                await closer()
+            except Exception:
+                log.exception("closing the provider factory failed")
         self.sessions.close(self.owner_id)
         self.started = False
 
