@@ -87,10 +87,46 @@ def build_parser() -> argparse.ArgumentParser:
     set_key = acc.add_parser("set-key", help="store an API key in the OS keyring")
     set_key.add_argument("account_id", metavar="ID")
     set_key.add_argument("--stdin", action="store_true", help="read the key from standard input")
+    acc.add_parser(
+        "login", help="open a web account's profile in a window to sign in"
+    ).add_argument("account_id", metavar="ID")
+    acc.add_parser("check", help="is a web account still logged in?").add_argument(
+        "account_id", metavar="ID"
+    )
     conc = acc.add_parser("set-concurrency", help="requests in flight for an API account (1..5)")
     conc.add_argument("account_id", metavar="ID")
     conc.add_argument("concurrency", type=int)
 
+    selfcheck = sub.add_parser(
+        "selfcheck",
+        help="find and stop leftover browsers; clear stale "
+        "profile locks; report what holds a profile",
+    )
+    selfcheck.add_argument("--json", action="store_true")
+
+    demo = sub.add_parser("demo", help="the built-in demo without a window (simulated models)")
+    demo.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="web accounts use the in-process simulated chat, not Chromium",
+    )
+
+    sites = sub.add_parser("sites", help="site adapters for web models")
+    sites_sub = sites.add_subparsers(dest="sites_command", metavar="ACTION", required=True)
+    sites_sub.add_parser("list", help="built-in and user adapters, with when they were verified")
+    probe = sites_sub.add_parser(
+        "probe",
+        help="list a page's composers, buttons and streaming "
+        "requests (to fix an adapter after a site redesign)",
+    )
+    probe.add_argument("url")
+    probe.add_argument("--account", help="open it in this web account's profile (logged in)")
+    probe.add_argument("--seconds", type=float, default=5.0, help="how long to watch (default 5)")
+    probe.add_argument(
+        "--show",
+        action="store_true",
+        help="a visible window: send a message meanwhile to see the streaming request",
+    )
     return p
 
 
@@ -128,9 +164,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(gui_main(data_dir=args.data_dir, config=args.config, demo=args.demo))
     paths = Paths.resolve(args.data_dir, args.config)
-    from media_assistant.commands import accounts, run, tasks
+    from media_assistant.commands import accounts, run, tasks, web
 
+    if command == "demo":
+        from media_assistant.commands.demo import cmd_demo
+
+        return cmd_demo(paths if args.data_dir else None, args)
+
+    if command == "accounts" and args.accounts_command in ("login", "check"):
+        command = "accounts-web"
     handlers = {
+        "accounts-web": web.cmd_login_or_check,
+        "selfcheck": web.cmd_selfcheck,
+        "sites": web.cmd_sites,
         "run": run.cmd_run,
         "submit": tasks.cmd_submit,
         "status": tasks.cmd_status,

@@ -97,6 +97,7 @@ def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
 async def _run(services: Services, tasks: list[NewTask]) -> int:
     store = services.store
     scope = {r.task_id for r in store.list_tasks(states=[TaskState.PENDING, TaskState.RUNNING])}
+    _startup_checkup(services)
     scheduler = services.scheduler()
     progress = Progress(store, scope)
     unsubscribe = services.bus.subscribe(progress.on_event)
@@ -152,6 +153,16 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
         )
         return EXIT_INTERRUPTED
     return _summary(scheduler, progress, runner.result(), time.monotonic() - started)
+
+
+def _startup_checkup(services: Services) -> None:
+    """The self-check at start: leftovers stopped, stale locks cleared, problems shown."""
+    if not any(a.kind is ModelKind.WEB for a in services.config.accounts):
+        return
+    from media_assistant.providers.web.checkup import run_checkup
+
+    for line in run_checkup(services.config, services.paths, services.accounts).problems():
+        print(f"[web] {line}", file=sys.stderr, flush=True)
 
 
 def _summary(scheduler: Scheduler, progress: Progress, stuck: list[StuckModel], took: float) -> int:

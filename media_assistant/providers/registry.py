@@ -2,21 +2,62 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from media_assistant.core.account_store import AccountStore
 from media_assistant.core.config import AccountConfig, AppConfig
-from media_assistant.core.errors import AccountUnavailable, ProviderError
+from media_assistant.core.errors import AccountUnavailable, ConfigError, ProviderError
 from media_assistant.core.paths import Paths
 from media_assistant.core.provider import Provider
 from media_assistant.core.states import ModelKind
 from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 
+if TYPE_CHECKING:
+    from media_assistant.providers.web.browser import WebDriver
+    from media_assistant.providers.web.selfcheck import RecordedBrowser
+
 FAKE_SITE = "fake"  # in-process simulated chat (demos, tests): no browser involved
 
 
 class ProviderRegistry:
-    def __init__(self, config: AppConfig, paths: Paths) -> None:
+    def __init__(
+        self, config: AppConfig, paths: Paths, accounts: AccountStore | None = None
+    ) -> None:
         self.config = config
         self.paths = paths
+        self.accounts = accounts
         self._fake_site: FakeChatSite | None = None
+        self._driver: WebDriver | None = None
+
+    @property
+    def driver(self) -> WebDriver:
+        """The one browser driver (thread + Playwright), started on first use."""
+        if self._driver is None:
+            from media_assistant.providers.web.browser import WebDriver
+
+            b = self.config.browser
+            self._driver = WebDriver(
+                executable=b.executable, headless=b.headless, recycle_after=b.recycle_after_tasks
+            )
+            self._driver.start()
+        return self._driver
+
+    async def aclose(self) -> None:
+        if self._driver is not None:
+            await self._driver.aclose()
+            self._driver = None
+
+    def _record_browser(self, account_id: str, pid: int | None, started: float | None) -> None:
+        if self.accounts is not None:
+            self.accounts.set_browser(account_id, pid, started)
+
+    def _recorded_browser(self, account_id: str) -> RecordedBrowser | None:
+        from media_assistant.providers.web.selfcheck import RecordedBrowser
+
+        status = self.accounts.get(account_id) if self.accounts is not None else None
+        if status is None or status.browser_pid is None:
+            return None
+        return RecordedBrowser(status.browser_pid, status.browser_started_at)
 
     @property
     def fake_site(self) -> FakeChatSite:
@@ -35,7 +76,22 @@ class ProviderRegistry:
                 raise AccountUnavailable(exc.message) from None
         if account.site == FAKE_SITE:
             return FakeWebProvider(self.fake_site, account.id)
-        raise AccountUnavailable(
-            f"web account {account.id}: site {account.site or account.site_file!r} "
-            "needs the browser driver (not available in this build)"
+        from media_assistant.providers.web.adapter import load_adapter
+        from media_assistant.providers.web.provider import WebProvider
+
+        try:
+            adapter = load_adapter(
+                site=account.site, site_file=account.site_file, user_dir=self.paths.sites
+            )
+        except ConfigError as exc:
+            raise AccountUnavailable(f"web account {account.id}: {exc}") from None
+        return WebProvider(
+            self.driver,
+            account.id,
+            self.paths.profile(account.id),
+            adapter,
+            origin=account.origin,
+            diagnostics_dir=self.paths.diagnostics,
+            record_browser=self._record_browser,
+            recorded_browser=self._recorded_browser,
         )

@@ -9,7 +9,7 @@ from pathlib import Path
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
-from media_assistant.core.lanes.runtime import Runtime
+from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.locks import ProfileLock
 from media_assistant.core.provider import Provider
 from media_assistant.core.states import AccountProblem, ModelKind
@@ -48,6 +48,16 @@ class WebLane(Lane):
                     wake.clear()
                     self.reap()
                     if not self.rt.accounts.available(account.id):
+                        if (
+                            profile_lock is not None
+                            and profile_lock.held
+                            and (self.rt.accounts.seconds_until_available(account.id) is None)
+                        ):
+                            # Only the operator can bring it back (log in, solve a captcha,
+                            # enable it): close the browser and let go of the profile, so
+                            # `accounts login` can open it meanwhile.
+                            await self._release(provider, log)
+                            profile_lock.release()
                         await self.wait_available(account, wake)
                         continue
                     if profile_lock is not None and not profile_lock.held:
@@ -88,3 +98,12 @@ class WebLane(Lane):
         finally:
             if profile_lock is not None:
                 profile_lock.release()
+
+    async def _release(self, provider: Provider, log: LaneLog) -> None:
+        release = getattr(provider, "release", None)  # optional: providers holding a browser
+        if release is None:
+            return
+        try:
+            await release()
+        except Exception:
+            log.exception("releasing the browser failed")

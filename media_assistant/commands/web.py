@@ -1,0 +1,137 @@
+"""Web-account commands: selfcheck, accounts login / check, sites list / probe."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from media_assistant.core.config import AccountConfig
+from media_assistant.core.errors import InputError
+from media_assistant.core.locks import ProfileLock
+from media_assistant.core.paths import Paths
+from media_assistant.core.states import AccountProblem, ModelKind
+from media_assistant.providers.registry import FAKE_SITE
+from media_assistant.services import Services
+
+EXIT_OK, EXIT_PROBLEM = 0, 1
+
+
+def _web_accounts(services: Services) -> list[AccountConfig]:
+    return [a for a in services.config.accounts if a.kind is ModelKind.WEB and a.site != FAKE_SITE]
+
+
+def cmd_selfcheck(paths: Paths, args: argparse.Namespace) -> int:
+    from media_assistant.providers.web.checkup import run_checkup
+
+    services = Services.open(paths)
+    try:
+        checkup = run_checkup(services.config, paths, services.accounts)
+    finally:
+        services.close()
+    if args.json:
+        print(checkup.to_json())
+    else:
+        print("\n".join(checkup.lines()))
+    return EXIT_OK if checkup.ok else EXIT_PROBLEM
+
+
+def _account_for_login(services: Services, account_id: str) -> AccountConfig:
+    account = services.config.account(account_id)
+    if account is None or account.kind is not ModelKind.WEB:
+        web = ", ".join(a.id for a in _web_accounts(services)) or "none configured"
+        raise InputError(f"{account_id!r} is not a web account (web accounts: {web})")
+    if account.site == FAKE_SITE:
+        raise InputError(f"{account_id!r} uses the in-process simulated site: nothing to log in")
+    return account
+
+
+def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
+    from media_assistant.providers.web.adapter import load_adapter
+    from media_assistant.providers.web.executable import resolve_browser
+    from media_assistant.providers.web.signin import check_login, login_interactive
+
+    services = Services.open(paths)
+    try:
+        account = _account_for_login(services, args.account_id)
+        adapter = load_adapter(site=account.site, site_file=account.site_file, user_dir=paths.sites)
+        choice = resolve_browser(services.config.browser.executable)
+        lock = ProfileLock(paths.profile(account.id))
+        if not lock.try_acquire():
+            raise InputError(
+                f"{account.id}: its browser profile is in use by a running "
+                "scheduler; disable the account first (it then releases it)"
+            )
+        try:
+            if args.accounts_command == "login":
+                print(f"{account.id}: sign in in the browser window, then close it")
+                state = asyncio.run(
+                    login_interactive(paths.profile(account.id), choice, adapter, account.origin)
+                )
+            else:
+                state = asyncio.run(
+                    check_login(paths.profile(account.id), choice, adapter, account.origin)
+                )
+        finally:
+            lock.release()
+        if state.logged_in:
+            status = services.accounts.get(account.id)
+            if status and status.problem is AccountProblem.NEEDS_LOGIN:
+                services.accounts.clear_problem(account.id)
+        else:
+            services.accounts.set_problem(account.id, AccountProblem.NEEDS_LOGIN, state.detail)
+    finally:
+        services.close()
+    print(f"{account.id}: {'logged in' if state.logged_in else 'needs login'} ({state.detail})")
+    return EXIT_OK if state.logged_in else EXIT_PROBLEM
+
+
+def cmd_sites(paths: Paths, args: argparse.Namespace) -> int:
+    from media_assistant.providers.web.adapter import builtin_ids, load_adapter
+
+    if args.sites_command == "list":
+        user = sorted(p.stem for p in paths.sites.glob("*.toml")) if paths.sites.exists() else []
+        for site in sorted(set(builtin_ids()) | set(user)):
+            adapter = load_adapter(site=site, user_dir=paths.sites)
+            where = "user file" if site in user else "built-in"
+            verified = adapter.verified_at.isoformat() if adapter.verified_at else "never"
+            warning = adapter.staleness_warning()
+            print(
+                f"{site:<10} {adapter.name:<28} {where:<9} verified {verified}"
+                + ("  (stale)" if warning else "")
+            )
+        return EXIT_OK
+    from media_assistant.providers.web.executable import resolve_browser
+    from media_assistant.providers.web.probe import probe
+
+    services = Services.open(paths, require_config=False)
+    try:
+        choice = resolve_browser(services.config.browser.executable)
+        if args.account:
+            account = _account_for_login(services, args.account)
+            lock = ProfileLock(paths.profile(account.id))
+            if not lock.try_acquire():
+                raise InputError(f"{account.id}: profile in use by a running scheduler")
+            try:
+                report = asyncio.run(
+                    probe(
+                        args.url,
+                        paths.profile(account.id),
+                        choice,
+                        watch_s=args.seconds,
+                        show=args.show,
+                    )
+                )
+            finally:
+                lock.release()
+        else:
+            with tempfile.TemporaryDirectory(prefix="ma-probe-") as tmp:
+                report = asyncio.run(
+                    probe(args.url, Path(tmp), choice, watch_s=args.seconds, show=args.show)
+                )
+    finally:
+        services.close()
+    sys.stdout.write("\n".join(report.lines()) + "\n")
+    return EXIT_OK

@@ -1,0 +1,224 @@
+"""Site adapters: how to drive one chat site, as data (TOML). No code in adapters.
+
+Built-in adapters live in ``media_assistant/resources/sites/<id>.toml``; an operator's own files in
+``<data-dir>/sites/<id>.toml`` override them; an account may name a file with ``site_file``.
+Every selector is an ordered list of CSS fallbacks: the first one that matches anything wins.
+Text markers (rate limits, busy banners) are matched only inside ``alert_regions`` — never in
+the conversation, where a prompt could contain the same words.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from media_assistant.core.errors import ConfigError
+
+_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+_PLAYWRIGHT_ONLY = re.compile(r":has-text\(|:text\(|^text=|>>|:visible|^xpath=|^//")
+
+# An adapter not checked against its live site for this long gets a warning in the log/GUI.
+STALE_AFTER_DAYS = 60
+
+
+class AdapterSelectors(BaseModel):
+    model_config = _STRICT
+    input: list[str] = Field(min_length=1, description="The composer (textarea or editor).")
+    send: list[str] = Field(
+        default_factory=list, description="Send control; empty: press the send key."
+    )
+    stop: list[str] = Field(
+        default_factory=list, description="Stop control while generating (used to cancel)."
+    )
+    generating: list[str] = Field(
+        default_factory=list, description="Present (visible) only while generating."
+    )
+    done: list[str] = Field(
+        default_factory=list, description="Appears once per finished answer (e.g. a Copy button)."
+    )
+    answer: list[str] = Field(min_length=1, description="Assistant answers; the last is read.")
+    reasoning: list[str] = Field(
+        default_factory=list, description="Reasoning blocks to keep apart from the answer."
+    )
+    user_message: list[str] = Field(
+        default_factory=list, description="Sent user messages (confirms a send landed)."
+    )
+    new_chat: list[str] = Field(
+        default_factory=list, description="New-chat control, if new_chat_url cannot be used."
+    )
+
+
+class Marker(BaseModel):
+    model_config = _STRICT
+    selectors: list[str] = Field(
+        default_factory=list, description="Present and visible = the condition holds."
+    )
+    texts: list[str] = Field(
+        default_factory=list, description="Substrings looked for inside alert_regions."
+    )
+    url: list[str] = Field(
+        default_factory=list, description="Substrings of the page URL (login routes)."
+    )
+    buttons: list[str] = Field(
+        default_factory=list, description="Exact text of a visible button or link (登录)."
+    )
+
+
+class AdapterMarkers(BaseModel):
+    model_config = _STRICT
+    alert_regions: list[str] = Field(
+        default_factory=lambda: ["[role=alert]", "[aria-live=assertive]", "[aria-live=polite]"]
+    )
+    login_lost: Marker = Marker()
+    rate_limited: Marker = Marker()
+    busy: Marker = Marker()
+    captcha: Marker = Marker()
+    conflict: Marker = Marker()
+    error: Marker = Marker()
+
+
+class AdapterInput(BaseModel):
+    model_config = _STRICT
+    method: Literal["insert_text", "type", "fill"] = Field(
+        "insert_text",
+        description="insert_text: one input event (rich editors: ProseMirror, Lexical, Quill); "
+        "type: key by key (slow, for fussy editors); fill: plain textarea/input only.",
+    )
+    send_with: Literal["click", "enter"] = "click"
+    newline: Literal["shift+enter", "insert"] = Field(
+        "insert", description="How line breaks are entered: inserted text, or Shift+Enter."
+    )
+    verify: bool = Field(True, description="Read the composer back before sending.")
+
+
+class AdapterTiming(BaseModel):
+    model_config = _STRICT
+    poll_ms: int = Field(500, ge=100, le=5000)
+    stable_polls: int = Field(3, ge=1, le=20, description="Without a done marker.")
+    confirm_ms: int = Field(
+        150, ge=0, le=5000, description="With a done marker: one re-read after this long."
+    )
+    page_load_timeout_s: float = Field(30.0, gt=0)
+    send_timeout_s: float = Field(15.0, gt=0, description="Until the send is visibly accepted.")
+    first_token_timeout_s: float = Field(120.0, gt=0)
+    idle_timeout_s: float = Field(120.0, gt=0, description="Text unchanged while generating.")
+    hard_timeout_s: float = Field(450.0, gt=0)
+    done_grace_s: float = Field(
+        8.0, gt=0, description="Generating gone, text stable, no done marker: accept after this."
+    )
+
+
+class SiteAdapter(BaseModel):
+    model_config = _STRICT
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    name: str
+    origin: str = Field(pattern=r"^https?://")
+    new_chat_url: str = Field("/", description="Relative to origin, or absolute.")
+    login_url: str | None = None
+    verified_at: dt.date | None = Field(
+        None, strict=False, description="Last day someone checked it against the live site."
+    )
+    source: str = Field(description="Where its selectors come from.")
+    notes: str = ""
+    selectors: AdapterSelectors
+    markers: AdapterMarkers = AdapterMarkers()
+    input: AdapterInput = AdapterInput()
+    timing: AdapterTiming = AdapterTiming()
+
+    @model_validator(mode="after")
+    def _poll_selectors_are_css(self) -> SiteAdapter:
+        """Polling reads the page in one script (one round trip per poll), so the selectors it
+        uses must be plain CSS; Playwright-only syntax is allowed only for actions."""
+        s, m = self.selectors, self.markers
+        polled = {
+            "selectors.generating": s.generating,
+            "selectors.done": s.done,
+            "selectors.answer": s.answer,
+            "selectors.reasoning": s.reasoning,
+            "selectors.user_message": s.user_message,
+            "markers.alert_regions": m.alert_regions,
+        }
+        for name in ("login_lost", "rate_limited", "busy", "captcha", "conflict", "error"):
+            polled[f"markers.{name}.selectors"] = getattr(m, name).selectors
+        for key, selectors in polled.items():
+            for sel in selectors:
+                if _PLAYWRIGHT_ONLY.search(sel):
+                    raise ValueError(
+                        f"{key}: {sel!r} uses Playwright-only syntax; polled selectors must be "
+                        "plain CSS (use markers.*.buttons / texts for text matches)"
+                    )
+        return self
+
+    def url(self, path_or_url: str, origin: str | None = None) -> str:
+        if path_or_url.startswith(("http://", "https://")):
+            return path_or_url
+        return (origin or self.origin).rstrip("/") + "/" + path_or_url.lstrip("/")
+
+    def staleness_warning(self, today: dt.date | None = None) -> str | None:
+        today = today or dt.date.today()
+        if self.verified_at is None:
+            return f"site adapter {self.id!r} has never been verified against the live site"
+        age = (today - self.verified_at).days
+        if age > STALE_AFTER_DAYS:
+            return (
+                f"site adapter {self.id!r} was last verified against the live site on "
+                f"{self.verified_at.isoformat()} ({age} days ago): selectors may have changed"
+            )
+        return None
+
+
+def _builtin_dir() -> resources.abc.Traversable:
+    return resources.files("media_assistant") / "resources" / "sites"
+
+
+def builtin_ids() -> list[str]:
+    return sorted(
+        p.name.removesuffix(".toml") for p in _builtin_dir().iterdir() if p.name.endswith(".toml")
+    )
+
+
+def parse_adapter(text: str, origin: str) -> SiteAdapter:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{origin}: invalid TOML: {exc}") from None
+    try:
+        return SiteAdapter.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+            msg = msg.removeprefix("Value error, ")
+            lines.append(f"{origin}: {key}: {msg}")
+        raise ConfigError("\n".join(lines)) from None
+
+
+def load_adapter(
+    *, site: str | None = None, site_file: str | None = None, user_dir: Path | None = None
+) -> SiteAdapter:
+    """An account's adapter: its ``site_file``, else ``<user_dir>/<site>.toml``, else built-in."""
+    if site_file is not None:
+        path = Path(site_file).expanduser()
+        try:
+            return parse_adapter(path.read_text(encoding="utf-8-sig"), str(path))
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read site adapter: {exc.strerror}") from None
+    assert site is not None
+    if user_dir is not None:
+        path = user_dir / f"{site}.toml"
+        if path.exists():
+            return parse_adapter(path.read_text(encoding="utf-8-sig"), str(path))
+    builtin = _builtin_dir() / f"{site}.toml"
+    if not builtin.is_file():
+        known = ", ".join(builtin_ids())
+        raise ConfigError(f"unknown site {site!r} (built-in: {known}; or use site_file)")
+    return parse_adapter(builtin.read_text(encoding="utf-8"), f"built-in site {site}")

@@ -1,0 +1,230 @@
+"""One persistent Chromium per web account, owned by the browser driver's loop.
+
+The profile is ``<data>/profiles/<account-id>`` (mode 0700), driven over Playwright's pipe —
+never a TCP remote-debugging port, which any local process could use to take over a logged-in
+session. The browser stays warm between tasks (a new chat per task) and is recycled after N
+tasks or any driver error. Closing is graceful first; whatever has not exited after 3 s is killed
+with its whole process tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+from playwright.async_api import BrowserContext, Page, Playwright, async_playwright
+
+from media_assistant.providers.web.adapter import SiteAdapter
+from media_assistant.providers.web.executable import BrowserChoice, resolve_browser
+from media_assistant.providers.web.page import ChatPage
+from media_assistant.providers.web.processes import (
+    browser_processes,
+    main_process,
+    stop_process_tree,
+)
+from media_assistant.providers.web.selfcheck import RecordedBrowser, SelfCheckReport, run_selfcheck
+from media_assistant.providers.web.service import BrowserService
+
+log = logging.getLogger(__name__)
+
+CLOSE_GRACE_S = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchInfo:
+    pid: int | None
+    started_at: float | None
+    launched: bool  # False: the warm browser was reused
+    description: str
+
+
+class AccountBrowser:
+    """Lives on the driver loop; every method is awaited through ``WebDriver.service.call``."""
+
+    def __init__(
+        self,
+        driver: WebDriver,
+        account_id: str,
+        profile_dir: Path,
+        adapter: SiteAdapter,
+        origin: str | None,
+    ) -> None:
+        self.driver = driver
+        self.account_id = account_id
+        self.profile_dir = profile_dir
+        self.adapter = adapter
+        self.origin = origin
+        self.context: BrowserContext | None = None
+        self.chat: ChatPage | None = None
+        self.pid: int | None = None
+        self.started_at: float | None = None
+        self.tasks_done = 0
+        self._closed_by_itself = False
+
+    @property
+    def alive(self) -> bool:
+        if self.context is None or self._closed_by_itself:
+            return False
+        return self.pid is None or psutil.pid_exists(self.pid)
+
+    async def selfcheck(self, recorded: RecordedBrowser | None) -> SelfCheckReport:
+        in_use = {self.account_id: self.pid} if self.alive and self.pid else None
+        return await asyncio.to_thread(
+            run_selfcheck,
+            {self.account_id: self.profile_dir},
+            {self.account_id: recorded} if recorded else None,
+            in_use=in_use,
+        )
+
+    async def ensure(self, *, headless: bool | None = None) -> LaunchInfo:
+        """Reuse the warm browser, or (re)launch it."""
+        if self.alive and self.tasks_done < self.driver.recycle_after:
+            await self._ensure_page()
+            return LaunchInfo(self.pid, self.started_at, False, "warm")
+        if self.context is not None:
+            await self.close()
+        choice = self.driver.browser_choice()
+        await self._launch(choice, self.driver.headless if headless is None else headless)
+        return LaunchInfo(self.pid, self.started_at, True, choice.description)
+
+    async def _launch(self, choice: BrowserChoice, headless: bool) -> None:
+        self.profile_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chmod(self.profile_dir, 0o700)
+        pw = await self.driver.playwright()
+        self.context = await pw.chromium.launch_persistent_context(
+            user_data_dir=str(self.profile_dir),
+            executable_path=choice.executable_path,
+            channel=choice.channel,
+            headless=headless,
+            viewport={"width": 1280, "height": 900},
+            args=["--no-first-run", "--no-default-browser-check", "--disable-sync"],
+        )
+        self._closed_by_itself = False
+        self.context.on("close", lambda _ctx: self._mark_closed())
+        self.tasks_done = 0
+        self.pid, self.started_at = await asyncio.to_thread(self._find_main)
+        await self._ensure_page()
+
+    def _mark_closed(self) -> None:
+        self._closed_by_itself = True
+
+    def _find_main(self) -> tuple[int | None, float | None]:
+        """The browser's main process and its creation time (what the self-check compares)."""
+        main = main_process(browser_processes(self.profile_dir))
+        if main is None:
+            return None, None
+        try:
+            return main.pid, main.create_time()
+        except psutil.Error:
+            return main.pid, None
+
+    async def _ensure_page(self) -> None:
+        assert self.context is not None
+        page: Page | None = None
+        if self.chat is not None and not self.chat.page.is_closed():
+            page = self.chat.page
+        else:
+            pages = [p for p in self.context.pages if not p.is_closed()]
+            page = pages[0] if pages else await self.context.new_page()
+        for extra in self.context.pages[1:]:  # one tab per account: stray tabs could send too
+            if extra is not page:
+                with contextlib.suppress(Exception):
+                    await extra.close()
+        self.chat = ChatPage(page, self.adapter, self.origin)
+
+    async def close(self) -> None:
+        """Graceful, then the whole process tree is killed if it lingers past 3 s."""
+        context, pid = self.context, self.pid
+        self.context, self.chat = None, None
+        if context is not None:
+            try:
+                await asyncio.wait_for(context.close(), CLOSE_GRACE_S)
+            except Exception:  # hung or already dead: the kill below settles it
+                log.debug("[web %s] graceful close failed", self.account_id, exc_info=True)
+        if pid is not None:
+            await asyncio.to_thread(_kill_if_alive, pid, self.profile_dir)
+        self.pid = None
+
+
+def _kill_if_alive(pid: int, profile_dir: Path) -> None:
+    deadline = time.monotonic() + CLOSE_GRACE_S
+    while time.monotonic() < deadline:
+        if not browser_processes(profile_dir):
+            return
+        time.sleep(0.1)
+    for proc in browser_processes(profile_dir):
+        stop_process_tree(proc, grace_s=1.0)
+    with contextlib.suppress(psutil.Error):
+        stop_process_tree(psutil.Process(pid), grace_s=1.0)
+
+
+class WebDriver:
+    """The browser side of every web account: one Playwright on one dedicated thread."""
+
+    def __init__(
+        self,
+        *,
+        executable: str | None,
+        headless: bool,
+        recycle_after: int,
+        resolve: Callable[[str | None], BrowserChoice] = resolve_browser,
+    ) -> None:
+        self.service = BrowserService()
+        self.executable = executable
+        self.headless = headless
+        self.recycle_after = recycle_after
+        self._resolve = resolve
+        self._choice: BrowserChoice | None = None
+        self._pw: Playwright | None = None
+        self._pw_manager: object | None = None
+        self.browsers: dict[str, AccountBrowser] = {}
+
+    def browser_choice(self) -> BrowserChoice:
+        if self._choice is None:
+            self._choice = self._resolve(self.executable)
+        return self._choice
+
+    async def playwright(self) -> Playwright:
+        """Started on first use, on the driver loop."""
+        if self._pw is None:
+            manager = async_playwright()
+            self._pw = await manager.start()
+            self._pw_manager = manager
+        return self._pw
+
+    def account(
+        self, account_id: str, profile_dir: Path, adapter: SiteAdapter, origin: str | None
+    ) -> AccountBrowser:
+        browser = self.browsers.get(account_id)
+        if browser is None:
+            browser = AccountBrowser(self, account_id, profile_dir, adapter, origin)
+            self.browsers[account_id] = browser
+        return browser
+
+    def start(self) -> None:
+        self.service.start()
+
+    async def _shutdown(self) -> None:
+        await asyncio.gather(*(b.close() for b in self.browsers.values()), return_exceptions=True)
+        if self._pw is not None:
+            with contextlib.suppress(Exception):
+                await self._pw.stop()
+            self._pw = None
+
+    async def aclose(self) -> None:
+        if self.service.running:
+            await self.service.call(self._shutdown())
+            await asyncio.to_thread(self.service.stop)
+
+    def close_blocking(self) -> None:
+        if self.service.running:
+            self.service.call_blocking(self._shutdown(), timeout=30)
+            self.service.stop()

@@ -1,0 +1,222 @@
+"""The web model provider: self-check, warm browser, new chat, type, send, watch, extract.
+
+Runs on the lane's loop and talks to the browser through the driver's service, one short call
+at a time; the watching loop (and so every heartbeat, checkpoint and timeout) stays here.
+Finished means several signals agree: the generating indicator is gone, a new done marker is
+present (or, without one, the text held still for N polls), and the text did not change on a
+last re-read. Only an answer that is new since the send is accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.async_api import Error as PlaywrightError
+
+from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
+from media_assistant.providers.web.adapter import SiteAdapter
+from media_assistant.providers.web.browser import AccountBrowser, WebDriver
+from media_assistant.providers.web.page import Snapshot, marker_error
+from media_assistant.providers.web.selfcheck import RecordedBrowser
+
+log = logging.getLogger(__name__)
+
+RecordBrowser = Callable[[str, int | None, float | None], None]
+RecordedLookup = Callable[[str], RecordedBrowser | None]
+
+# Diagnostics are worth their disk space only when a human will need to look.
+_DIAGNOSE = {
+    ErrorKind.BAD_CONFIG,
+    ErrorKind.PROTOCOL,
+    ErrorKind.TIMEOUT,
+    ErrorKind.CAPTCHA,
+    ErrorKind.LOGIN_REQUIRED,
+    ErrorKind.BROWSER_CRASHED,
+    ErrorKind.SERVER_ERROR,
+}
+
+
+def page_text(task: TaskSpec) -> str:
+    """What goes into the composer. ``need_empty_prompt``: exactly the user's content."""
+    system = task.effective_system_prompt
+    return f"{system}\n\n{task.prompt}" if system else task.prompt
+
+
+class WebProvider:
+    def __init__(
+        self,
+        driver: WebDriver,
+        account_id: str,
+        profile_dir: Path,
+        adapter: SiteAdapter,
+        *,
+        origin: str | None = None,
+        diagnostics_dir: Path | None = None,
+        record_browser: RecordBrowser | None = None,
+        recorded_browser: RecordedLookup | None = None,
+    ) -> None:
+        self.driver = driver
+        self.account_id = account_id
+        self.adapter = adapter
+        self.browser: AccountBrowser = driver.account(account_id, profile_dir, adapter, origin)
+        self.diagnostics_dir = diagnostics_dir
+        self._record_browser = record_browser
+        self._recorded_browser = recorded_browser
+
+    async def release(self) -> None:
+        """Close the warm browser until the next task (the account went out of service)."""
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self.driver.service.running:
+            await self.driver.service.call(self.browser.close())
+            if self._record_browser is not None:
+                self._record_browser(self.account_id, None, None)
+
+    async def generate(self, ctx: TaskContext) -> GenerationResult:
+        call = self.driver.service.call
+        await self._selfcheck(ctx)
+        try:
+            info = await call(self.browser.ensure())
+        except PlaywrightError as exc:
+            raise ProviderError(
+                ErrorKind.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}"
+            ) from None
+        if info.launched:
+            ctx.log(f"browser started (pid {info.pid}; {info.description})")
+            if self._record_browser is not None:
+                self._record_browser(self.account_id, info.pid, info.started_at)
+        chat = self.browser.chat
+        assert chat is not None
+        try:
+            before = await call(chat.open_new_chat())
+            ctx.checkpoint()
+            await call(chat.type_prompt(page_text(ctx.task)))
+            await call(chat.send(before))
+            result = await self._watch(ctx, before)
+            self.browser.tasks_done += 1
+            return result
+        except TaskCanceled:
+            raise
+        except asyncio.CancelledError:
+            # The lane gave up waiting for a checkpoint: still try to stop the generation, or
+            # the site keeps the session busy and breaks the account's next task.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(call(chat.stop_generating())), 2.0)
+            raise
+        except ProviderError as exc:
+            if exc.kind in _DIAGNOSE:
+                await self._diagnose(ctx)
+            # A generation abandoned mid-way keeps running on the site and breaks the
+            # account's next task: stop it (a no-op when no stop control is showing).
+            with contextlib.suppress(Exception):
+                await call(chat.stop_generating())
+            raise
+        except PlaywrightError as exc:
+            await self._diagnose(ctx)
+            await call(self.browser.close())  # recycle: the next task gets a fresh browser
+            raise ProviderError(
+                ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"
+            ) from None
+
+    async def _selfcheck(self, ctx: TaskContext) -> None:
+        recorded = self._recorded_browser(self.account_id) if self._recorded_browser else None
+        report = await self.driver.service.call(self.browser.selfcheck(recorded))
+        for finding in report.for_account(self.account_id):
+            if finding.kind != "ok":
+                ctx.log(finding.message(), kind="selfcheck", level=logging.WARNING)
+        blocked = report.blocked_accounts().get(self.account_id)
+        if blocked:
+            raise ProviderError(ErrorKind.PROFILE_IN_USE, blocked)
+
+    async def _watch(self, ctx: TaskContext, before: Snapshot) -> GenerationResult:
+        timing = self.adapter.timing
+        chat = self.browser.chat
+        assert chat is not None
+        call = self.driver.service.call
+        sent_at = last_change = time.monotonic()
+        last_text: str | None = None
+        stable = 0
+        while True:
+            if ctx.cancel_requested:
+                clicked = await call(chat.stop_generating())
+                ctx.log(
+                    "cancel: clicked the page's stop control"
+                    if clicked
+                    else "cancel: no stop control was visible"
+                )
+                raise TaskCanceled(ctx.task.task_id)
+            snap = await call(chat.snapshot())
+            problem = snap.problem()
+            if problem is not None:
+                raise marker_error(problem, snap)
+            now = time.monotonic()
+            is_new = snap.answers > before.answers or (
+                snap.answers == before.answers > 0 and snap.text != before.text
+            )
+            fresh_done = snap.done > before.done
+            if is_new and snap.text:
+                if snap.text != last_text:
+                    last_text, last_change, stable = snap.text, now, 0
+                    ctx.heartbeat(progress_chars=len(snap.text))
+                else:
+                    stable += 1
+                if not snap.generating and (
+                    (fresh_done and stable >= 1)
+                    or (not self.adapter.selectors.done and stable >= timing.stable_polls)
+                    or (now - last_change >= timing.done_grace_s and stable >= timing.stable_polls)
+                ):
+                    if not fresh_done and self.adapter.selectors.done:
+                        ctx.log(
+                            "accepted without a done marker (text stable, generation "
+                            f"indicator gone): adapter {self.adapter.id!r} may be outdated",
+                            level=logging.WARNING,
+                        )
+                    return GenerationResult(
+                        text=snap.text.strip(), reasoning=(snap.reasoning or None)
+                    )
+                if snap.generating and now - last_change > timing.idle_timeout_s:
+                    raise ProviderError(
+                        ErrorKind.TIMEOUT,
+                        f"the answer stopped growing for "
+                        f"{timing.idle_timeout_s:.0f} s while still generating",
+                    )
+            elif now - sent_at > timing.first_token_timeout_s:
+                raise ProviderError(
+                    ErrorKind.TIMEOUT,
+                    f"no answer appeared within {timing.first_token_timeout_s:.0f} s",
+                )
+            if now - sent_at > timing.hard_timeout_s:
+                raise ProviderError(
+                    ErrorKind.TIMEOUT,
+                    f"still generating after "
+                    f"{timing.hard_timeout_s:.0f} s ({len(last_text or '')} chars)",
+                )
+            confirming = is_new and not snap.generating and fresh_done
+            ctx.heartbeat()
+            await asyncio.sleep((timing.confirm_ms if confirming else timing.poll_ms) / 1000)
+
+    async def _diagnose(self, ctx: TaskContext) -> None:
+        chat = self.browser.chat
+        if self.diagnostics_dir is None or chat is None:
+            return
+        stem = self.diagnostics_dir / f"{ctx.task.task_id}-attempt{ctx.task.attempt}"
+        try:
+            saved = await asyncio.wait_for(
+                self.driver.service.call(chat.save_diagnostics(stem)), 10.0
+            )
+        except Exception:
+            return
+        if saved:
+            ctx.log("saved for diagnosis: " + ", ".join(str(p) for p in saved))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

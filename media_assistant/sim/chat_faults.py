@@ -1,0 +1,82 @@
+"""Faults the fake chat site can be told to produce (from Python or ``POST /_sim/inject``).
+
+``login_expired`` acts at once (the simulator revokes the user's sessions); the others wait in a
+:class:`ChatFaultBook` for the user's next completion requests. A captcha, once shown, stays until
+the human on the page passes it (``POST /api/captcha/verify``), as a real challenge does.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ChatFault(StrEnum):
+    LOGIN_EXPIRED = "login_expired"  # sessions revoked: pages → /login, API → 401
+    RATE_LIMITED = "rate_limited"  # 429 + toast "请求过于频繁，请稍后再试 / Too many requests"
+    BUSY = "busy"  # 503 + toast "服务器繁忙，请稍后再试 / Server busy"
+    CAPTCHA = "captcha"  # 403 + the page shows the "人机验证 / Verify you are human" challenge
+    ERROR_MIDSTREAM = "error_midstream"  # a few chunks, then an error event
+
+
+@dataclass(slots=True)
+class ChatFaultRule:
+    fault: ChatFault
+    remaining: int
+    user: str | None = None  # None: whichever user asks next
+
+    def applies_to(self, user: str) -> bool:
+        return self.user is None or self.user == user
+
+
+class ChatFaultBook:
+    """Pending faults (first injected, first applied) and open captcha challenges.
+
+    Thread-safe: tests inject from their own thread while handlers run on the simulator's loop.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rules: list[ChatFaultRule] = []
+        self._challenged: set[str] = set()
+
+    def add(self, rule: ChatFaultRule) -> None:
+        if rule.remaining < 1:
+            raise ValueError("count must be at least 1")
+        if rule.fault is ChatFault.LOGIN_EXPIRED:
+            raise ValueError("login_expired acts at once; it is not queued")
+        with self._lock:
+            self._rules.append(rule)
+
+    def take(self, user: str) -> ChatFault | None:
+        """The first pending fault for ``user``, with one use consumed."""
+        with self._lock:
+            for rule in self._rules:
+                if rule.applies_to(user):
+                    rule.remaining -= 1
+                    if rule.remaining == 0:
+                        self._rules.remove(rule)
+                    return rule.fault
+        return None
+
+    def pending(self) -> int:
+        with self._lock:
+            return sum(rule.remaining for rule in self._rules)
+
+    def challenge(self, user: str) -> None:
+        with self._lock:
+            self._challenged.add(user)
+
+    def challenged(self, user: str) -> bool:
+        with self._lock:
+            return user in self._challenged
+
+    def solve(self, user: str) -> None:
+        with self._lock:
+            self._challenged.discard(user)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rules.clear()
+            self._challenged.clear()

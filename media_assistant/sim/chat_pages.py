@@ -1,0 +1,134 @@
+"""The fake chat site's pages: login, logout, the chat page (``chat_*.html`` beside this file).
+
+Pages are self-contained (inline CSS and JS, inline SVG icons, no fonts or CDNs), and the Content
+Security Policy below makes sure of it: a page cannot reach anything but its own origin. A page
+without a valid session redirects to ``/login``.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+
+from media_assistant.sim.chat_api import ChatApi
+from media_assistant.sim.chat_faults import ChatFaultBook
+from media_assistant.sim.chat_sessions import COOKIE_MAX_AGE_S, COOKIE_NAME, SessionBook
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
+    "connect-src 'self'; frame-src 'self' about:; form-action 'self'; base-uri 'none'"
+)
+_HEADERS = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "Cache-Control": "no-store"}
+
+_NOT_FOUND = """<!doctype html>
+<html lang="zh-CN"><head><meta charset="utf-8"><link rel="icon" href="data:,">
+<title>对话不存在 / Not found — Sim Chat</title></head>
+<body style="font: 15px system-ui, sans-serif; padding: 40px">
+<p>对话不存在或已被删除 / This conversation does not exist.</p>
+<p><a href="/chat" aria-label="New chat">新对话 / New chat</a></p>
+</body></html>
+"""
+
+
+@functools.cache
+def _template(name: str) -> str:
+    return resources.files("media_assistant.sim").joinpath(name).read_text(encoding="utf-8")
+
+
+def login_page(*, error: str | None = None, username: str = "") -> str:
+    banner = f'<div class="form-error" role="alert">{html.escape(error)}</div>' if error else ""
+    return (
+        _template("chat_login.html")
+        .replace("__ERROR__", banner)
+        .replace("__USERNAME__", html.escape(username, quote=True))
+    )
+
+
+def chat_page(state: dict[str, Any]) -> str:
+    # JSON inside <script>: "<" escaped so no text can close the element early.
+    payload = json.dumps(state, ensure_ascii=False).replace("<", "\\u003c")
+    return _template("chat_page.html").replace("__INITIAL_STATE__", payload)
+
+
+def _html(text: str, status: int = 200) -> web.Response:
+    return web.Response(text=text, status=status, content_type="text/html", headers=_HEADERS)
+
+
+class ChatPages:
+    def __init__(self, sessions: SessionBook, faults: ChatFaultBook, api: ChatApi) -> None:
+        self._sessions = sessions
+        self._faults = faults
+        self._api = api
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_get("/", self._handle_root)
+        app.router.add_get("/login", self._handle_login_form)
+        app.router.add_post("/login", self._handle_login)
+        app.router.add_get("/logout", self._handle_logout)
+        app.router.add_get("/chat", self._handle_chat)
+        app.router.add_get("/chat/{conversation_id}", self._handle_chat)
+        app.router.add_get("/_sim/autologin", self._handle_autologin)
+
+    def _user(self, request: web.Request) -> str | None:
+        return self._sessions.valid_user(request.cookies.get(COOKIE_NAME))
+
+    def _logged_in(self, user: str) -> web.HTTPFound:
+        response = web.HTTPFound("/chat")
+        response.set_cookie(
+            COOKIE_NAME,
+            self._sessions.issue(user),
+            max_age=COOKIE_MAX_AGE_S,
+            path="/",
+            httponly=True,
+            samesite="Lax",
+        )
+        return response
+
+    async def _handle_root(self, request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound("/chat" if self._user(request) else "/login")
+
+    async def _handle_login_form(self, request: web.Request) -> web.Response:
+        return _html(login_page())
+
+    async def _handle_login(self, request: web.Request) -> web.StreamResponse:
+        form = await request.post()
+        username, password = str(form.get("username", "")), str(form.get("password", ""))
+        if not self._sessions.check_password(username, password):
+            error = "用户名或密码错误 / Wrong username or password"
+            return _html(login_page(error=error, username=username), status=401)
+        raise self._logged_in(username)
+
+    async def _handle_logout(self, request: web.Request) -> web.StreamResponse:
+        response = web.HTTPFound("/login")
+        response.del_cookie(COOKIE_NAME, path="/")
+        raise response
+
+    async def _handle_autologin(self, request: web.Request) -> web.StreamResponse:
+        user = request.query.get("user", "")
+        if not self._sessions.known(user):
+            raise web.HTTPForbidden(text=f"unknown user {user!r}")
+        raise self._logged_in(user)
+
+    async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
+        user = self._user(request)
+        if user is None:
+            raise web.HTTPFound("/login")
+        conversation_id = request.match_info.get("conversation_id")
+        conversation = self._api.conversation(user, conversation_id)
+        if conversation_id is not None and conversation is None:
+            return _html(_NOT_FOUND, status=404)
+        state = {
+            "user": user,
+            "conversation_id": conversation.id if conversation else None,
+            "messages": [m.to_json() for m in conversation.messages] if conversation else [],
+            "conversations": [
+                {"id": c.id, "title": c.title} for c in self._api.conversations_of(user)
+            ],
+            "challenged": self._faults.challenged(user),
+        }
+        return _html(chat_page(state))

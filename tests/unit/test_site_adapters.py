@@ -1,0 +1,74 @@
+"""Site adapters are data: every built-in one loads; bad files are named with their key."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from media_assistant.core.errors import ConfigError
+from media_assistant.providers.web.adapter import builtin_ids, load_adapter, parse_adapter
+
+SHIPPED = {"sim", "deepseek", "kimi", "doubao", "qwen", "yuanbao", "chatgpt"}
+
+
+def test_every_built_in_adapter_loads_and_says_where_it_comes_from() -> None:
+    assert SHIPPED <= set(builtin_ids())
+    for site in builtin_ids():
+        adapter = load_adapter(site=site)
+        assert adapter.id == site
+        assert adapter.source and adapter.verified_at is not None
+        assert adapter.selectors.input and adapter.selectors.answer
+
+
+def test_staleness_is_reported_after_sixty_days() -> None:
+    adapter = load_adapter(site="sim")
+    assert adapter.verified_at is not None
+    assert adapter.staleness_warning(adapter.verified_at + dt.timedelta(days=30)) is None
+    warning = adapter.staleness_warning(adapter.verified_at + dt.timedelta(days=61))
+    assert warning is not None and "61 days ago" in warning
+
+
+def test_a_user_file_overrides_the_built_in(tmp_path: Path) -> None:
+    text = (Path(__file__).parents[2] / "media_assistant/resources/sites/sim.toml").read_text(
+        encoding="utf-8"
+    )
+    (tmp_path / "sim.toml").write_text(
+        text.replace('name = "Simulated', 'name = "Mine'), encoding="utf-8"
+    )
+    assert load_adapter(site="sim", user_dir=tmp_path).name.startswith("Mine")
+
+
+@pytest.mark.parametrize(
+    ("mutation", "expected"),
+    [
+        (lambda t: t.replace("[timing]", "[timing]\npol_ms = 3"), "timing.pol_ms: unknown key"),
+        (lambda t: t.replace("poll_ms = 300", "poll_ms = 20"), "timing.poll_ms"),
+        (
+            lambda t: t.replace("answer = [", "answer = ['div:has-text(\"x\")', "),
+            "selectors.answer",
+        ),
+        (lambda t: t.replace('origin = "http://127.0.0.1:8002"', 'origin = "ftp://x"'), "origin"),
+        (lambda t: t.replace("[input]", '[input]\nmethod = "paste"\n[unused]'), "input.method"),
+    ],
+)
+def test_bad_adapter_files_name_the_key(mutation: object, expected: str, tmp_path: Path) -> None:
+    text = (Path(__file__).parents[2] / "media_assistant/resources/sites/sim.toml").read_text(
+        encoding="utf-8"
+    )
+    bad = tmp_path / "bad.toml"
+    bad.write_text(mutation(text), encoding="utf-8")  # type: ignore[operator]
+    with pytest.raises(ConfigError) as exc:
+        load_adapter(site_file=str(bad))
+    assert str(bad) in str(exc.value) and expected in str(exc.value)
+
+
+def test_unknown_site_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError, match="unknown site 'nope'.*deepseek"):
+        load_adapter(site="nope")
+
+
+def test_invalid_toml_is_reported() -> None:
+    with pytest.raises(ConfigError, match="x.toml: invalid TOML"):
+        parse_adapter("id = ", "x.toml")
