@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -30,6 +30,13 @@ class BrowserConfig(BaseModel):
     headless: bool = Field(False, description="Run web-model browsers without a window.")
     recycle_after_tasks: int = Field(
         50, ge=1, description="Restart an account's browser after this many tasks."
+    )
+
+
+class UiConfig(BaseModel):
+    model_config = _STRICT
+    language: Literal["auto", "zh_CN", "en"] = Field(
+        "auto", description="The desktop app's language; auto follows the system locale."
     )
 
 
@@ -154,6 +161,7 @@ class AccountConfig(BaseModel):
 class AppConfig(BaseModel):
     model_config = _STRICT
     browser: BrowserConfig = BrowserConfig()
+    ui: UiConfig = UiConfig()
     scheduler: SchedulerConfig = SchedulerConfig()
     lanes: LanesConfig = LanesConfig()
     simulation: SimulationConfig = SimulationConfig()

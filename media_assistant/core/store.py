@@ -736,6 +736,45 @@ class Store:
         with read_tx(self.engine) as conn:
             return [TaskRecord.from_mapping(m) for m in conn.execute(stmt).mappings()]
 
+    VIEW_COLUMNS = (
+        "task_id",
+        "seq",
+        "batch_id",
+        "title",
+        "model",
+        "model_kind",
+        "account_id",
+        "state",
+        "attempt",
+        "max_attempts",
+        "started_at",
+        "heartbeat_at",
+        "finished_at",
+        "not_before",
+        "cancel_requested",
+        "progress_chars",
+        "error_kind",
+        "error_message",
+        "created_at",
+        "priority",
+    )
+
+    def view_rows(self, task_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """What a task table shows, without the heavy texts (a prompt head instead of the
+        prompt, no results): 100k rows load in well under a second."""
+        cols = [T.c[name] for name in self.VIEW_COLUMNS]
+        stmt = select(*cols, func.substr(T.c.prompt, 1, 160).label("prompt_head")).order_by(T.c.seq)
+        out: list[dict[str, Any]] = []
+        with read_tx(self.engine) as conn:
+            if task_ids is None:
+                out = [dict(m) for m in conn.execute(stmt).mappings()]
+            else:
+                for chunk in _chunks(list(task_ids)):
+                    out += [
+                        dict(m) for m in conn.execute(stmt.where(T.c.task_id.in_(chunk))).mappings()
+                    ]
+        return out
+
     def counts(self) -> dict[tuple[str, str], int]:
         """(model_kind, state) → number of tasks."""
         with read_tx(self.engine) as conn:

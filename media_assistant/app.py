@@ -1,0 +1,193 @@
+"""The composition root of the desktop app: QApplication on a qasync loop, services, the
+scheduler in-process, the window; graceful shutdown on close."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import logging.handlers
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from media_assistant import __version__
+from media_assistant.core.errors import SchedulerBusy, UserError
+from media_assistant.core.locks import DataDirLock
+from media_assistant.core.paths import Paths
+
+log = logging.getLogger("media_assistant.app")
+
+
+def _setup_file_log(paths: Paths) -> Path:
+    paths.logs.mkdir(parents=True, exist_ok=True)
+    path = paths.logs / "media-assistant.log"
+    handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=5_000_000, backupCount=5, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(min(root.level or logging.INFO, logging.INFO))
+    return path
+
+
+def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = False) -> int:
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QApplication
+
+    QCoreApplication.setOrganizationName("MediaAssistant")
+    QCoreApplication.setApplicationName("Media Assistant")
+    QCoreApplication.setApplicationVersion(__version__)
+    app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setQuitOnLastWindowClosed(False)  # closing the window starts a graceful shutdown
+
+    demo_env = None
+    if demo:
+        from media_assistant.demo import DemoEnvironment
+
+        demo_env = DemoEnvironment(data_dir)
+        demo_env.start()
+        paths = Paths.resolve(demo_env.data_dir)
+    else:
+        paths = Paths.resolve(data_dir, config)
+    try:
+        return _run(app, paths, demo=demo)
+    finally:
+        if demo_env is not None:
+            demo_env.stop()
+
+
+def _run(app: object, paths: Paths, *, demo: bool) -> int:
+    import qasync
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from media_assistant.gui.i18n import install_translators
+    from media_assistant.gui.log_panel import LogModel, QtLogHandler
+    from media_assistant.services import Services
+
+    assert isinstance(app, QApplication)
+    log_file = _setup_file_log(paths)
+    try:
+        services = Services.open(paths)
+    except UserError as exc:
+        install_translators(app, "auto")
+        QMessageBox.critical(
+            None,
+            app.tr("Media Assistant"),
+            app.tr("The configuration cannot be used:\n\n%1").replace("%1", str(exc)),
+        )
+        return exc.exit_code
+    install_translators(app, services.config.ui.language)
+    lock = DataDirLock(paths.data_dir)
+    try:
+        lock.acquire()
+    except SchedulerBusy as exc:
+        QMessageBox.warning(
+            None,
+            app.tr("Media Assistant is already running"),
+            app.tr(
+                "Another Media Assistant is working on this data folder:\n"
+                "%1\n\nSwitch to its window, or close it first."
+            ).replace("%1", str(exc)),
+        )
+        services.close()
+        return exc.exit_code
+    log_model = LogModel()
+    handler = QtLogHandler(log_model)
+    logging.getLogger().addHandler(handler)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    _install_excepthook(app, log_file)
+    try:
+        with loop, asyncgen_hooks(loop):
+            return int(loop.run_until_complete(_amain(app, services, log_model, demo=demo)))
+    finally:
+        logging.getLogger().removeHandler(handler)
+        services.close()
+        lock.release()
+
+
+async def _amain(app: object, services: object, log_model: object, *, demo: bool) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    from media_assistant.gui.controller import AppController
+    from media_assistant.gui.log_panel import LogModel
+    from media_assistant.gui.main_window import MainWindow
+    from media_assistant.services import Services
+
+    assert isinstance(app, QApplication) and isinstance(services, Services)
+    assert isinstance(log_model, LogModel)
+    findings: list[str] = []
+    if any(a.kind.value == "web" for a in services.config.accounts):
+        from media_assistant.providers.web.checkup import run_checkup
+
+        checkup = await asyncio.to_thread(
+            run_checkup, services.config, services.paths, services.accounts
+        )
+        findings = checkup.problems()
+        for line in findings:
+            log.warning("[web] %s", line)
+    scheduler = services.scheduler()
+    controller = AppController(services, scheduler)
+    window = MainWindow(controller, log_model)
+    closing = asyncio.Event()
+    window.close_requested.connect(closing.set)
+    window.load()
+    window.show_startup_findings(findings)
+    await scheduler.start()
+    log.info("Media Assistant %s started on %s", __version__, services.paths.data_dir)
+    if demo:
+        window.offer_demo_batch()
+    window.show()
+    await closing.wait()
+    window.statusBar().showMessage(window.tr("Shutting down: running tasks go back to the queue…"))
+    await scheduler.stop()
+    controller.bridge.close()
+    window.deleteLater()
+    app.quit()
+    return 0
+
+
+@contextlib.contextmanager
+def asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """qasync's loop (0.28) does not install asyncio's async-generator hooks, so an abandoned
+    async generator (httpx's stream iterators after a ``break``) is finalized by the garbage
+    collector outside any task, and httpcore's cleanup then fails noisily. Install the hooks
+    asyncio's own run_forever installs, and shut the generators down before the loop closes."""
+    old = sys.get_asyncgen_hooks()
+    base: Any = loop  # BaseEventLoop's (private) hooks; qasync's loop inherits them
+    sys.set_asyncgen_hooks(
+        firstiter=base._asyncgen_firstiter_hook, finalizer=base._asyncgen_finalizer_hook
+    )
+    try:
+        yield
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        sys.set_asyncgen_hooks(*old)
+
+
+def _install_excepthook(app: object, log_file: Path) -> None:
+    """Unexpected errors are logged and shown, not lost (and do not kill the scheduler)."""
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        text = "".join(traceback.format_exception(kind, exc, tb))
+        log.error("unexpected error\n%s", text)
+        if os.environ.get("MEDIA_ASSISTANT_NO_ERROR_DIALOG"):
+            return
+        from PySide6.QtWidgets import QMessageBox
+
+        box = QMessageBox(
+            QMessageBox.Icon.Critical,
+            "Media Assistant",
+            f"{kind.__name__}: {exc}\n\n(log: {log_file})",
+        )
+        box.setDetailedText(text)
+        box.exec()
+
+    sys.excepthook = hook

@@ -1,0 +1,149 @@
+"""Every account: its state and why, a countdown while it cools down, an enable toggle, "Log in"
+for web accounts, concurrency 1..5 for API accounts."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from media_assistant.core.account_store import MAX_CONCURRENCY, MIN_CONCURRENCY
+from media_assistant.core.states import AccountState, ModelKind
+from media_assistant.gui.controller import AppController
+from media_assistant.gui.style import ACCOUNT_COLORS, LANE_COLORS
+
+COL_NAME, COL_STATE, COL_ENABLED, COL_ACTION = range(4)
+
+
+class AccountsPanel(QWidget):
+    login_requested = Signal(str)
+
+    def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.table = QTableWidget(0, 4, self)
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("Account"), self.tr("State"), self.tr("On"), ""]
+        )
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
+        self.table.setWordWrap(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COL_STATE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COL_ENABLED, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COL_ACTION, QHeaderView.ResizeMode.ResizeToContents)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.table)
+        self._rows: dict[str, int] = {}
+        self._toggles: dict[str, QCheckBox] = {}
+        self._spins: dict[str, QSpinBox] = {}
+        self._names = {
+            AccountState.ENABLED: self.tr("working"),
+            AccountState.DISABLED: self.tr("disabled"),
+            AccountState.COOLING_DOWN: self.tr("cooling down"),
+            AccountState.NEEDS_LOGIN: self.tr("needs login"),
+            AccountState.CREDENTIALS_REJECTED: self.tr("key rejected"),
+            AccountState.NEEDS_ATTENTION: self.tr("needs attention"),
+        }
+        self._build()
+        controller.bridge.account_changed.connect(self._on_bridge_account_changed)
+        self._tick = QTimer(self)  # countdowns
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self.refresh)
+        self._tick.start()
+
+    def _build(self) -> None:
+        accounts = self.controller.accounts
+        self.table.setRowCount(len(accounts))
+        for row, account in enumerate(accounts):
+            self._rows[account.id] = row
+            lane = account.kind.value
+            name = QTableWidgetItem(f"{account.id}\n{lane} · {', '.join(account.models)}")
+            name.setToolTip(", ".join(account.models))
+            name.setData(Qt.ItemDataRole.UserRole, account.id)
+            name.setForeground(_brush(LANE_COLORS.get(lane, "#333")))
+            self.table.setItem(row, COL_NAME, name)
+            self.table.setItem(row, COL_STATE, QTableWidgetItem())
+            toggle = QCheckBox(self.table)
+            toggle.setToolTip(self.tr("Give this account work"))
+            toggle.toggled.connect(lambda on, a=account.id: self._on_toggle_toggled(a, on))
+            self._toggles[account.id] = toggle
+            self.table.setCellWidget(row, COL_ENABLED, _centered(toggle))
+            if account.kind is ModelKind.WEB:
+                login = QPushButton(self.tr("Log in"), self.table)
+                login.setToolTip(self.tr("Open this account's browser profile to sign in"))
+                login.clicked.connect(lambda _=False, a=account.id: self.login_requested.emit(a))
+                login.setEnabled(account.site != "fake")
+                self.table.setCellWidget(row, COL_ACTION, login)
+            else:
+                spin = QSpinBox(self.table)
+                spin.setRange(MIN_CONCURRENCY, MAX_CONCURRENCY)
+                spin.setPrefix(self.tr("×"))
+                spin.setToolTip(self.tr("Requests in flight (1..5)"))
+                spin.valueChanged.connect(lambda n, a=account.id: self._on_spin_changed(a, n))
+                self._spins[account.id] = spin
+                self.table.setCellWidget(row, COL_ACTION, spin)
+        self.refresh()
+        self.table.resizeRowsToContents()
+
+    def refresh(self) -> None:
+        now = self.controller.now()
+        for account in self.controller.accounts:
+            row = self._rows[account.id]
+            status = self.controller.account_status(account.id)
+            state = status.state(now) if status else AccountState.DISABLED
+            item = self.table.item(row, COL_STATE)
+            assert item is not None
+            reason = status.reason(now) if status else ""
+            text = self._names.get(state, state.value) + (f"\n{reason}" if reason else "")
+            if item.text() != text:
+                item.setText(text)
+                item.setToolTip(reason)
+                item.setForeground(_brush(ACCOUNT_COLORS.get(state.value, "#333")))
+            toggle = self._toggles[account.id]
+            enabled = bool(status and status.enabled)
+            if toggle.isChecked() != enabled:
+                toggle.blockSignals(True)
+                toggle.setChecked(enabled)
+                toggle.blockSignals(False)
+            spin = self._spins.get(account.id)
+            if spin is not None:
+                wanted = (status.concurrency if status else None) or account.concurrency
+                if spin.value() != wanted and not spin.hasFocus():
+                    spin.blockSignals(True)
+                    spin.setValue(wanted)
+                    spin.blockSignals(False)
+
+    def _on_bridge_account_changed(self, _account_id: str) -> None:
+        self.refresh()
+
+    def _on_toggle_toggled(self, account_id: str, on: bool) -> None:
+        self.controller.set_account_enabled(account_id, on)
+
+    def _on_spin_changed(self, account_id: str, value: int) -> None:
+        self.controller.set_concurrency(account_id, value)
+
+
+def _brush(hex_color: str) -> QBrush:
+    return QBrush(QColor(hex_color))
+
+
+def _centered(widget: QWidget) -> QWidget:
+    holder = QWidget()
+    layout = QHBoxLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignCenter)
+    return holder

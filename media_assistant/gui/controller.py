@@ -1,0 +1,153 @@
+"""What the window can ask of the app: one object between the widgets and the services.
+
+Widgets call these methods (``@asyncSlot`` handlers stay thin); nothing here knows a widget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from media_assistant.core.account_store import AccountStatus
+from media_assistant.core.config import AccountConfig
+from media_assistant.core.export import export_tasks
+from media_assistant.core.records import (
+    CancelResult,
+    NewTask,
+    SubmitResult,
+    TaskEventRecord,
+    TaskRecord,
+)
+from media_assistant.core.scheduler import Scheduler
+from media_assistant.core.states import AccountProblem, ModelKind, TaskState
+from media_assistant.gui.bridge import QtEventBridge
+from media_assistant.services import Services
+
+log = logging.getLogger(__name__)
+
+
+class AppController(QObject):
+    batch_submitted = Signal(str, int)  # batch id, tasks added
+    notice = Signal(str)  # a one-line message for the status bar
+
+    def __init__(
+        self, services: Services, scheduler: Scheduler, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.services = services
+        self.scheduler = scheduler
+        self.bridge = QtEventBridge(services.bus, self)
+
+    # ---------------------------------------------------------------- reads
+
+    @property
+    def accounts(self) -> Sequence[AccountConfig]:
+        return self.services.config.accounts
+
+    def account_status(self, account_id: str) -> AccountStatus | None:
+        view = self.scheduler.rt.accounts if self.scheduler.rt else None
+        if view is not None and account_id in view.statuses:
+            return view.statuses[account_id]
+        return self.services.accounts.get(account_id)
+
+    def models(self) -> list[tuple[str, str]]:
+        return [(m.name, m.kind.value) for m in self.services.config.models]
+
+    def user_content_only_models(self) -> list[str]:
+        return [m.name for m in self.services.config.models if m.need_empty_prompt]
+
+    def task(self, task_id: str) -> TaskRecord | None:
+        return self.services.store.get(task_id)
+
+    def events(self, task_id: str) -> list[TaskEventRecord]:
+        return self.services.store.events(task_id)
+
+    def now(self) -> float:
+        return self.services.clock.now()
+
+    # ---------------------------------------------------------------- actions
+
+    def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
+        result = self.scheduler.submit(tasks)
+        self.batch_submitted.emit(result.batch_id, len(result.added))
+        return result
+
+    def cancel(self, task_ids: Sequence[str]) -> CancelResult:
+        return self.scheduler.cancel(task_ids)
+
+    def cancel_batch(self, batch_id: str) -> CancelResult:
+        return self.scheduler.cancel(batch_id=batch_id)
+
+    def retry(self, task_ids: Sequence[str]) -> list[str]:
+        return self.scheduler.retry(task_ids)
+
+    def retry_failed(self) -> list[str]:
+        return self.scheduler.retry(all_failed=True)
+
+    def set_account_enabled(self, account_id: str, enabled: bool) -> None:
+        self.services.accounts.set_enabled(account_id, enabled)
+
+    def set_concurrency(self, account_id: str, concurrency: int) -> None:
+        self.services.accounts.set_concurrency(account_id, concurrency)
+
+    def export(self, path: Path, fmt: str | None, task_ids: Sequence[str] | None = None) -> int:
+        store = self.services.store
+        records = store.get_many(task_ids) if task_ids is not None else store.list_tasks()
+        records.sort(key=lambda r: r.seq)
+        return export_tasks(records, path, fmt)
+
+    async def login(self, account_id: str) -> tuple[bool, str]:
+        """Open the account's profile in a visible window so the operator can sign in.
+
+        The web lane lets go of the profile (closing its warm browser) while the account is
+        marked "needs login"; afterwards the mark is cleared if the sign-in worked.
+        """
+        account = self.services.config.account(account_id)
+        if account is None or account.kind is not ModelKind.WEB or account.site == "fake":
+            return False, self.tr("this account has no browser to sign in with")
+        from media_assistant.core.locks import ProfileLock
+        from media_assistant.providers.web.adapter import load_adapter
+        from media_assistant.providers.web.executable import resolve_browser
+        from media_assistant.providers.web.signin import login_interactive
+
+        paths = self.services.paths
+        self.services.accounts.set_problem(
+            account_id, AccountProblem.NEEDS_LOGIN, self.tr("signing in…")
+        )
+        lock = ProfileLock(paths.profile(account_id))
+        for _ in range(100):  # the lane releases the profile at its next loop turn
+            if lock.try_acquire():
+                break
+            await asyncio.sleep(0.1)
+        else:
+            return False, self.tr("the profile is still in use; try again in a moment")
+        try:
+            adapter = load_adapter(
+                site=account.site, site_file=account.site_file, user_dir=paths.sites
+            )
+            choice = resolve_browser(self.services.config.browser.executable)
+            state = await asyncio.to_thread(
+                asyncio.run,
+                login_interactive(paths.profile(account_id), choice, adapter, account.origin),
+            )
+        except Exception as exc:  # a missing browser, an invalid adapter: say it
+            log.exception("[web %s] sign-in failed", account_id)
+            return False, str(exc)
+        finally:
+            lock.release()
+        if state.logged_in:
+            self.services.accounts.clear_problem(account_id)
+        else:
+            self.services.accounts.set_problem(account_id, AccountProblem.NEEDS_LOGIN, state.detail)
+        return state.logged_in, state.detail
+
+    def lane_counts(self) -> dict[str, dict[str, int]]:
+        counts = self.services.store.counts()
+        return {
+            k.value: {s.value: counts.get((k.value, s.value), 0) for s in TaskState}
+            for k in ModelKind
+        }

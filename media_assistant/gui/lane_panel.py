@@ -1,0 +1,144 @@
+"""Per lane, at a glance: what runs, what waits, how far along, how fast, when it will be done
+— from that lane's own observed durations — and whether heartbeats went stale."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QProgressBar, QWidget
+
+from media_assistant.core.eta import LaneEstimate, LaneSnapshot, Slot, estimate_lane
+from media_assistant.gui.style import AMBER, LANE_COLORS, RED, STATE_COLORS, bold, format_duration
+from media_assistant.gui.task_model import Row
+
+
+class LanePanel(QFrame):
+    def __init__(self, lane: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.lane = lane
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName(f"lane-{lane}")
+        title = self.tr("Web lane") if lane == "web" else self.tr("API lane")
+        self.title = QLabel(title, self)
+        self.title.setFont(bold(self.font()))
+        self.title.setStyleSheet(f"color: {LANE_COLORS.get(lane, '#444')}")
+        self.subtitle = QLabel(self)
+        self.subtitle.setStyleSheet("color: palette(mid)")
+        self.progress = QProgressBar(self)
+        self.progress.setTextVisible(True)
+        self.counts = QLabel(self)
+        self.counts.setTextFormat(Qt.TextFormat.RichText)
+        self.eta = QLabel(self)
+        self.eta.setFont(bold(self.font()))
+        self.throughput = QLabel(self)
+        self.warning = QLabel(self)
+        self.warning.setWordWrap(True)
+        grid = QGridLayout(self)
+        grid.addWidget(self.title, 0, 0)
+        grid.addWidget(self.subtitle, 0, 1, 1, 2, Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(self.progress, 1, 0, 1, 3)
+        grid.addWidget(self.counts, 2, 0, 1, 3)
+        grid.addWidget(self.eta, 3, 0, 1, 2)
+        grid.addWidget(self.throughput, 3, 2, Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(self.warning, 4, 0, 1, 3)
+        self.last_estimate: LaneEstimate | None = None
+
+    def refresh(self, rows: Sequence[Row], servers: Sequence[Slot], now: float) -> None:
+        pending: list[tuple[int, int, str]] = []
+        running: list[tuple[str, str, float]] = []
+        finished: list[tuple[str, str, float, float, str]] = []
+        ages: list[float] = []
+        n = {"pending": 0, "running": 0, "success": 0, "failed": 0, "canceled": 0}
+        for r in rows:
+            if r.model_kind != self.lane:
+                continue
+            n[r.state] = n.get(r.state, 0) + 1
+            if r.state == "pending":
+                pending.append((-r.priority, r.seq, r.model))
+            elif r.state == "running":
+                running.append((r.model, r.account_id or "", r.started_at or now))
+                if r.heartbeat_at is not None:
+                    ages.append(now - r.heartbeat_at)
+            elif r.started_at is not None and r.finished_at is not None:
+                finished.append((r.model, r.account_id or "", r.started_at, r.finished_at, r.state))
+        pending.sort()
+        estimate = estimate_lane(
+            LaneSnapshot(
+                now=now,
+                pending_models=[m for _, _, m in pending],
+                running=running,
+                finished=finished,
+                servers=list(servers),
+                heartbeat_ages=ages,
+            )
+        )
+        self.last_estimate = estimate
+        total = sum(n.values())
+        ended = n["success"] + n["failed"] + n["canceled"]
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(ended)
+        self.progress.setFormat(
+            self.tr("%1 of %2 done").replace("%1", str(ended)).replace("%2", str(total))
+        )
+        cap = sum(s.slots for s in servers if s.available)
+        self.subtitle.setText(
+            self.tr("%n account(s)", "", len(servers))
+            + " · "
+            + self.tr("%n slot(s) free", "", max(0, cap - n["running"]))
+        )
+        self.counts.setText(
+            " · ".join(
+                f"<span style='color:{STATE_COLORS[key]}'>{label} <b>{n[key]}</b></span>"
+                for key, label in (
+                    ("running", self.tr("running")),
+                    ("pending", self.tr("pending")),
+                    ("success", self.tr("done")),
+                    ("failed", self.tr("failed")),
+                    ("canceled", self.tr("canceled")),
+                )
+            )
+        )
+        self.eta.setText(self._eta_text(estimate, n))
+        tp = estimate.throughput_per_min
+        self.throughput.setText(self.tr("%1/min").replace("%1", f"{tp:.1f}") if tp else "")
+        self._set_warning(estimate)
+
+    def _eta_text(self, e: LaneEstimate, n: dict[str, int]) -> str:
+        if not n["pending"] and not n["running"]:
+            return self.tr("Idle")
+        if e.eta_s is not None and e.finish_at is not None:
+            at = QDateTime.fromSecsSinceEpoch(int(e.finish_at)).toString("HH:mm")
+            return (
+                self.tr("ETA %1 (about %2)")
+                .replace("%1", format_duration(e.eta_s))
+                .replace("%2", at)
+            )
+        if e.basis == "no_capacity":
+            return self.tr("ETA: no account can take these tasks now")
+        return self.tr("ETA after the first task finishes")
+
+    def _set_warning(self, e: LaneEstimate) -> None:
+        parts = []
+        if e.dead_running:
+            parts.append(
+                f"<span style='color:{RED}'>"
+                + self.tr("%n task(s) without a heartbeat for 90 s", "", e.dead_running)
+                + "</span>"
+            )
+        elif e.stale_running:
+            parts.append(
+                f"<span style='color:{AMBER}'>"
+                + self.tr("%n task(s) without a heartbeat for 30 s", "", e.stale_running)
+                + "</span>"
+            )
+        if e.unserved_models:
+            parts.append(
+                f"<span style='color:{AMBER}'>"
+                + self.tr("no available account for: %1").replace(
+                    "%1", ", ".join(e.unserved_models)
+                )
+                + "</span>"
+            )
+        self.warning.setText("<br>".join(parts))
+        self.warning.setVisible(bool(parts))

@@ -1,0 +1,505 @@
+"""The main window only assembles: lane panels on top, the task table with the accounts beside
+it, the log and the timeline below; actions call the controller."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStyle,
+    QSystemTrayIcon,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+from qasync import asyncSlot
+
+from media_assistant.core.eta import Slot
+from media_assistant.core.states import AccountState, ModelKind
+from media_assistant.gui.accounts_panel import AccountsPanel
+from media_assistant.gui.batch_dialog import NewBatchDialog
+from media_assistant.gui.controller import AppController
+from media_assistant.gui.lane_panel import LanePanel
+from media_assistant.gui.log_panel import LogModel, LogPanel
+from media_assistant.gui.task_details import TaskDetailsDialog
+from media_assistant.gui.task_model import TaskTableModel
+from media_assistant.gui.task_view import TaskTable
+from media_assistant.gui.timeline import TimelineBar, TimelineWidget
+
+log = logging.getLogger(__name__)
+
+TICK_MS = 1000
+TERMINAL = {"success", "failed", "canceled"}
+
+
+class MainWindow(QMainWindow):
+    close_requested = Signal()  # the app shuts down gracefully, then quits
+
+    def __init__(
+        self, controller: AppController, log_model: LogModel, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.setWindowTitle(self.tr("Media Assistant"))
+        self.model = TaskTableModel(controller.now, self)
+        self.table = TaskTable(self.model, self)
+        self.lanes = {lane: LanePanel(lane, self) for lane in ("web", "api")}
+        self.accounts = AccountsPanel(controller, self)
+        self.timeline = TimelineWidget(self)
+        self.timeline.set_accounts([(a.id, a.kind.value) for a in controller.accounts])
+        self.log_panel = LogPanel(log_model, self)
+        self._details: dict[str, TaskDetailsDialog] = {}
+        self._batches_open: set[str] = set()
+        self._notified_login: set[str] = set()
+
+        lanes = QHBoxLayout()
+        for panel in self.lanes.values():
+            lanes.addWidget(panel, 1)
+        middle = QSplitter(Qt.Orientation.Horizontal, self)
+        middle.addWidget(self.table)
+        middle.addWidget(self.accounts)
+        middle.setStretchFactor(0, 4)
+        middle.setStretchFactor(1, 1)
+        em = self.fontMetrics().horizontalAdvance("M")
+        self.accounts.setMinimumWidth(24 * em)
+        middle.setSizes([80 * em, 30 * em])
+        self.bottom = QTabWidget(self)
+        self.bottom.addTab(self.timeline, self.tr("Timeline"))
+        self.bottom.addTab(self.log_panel, self.tr("Log"))
+        vertical = QSplitter(Qt.Orientation.Vertical, self)
+        vertical.addWidget(middle)
+        vertical.addWidget(self.bottom)
+        vertical.setStretchFactor(0, 3)
+        vertical.setStretchFactor(1, 1)
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.addLayout(lanes)
+        layout.addWidget(vertical, 1)
+        self.setCentralWidget(central)
+        self.status = QLabel(self)
+        self.statusBar().addPermanentWidget(self.status)
+        self._build_actions()
+        self.tray = (
+            QSystemTrayIcon(self.windowIcon(), self)
+            if (QSystemTrayIcon.isSystemTrayAvailable())
+            else None
+        )
+        if self.tray is not None:
+            self.tray.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon))
+            self.tray.show()
+
+        bridge = controller.bridge
+        bridge.tasks_added.connect(self._on_bridge_tasks_added)
+        bridge.tasks_changed.connect(self._on_bridge_tasks_changed)
+        bridge.heartbeats.connect(self.model.apply_heartbeats)
+        bridge.task_logged.connect(self._on_bridge_task_logged)
+        bridge.account_changed.connect(self._on_bridge_account_changed)
+        controller.notice.connect(self.statusBar().showMessage)
+        self.table.task_activated.connect(self.open_details)
+        self.table.cancel_requested.connect(self._cancel)
+        self.table.retry_requested.connect(self._retry)
+        self.table.export_requested.connect(self._export)
+        self.accounts.login_requested.connect(self._on_accounts_login_requested)
+        self.timeline.task_activated.connect(self.open_details)
+
+        self._tick = QTimer(self)
+        self._tick.setInterval(TICK_MS)
+        self._tick.timeout.connect(self.refresh)
+        self._tick.start()
+        self._restore_geometry()
+
+    # ---------------------------------------------------------------- setup
+
+    def _build_actions(self) -> None:
+        bar = QToolBar(self.tr("Actions"), self)
+        bar.setObjectName("actions")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.addToolBar(bar)
+        sp = QStyle.StandardPixmap
+        self.act_new = self._action(
+            bar,
+            self.tr("New batch…"),
+            sp.SP_FileDialogNewFolder,
+            self.new_batch,
+            QKeySequence.StandardKey.New,
+        )
+        bar.addSeparator()
+        self.act_cancel = self._action(
+            bar,
+            self.tr("Cancel"),
+            sp.SP_BrowserStop,
+            lambda: self._cancel(self.table.selected_ids()),
+        )
+        self.act_cancel_batch = self._action(
+            bar, self.tr("Cancel batch"), sp.SP_DialogCancelButton, self._cancel_batch
+        )
+        self.act_retry = self._action(
+            bar,
+            self.tr("Retry"),
+            sp.SP_BrowserReload,
+            lambda: self._retry(self.table.selected_ids()),
+        )
+        self.act_retry_failed = self._action(
+            bar, self.tr("Retry all failed"), sp.SP_MediaSeekBackward, self._retry_failed
+        )
+        bar.addSeparator()
+        self.act_export = self._action(
+            bar, self.tr("Export…"), sp.SP_DialogSaveButton, lambda: self._export(None)
+        )
+        self.act_settings = self._action(
+            bar, self.tr("Settings…"), sp.SP_FileDialogDetailedView, self._open_settings
+        )
+
+    def _action(
+        self,
+        bar: QToolBar,
+        text: str,
+        icon: QStyle.StandardPixmap,
+        slot: Any,
+        shortcut: QKeySequence.StandardKey | None = None,
+    ) -> QAction:
+        action = QAction(self.style().standardIcon(icon), text, self)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        bar.addAction(action)
+        return action
+
+    def load(self) -> None:
+        rows = self.controller.services.store.view_rows()
+        self.model.load(rows)
+        for row in rows:
+            self.table.add_batch(row["batch_id"])
+        self.timeline.upsert(self._bars(self.model.rows()))
+        self.refresh()
+
+    # ---------------------------------------------------------------- live updates
+
+    def _on_bridge_tasks_added(self, task_ids: list[str]) -> None:
+        rows = self.controller.services.store.view_rows(task_ids)
+        self.model.append(rows)
+        for row in rows:
+            self.table.add_batch(row["batch_id"])
+            self._batches_open.add(row["batch_id"])
+        self.table.rows_changed()
+
+    def _on_bridge_tasks_changed(self, changes: dict[str, dict[str, Any]]) -> None:
+        unknown = self.model.apply_changes(changes)
+        if unknown:  # submitted by another process: load them
+            self._on_bridge_tasks_added(sorted(unknown))
+        self.table.rows_changed()
+        rows = [r for tid in changes if (r := self.model.task(tid)) is not None]
+        self.timeline.upsert(self._bars(rows))
+        # Back in the queue (a retry): its old bar would pretend it still runs.
+        self.timeline.remove(
+            [r.task_id for r in rows if r.started_at is None or r.account_id is None]
+        )
+        for tid in changes:
+            dialog = self._details.get(tid)
+            if dialog is not None and (record := self.controller.task(tid)) is not None:
+                dialog.update_record(record)
+
+    def _on_bridge_task_logged(self, task_id: str, _kind: str, _message: str, _at: float) -> None:
+        dialog = self._details.get(task_id)
+        if dialog is not None:
+            dialog.update_events(self.controller.events(task_id))
+
+    def _on_bridge_account_changed(self, account_id: str) -> None:
+        status = self.controller.account_status(account_id)
+        if status is None:
+            return
+        state = status.state(self.controller.now())
+        if state in (
+            AccountState.NEEDS_LOGIN,
+            AccountState.NEEDS_ATTENTION,
+            AccountState.CREDENTIALS_REJECTED,
+        ):
+            if account_id not in self._notified_login:
+                self._notified_login.add(account_id)
+                self._notify(
+                    self.tr("Account %1 needs you").replace("%1", account_id),
+                    status.reason(self.controller.now()),
+                )
+        else:
+            self._notified_login.discard(account_id)
+
+    def _bars(self, rows: Sequence[Any]) -> list[TimelineBar]:
+        return [
+            TimelineBar(
+                task_id=r.task_id,
+                account_id=r.account_id,
+                lane=r.model_kind,
+                state=r.state,
+                started_at=r.started_at,
+                finished_at=r.finished_at if r.state in TERMINAL else None,
+                label=r.label,
+            )
+            for r in rows
+            if r.account_id and r.started_at is not None
+        ]
+
+    def servers(self, lane: str) -> list[Slot]:
+        now = self.controller.now()
+        out = []
+        for a in self.controller.accounts:
+            if a.kind.value != lane:
+                continue
+            status = self.controller.account_status(a.id)
+            state = status.state(now) if status else AccountState.DISABLED
+            slots = (
+                1
+                if a.kind is ModelKind.WEB
+                else ((status.concurrency if status else None) or a.concurrency)
+            )
+            out.append(Slot(a.id, frozenset(a.models), slots, state.recovers_by_itself))
+        return out
+
+    def refresh(self) -> None:
+        now = self.controller.now()
+        rows = self.model.rows()
+        for lane, panel in self.lanes.items():
+            panel.refresh(rows, self.servers(lane), now)
+        self.timeline.set_now(now)
+        self._update_title(rows)
+
+    def _update_title(self, rows: Sequence[Any]) -> None:
+        done = {b: [0, 0] for b in self._batches_open}
+        for r in rows:
+            if r.batch_id in done:
+                done[r.batch_id][1] += 1
+                done[r.batch_id][0] += r.state in TERMINAL
+        title = self.tr("Media Assistant")
+        active = [(b, d, t) for b, (d, t) in done.items() if d < t]
+        if active:
+            d = sum(x[1] for x in active)
+            t = sum(x[2] for x in active)
+            title = (
+                self.tr("%1/%2 done — Media Assistant").replace("%1", str(d)).replace("%2", str(t))
+            )
+        self.setWindowTitle(title)
+        for batch, (d, t) in done.items():
+            if d == t and t:
+                self._batches_open.discard(batch)
+                failed = sum(1 for r in rows if r.batch_id == batch and r.state != "success")
+                self._notify(
+                    self.tr("Batch %1 finished").replace("%1", batch),
+                    self.tr("%1 tasks, %2 not successful")
+                    .replace("%1", str(t))
+                    .replace("%2", str(failed)),
+                )
+
+    def _notify(self, title: str, text: str) -> None:
+        self.statusBar().showMessage(f"{title}: {text}", 15000)
+        if self.tray is not None:
+            self.tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 8000)
+
+    # ---------------------------------------------------------------- actions
+
+    def new_batch(self) -> NewBatchDialog:
+        """Non-modal: the window (and the scheduler on its loop) keeps going meanwhile."""
+        dialog = NewBatchDialog(
+            self.controller.models(),
+            self,
+            user_content_only=self.controller.user_content_only_models(),
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._submit(dialog))
+        dialog.open()
+        return dialog
+
+    def _submit(self, dialog: NewBatchDialog) -> None:
+        tasks = dialog.tasks()
+        if not tasks:
+            return
+        result = self.controller.submit(tasks)
+        self._notify(
+            self.tr("Batch submitted"),
+            self.tr("%1: %2 tasks added")
+            .replace("%1", result.batch_id)
+            .replace("%2", str(len(result.added))),
+        )
+
+    def _cancel(self, ids: list[str]) -> None:
+        if ids:
+            result = self.controller.cancel(ids)
+            self.statusBar().showMessage(
+                self.tr("%1 canceled, %2 stopping at their next checkpoint")
+                .replace("%1", str(len(result.canceled)))
+                .replace("%2", str(len(result.requested))),
+                8000,
+            )
+
+    def _cancel_batch(self) -> None:
+        batch = self.table.current_batch()
+        if batch is None:
+            ids = self.table.selected_ids()
+            row = self.model.task(ids[0]) if ids else None
+            batch = row.batch_id if row else None
+        if batch is None:
+            self.statusBar().showMessage(
+                self.tr("Pick a batch in the filter, or select one of its tasks"), 8000
+            )
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Cancel batch"),
+            self.tr("Cancel every unfinished task of batch %1?").replace("%1", batch),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def answered(button: int) -> None:
+            if button != QMessageBox.StandardButton.Yes:
+                return
+            result = self.controller.cancel_batch(batch)
+            self.statusBar().showMessage(
+                self.tr("%1 canceled, %2 stopping")
+                .replace("%1", str(len(result.canceled)))
+                .replace("%2", str(len(result.requested))),
+                8000,
+            )
+
+        box.finished.connect(answered)
+        box.open()
+        self.cancel_batch_box = box
+
+    def _retry(self, ids: list[str]) -> None:
+        if ids:
+            n = len(self.controller.retry(ids))
+            self.statusBar().showMessage(self.tr("%n task(s) back in the queue", "", n), 8000)
+
+    def _retry_failed(self) -> None:
+        n = len(self.controller.retry_failed())
+        self.statusBar().showMessage(self.tr("%n task(s) back in the queue", "", n), 8000)
+
+    def _export(self, ids: list[str] | None) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            self.tr("Export tasks"),
+            str(Path.home() / "media-assistant-export.xlsx"),
+            self.tr("Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)"),
+        )
+        if not path:
+            return
+        try:
+            n = self.controller.export(Path(path), None, ids)
+        except Exception as exc:  # InputError names the problem; show it
+            QMessageBox.warning(self, self.tr("Export failed"), str(exc))
+            return
+        self.statusBar().showMessage(
+            self.tr("%1 tasks written to %2").replace("%1", str(n)).replace("%2", path), 10000
+        )
+
+    def _open_settings(self) -> None:
+        from media_assistant.gui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.controller.services.paths.config_file, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+
+    def open_details(self, task_id: str) -> None:
+        dialog = self._details.get(task_id)
+        record = self.controller.task(task_id)
+        if record is None:
+            return
+        if dialog is None:
+            dialog = TaskDetailsDialog(
+                record, self.controller.events(task_id), self, now=self.controller.now
+            )
+            dialog.finished.connect(lambda _r, t=task_id: self._details.pop(t, None))
+            self._details[task_id] = dialog
+        dialog.show()
+        dialog.raise_()
+
+    @asyncSlot(str)  # type: ignore[untyped-decorator]
+    async def _on_accounts_login_requested(self, account_id: str) -> None:
+        self.statusBar().showMessage(
+            self.tr("Sign in to %1 in the browser window, then close it").replace("%1", account_id)
+        )
+        ok, detail = await self.controller.login(account_id)
+        self.statusBar().showMessage(
+            (self.tr("%1: signed in") if ok else self.tr("%1: not signed in")).replace(
+                "%1", account_id
+            )
+            + f" ({detail})",
+            15000,
+        )
+
+    def show_startup_findings(self, lines: Sequence[str]) -> None:
+        if not lines:
+            self.status.setText(self.tr("Self-check: all clear"))
+            return
+        self.status.setText(self.tr("Self-check: %n finding(s) — see the log", "", len(lines)))
+        self.status.setToolTip("\n".join(lines))
+
+    # ---------------------------------------------------------------- window state
+
+    def _restore_geometry(self) -> None:
+        settings = QSettings()
+        geometry = settings.value("main/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1400, 900)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        QSettings().setValue("main/geometry", self.saveGeometry())
+        for dialog in list(self._details.values()):
+            dialog.close()
+        self._tick.stop()
+        event.accept()
+        self.close_requested.emit()
+
+    def offer_demo_batch(self) -> None:
+        """Demo mode: a banner with the sample batch one click away."""
+        from media_assistant.demo import sample_batch
+
+        banner = QWidget(self)
+        banner.setObjectName("demo-banner")
+        banner.setStyleSheet(
+            "#demo-banner { background: #fff8e1; border: 1px solid #ffe082; "
+            "border-radius: 4px; } QLabel { color: #5d4037; }"
+        )
+        row = QHBoxLayout(banner)
+        text = QLabel(
+            self.tr(
+                "Demo mode: simulated web and API models, a demo data folder of "
+                "its own. Nothing here touches your real accounts."
+            ),
+            banner,
+        )
+        text.setWordWrap(True)
+        run = QPushButton(self.tr("Run the sample batch"), banner)
+        row.addWidget(text, 1)
+        row.addWidget(run)
+        central = self.centralWidget()
+        layout = central.layout() if central is not None else None
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(0, banner)
+
+        def submit() -> None:
+            batch = f"demo-{int(self.controller.now())}"
+            result = self.controller.submit(sample_batch(batch))
+            self._notify(
+                self.tr("Batch submitted"),
+                self.tr("%1: %2 tasks added")
+                .replace("%1", result.batch_id)
+                .replace("%2", str(len(result.added))),
+            )
+
+        run.clicked.connect(submit)
+        self.demo_button = run

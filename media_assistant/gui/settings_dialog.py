@@ -1,0 +1,120 @@
+"""Settings: browser path, lane timeouts, language. Saved into config.toml (comments and layout
+kept), validated with the same schema as every other config change."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import tomlkit
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from media_assistant.core.config import parse_config
+from media_assistant.core.errors import ConfigError
+from media_assistant.gui.i18n import LANGUAGES
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, config_file: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Settings"))
+        self.config_file = config_file
+        text = config_file.read_text(encoding="utf-8-sig") if config_file.exists() else ""
+        self.doc = tomlkit.parse(text)
+        current = parse_config(self.doc.unwrap(), str(config_file))
+
+        self.browser = QLineEdit(current.browser.executable or "", self)
+        self.browser.setPlaceholderText(
+            self.tr("automatic (Playwright's Chromium, Chrome/Edge, chromium)")
+        )
+        browse = QPushButton(self.tr("Browse…"), self)
+        browse.clicked.connect(self._on_browse_clicked)
+        browser_row = QHBoxLayout()
+        browser_row.addWidget(self.browser, 1)
+        browser_row.addWidget(browse)
+        self.web_timeout = self._seconds(current.lanes.web.task_timeout_s)
+        self.api_timeout = self._seconds(current.lanes.api.task_timeout_s)
+        self.language = QComboBox(self)
+        self.language.addItem(self.tr("System default"), "auto")
+        for code, name in LANGUAGES.items():
+            self.language.addItem(name, code)
+        self.language.setCurrentIndex(max(0, self.language.findData(current.ui.language)))
+        self.error = QLabel(self)
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #c62828")
+        self.error.hide()
+
+        form = QFormLayout()
+        form.addRow(self.tr("Browser for web models"), browser_row)
+        form.addRow(self.tr("Web task timeout"), self.web_timeout)
+        form.addRow(self.tr("API task timeout"), self.api_timeout)
+        form.addRow(self.tr("Language"), self.language)
+        note = QLabel(
+            self.tr("Saved to %1. Language and browser changes apply at the next start.").replace(
+                "%1", str(config_file)
+            ),
+            self,
+        )
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(note)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+
+    def _seconds(self, value: float) -> QDoubleSpinBox:
+        box = QDoubleSpinBox(self)
+        box.setRange(10, 3600)
+        box.setDecimals(0)
+        box.setSuffix(self.tr(" s"))
+        box.setValue(value)
+        return box
+
+    def _on_browse_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Browser executable"))
+        if path:
+            self.browser.setText(path)
+
+    def _save(self) -> None:
+        doc = self.doc
+        browser = doc.setdefault("browser", tomlkit.table())
+        if self.browser.text().strip():
+            browser["executable"] = self.browser.text().strip()
+        elif "executable" in browser:
+            del browser["executable"]
+        lanes = doc.setdefault("lanes", tomlkit.table())
+        for lane, box in (("web", self.web_timeout), ("api", self.api_timeout)):
+            lanes.setdefault(lane, tomlkit.table())["task_timeout_s"] = float(box.value())
+        doc.setdefault("ui", tomlkit.table())["language"] = str(self.language.currentData())
+        text = tomlkit.dumps(doc)
+        try:
+            parse_config(tomlkit.parse(text).unwrap(), str(self.config_file))
+        except ConfigError as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return
+        self.config_file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.config_file.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, self.config_file)
+        self.accept()
