@@ -4,16 +4,13 @@ scheduler in-process, the window; graceful shutdown on close."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import logging.handlers
 import os
 import sys
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from media_assistant import __version__
 from media_assistant.core.errors import SchedulerBusy, UserError
@@ -51,7 +48,10 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
     if demo:
         from media_assistant.demo import DemoEnvironment
 
-        demo_env = DemoEnvironment(data_dir)
+        speed = float(os.environ.get("MEDIA_ASSISTANT_DEMO_SPEED", "1") or 1)
+        demo_env = DemoEnvironment(
+            data_dir, web_time_scale=0.05 / speed, api_time_scale=0.25 / speed
+        )
         demo_env.start()
         paths = Paths.resolve(demo_env.data_dir)
     else:
@@ -64,9 +64,9 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
 
 
 def _run(app: object, paths: Paths, *, demo: bool) -> int:
-    import qasync
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from media_assistant.gui.event_loop import AppEventLoop
     from media_assistant.gui.i18n import install_translators
     from media_assistant.gui.log_panel import LogModel, QtLogHandler
     from media_assistant.services import Services
@@ -101,11 +101,11 @@ def _run(app: object, paths: Paths, *, demo: bool) -> int:
     log_model = LogModel()
     handler = QtLogHandler(log_model)
     logging.getLogger().addHandler(handler)
-    loop = qasync.QEventLoop(app)
+    loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     _install_excepthook(app, log_file)
     try:
-        with loop, asyncgen_hooks(loop):
+        with loop:
             return int(loop.run_until_complete(_amain(app, services, log_model, demo=demo)))
     finally:
         logging.getLogger().removeHandler(handler)
@@ -152,24 +152,6 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
     window.deleteLater()
     app.quit()
     return 0
-
-
-@contextlib.contextmanager
-def asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
-    """qasync's loop (0.28) does not install asyncio's async-generator hooks, so an abandoned
-    async generator (httpx's stream iterators after a ``break``) is finalized by the garbage
-    collector outside any task, and httpcore's cleanup then fails noisily. Install the hooks
-    asyncio's own run_forever installs, and shut the generators down before the loop closes."""
-    old = sys.get_asyncgen_hooks()
-    base: Any = loop  # BaseEventLoop's (private) hooks; qasync's loop inherits them
-    sys.set_asyncgen_hooks(
-        firstiter=base._asyncgen_firstiter_hook, finalizer=base._asyncgen_finalizer_hook
-    )
-    try:
-        yield
-        loop.run_until_complete(loop.shutdown_asyncgens())
-    finally:
-        sys.set_asyncgen_hooks(*old)
 
 
 def _install_excepthook(app: object, log_file: Path) -> None:

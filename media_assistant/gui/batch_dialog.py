@@ -1,8 +1,9 @@
 """The "New batch" dialog: pasted prompts or a batch file in, a validated list of NewTask out.
 
 All parsing and validation is the core's (``core.batch_import``); this module only collects the
-operator's choices and shows the core's verdict. Reading a file runs on a short-lived thread so a
-slow disk or a large workbook never freezes the window.
+operator's choices and shows the core's verdict. The "Import file" page is
+:mod:`batch_file_page`, the shared fields below the tabs :mod:`batch_options`. Reading a file runs
+on a short-lived thread so a slow disk or a large workbook never freezes the window.
 """
 
 from __future__ import annotations
@@ -15,39 +16,15 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, QTimer, QUrl
-from PySide6.QtGui import (
-    QColor,
-    QDragEnterEvent,
-    QDropEvent,
-    QFont,
-    QIcon,
-    QKeySequence,
-    QPainter,
-    QPixmap,
-    QShortcut,
-)
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QButtonGroup,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
-    QRadioButton,
-    QScrollArea,
-    QSpinBox,
-    QStackedWidget,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -55,48 +32,17 @@ from PySide6.QtWidgets import (
 from media_assistant.core.batch_import import (
     SUPPORTED_SUFFIXES,
     default_batch_id,
-    preview_table,
     read_batch,
-    render_template,
     tasks_from_lines,
-    template_fields,
 )
 from media_assistant.core.errors import InputError
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
-from media_assistant.gui.style import LANE_COLORS, RED, bold
+from media_assistant.gui.batch_file_page import BatchFilePage, FilePreview
+from media_assistant.gui.batch_options import BatchOptionsForm
+from media_assistant.gui.style import RED
 
-PREVIEW_ROWS = 5
-RENDERED_ROWS = 3
-_MUTED = "color: palette(placeholder-text);"
 _PROBLEM = f"color: {RED};"
-
-
-def lane_tag_icon(kind: str, font: QFont) -> QIcon:
-    """A small coloured pill reading WEB or API, so the lane shows at a glance in a list."""
-    tag_font = QFont(font)
-    tag_font.setPointSizeF(max(6.0, font.pointSizeF() * 0.75))
-    tag_font.setBold(True)
-    text = kind.upper()
-    probe = QPixmap(1, 1)
-    painter = QPainter(probe)
-    painter.setFont(tag_font)
-    metrics = painter.fontMetrics()
-    width, height = metrics.horizontalAdvance(text) + 8, metrics.height() + 2
-    painter.end()
-    pix = QPixmap(width * 2, height * 2)  # drawn at 2x for high-DPI screens
-    pix.setDevicePixelRatio(2.0)
-    pix.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pix)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(QColor(LANE_COLORS.get(kind, "#8a8f98")))
-    painter.drawRoundedRect(QRectF(0, 0, width, height), height / 2, height / 2)
-    painter.setPen(QColor("white"))
-    painter.setFont(tag_font)
-    painter.drawText(QRectF(0, 0, width, height), Qt.AlignmentFlag.AlignCenter, text)
-    painter.end()
-    return QIcon(pix)
 
 
 def _local_files(event: QDropEvent) -> list[Path]:
@@ -119,22 +65,6 @@ def _in_background(fn: Callable[[], Any]) -> Future[Any]:
     return future
 
 
-@dataclasses.dataclass(slots=True)
-class _FileInfo:
-    path: Path
-    columns: list[str]
-    rows: list[dict[str, str]]
-    total: int
-
-    def has(self, field: str) -> bool:
-        """Whether a column means ``field`` (its canonical or Chinese name, any case)."""
-        try:
-            render_template("{" + field + "}", dict.fromkeys(self.columns, ""))
-        except InputError:
-            return False
-        return True
-
-
 class NewBatchDialog(QDialog):
     """Collects a batch. After ``exec()`` returns Accepted, read ``tasks()`` and ``batch_id()``.
 
@@ -153,11 +83,8 @@ class NewBatchDialog(QDialog):
         self.setWindowTitle(self.tr("New batch"))
         self.setAcceptDrops(True)
         self._models: Mapping[str, ModelKind] = {name: ModelKind(kind) for name, kind in models}
-        self._user_content_only = frozenset(user_content_only)
-        self._file: _FileInfo | None = None
         self._tasks: list[NewTask] = []
         self._batch_id = ""
-        self._batch_id_edited = False
         self._paste_batch_id = f"paste-{dt.datetime.now():%Y%m%d-%H%M%S}"
         self._job: tuple[str, Future[Any]] | None = None  # ("preview" | "submit", future)
         self._job_path = Path()
@@ -167,7 +94,10 @@ class NewBatchDialog(QDialog):
         self.inputs = QWidget(self)  # disabled while the file is read for submission
         self.tabs = QTabWidget(self.inputs)
         self.tabs.addTab(self._build_paste_page(), self.tr("&Paste prompts"))
-        self.tabs.addTab(self._build_file_page(), self.tr("&Import file"))
+        self.file_page = BatchFilePage(self)
+        self.file_page.changed.connect(self._on_input_changed)
+        self.file_page.file_chosen.connect(self.open_file)
+        self.tabs.addTab(self.file_page, self.tr("&Import file"))
         self.tabs.currentChanged.connect(self._on_input_changed)
 
         self.error_view = QPlainTextEdit(self, readOnly=True)
@@ -186,10 +116,13 @@ class NewBatchDialog(QDialog):
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), self).activated.connect(self._submit)
 
+        self.options = BatchOptionsForm(self._models, user_content_only, self)
+        self.options.changed.connect(self._on_input_changed)
+        self.model_combo = self.options.model_combo  # stays here: callers pick the model on it
         inputs = QVBoxLayout(self.inputs)
         inputs.setContentsMargins(0, 0, 0, 0)
         inputs.addWidget(self.tabs, 1)
-        inputs.addLayout(self._build_common_form())
+        inputs.addLayout(self.options)
         layout = QVBoxLayout(self)
         layout.addWidget(self.inputs, 1)
         layout.addWidget(self.error_view)
@@ -197,7 +130,7 @@ class NewBatchDialog(QDialog):
 
         for line_edit in self.findChildren(QLineEdit):
             line_edit.installEventFilter(self)  # a dropped file opens it, not types its path
-        for text_edit in (self.paste_edit, self.template_edit, self.system_edit):
+        for text_edit in (self.paste_edit, self.file_page.template_edit, self.options.system_edit):
             text_edit.viewport().installEventFilter(self)
 
         if default_model in self._models:
@@ -219,13 +152,9 @@ class NewBatchDialog(QDialog):
         if self._job is not None and self._job[0] == "submit":
             return  # a drop while the batch is being read: finish that first
         self.tabs.setCurrentIndex(1)
-        self._file = None
-        self.file_label.setText(path.name)
-        self.file_label.setToolTip(str(path))
-        self.file_summary.setText(self.tr("Reading…"))
-        self.file_stack.setCurrentIndex(1)
+        self.file_page.show_reading(path)
         self._set_error(None)
-        self._start_job("preview", lambda: preview_table(path, limit=PREVIEW_ROWS), path)
+        self._start_job("preview", lambda: FilePreview.read(path), path)
         self._on_input_changed()
 
     # ------------------------------------------------------------------------------- pages
@@ -243,146 +172,6 @@ class NewBatchDialog(QDialog):
         layout.addWidget(self.paste_edit, 1)
         layout.addWidget(self.prompt_count)
         return page
-
-    def _build_file_page(self) -> QWidget:
-        page = QWidget(self)
-        self.file_stack = QStackedWidget(page)
-
-        empty = QWidget(self.file_stack)
-        drop_hint = QLabel(self.tr("Drop a CSV, XLSX or JSONL file here"), empty)
-        drop_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        drop_hint.setStyleSheet(f"{_MUTED} border: 2px dashed palette(mid); border-radius: 8px;")
-        choose = QPushButton(self.tr("&Choose file…"), empty)
-        choose.clicked.connect(self._choose_file)
-        empty_layout = QVBoxLayout(empty)
-        empty_layout.addWidget(drop_hint, 1)
-        empty_layout.addWidget(choose, 0, Qt.AlignmentFlag.AlignHCenter)
-        self.file_stack.addWidget(empty)
-
-        loaded = QWidget(self.file_stack)
-        self.file_label = QLabel(loaded)
-        self.file_label.setObjectName("fileLabel")
-        self.file_label.setFont(bold(self.file_label.font()))
-        self.file_summary = QLabel(loaded)
-        self.file_summary.setObjectName("fileSummary")
-        self.file_summary.setStyleSheet(_MUTED)
-        change = QPushButton(self.tr("C&hoose another…"), loaded)
-        change.clicked.connect(self._choose_file)
-        head = QHBoxLayout()
-        head.addWidget(self.file_label)
-        head.addWidget(self.file_summary, 1)
-        head.addWidget(change)
-
-        self.preview = QTableWidget(loaded)
-        self.preview.setObjectName("previewTable")
-        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.preview.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.preview.setWordWrap(False)
-        self.preview.verticalHeader().hide()
-        self.preview.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.preview.horizontalHeader().setStretchLastSection(True)
-
-        self.use_column = QRadioButton(self.tr("Prompt from the file's prompt column"), loaded)
-        self.use_template = QRadioButton(self.tr("Prompt from a template:"), loaded)
-        self.source_group = QButtonGroup(loaded)
-        self.source_group.addButton(self.use_column)
-        self.source_group.addButton(self.use_template)
-        self.use_template.toggled.connect(self._on_template_changed)
-
-        self.template_edit = QPlainTextEdit(loaded)
-        self.template_edit.setObjectName("templateEdit")
-        self.template_edit.setPlaceholderText(
-            self.tr("The prompt with {column} placeholders, e.g. Write an article about {topic}")
-        )
-        self.template_edit.setMaximumHeight(self.fontMetrics().lineSpacing() * 5)
-        self.template_edit.textChanged.connect(self._on_template_changed)
-        self.chip_bar = QWidget(loaded)
-        self.chip_layout = QHBoxLayout(self.chip_bar)
-        self.chip_layout.setContentsMargins(0, 0, 0, 0)
-        chips = QScrollArea(loaded, widgetResizable=True)
-        chips.setFrameShape(QScrollArea.Shape.NoFrame)
-        chips.setWidget(self.chip_bar)
-        chips.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        chips.setMaximumHeight(self.fontMetrics().lineSpacing() * 2 + 16)
-        chips.viewport().setAutoFillBackground(False)  # the tab page shows through
-        self.chip_bar.setAutoFillBackground(False)
-        self.chip_row = QWidget(loaded)
-        chip_row = QHBoxLayout(self.chip_row)
-        chip_row.setContentsMargins(0, 0, 0, 0)
-        chip_row.addWidget(QLabel(self.tr("Insert column:"), self.chip_row))
-        chip_row.addWidget(chips, 1)
-
-        self.template_problem = QLabel(loaded, wordWrap=True)
-        self.template_problem.setObjectName("templateProblem")
-        self.rendered = QPlainTextEdit(loaded, readOnly=True)
-        self.rendered.setObjectName("renderedPreview")
-        self.rendered.setMaximumHeight(self.fontMetrics().lineSpacing() * 5)
-
-        body = QVBoxLayout(loaded)
-        body.setContentsMargins(0, 0, 0, 0)
-        body.addLayout(head)
-        body.addWidget(self.preview, 1)
-        body.addWidget(self.use_column)
-        body.addWidget(self.use_template)
-        body.addWidget(self.template_edit)
-        body.addWidget(self.chip_row)
-        body.addWidget(self.template_problem)
-        body.addWidget(QLabel(self.tr("Prompts of the first rows:"), loaded))
-        body.addWidget(self.rendered)
-        self.file_stack.addWidget(loaded)
-
-        layout = QVBoxLayout(page)
-        layout.addWidget(self.file_stack)
-        return page
-
-    def _build_common_form(self) -> QFormLayout:
-        self.model_combo = QComboBox(self)
-        self.model_combo.setObjectName("modelCombo")
-        tag_height = self.fontMetrics().height()
-        self.model_combo.setIconSize(QSize(tag_height * 2, tag_height))
-        for name, kind in self._models.items():
-            self.model_combo.addItem(lane_tag_icon(kind.value, self.font()), name, name)
-        if not self._models:
-            self.model_combo.setPlaceholderText(self.tr("No models are configured"))
-        self.model_combo.currentIndexChanged.connect(self._on_input_changed)
-        self.model_note = _note(self)
-
-        self.priority_spin = QSpinBox(self, minimum=-9999, maximum=9999)
-        self.priority_spin.setObjectName("prioritySpin")
-        self.priority_spin.setToolTip(self.tr("Higher runs first; 0 is normal."))
-        priority_hint = QLabel(self.tr("higher runs first"), self)
-        priority_hint.setStyleSheet(_MUTED)
-        priority_row = QWidget(self)
-        row = QHBoxLayout(priority_row)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.priority_spin)
-        row.addWidget(priority_hint, 1)
-        self.priority_note = _note(self)
-        self.batch_edit = QLineEdit(self)
-        self.batch_edit.setObjectName("batchIdEdit")
-        self.batch_edit.textEdited.connect(self._on_batch_id_edited)
-        self.batch_edit.textChanged.connect(self._on_input_changed)
-
-        self.system_toggle = QToolButton(self)
-        self.system_toggle.setCheckable(True)
-        self.system_toggle.setObjectName("systemToggle")
-        self.system_toggle.setText(self.tr("&System prompt (optional)"))
-        self.system_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.system_toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.system_toggle.setAutoRaise(True)
-        self.system_toggle.toggled.connect(self._on_system_toggled)
-        self.system_edit = QPlainTextEdit(self)
-        self.system_edit.setObjectName("systemEdit")
-        self.system_edit.setMaximumHeight(self.fontMetrics().lineSpacing() * 4)
-        self.system_edit.hide()
-        self.system_note = _note(self)
-
-        form = QFormLayout()
-        form.addRow(self.tr("&Model:"), _stacked(self.model_combo, self.model_note))
-        form.addRow(self.tr("P&riority:"), _stacked(priority_row, self.priority_note))
-        form.addRow(self.tr("&Batch id:"), self.batch_edit)
-        form.addRow(_stacked(self.system_toggle, self.system_edit, self.system_note))
-        return form
 
     # ------------------------------------------------------------------------------ events
 
@@ -409,177 +198,20 @@ class NewBatchDialog(QDialog):
         self._job_timer.stop()
         super().done(result)
 
-    def _choose_file(self) -> None:
-        patterns = " ".join(f"*{suffix}" for suffix in SUPPORTED_SUFFIXES)
-        name, _ = QFileDialog.getOpenFileName(
-            self,
-            self.tr("Choose a batch file"),
-            str(self._file.path.parent) if self._file else "",
-            self.tr("Batch files (%1);;All files (*)").replace("%1", patterns),
-        )
-        if name:
-            self.open_file(Path(name))
-
-    def _on_batch_id_edited(self, _text: str) -> None:
-        self._batch_id_edited = True
-
-    def _on_system_toggled(self, shown: bool) -> None:
-        self.system_toggle.setArrowType(
-            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
-        )
-        self.system_edit.setVisible(shown)
-        if shown:
-            self.system_edit.setFocus()
-        self._on_input_changed()
-
-    def _on_template_changed(self) -> None:
-        templated = self.use_template.isChecked()
-        self.template_edit.setVisible(templated)
-        self.chip_row.setVisible(templated)
-        self._render_preview()
-        self._on_input_changed()
-
     def _on_input_changed(self) -> None:
         paste = self.tabs.currentIndex() == 0
-        if not self._batch_id_edited:
-            default = self._paste_batch_id
-            if not paste and self._file is not None:
-                default = default_batch_id(self._file.path)
-            if self.batch_edit.text() != default:
-                self.batch_edit.setText(default)
+        file = None if paste else self.file_page.file
+        self.options.suggest_batch_id(
+            self._paste_batch_id if file is None else default_batch_id(file.path)
+        )
         self.prompt_count.setText(self.tr("%n prompt(s)", "", self._paste_count()))
-        self._update_notes(paste)
+        self.options.update_notes(file)
         problem = self._problem()
         submitting = self._job is not None and self._job[0] == "submit"
         self.inputs.setEnabled(not submitting)
         self.ok_button.setText(self.tr("Reading the file…") if submitting else self.tr("Submit"))
         self.ok_button.setEnabled(problem is None and self._job is None)
         self.ok_button.setToolTip(problem or self.tr("Submit the batch (Ctrl+Enter)"))
-
-    def _update_notes(self, paste: bool) -> None:
-        info = None if paste else self._file
-        model = self.model_combo.currentData()
-        self.model_note.setText(
-            self.tr("The file has a model column: it wins; rows that leave it empty use this one.")
-            if info and info.has("model")
-            else ""
-        )
-        file_priority = info is not None and info.has("priority")
-        self.priority_spin.setEnabled(not file_priority)
-        self.priority_note.setText(
-            self.tr("Taken from the file's priority column (empty cells count as 0).")
-            if file_priority
-            else ""
-        )
-        notes = []
-        if self.system_toggle.isChecked():
-            if info and info.has("system_prompt"):
-                notes.append(self.tr("Rows with their own system_prompt keep it."))
-            if model in self._user_content_only:
-                notes.append(self.tr("This model is sent only the prompt: no system prompt."))
-            elif self._models.get(model) is ModelKind.WEB:
-                notes.append(
-                    self.tr("Web model: the system prompt is typed into the chat page as text.")
-                )
-        self.system_note.setText(" ".join(notes))
-        for note in (self.model_note, self.priority_note, self.system_note):
-            note.setVisible(bool(note.text()))
-
-    # ------------------------------------------------------------------------- file preview
-
-    def _show_file(self, info: _FileInfo) -> None:
-        self._file = info
-        self.file_summary.setText(self.tr("%n row(s)", "", info.total))
-        self.preview.clear()
-        self.preview.setColumnCount(len(info.columns))
-        self.preview.setRowCount(len(info.rows))
-        self.preview.setHorizontalHeaderLabels(info.columns)
-        for r, row in enumerate(info.rows):
-            for c, column in enumerate(info.columns):
-                value = row.get(column, "")
-                item = QTableWidgetItem(value.replace("\n", " ⏎ "))
-                item.setToolTip(value)
-                self.preview.setItem(r, c, item)
-        self.preview.resizeColumnsToContents()
-        widest = self.fontMetrics().averageCharWidth() * 40
-        for c in range(len(info.columns)):
-            self.preview.setColumnWidth(c, min(self.preview.columnWidth(c), widest))
-        self._fit_preview_height(len(info.rows))
-
-        while self.chip_layout.count():
-            old = self.chip_layout.takeAt(0)
-            if old is not None and (widget := old.widget()) is not None:
-                widget.deleteLater()
-        for column in info.columns:
-            chip = QToolButton(self.chip_bar)
-            chip.setText(column)
-            chip.setToolTip(self.tr("Insert this column into the template at the cursor"))
-            chip.clicked.connect(lambda _=False, c=column: self._insert_placeholder(c))
-            self.chip_layout.addWidget(chip)
-        self.chip_layout.addStretch(1)
-
-        has_prompt = info.has("prompt")
-        self.use_column.setEnabled(has_prompt)
-        self.use_column.setText(
-            self.tr("Prompt from the file's prompt column")
-            if has_prompt
-            else self.tr("Prompt from the file's prompt column (this file has none)")
-        )
-        (self.use_column if has_prompt else self.use_template).setChecked(True)
-        self._on_template_changed()
-
-    def _fit_preview_height(self, rows: int) -> None:
-        table = self.preview
-        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
-        height += table.verticalHeader().defaultSectionSize() * max(rows, 1)
-        height += table.horizontalScrollBar().sizeHint().height()
-        table.setMinimumHeight(min(height, table.verticalHeader().defaultSectionSize() * 4))
-        table.setMaximumHeight(height)
-
-    def _insert_placeholder(self, column: str) -> None:
-        self.use_template.setChecked(True)
-        self.template_edit.insertPlainText("{" + column + "}")
-        self.template_edit.setFocus()
-
-    def _render_preview(self) -> None:
-        """Show the first rows' prompts, or say why the template cannot make them."""
-        info = self._file
-        problem = self._template_problem()
-        self.template_problem.setText(problem or "")
-        self.template_problem.setStyleSheet(_PROBLEM if problem else "")
-        self.template_problem.setVisible(bool(problem))
-        if info is None or problem is not None:
-            self.rendered.setPlainText("")
-            return
-        template = self._template() or "{prompt}"
-        lines = [
-            f"{n}. {render_template(template, row).strip().replace(chr(10), ' ⏎ ')}"
-            for n, row in enumerate(info.rows[:RENDERED_ROWS], start=1)
-        ]
-        self.rendered.setPlainText("\n".join(lines))
-
-    def _template(self) -> str | None:
-        if not self.use_template.isChecked():
-            return None
-        return self.template_edit.toPlainText().strip() or None
-
-    def _template_problem(self) -> str | None:
-        info = self._file
-        if info is None or not self.use_template.isChecked():
-            return None
-        template = self._template()
-        if template is None:
-            return self.tr("Write a template, or insert a column below.")
-        try:
-            names = template_fields(template)
-        except InputError as exc:
-            return str(exc)
-        unknown = [n for n in names if not info.has(n)]
-        if unknown:
-            return self.tr("Not a column of this file: %1").replace(
-                "%1", ", ".join("{" + n + "}" for n in unknown)
-            )
-        return None
 
     # ----------------------------------------------------------------------------- submit
 
@@ -590,22 +222,18 @@ class NewBatchDialog(QDialog):
         """Why there is nothing to submit yet (None: ready)."""
         if not self._models:
             return self.tr("No models are configured.")
-        if not self.batch_edit.text().strip():
+        if not self.options.batch_id():
             return self.tr("Enter a batch id.")
         if self.tabs.currentIndex() == 0:
             return None if self._paste_count() else self.tr("Paste at least one prompt.")
-        if self._file is None:
-            return self.tr("Choose a file.")
-        return self._template_problem()
+        return self.file_page.problem()
 
     def _submit(self) -> None:
         if self._job is not None or not self.ok_button.isEnabled():
             return
         self._set_error(None)
-        model = str(self.model_combo.currentData())
-        batch_id = self.batch_edit.text().strip()
-        system_prompt = self.system_edit.toPlainText().strip() or None
-        priority = self.priority_spin.value()
+        model, batch_id = self.options.model(), self.options.batch_id()
+        system_prompt, priority = self.options.system_prompt(), self.options.priority()
         if self.tabs.currentIndex() == 0:
             try:
                 tasks = tasks_from_lines(
@@ -621,8 +249,9 @@ class NewBatchDialog(QDialog):
                 return
             self._accept_tasks(tasks, batch_id)
             return
-        assert self._file is not None  # _problem() said so
-        info, template, models = self._file, self._template(), self._models
+        info = self.file_page.file
+        assert info is not None  # _problem() said so
+        template, models = self.file_page.template(), self._models
         defaults = dict.fromkeys(models, system_prompt) if system_prompt else None
 
         def read() -> list[NewTask]:
@@ -667,7 +296,7 @@ class NewBatchDialog(QDialog):
             # The core names the file in every line; the operator knows which file it is.
             message = str(error).replace(f"{path}: ", f"{path.name}: ")
             if kind == "preview":
-                self.file_stack.setCurrentIndex(0)
+                self.file_page.show_drop_hint()
                 self._set_error(message, self.tr("This file cannot be used:"))
             else:
                 self._set_error(message)
@@ -675,8 +304,7 @@ class NewBatchDialog(QDialog):
             if not isinstance(error, InputError | OSError):
                 raise error  # a bug: shown above, and the app's excepthook logs it
         elif kind == "preview":
-            columns, rows, total = future.result()
-            self._show_file(_FileInfo(path, columns, rows, total))
+            self.file_page.show_file(future.result())
         else:
             self._accept_tasks(future.result(), self._batch_id)
             return
@@ -688,19 +316,3 @@ class NewBatchDialog(QDialog):
                 header = self.tr("Nothing was submitted. Fix these problems and try again:")
             self.error_view.setPlainText(f"{header}\n{message}")
         self.error_view.setVisible(bool(message))
-
-
-def _note(parent: QWidget) -> QLabel:
-    label = QLabel(parent, wordWrap=True)
-    label.setStyleSheet(_MUTED)
-    label.hide()
-    return label
-
-
-def _stacked(*widgets: QWidget) -> QWidget:
-    box = QWidget(widgets[0].parentWidget())
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(0, 0, 0, 0)
-    for widget in widgets:
-        layout.addWidget(widget)
-    return box

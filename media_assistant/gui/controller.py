@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, Signal
 
 from media_assistant.core.account_store import AccountStatus
 from media_assistant.core.config import AccountConfig
+from media_assistant.core.eta import Slot
 from media_assistant.core.export import export_tasks
 from media_assistant.core.records import (
     CancelResult,
@@ -23,7 +24,7 @@ from media_assistant.core.records import (
     TaskRecord,
 )
 from media_assistant.core.scheduler import Scheduler
-from media_assistant.core.states import AccountProblem, ModelKind, TaskState
+from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
 from media_assistant.gui.bridge import QtEventBridge
 from media_assistant.services import Services
 
@@ -144,6 +145,23 @@ class AppController(QObject):
         else:
             self.services.accounts.set_problem(account_id, AccountProblem.NEEDS_LOGIN, state.detail)
         return state.logged_in, state.detail
+
+    def lane_slots(self, lane: str) -> list[Slot]:
+        """The lane's capacity: one slot per web account, ``concurrency`` per API account."""
+        now = self.now()
+        out = []
+        for a in self.accounts:
+            if a.kind.value != lane:
+                continue
+            status = self.account_status(a.id)
+            state = status.state(now) if status else AccountState.DISABLED
+            slots = (
+                1
+                if a.kind is ModelKind.WEB
+                else ((status.concurrency if status else None) or a.concurrency)
+            )
+            out.append(Slot(a.id, frozenset(a.models), slots, state.recovers_by_itself))
+        return out
 
     def lane_counts(self) -> dict[str, dict[str, int]]:
         counts = self.services.store.counts()

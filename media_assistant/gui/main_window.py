@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMessageBox,
-    QPushButton,
     QSplitter,
     QStyle,
     QSystemTrayIcon,
@@ -27,22 +23,23 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from media_assistant.core.eta import Slot
-from media_assistant.core.states import AccountState, ModelKind
+from media_assistant.core.states import AccountState
 from media_assistant.gui.accounts_panel import AccountsPanel
 from media_assistant.gui.batch_dialog import NewBatchDialog
+from media_assistant.gui.batch_progress import TERMINAL, BatchProgress
 from media_assistant.gui.controller import AppController
+from media_assistant.gui.demo_banner import DemoBanner
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel, LogPanel
+from media_assistant.gui.task_actions import TaskActions
 from media_assistant.gui.task_details import TaskDetailsDialog
-from media_assistant.gui.task_model import TaskTableModel
+from media_assistant.gui.task_model import Row, TaskTableModel
 from media_assistant.gui.task_view import TaskTable
 from media_assistant.gui.timeline import TimelineBar, TimelineWidget
 
 log = logging.getLogger(__name__)
 
 TICK_MS = 1000
-TERMINAL = {"success", "failed", "canceled"}
 
 
 class MainWindow(QMainWindow):
@@ -62,7 +59,7 @@ class MainWindow(QMainWindow):
         self.timeline.set_accounts([(a.id, a.kind.value) for a in controller.accounts])
         self.log_panel = LogPanel(log_model, self)
         self._details: dict[str, TaskDetailsDialog] = {}
-        self._batches_open: set[str] = set()
+        self.batches = BatchProgress()
         self._notified_login: set[str] = set()
 
         lanes = QHBoxLayout()
@@ -91,6 +88,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = QLabel(self)
         self.statusBar().addPermanentWidget(self.status)
+        self.task_actions = TaskActions(self, controller, self.table, self.model)
         self._build_actions()
         self.tray = (
             QSystemTrayIcon(self.windowIcon(), self)
@@ -109,9 +107,9 @@ class MainWindow(QMainWindow):
         bridge.account_changed.connect(self._on_bridge_account_changed)
         controller.notice.connect(self.statusBar().showMessage)
         self.table.task_activated.connect(self.open_details)
-        self.table.cancel_requested.connect(self._cancel)
-        self.table.retry_requested.connect(self._retry)
-        self.table.export_requested.connect(self._export)
+        self.table.cancel_requested.connect(self.task_actions.cancel_tasks)
+        self.table.retry_requested.connect(self.task_actions.retry_tasks)
+        self.table.export_requested.connect(self.task_actions.export_tasks)
         self.accounts.login_requested.connect(self._on_accounts_login_requested)
         self.timeline.task_activated.connect(self.open_details)
 
@@ -129,7 +127,7 @@ class MainWindow(QMainWindow):
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addToolBar(bar)
         sp = QStyle.StandardPixmap
-        self.act_new = self._action(
+        self.act_new = self.task_actions.add(
             bar,
             self.tr("New batch…"),
             sp.SP_FileDialogNewFolder,
@@ -137,46 +135,12 @@ class MainWindow(QMainWindow):
             QKeySequence.StandardKey.New,
         )
         bar.addSeparator()
-        self.act_cancel = self._action(
-            bar,
-            self.tr("Cancel"),
-            sp.SP_BrowserStop,
-            lambda: self._cancel(self.table.selected_ids()),
-        )
-        self.act_cancel_batch = self._action(
-            bar, self.tr("Cancel batch"), sp.SP_DialogCancelButton, self._cancel_batch
-        )
-        self.act_retry = self._action(
-            bar,
-            self.tr("Retry"),
-            sp.SP_BrowserReload,
-            lambda: self._retry(self.table.selected_ids()),
-        )
-        self.act_retry_failed = self._action(
-            bar, self.tr("Retry all failed"), sp.SP_MediaSeekBackward, self._retry_failed
-        )
-        bar.addSeparator()
-        self.act_export = self._action(
-            bar, self.tr("Export…"), sp.SP_DialogSaveButton, lambda: self._export(None)
-        )
-        self.act_settings = self._action(
+        self.task_actions.add_task_actions(bar)
+        self.act_settings = self.task_actions.add(
             bar, self.tr("Settings…"), sp.SP_FileDialogDetailedView, self._open_settings
         )
-
-    def _action(
-        self,
-        bar: QToolBar,
-        text: str,
-        icon: QStyle.StandardPixmap,
-        slot: Any,
-        shortcut: QKeySequence.StandardKey | None = None,
-    ) -> QAction:
-        action = QAction(self.style().standardIcon(icon), text, self)
-        action.triggered.connect(slot)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        bar.addAction(action)
-        return action
+        assert self.task_actions.cancel is not None and self.task_actions.retry is not None
+        self.act_cancel, self.act_retry = self.task_actions.cancel, self.task_actions.retry
 
     def load(self) -> None:
         rows = self.controller.services.store.view_rows()
@@ -193,7 +157,7 @@ class MainWindow(QMainWindow):
         self.model.append(rows)
         for row in rows:
             self.table.add_batch(row["batch_id"])
-            self._batches_open.add(row["batch_id"])
+        self.batches.watch(row["batch_id"] for row in rows)
         self.table.rows_changed()
 
     def _on_bridge_tasks_changed(self, changes: dict[str, dict[str, Any]]) -> None:
@@ -251,55 +215,31 @@ class MainWindow(QMainWindow):
             if r.account_id and r.started_at is not None
         ]
 
-    def servers(self, lane: str) -> list[Slot]:
-        now = self.controller.now()
-        out = []
-        for a in self.controller.accounts:
-            if a.kind.value != lane:
-                continue
-            status = self.controller.account_status(a.id)
-            state = status.state(now) if status else AccountState.DISABLED
-            slots = (
-                1
-                if a.kind is ModelKind.WEB
-                else ((status.concurrency if status else None) or a.concurrency)
-            )
-            out.append(Slot(a.id, frozenset(a.models), slots, state.recovers_by_itself))
-        return out
-
     def refresh(self) -> None:
         now = self.controller.now()
         rows = self.model.rows()
         for lane, panel in self.lanes.items():
-            panel.refresh(rows, self.servers(lane), now)
+            panel.refresh(rows, self.controller.lane_slots(lane), now)
         self.timeline.set_now(now)
         self._update_title(rows)
 
-    def _update_title(self, rows: Sequence[Any]) -> None:
-        done = {b: [0, 0] for b in self._batches_open}
-        for r in rows:
-            if r.batch_id in done:
-                done[r.batch_id][1] += 1
-                done[r.batch_id][0] += r.state in TERMINAL
+    def _update_title(self, rows: Sequence[Row]) -> None:
+        done, total, finished = self.batches.update(rows)
         title = self.tr("Media Assistant")
-        active = [(b, d, t) for b, (d, t) in done.items() if d < t]
-        if active:
-            d = sum(x[1] for x in active)
-            t = sum(x[2] for x in active)
+        if total:
             title = (
-                self.tr("%1/%2 done — Media Assistant").replace("%1", str(d)).replace("%2", str(t))
+                self.tr("%1/%2 done — Media Assistant")
+                .replace("%1", str(done))
+                .replace("%2", str(total))
             )
         self.setWindowTitle(title)
-        for batch, (d, t) in done.items():
-            if d == t and t:
-                self._batches_open.discard(batch)
-                failed = sum(1 for r in rows if r.batch_id == batch and r.state != "success")
-                self._notify(
-                    self.tr("Batch %1 finished").replace("%1", batch),
-                    self.tr("%1 tasks, %2 not successful")
-                    .replace("%1", str(t))
-                    .replace("%2", str(failed)),
-                )
+        for batch in finished:
+            self._notify(
+                self.tr("Batch %1 finished").replace("%1", batch.batch_id),
+                self.tr("%1 tasks, %2 not successful")
+                .replace("%1", str(batch.total))
+                .replace("%2", str(batch.not_successful)),
+            )
 
     def _notify(self, title: str, text: str) -> None:
         self.statusBar().showMessage(f"{title}: {text}", 15000)
@@ -330,78 +270,6 @@ class MainWindow(QMainWindow):
             self.tr("%1: %2 tasks added")
             .replace("%1", result.batch_id)
             .replace("%2", str(len(result.added))),
-        )
-
-    def _cancel(self, ids: list[str]) -> None:
-        if ids:
-            result = self.controller.cancel(ids)
-            self.statusBar().showMessage(
-                self.tr("%1 canceled, %2 stopping at their next checkpoint")
-                .replace("%1", str(len(result.canceled)))
-                .replace("%2", str(len(result.requested))),
-                8000,
-            )
-
-    def _cancel_batch(self) -> None:
-        batch = self.table.current_batch()
-        if batch is None:
-            ids = self.table.selected_ids()
-            row = self.model.task(ids[0]) if ids else None
-            batch = row.batch_id if row else None
-        if batch is None:
-            self.statusBar().showMessage(
-                self.tr("Pick a batch in the filter, or select one of its tasks"), 8000
-            )
-            return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            self.tr("Cancel batch"),
-            self.tr("Cancel every unfinished task of batch %1?").replace("%1", batch),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self,
-        )
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-
-        def answered(button: int) -> None:
-            if button != QMessageBox.StandardButton.Yes:
-                return
-            result = self.controller.cancel_batch(batch)
-            self.statusBar().showMessage(
-                self.tr("%1 canceled, %2 stopping")
-                .replace("%1", str(len(result.canceled)))
-                .replace("%2", str(len(result.requested))),
-                8000,
-            )
-
-        box.finished.connect(answered)
-        box.open()
-        self.cancel_batch_box = box
-
-    def _retry(self, ids: list[str]) -> None:
-        if ids:
-            n = len(self.controller.retry(ids))
-            self.statusBar().showMessage(self.tr("%n task(s) back in the queue", "", n), 8000)
-
-    def _retry_failed(self) -> None:
-        n = len(self.controller.retry_failed())
-        self.statusBar().showMessage(self.tr("%n task(s) back in the queue", "", n), 8000)
-
-    def _export(self, ids: list[str] | None) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            self.tr("Export tasks"),
-            str(Path.home() / "media-assistant-export.xlsx"),
-            self.tr("Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)"),
-        )
-        if not path:
-            return
-        try:
-            n = self.controller.export(Path(path), None, ids)
-        except Exception as exc:  # InputError names the problem; show it
-            QMessageBox.warning(self, self.tr("Export failed"), str(exc))
-            return
-        self.statusBar().showMessage(
-            self.tr("%1 tasks written to %2").replace("%1", str(n)).replace("%2", path), 10000
         )
 
     def _open_settings(self) -> None:
@@ -468,32 +336,14 @@ class MainWindow(QMainWindow):
         """Demo mode: a banner with the sample batch one click away."""
         from media_assistant.demo import sample_batch
 
-        banner = QWidget(self)
-        banner.setObjectName("demo-banner")
-        banner.setStyleSheet(
-            "#demo-banner { background: #fff8e1; border: 1px solid #ffe082; "
-            "border-radius: 4px; } QLabel { color: #5d4037; }"
-        )
-        row = QHBoxLayout(banner)
-        text = QLabel(
-            self.tr(
-                "Demo mode: simulated web and API models, a demo data folder of "
-                "its own. Nothing here touches your real accounts."
-            ),
-            banner,
-        )
-        text.setWordWrap(True)
-        run = QPushButton(self.tr("Run the sample batch"), banner)
-        row.addWidget(text, 1)
-        row.addWidget(run)
+        banner = DemoBanner(self)
         central = self.centralWidget()
         layout = central.layout() if central is not None else None
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(0, banner)
 
         def submit() -> None:
-            batch = f"demo-{int(self.controller.now())}"
-            result = self.controller.submit(sample_batch(batch))
+            result = self.controller.submit(sample_batch(f"demo-{int(self.controller.now())}"))
             self._notify(
                 self.tr("Batch submitted"),
                 self.tr("%1: %2 tasks added")
@@ -501,5 +351,5 @@ class MainWindow(QMainWindow):
                 .replace("%2", str(len(result.added))),
             )
 
-        run.clicked.connect(submit)
-        self.demo_button = run
+        banner.run_requested.connect(submit)
+        self.demo_button = banner.button

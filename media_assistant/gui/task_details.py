@@ -7,37 +7,24 @@ position or selection.
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QAction, QColor, QGuiApplication, QKeySequence
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
-    QProgressBar,
-    QPushButton,
-    QStackedWidget,
-    QTableView,
     QTabWidget,
-    QTextBrowser,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from media_assistant.core.records import TaskEventRecord, TaskRecord
 from media_assistant.gui.style import (
-    AMBER,
     LANE_COLORS,
     RED,
     STATE_COLORS,
@@ -45,104 +32,10 @@ from media_assistant.gui.style import (
     format_duration,
     state_icon,
 )
+from media_assistant.gui.task_events import EventLogView, local_time
+from media_assistant.gui.task_result import TaskResultPage
 
-_Index = QModelIndex | QPersistentModelIndex
 _MUTED = "color: palette(placeholder-text);"
-
-# Event kind -> the state icon that reads like it, and the colour of the row's kind cell.
-EVENT_STYLE: dict[str, tuple[str, str]] = {
-    "state": ("running", STATE_COLORS["running"]),
-    "retry": ("pending", AMBER),
-    "selfcheck": ("canceled", "#6a1b9a"),
-    "log": ("pending", STATE_COLORS["pending"]),
-    "error": ("failed", RED),
-    "cancel": ("canceled", STATE_COLORS["canceled"]),
-}
-
-
-def local_time(ts: float | None, *, with_date: bool = True) -> str:
-    if ts is None:
-        return ""
-    moment = dt.datetime.fromtimestamp(ts)
-    return moment.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
-
-
-class EventLogModel(QAbstractTableModel):
-    """The task's events, oldest first; new ones are appended as rows, never by a reset."""
-
-    TIME, KIND, ATTEMPT, MESSAGE = range(4)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._events: list[TaskEventRecord] = []
-        self._headers = [self.tr("Time"), self.tr("Kind"), self.tr("Attempt"), self.tr("Message")]
-        self._kinds = {
-            "state": self.tr("State"),
-            "retry": self.tr("Retry"),
-            "selfcheck": self.tr("Self-check"),
-            "log": self.tr("Log"),
-            "error": self.tr("Error"),
-            "cancel": self.tr("Cancel"),
-        }
-
-    def set_events(self, events: Sequence[TaskEventRecord]) -> None:
-        known = [e.id for e in self._events]
-        if [e.id for e in events[: len(known)]] != known:
-            self.beginResetModel()  # history was rewritten (rare): start over
-            self._events = list(events)
-            self.endResetModel()
-            return
-        if len(events) > len(known):
-            self.beginInsertRows(QModelIndex(), len(known), len(events) - 1)
-            self._events.extend(events[len(known) :])
-            self.endInsertRows()
-
-    def kind_labels(self) -> list[str]:
-        return list(self._kinds.values())
-
-    def event_at(self, row: int) -> TaskEventRecord:
-        return self._events[row]
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
-        return 0 if parent.isValid() else len(self._events)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
-        return 0 if parent.isValid() else len(self._headers)
-
-    def headerData(  # noqa: N802 (Qt API)
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        event, column = self._events[index.row()], index.column()
-        icon_state, colour = EVENT_STYLE.get(event.kind, EVENT_STYLE["log"])
-        if role == Qt.ItemDataRole.DisplayRole:
-            if column == self.TIME:
-                return local_time(event.at, with_date=False)
-            if column == self.KIND:
-                return self._kinds.get(event.kind, event.kind)
-            if column == self.ATTEMPT:
-                return "" if event.attempt is None else str(event.attempt)
-            return event.message
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == self.TIME:
-                return local_time(event.at)
-            if column == self.MESSAGE:
-                return event.message
-        if role == Qt.ItemDataRole.DecorationRole and column == self.KIND:
-            return state_icon(icon_state)
-        if role == Qt.ItemDataRole.ForegroundRole and (
-            column == self.KIND or event.kind in ("error", "selfcheck", "retry")
-        ):
-            return QColor(colour)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == self.ATTEMPT:
-            return Qt.AlignmentFlag.AlignCenter
-        return None
 
 
 class TaskDetailsDialog(QDialog):
@@ -161,13 +54,12 @@ class TaskDetailsDialog(QDialog):
         self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint)
         self._now = now
         self._record = record
-        self._shown_result: str | None = None
-        self._shown_reasoning: str | None = None
         self._clock = QTimer(self, interval=1000)
         self._clock.timeout.connect(self._on_clock_timeout)
 
         self.tabs = QTabWidget(self)
-        self.tabs.addTab(self._build_result_tab(), self.tr("&Result"))
+        self.result_page = TaskResultPage(self)
+        self.tabs.addTab(self.result_page, self.tr("&Result"))
         self.tabs.addTab(self._build_prompt_tab(), self.tr("&Prompt"))
         self.tabs.addTab(self._build_log_tab(), self.tr("&Event log"))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
@@ -189,7 +81,7 @@ class TaskDetailsDialog(QDialog):
         self._record = record
         self.setWindowTitle(self.tr("Task %1").replace("%1", record.task_id))
         self._fill_header(record)
-        self._fill_result(record)
+        self.result_page.show_record(record)
         if self.prompt_view.toPlainText() != record.prompt:
             self.prompt_view.setPlainText(record.prompt)
         system = record.system_prompt or ""
@@ -202,12 +94,9 @@ class TaskDetailsDialog(QDialog):
             self._clock.stop()
 
     def update_events(self, events: Sequence[TaskEventRecord]) -> None:
-        bar = self.log_view.verticalScrollBar()
-        following = bar.value() >= bar.maximum()  # at the bottom: keep following the tail
-        self.log_model.set_events(events)
-        if following:
-            self.log_view.scrollToBottom()
-        self.tabs.setTabText(2, self.tr("&Event log (%n)", "", self.log_model.rowCount()))
+        self.log_view.set_events(events)
+        count = self.log_view.log_model.rowCount()
+        self.tabs.setTabText(2, self.tr("&Event log (%n)", "", count))
 
     # ------------------------------------------------------------------------------ header
 
@@ -358,132 +247,6 @@ class TaskDetailsDialog(QDialog):
 
     # ------------------------------------------------------------------------------- tabs
 
-    def _build_result_tab(self) -> QWidget:
-        page = QWidget(self)
-        self.raw_toggle = QCheckBox(self.tr("Show ra&w text"), page)
-        self.raw_toggle.setObjectName("rawToggle")
-        self.raw_toggle.toggled.connect(self._on_raw_toggle_toggled)
-        self.copy_button = QPushButton(self.tr("&Copy"), page)
-        self.copy_button.setObjectName("copyButton")
-        self.copy_button.setToolTip(self.tr("Copy the answer's raw text to the clipboard"))
-        self.copy_button.clicked.connect(self._on_copy_button_clicked)
-        self.result_info = QLabel(page)
-        self.result_info.setObjectName("resultInfo")
-        self.result_info.setStyleSheet(_MUTED)
-        bar = QHBoxLayout()
-        bar.addWidget(self.result_info, 1)
-        bar.addWidget(self.raw_toggle)
-        bar.addWidget(self.copy_button)
-
-        self.reasoning_toggle = QToolButton(page)
-        self.reasoning_toggle.setCheckable(True)
-        self.reasoning_toggle.setObjectName("reasoningToggle")
-        self.reasoning_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.reasoning_toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.reasoning_toggle.setAutoRaise(True)
-        self.reasoning_toggle.toggled.connect(self._on_reasoning_toggle_toggled)
-        self.reasoning_view = QPlainTextEdit(page, readOnly=True)
-        self.reasoning_view.setObjectName("reasoningView")
-        self.reasoning_view.setStyleSheet(_MUTED)
-        self.reasoning_view.hide()
-
-        self.result_view = QTextBrowser(page, openExternalLinks=True)
-        self.result_view.setObjectName("resultView")
-        self.raw_view = QPlainTextEdit(page, readOnly=True)
-        self.raw_view.setObjectName("rawView")
-        self.answer_stack = QStackedWidget(page)
-        self.answer_stack.addWidget(self.result_view)
-        self.answer_stack.addWidget(self.raw_view)
-
-        self.progress_label = QLabel(page, wordWrap=True)
-        self.progress_label.setObjectName("progressLabel")
-        self.progress_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.progress_label.setStyleSheet(_MUTED)
-        font = self.progress_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.2)
-        self.progress_label.setFont(font)
-        self.busy_bar = QProgressBar(page)  # no total is known: an indeterminate "still alive"
-        self.busy_bar.setRange(0, 0)
-        self.busy_bar.setTextVisible(False)
-        self.busy_bar.setMaximumWidth(self.fontMetrics().averageCharWidth() * 40)
-        progress_page = QWidget(page)
-        progress = QVBoxLayout(progress_page)
-        progress.addStretch(1)
-        progress.addWidget(self.progress_label)
-        progress.addWidget(self.busy_bar, 0, Qt.AlignmentFlag.AlignHCenter)
-        progress.addStretch(1)
-
-        with_result = QWidget(page)
-        inner = QVBoxLayout(with_result)
-        inner.setContentsMargins(0, 0, 0, 0)
-        inner.addLayout(bar)
-        inner.addWidget(self.reasoning_toggle, 0, Qt.AlignmentFlag.AlignLeft)
-        inner.addWidget(self.reasoning_view, 1)  # a third of the room: the answer matters most
-        inner.addWidget(self.answer_stack, 2)
-        self.result_stack = QStackedWidget(page)
-        self.result_stack.addWidget(progress_page)
-        self.result_stack.addWidget(with_result)
-        layout = QVBoxLayout(page)
-        layout.addWidget(self.result_stack)
-        return page
-
-    def _fill_result(self, record: TaskRecord) -> None:
-        text = record.result_text
-        if text is None:
-            self.result_stack.setCurrentIndex(0)
-            self.progress_label.setText(self._no_result_text(record))
-            self.busy_bar.setVisible(record.state == "running")
-            self.copy_button.setEnabled(False)
-            return
-        self.result_stack.setCurrentIndex(1)
-        self.copy_button.setEnabled(True)
-        if text != self._shown_result:
-            self._shown_result = text
-            _keep_scroll(self.result_view, lambda: self.result_view.setMarkdown(text))
-            _keep_scroll(self.raw_view, lambda: self.raw_view.setPlainText(text))
-            self._show_char_count()
-        reasoning = record.reasoning_text or ""
-        self.reasoning_toggle.setVisible(bool(reasoning))
-        self.reasoning_view.setVisible(bool(reasoning) and self.reasoning_toggle.isChecked())
-        if reasoning != self._shown_reasoning:
-            self._shown_reasoning = reasoning
-            _keep_scroll(self.reasoning_view, lambda: self.reasoning_view.setPlainText(reasoning))
-            self.reasoning_toggle.setText(
-                self.tr("Reasoning (%Ln character(s))", "", len(reasoning))
-            )
-
-    def _no_result_text(self, record: TaskRecord) -> str:
-        if record.state == "running":
-            if record.progress_chars:
-                return self.tr("Generating… %Ln character(s) so far", "", record.progress_chars)
-            return self.tr("Generating… waiting for the first characters")
-        if record.state == "pending":
-            return self.tr("Waiting for a free account")
-        if record.state == "failed":
-            return self.tr("No answer: the task failed (see the error above and the event log)")
-        if record.state == "canceled":
-            return self.tr("No answer: the task was canceled")
-        return self.tr("The task finished without an answer")
-
-    def _on_raw_toggle_toggled(self, raw: bool) -> None:
-        self.answer_stack.setCurrentIndex(1 if raw else 0)
-
-    def _on_reasoning_toggle_toggled(self, shown: bool) -> None:
-        self.reasoning_toggle.setArrowType(
-            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
-        )
-        self.reasoning_view.setVisible(shown)
-
-    def _on_copy_button_clicked(self) -> None:
-        if self._record.result_text is not None:
-            QGuiApplication.clipboard().setText(self._record.result_text)
-            self.result_info.setText(self.tr("Copied to the clipboard"))
-            QTimer.singleShot(2500, self, self._show_char_count)
-
-    def _show_char_count(self) -> None:
-        length = len(self._record.result_text or "")
-        self.result_info.setText(self.tr("%Ln character(s)", "", length))
-
     def _build_prompt_tab(self) -> QWidget:
         page = QWidget(self)
         self.prompt_view = QPlainTextEdit(page, readOnly=True)
@@ -503,52 +266,7 @@ class TaskDetailsDialog(QDialog):
 
     def _build_log_tab(self) -> QWidget:
         page = QWidget(self)
-        self.log_model = EventLogModel(self)
-        self.log_view = QTableView(page)
-        self.log_view.setObjectName("eventLog")
-        self.log_view.setModel(self.log_model)
-        self.log_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.log_view.setAlternatingRowColors(True)
-        self.log_view.verticalHeader().hide()
-        self.log_view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        header = self.log_view.horizontalHeader()
-        header.setStretchLastSection(True)
-        metrics = self.fontMetrics()
-        model = self.log_model
-        pad = metrics.averageCharWidth() * 3
-        kind_width = max(metrics.horizontalAdvance(k) for k in model.kind_labels())
-        header.resizeSection(model.TIME, metrics.horizontalAdvance("00:00:00") + pad)
-        header.resizeSection(model.KIND, kind_width + metrics.height() + pad)
-        attempt = model.headerData(model.ATTEMPT, Qt.Orientation.Horizontal)
-        header.resizeSection(model.ATTEMPT, metrics.horizontalAdvance(attempt) + pad)
-        # Whole messages, wrapped: a self-check finding is read, not skimmed (logs are short).
-        self.log_view.setWordWrap(True)
-        rows = self.log_view.verticalHeader()
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(EventLogModel.MESSAGE, QHeaderView.ResizeMode.Stretch)
-        copy = QAction(self.tr("Copy"), self.log_view)
-        copy.setShortcut(QKeySequence.StandardKey.Copy)
-        copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        copy.triggered.connect(self._on_copy_action_triggered)
-        self.log_view.addAction(copy)
+        self.log_view = EventLogView(page)
         layout = QVBoxLayout(page)
         layout.addWidget(self.log_view)
         return page
-
-    def _on_copy_action_triggered(self) -> None:
-        rows = sorted({i.row() for i in self.log_view.selectionModel().selectedRows()})
-        lines = []
-        for row in rows:
-            e = self.log_model.event_at(row)
-            attempt = "" if e.attempt is None else str(e.attempt)
-            lines.append("\t".join([local_time(e.at), e.kind, attempt, e.message]))
-        if lines:
-            QGuiApplication.clipboard().setText("\n".join(lines))
-
-
-def _keep_scroll(view: QTextBrowser | QPlainTextEdit, change: Callable[[], None]) -> None:
-    """Replace a view's text without throwing the reader back to the top."""
-    bar = view.verticalScrollBar()
-    value, at_end = bar.value(), bar.value() >= bar.maximum() > 0
-    change()
-    bar.setValue(bar.maximum() if at_end else value)

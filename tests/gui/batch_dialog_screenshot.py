@@ -67,7 +67,7 @@ def main() -> int:
     paste = NewBatchDialog(MODELS, default_model="deepseek-chat")
     paste.show()
     paste.paste_edit.setPlainText("\n".join(PROMPTS * 4))
-    paste.priority_spin.setValue(2)
+    paste.options.priority_spin.setValue(2)
     settle(app, paste)
     paste.grab().save("/tmp/batch_dialog_paste.png")
 
@@ -78,14 +78,14 @@ def main() -> int:
     file.grab().save("/tmp/batch_dialog_empty.png")
     file.open_file(write_csv(tmp / "五月选题.csv", ROWS))
     settle(app, file)
-    file.template_edit.setPlainText(
+    file.file_page.template_edit.setPlainText(
         "写一篇关于{topic}的小红书笔记，围绕关键词：{关键词}，约{字数}字"
     )
-    file.system_toggle.setChecked(True)
-    file.system_edit.setPlainText("你是一名资深生活方式编辑，文风亲切，少用感叹号。")
+    file.options.system_toggle.setChecked(True)
+    file.options.system_edit.setPlainText("你是一名资深生活方式编辑，文风亲切，少用感叹号。")
     settle(app, file)
     file.grab().save("/tmp/batch_dialog_file.png")
-    file.template_edit.setPlainText("写一篇关于{topic}的笔记，突出{卖点}和{人群}")
+    file.file_page.template_edit.setPlainText("写一篇关于{topic}的笔记，突出{卖点}和{人群}")
     settle(app, file)
     file.grab().save("/tmp/batch_dialog_unknown.png")
 
@@ -94,7 +94,7 @@ def main() -> int:
     rows = [["提示词", "优先级", "模型"], ["写一篇文章", "1", ""], ["写标题", "很高", "gpt-5"]]
     bad.open_file(write_csv(tmp / "有问题的批次.csv", rows))
     settle(app, bad)
-    bad.template_edit.setPlainText("")
+    bad.file_page.template_edit.setPlainText("")
     bad._submit()
     settle(app, bad)
     bad.grab().save("/tmp/batch_dialog_error.png")

@@ -13,13 +13,15 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MEDIA_ASSISTANT_NO_ERROR_DIALOG", "1")
 
-import qasync  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from media_assistant.gui.event_loop import AppEventLoop  # noqa: E402
 
-def _qasync_loop() -> qasync.QEventLoop:
+
+def _qasync_loop() -> AppEventLoop:
+    """The app's own loop class (qasync + asyncio's async-generator hooks)."""
     app = QApplication.instance() or QApplication([])
-    return qasync.QEventLoop(app, already_running=False)
+    return AppEventLoop(app, already_running=False)
 
 
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callable[[], Any]]:

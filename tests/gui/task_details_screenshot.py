@@ -117,7 +117,7 @@ def main() -> int:
     app = QApplication(sys.argv)
 
     done = TaskDetailsDialog(record(), events())
-    done.reasoning_toggle.setChecked(True)
+    done.result_page.reasoning_toggle.setChecked(True)
     shoot(app, done, "/tmp/task_details_result.png")
     done.tabs.setCurrentIndex(1)
     shoot(app, done, "/tmp/task_details_prompt.png")

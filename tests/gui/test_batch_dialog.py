@@ -41,7 +41,8 @@ def dialog(qtbot: QtBot) -> Iterator[NewBatchDialog]:
 
 def open_and_wait(qtbot: QtBot, dialog: NewBatchDialog, path: Path) -> None:
     dialog.open_file(path)
-    qtbot.waitUntil(lambda: dialog.file_stack.currentIndex() == 1 and dialog._job is None)
+    page = dialog.file_page
+    qtbot.waitUntil(lambda: page.file_stack.currentIndex() == 1 and dialog._job is None)
     assert dialog.error_view.isHidden(), dialog.error_view.toPlainText()
 
 
@@ -60,9 +61,9 @@ def test_pasted_lines_become_tasks_with_the_chosen_settings(
     qtbot: QtBot, dialog: NewBatchDialog
 ) -> None:
     dialog.model_combo.setCurrentIndex(dialog.model_combo.findData("deepseek-r1-web"))
-    dialog.priority_spin.setValue(5)
-    qtbot.keyClick(dialog.batch_edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
-    qtbot.keyClicks(dialog.batch_edit, "spring-2024")  # typed over the default
+    dialog.options.priority_spin.setValue(5)
+    qtbot.keyClick(dialog.options.batch_edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(dialog.options.batch_edit, "spring-2024")  # typed over the default
     dialog.paste_edit.setPlainText(
         "写一篇关于春季护肤的小红书笔记\n\n   \n为新款保温杯写五个电商标题\n"
         "介绍一款蓝牙耳机的卖点\n"
@@ -95,8 +96,8 @@ def test_ok_is_disabled_while_there_is_nothing_to_submit(
 
     dialog.paste_edit.setPlainText("写一篇文章")
     assert dialog.ok_button.isEnabled()
-    qtbot.keyClick(dialog.batch_edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
-    qtbot.keyClick(dialog.batch_edit, Qt.Key.Key_Delete)  # a batch id is needed too
+    qtbot.keyClick(dialog.options.batch_edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(dialog.options.batch_edit, Qt.Key.Key_Delete)  # a batch id is needed too
     assert not dialog.ok_button.isEnabled()
 
 
@@ -110,19 +111,19 @@ def test_ctrl_enter_submits_from_the_text_box(qtbot: QtBot, dialog: NewBatchDial
 
 
 def test_system_prompt_note_depends_on_the_model(dialog: NewBatchDialog) -> None:
-    dialog.system_toggle.setChecked(True)
+    dialog.options.system_toggle.setChecked(True)
     dialog.model_combo.setCurrentIndex(dialog.model_combo.findData("deepseek-chat"))
-    assert dialog.system_note.isHidden()  # API: a real system message, nothing to explain
+    assert dialog.options.system_note.isHidden()  # API: a real system message, nothing to explain
     dialog.model_combo.setCurrentIndex(dialog.model_combo.findData("deepseek-r1-web"))
-    assert dialog.system_note.isVisibleTo(dialog)
-    assert "page" in dialog.system_note.text()
+    assert dialog.options.system_note.isVisibleTo(dialog)
+    assert "page" in dialog.options.system_note.text()
     dialog.model_combo.setCurrentIndex(dialog.model_combo.findData("kimi-web"))
-    assert "only the prompt" in dialog.system_note.text()
+    assert "only the prompt" in dialog.options.system_note.text()
 
 
 def test_system_prompt_goes_into_every_pasted_task(qtbot: QtBot, dialog: NewBatchDialog) -> None:
-    dialog.system_toggle.setChecked(True)
-    dialog.system_edit.setPlainText("你是一名资深小红书编辑")
+    dialog.options.system_toggle.setChecked(True)
+    dialog.options.system_edit.setPlainText("你是一名资深小红书编辑")
     dialog.paste_edit.setPlainText("标题一\n标题二")
     tasks = submit_and_wait(qtbot, dialog)
     assert [t.system_prompt for t in tasks] == ["你是一名资深小红书编辑"] * 2
@@ -141,13 +142,14 @@ def test_csv_with_a_prompt_column(qtbot: QtBot, dialog: NewBatchDialog, tmp_path
         ],
     )
     open_and_wait(qtbot, dialog, path)
+    page = dialog.file_page
 
     assert dialog.tabs.currentIndex() == 1
-    assert dialog.use_column.isChecked() and dialog.use_column.isEnabled()
-    assert dialog.preview.rowCount() == 2 and dialog.preview.columnCount() == 2
-    assert dialog.preview.item(1, 0).text() == "为新款保温杯写五个电商标题"
-    assert "写一篇关于春季护肤的文章，800字" in dialog.rendered.toPlainText()
-    assert dialog.batch_edit.text().startswith("春季选题-")
+    assert page.use_column.isChecked() and page.use_column.isEnabled()
+    assert page.preview.rowCount() == 2 and page.preview.columnCount() == 2
+    assert page.preview.item(1, 0).text() == "为新款保温杯写五个电商标题"
+    assert "写一篇关于春季护肤的文章，800字" in page.rendered.toPlainText()
+    assert dialog.options.batch_edit.text().startswith("春季选题-")
 
     tasks = submit_and_wait(qtbot, dialog)
 
@@ -165,17 +167,18 @@ def test_template_fills_placeholders_from_columns(
         tmp_path / "topics.csv", [["topic", "字数"], ["春季护肤", "800"], ["露营装备", "1200"]]
     )
     open_and_wait(qtbot, dialog, path)
+    page = dialog.file_page
     # No prompt column: the template is the only way, and says so.
-    assert dialog.use_template.isChecked() and not dialog.use_column.isEnabled()
+    assert page.use_template.isChecked() and not page.use_column.isEnabled()
     assert not dialog.ok_button.isEnabled()
 
-    dialog.template_edit.setPlainText("写一篇关于{topic}的文章")
-    assert dialog.template_problem.isHidden()
-    assert dialog.rendered.toPlainText().splitlines() == [
+    page.template_edit.setPlainText("写一篇关于{topic}的文章")
+    assert page.template_problem.isHidden()
+    assert page.rendered.toPlainText().splitlines() == [
         "1. 写一篇关于春季护肤的文章",
         "2. 写一篇关于露营装备的文章",
     ]
-    dialog.priority_spin.setValue(3)
+    dialog.options.priority_spin.setValue(3)
 
     tasks = submit_and_wait(qtbot, dialog)
 
@@ -188,13 +191,14 @@ def test_column_chips_insert_placeholders(
 ) -> None:
     path = write_csv(tmp_path / "t.csv", [["topic", "字数"], ["春季护肤", "800"]])
     open_and_wait(qtbot, dialog, path)
-    chips = {b.text(): b for b in dialog.chip_bar.findChildren(type(dialog.system_toggle))}
+    page = dialog.file_page
+    chips = {b.text(): b for b in page.chip_bar.findChildren(type(dialog.options.system_toggle))}
     assert set(chips) == {"topic", "字数"}
     qtbot.mouseClick(chips["topic"], Qt.MouseButton.LeftButton)
-    dialog.template_edit.insertPlainText("，约")  # QTest types ASCII only
+    page.template_edit.insertPlainText("，约")  # QTest types ASCII only
     qtbot.mouseClick(chips["字数"], Qt.MouseButton.LeftButton)
-    assert dialog.template_edit.toPlainText() == "{topic}，约{字数}"
-    assert dialog.rendered.toPlainText() == "1. 春季护肤，约800"
+    assert page.template_edit.toPlainText() == "{topic}，约{字数}"
+    assert page.rendered.toPlainText() == "1. 春季护肤，约800"
 
 
 def test_unknown_placeholder_is_flagged_and_ok_refuses(
@@ -202,18 +206,19 @@ def test_unknown_placeholder_is_flagged_and_ok_refuses(
 ) -> None:
     path = write_csv(tmp_path / "topics.csv", [["topic"], ["春季护肤"]])
     open_and_wait(qtbot, dialog, path)
+    page = dialog.file_page
 
-    dialog.template_edit.setPlainText("写一篇关于{topic}的文章，突出{卖点}")
+    page.template_edit.setPlainText("写一篇关于{topic}的文章，突出{卖点}")
 
-    assert dialog.template_problem.isVisibleTo(dialog)
-    assert "{卖点}" in dialog.template_problem.text()
-    assert "{topic}" not in dialog.template_problem.text()
+    assert page.template_problem.isVisibleTo(dialog)
+    assert "{卖点}" in page.template_problem.text()
+    assert "{topic}" not in page.template_problem.text()
     assert not dialog.ok_button.isEnabled()
-    qtbot.keyClick(dialog.template_edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(page.template_edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert dialog.result() != QDialog.DialogCode.Accepted and dialog.isVisible()
 
-    dialog.template_edit.setPlainText("写一篇关于{topic}的文章")  # fixed: accepted again
-    assert dialog.template_problem.isHidden() and dialog.ok_button.isEnabled()
+    page.template_edit.setPlainText("写一篇关于{topic}的文章")  # fixed: accepted again
+    assert page.template_problem.isHidden() and dialog.ok_button.isEnabled()
 
 
 def test_a_bad_row_is_reported_in_the_dialog_which_stays_open(
@@ -228,8 +233,9 @@ def test_a_bad_row_is_reported_in_the_dialog_which_stays_open(
         ],
     )
     open_and_wait(qtbot, dialog, path)
-    assert dialog.priority_note.isVisibleTo(dialog)  # the file's column wins over the spin box
-    assert not dialog.priority_spin.isEnabled()
+    options = dialog.options
+    assert options.priority_note.isVisibleTo(dialog)  # the file's column wins over the spin box
+    assert not options.priority_spin.isEnabled()
 
     qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(dialog.error_view.isVisible)
@@ -250,7 +256,7 @@ def test_model_column_wins_and_the_dialog_says_so(
         [["prompt", "模型"], ["写标题", "kimi-web"], ["写文章", ""]],
     )
     open_and_wait(qtbot, dialog, path)
-    assert dialog.model_note.isVisibleTo(dialog)
+    assert dialog.options.model_note.isVisibleTo(dialog)
     tasks = submit_and_wait(qtbot, dialog)
     assert [(t.model, t.model_kind) for t in tasks] == [
         ("kimi-web", ModelKind.WEB),
@@ -266,7 +272,7 @@ def test_a_file_that_cannot_be_read_is_reported(
     dialog.open_file(path)
     qtbot.waitUntil(dialog.error_view.isVisible)
     assert "notes.jsonl" in dialog.error_view.toPlainText()
-    assert dialog.file_stack.currentIndex() == 0 and not dialog.ok_button.isEnabled()
+    assert dialog.file_page.file_stack.currentIndex() == 0 and not dialog.ok_button.isEnabled()
 
 
 def test_dropping_a_file_on_the_text_box_opens_it(
@@ -285,6 +291,8 @@ def test_dropping_a_file_on_the_text_box_opens_it(
     QApplication.sendEvent(target, enter)
     assert enter.isAccepted()
     QApplication.sendEvent(target, QDropEvent(QPointF(10, 10), action, mime, button, no_modifier))
-    qtbot.waitUntil(lambda: dialog.file_label.text() == "drop.csv" and dialog._job is None)
+    qtbot.waitUntil(
+        lambda: dialog.file_page.file_label.text() == "drop.csv" and dialog._job is None
+    )
     assert dialog.tabs.currentIndex() == 1
     assert dialog.paste_edit.toPlainText() == ""  # not typed in as a path

@@ -12,7 +12,8 @@ from PySide6.QtGui import QFont, QGuiApplication, QTextCursor
 from pytestqt.qtbot import QtBot
 
 from media_assistant.core.records import TaskEventRecord, TaskRecord
-from media_assistant.gui.task_details import EventLogModel, TaskDetailsDialog
+from media_assistant.gui.task_details import TaskDetailsDialog
+from media_assistant.gui.task_events import EventLogModel
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -88,7 +89,8 @@ def open_dialog(qtbot: QtBot) -> Iterator[Any]:
 def test_result_is_rendered_as_markdown(open_dialog: Any) -> None:
     dialog = open_dialog(make_record())
     assert not dialog.isModal()
-    document = dialog.result_view.document()
+    page = dialog.result_page
+    document = page.result_view.document()
     heading = document.firstBlock()
     assert heading.text() == "春季护肤指南"
     assert heading.blockFormat().headingLevel() == 1
@@ -98,28 +100,30 @@ def test_result_is_rendered_as_markdown(open_dialog: Any) -> None:
     assert heading_font.pointSizeF() > body_font.pointSizeF()
     assert "#" not in document.toPlainText()  # rendered, not shown as source
 
-    dialog.raw_toggle.setChecked(True)  # the raw text, as the model wrote it
-    assert dialog.answer_stack.currentWidget() is dialog.raw_view
-    assert dialog.raw_view.toPlainText() == ANSWER
+    page.raw_toggle.setChecked(True)  # the raw text, as the model wrote it
+    assert page.answer_stack.currentWidget() is page.raw_view
+    assert page.raw_view.toPlainText() == ANSWER
 
 
 def test_copy_puts_the_raw_text_on_the_clipboard(qtbot: QtBot, open_dialog: Any) -> None:
     QGuiApplication.clipboard().clear()
     dialog = open_dialog(make_record())
-    qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.result_page.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == ANSWER
 
 
 def test_reasoning_section_only_when_there_is_reasoning(qtbot: QtBot, open_dialog: Any) -> None:
     plain = open_dialog(make_record())
-    assert plain.reasoning_toggle.isHidden() and plain.reasoning_view.isHidden()
+    plain_page = plain.result_page
+    assert plain_page.reasoning_toggle.isHidden() and plain_page.reasoning_view.isHidden()
 
     dialog = open_dialog(make_record(reasoning_text="用户想要一篇小红书笔记，先列提纲……"))
-    assert dialog.reasoning_toggle.isVisibleTo(dialog)
-    assert dialog.reasoning_view.isHidden()  # collapsed until asked for
-    qtbot.mouseClick(dialog.reasoning_toggle, Qt.MouseButton.LeftButton)
-    assert dialog.reasoning_view.isVisibleTo(dialog)
-    assert dialog.reasoning_view.toPlainText().startswith("用户想要")
+    page = dialog.result_page
+    assert page.reasoning_toggle.isVisibleTo(dialog)
+    assert page.reasoning_view.isHidden()  # collapsed until asked for
+    qtbot.mouseClick(page.reasoning_toggle, Qt.MouseButton.LeftButton)
+    assert page.reasoning_view.isVisibleTo(dialog)
+    assert page.reasoning_view.toPlainText().startswith("用户想要")
 
 
 def test_header_shows_the_task_at_a_glance(open_dialog: Any) -> None:
@@ -146,8 +150,8 @@ def test_failed_task_shows_its_error(open_dialog: Any) -> None:
     assert dialog.error_label.isVisibleTo(dialog)
     assert "logged out" in dialog.error_label.text()
     assert "login form" in dialog.error_label.text()
-    assert dialog.progress_label.isVisibleTo(dialog)
-    assert not dialog.copy_button.isEnabled()
+    assert dialog.result_page.progress_label.isVisibleTo(dialog)
+    assert not dialog.result_page.copy_button.isEnabled()
 
 
 def test_event_log_has_one_row_per_event_and_grows_in_place(open_dialog: Any) -> None:
@@ -178,32 +182,34 @@ def test_event_log_has_one_row_per_event_and_grows_in_place(open_dialog: Any) ->
 def test_running_task_shows_progress_then_the_result(open_dialog: Any) -> None:
     running = make_record(state="running", finished_at=None, result_text=None, progress_chars=1234)
     dialog = open_dialog(running)
-    assert dialog.progress_label.isVisibleTo(dialog)
-    assert "1234" in dialog.progress_label.text().replace(",", "")
+    page = dialog.result_page
+    assert page.progress_label.isVisibleTo(dialog)
+    assert "1234" in page.progress_label.text().replace(",", "")
     assert dialog.fields["duration"].text().startswith("1m03s")  # from the injected clock
 
     dialog.update_record(dataclasses.replace(running, progress_chars=2048))
-    assert "2048" in dialog.progress_label.text().replace(",", "")
+    assert "2048" in page.progress_label.text().replace(",", "")
 
     dialog.update_record(make_record())
-    assert not dialog.progress_label.isVisibleTo(dialog)
-    assert dialog.result_view.document().firstBlock().text() == "春季护肤指南"
-    assert dialog.copy_button.isEnabled()
+    assert not page.progress_label.isVisibleTo(dialog)
+    assert page.result_view.document().firstBlock().text() == "春季护肤指南"
+    assert page.copy_button.isEnabled()
 
 
 def test_an_unchanged_result_keeps_the_readers_place(open_dialog: Any) -> None:
     long_answer = "\n\n".join(f"## 第{i}段\n\n正文内容" for i in range(80))
     dialog = open_dialog(make_record(result_text=long_answer))
-    cursor = dialog.result_view.textCursor()
+    view = dialog.result_page.result_view
+    cursor = view.textCursor()
     cursor.movePosition(QTextCursor.MoveOperation.Down, QTextCursor.MoveMode.KeepAnchor, 3)
-    dialog.result_view.setTextCursor(cursor)
+    view.setTextCursor(cursor)
     selected = cursor.selectedText()
     assert selected
-    bar = dialog.result_view.verticalScrollBar()
+    bar = view.verticalScrollBar()
     assert bar.maximum() > 0
     bar.setValue(bar.maximum() // 2)
 
     dialog.update_record(make_record(result_text=long_answer, heartbeat_at=T0 + 99))
 
     assert bar.value() == bar.maximum() // 2
-    assert dialog.result_view.textCursor().selectedText() == selected
+    assert view.textCursor().selectedText() == selected

@@ -15,7 +15,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from media_assistant.gui import style
-from media_assistant.gui.timeline import TimelineBar, TimelineWidget, _Group
+from media_assistant.gui.timeline import TimelineBar, TimelineWidget
+from media_assistant.gui.timeline_tracks import AccountTracks
 
 NOW = 1_750_000_000.0  # a fixed "now"; every time below is relative to it
 
@@ -59,7 +60,7 @@ def api_schedule(seed: int, slots: int = 3, per_slot: int = 40) -> list[Timeline
 
 
 def spans(widget: TimelineWidget, account: str) -> list[list[tuple[float, float]]]:
-    bars = {b.task_id: b for b in widget._bars.values()}
+    bars = {b.task_id: b for b in widget._tracks.bars.values()}
     return [
         [(bars[i].started_at, bars[i].finished_at or widget._now) for i in track]
         for track in widget.track_task_ids(account)
@@ -103,8 +104,10 @@ def test_api_live_flow_packs_incrementally_without_repacking(
     timeline: TimelineWidget, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repacks: list[str] = []
-    original = _Group.repack
-    monkeypatch.setattr(_Group, "repack", lambda g: (repacks.append(g.account_id), original(g)))
+    original = AccountTracks.repack
+    monkeypatch.setattr(
+        AccountTracks, "repack", lambda g: (repacks.append(g.account_id), original(g))
+    )
     finished = sorted(api_schedule(7), key=lambda b: b.started_at)
     for second in range(-1800, -1200):  # the app's once-a-second upsert of what changed
         now = NOW + second
@@ -129,7 +132,7 @@ def test_upsert_of_200_bars_into_10k_does_not_repack(
     timeline.track_task_ids("api-1")  # lay out once
     after = max(b.finished_at or 0 for b in history) - NOW
     repacks: list[str] = []
-    monkeypatch.setattr(_Group, "repack", lambda g: repacks.append(g.account_id))
+    monkeypatch.setattr(AccountTracks, "repack", lambda g: repacks.append(g.account_id))
     later = [
         bar(f"new-{i}", after + i * 4, after + i * 4 + 10, account="api-1", lane="api")
         for i in range(200)
@@ -153,13 +156,14 @@ def test_updates_move_bars_only_when_they_must(timeline: TimelineWidget) -> None
     # a's finish and a retry of b on another account arrive together
     timeline.upsert([*twice, bar("a", -300, -250, account="api-1", lane="api"), bar("b", -90, -80)])
     assert timeline.track_task_ids("web-2") == [["c"]]
-    assert timeline._bars["c"].finished_at == NOW - 40
+    assert timeline._tracks.bars["c"].finished_at == NOW - 40
     assert timeline.track_task_ids("web-1") == [["b"]]
     assert timeline.track_task_ids("api-1") == [["a"]]
 
     timeline.upsert([bar("x", -50, -10, account="new-web", lane="web")])  # unknown account
     timeline.set_accounts([("api-1", "api"), ("web-1", "web")])  # new order, web-2 dropped
-    assert list(timeline._groups) == ["api-1", "web-1", "web-2", "new-web"]  # rows with bars stay
+    rows = list(timeline._tracks.groups)
+    assert rows == ["api-1", "web-1", "web-2", "new-web"]  # rows with bars stay
     assert timeline.track_task_ids("new-web") == [["x"]]
 
 

@@ -91,7 +91,9 @@ def main() -> None:
         widget.upsert(scene())
         widget.show()
         QTest.qWaitForWindowExposed(widget)
-        failed = next(b for b in widget._bars.values() if b.state == "failed" and b.lane == "web")
+        failed = next(
+            b for b in widget._tracks.bars.values() if b.state == "failed" and b.lane == "web"
+        )
         rect = widget.bar_rect(failed.task_id)
         QTest.mouseMove(widget, QPoint(1, 1))
         if rect is not None:  # show the hover highlight on the failed web task

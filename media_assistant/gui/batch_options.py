@@ -1,0 +1,205 @@
+"""The settings a whole batch shares: model, priority, batch id and an optional system prompt.
+
+Notes under the fields say what a batch file's own columns, or the chosen model, change about
+them, so the operator is not surprised by the tasks that come out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from media_assistant.core.states import ModelKind
+from media_assistant.gui.batch_file_page import FilePreview
+from media_assistant.gui.style import LANE_COLORS
+
+_MUTED = "color: palette(placeholder-text);"
+
+
+def lane_tag_icon(kind: str, font: QFont) -> QIcon:
+    """A small coloured pill reading WEB or API, so the lane shows at a glance in a list."""
+    tag_font = QFont(font)
+    tag_font.setPointSizeF(max(6.0, font.pointSizeF() * 0.75))
+    tag_font.setBold(True)
+    text = kind.upper()
+    probe = QPixmap(1, 1)
+    painter = QPainter(probe)
+    painter.setFont(tag_font)
+    metrics = painter.fontMetrics()
+    width, height = metrics.horizontalAdvance(text) + 8, metrics.height() + 2
+    painter.end()
+    pix = QPixmap(width * 2, height * 2)  # drawn at 2x for high-DPI screens
+    pix.setDevicePixelRatio(2.0)
+    pix.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pix)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(LANE_COLORS.get(kind, "#8a8f98")))
+    painter.drawRoundedRect(QRectF(0, 0, width, height), height / 2, height / 2)
+    painter.setPen(QColor("white"))
+    painter.setFont(tag_font)
+    painter.drawText(QRectF(0, 0, width, height), Qt.AlignmentFlag.AlignCenter, text)
+    painter.end()
+    return QIcon(pix)
+
+
+class BatchOptionsForm(QFormLayout):
+    """The form under the dialog's tabs; its widgets belong to ``owner``, the dialog.
+
+    A layout rather than a widget: nested in the dialog's layout, the word-wrapped notes get the
+    height their real width needs (inside a widget of its own, each kept room for two lines).
+    ``user_content_only``: models that are sent no system text.
+    """
+
+    changed = Signal()  # the model, the batch id or the system prompt's visibility changed
+
+    def __init__(
+        self,
+        models: Mapping[str, ModelKind],
+        user_content_only: Collection[str],
+        owner: QWidget,
+    ) -> None:
+        super().__init__()
+        self._models = models
+        self._user_content_only = frozenset(user_content_only)
+        self._batch_id_edited = False
+
+        self.model_combo = QComboBox(owner)
+        self.model_combo.setObjectName("modelCombo")
+        tag_height = owner.fontMetrics().height()
+        self.model_combo.setIconSize(QSize(tag_height * 2, tag_height))
+        for name, kind in self._models.items():
+            self.model_combo.addItem(lane_tag_icon(kind.value, owner.font()), name, name)
+        if not self._models:
+            self.model_combo.setPlaceholderText(self.tr("No models are configured"))
+        self.model_combo.currentIndexChanged.connect(self.changed)
+        self.model_note = _note(owner)
+
+        self.priority_spin = QSpinBox(owner, minimum=-9999, maximum=9999)
+        self.priority_spin.setObjectName("prioritySpin")
+        self.priority_spin.setToolTip(self.tr("Higher runs first; 0 is normal."))
+        priority_hint = QLabel(self.tr("higher runs first"), owner)
+        priority_hint.setStyleSheet(_MUTED)
+        priority_row = QWidget(owner)
+        row = QHBoxLayout(priority_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.priority_spin)
+        row.addWidget(priority_hint, 1)
+        self.priority_note = _note(owner)
+        self.batch_edit = QLineEdit(owner)
+        self.batch_edit.setObjectName("batchIdEdit")
+        self.batch_edit.textEdited.connect(self._on_batch_edit_text_edited)
+        self.batch_edit.textChanged.connect(self.changed)
+
+        self.system_toggle = QToolButton(owner)
+        self.system_toggle.setCheckable(True)
+        self.system_toggle.setObjectName("systemToggle")
+        self.system_toggle.setText(self.tr("&System prompt (optional)"))
+        self.system_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.system_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.system_toggle.setAutoRaise(True)
+        self.system_toggle.toggled.connect(self._on_system_toggle_toggled)
+        self.system_edit = QPlainTextEdit(owner)
+        self.system_edit.setObjectName("systemEdit")
+        self.system_edit.setMaximumHeight(owner.fontMetrics().lineSpacing() * 4)
+        self.system_edit.hide()
+        self.system_note = _note(owner)
+
+        self.addRow(self.tr("&Model:"), _stacked(self.model_combo, self.model_note))
+        self.addRow(self.tr("P&riority:"), _stacked(priority_row, self.priority_note))
+        self.addRow(self.tr("&Batch id:"), self.batch_edit)
+        self.addRow(_stacked(self.system_toggle, self.system_edit, self.system_note))
+
+    # ------------------------------------------------------------------------------ values
+
+    def model(self) -> str:
+        return str(self.model_combo.currentData())
+
+    def batch_id(self) -> str:
+        return self.batch_edit.text().strip()
+
+    def priority(self) -> int:
+        return self.priority_spin.value()
+
+    def system_prompt(self) -> str | None:
+        return self.system_edit.toPlainText().strip() or None
+
+    def suggest_batch_id(self, batch_id: str) -> None:
+        """Fill in ``batch_id`` unless the operator has typed one of their own."""
+        if not self._batch_id_edited and self.batch_edit.text() != batch_id:
+            self.batch_edit.setText(batch_id)
+
+    # ------------------------------------------------------------------------------- notes
+
+    def update_notes(self, file: FilePreview | None) -> None:
+        """Explain what ``file`` (None: pasted prompts) and the model change about the fields."""
+        model = self.model_combo.currentData()
+        self.model_note.setText(
+            self.tr("The file has a model column: it wins; rows that leave it empty use this one.")
+            if file and file.has("model")
+            else ""
+        )
+        file_priority = file is not None and file.has("priority")
+        self.priority_spin.setEnabled(not file_priority)
+        self.priority_note.setText(
+            self.tr("Taken from the file's priority column (empty cells count as 0).")
+            if file_priority
+            else ""
+        )
+        notes = []
+        if self.system_toggle.isChecked():
+            if file and file.has("system_prompt"):
+                notes.append(self.tr("Rows with their own system_prompt keep it."))
+            if model in self._user_content_only:
+                notes.append(self.tr("This model is sent only the prompt: no system prompt."))
+            elif self._models.get(model) is ModelKind.WEB:
+                notes.append(
+                    self.tr("Web model: the system prompt is typed into the chat page as text.")
+                )
+        self.system_note.setText(" ".join(notes))
+        for note in (self.model_note, self.priority_note, self.system_note):
+            note.setVisible(bool(note.text()))
+
+    # ------------------------------------------------------------------------------- slots
+
+    def _on_batch_edit_text_edited(self, _text: str) -> None:
+        self._batch_id_edited = True
+
+    def _on_system_toggle_toggled(self, shown: bool) -> None:
+        self.system_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+        self.system_edit.setVisible(shown)
+        if shown:
+            self.system_edit.setFocus()
+        self.changed.emit()
+
+
+def _note(parent: QWidget) -> QLabel:
+    label = QLabel(parent, wordWrap=True)
+    label.setStyleSheet(_MUTED)
+    label.hide()
+    return label
+
+
+def _stacked(*widgets: QWidget) -> QWidget:
+    box = QWidget(widgets[0].parentWidget())
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        layout.addWidget(widget)
+    return box

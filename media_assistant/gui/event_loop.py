@@ -1,0 +1,35 @@
+"""The app's asyncio loop: qasync's, plus the async-generator hooks asyncio's own loops install.
+
+qasync 0.28's ``run_forever`` runs Qt's event loop without calling ``sys.set_asyncgen_hooks``.
+An async generator abandoned mid-iteration (httpx's stream iterators after a ``break``) is then
+finalized by the garbage collector outside any task, and httpcore's cleanup fails noisily
+("async generator ignored GeneratorExit"). With the hooks, asyncio closes it in a task of its
+own, as on any standard loop; ``shutdown_asyncgens`` runs before the loop closes.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import qasync
+
+
+class AppEventLoop(qasync.QEventLoop):  # type: ignore[misc]
+    def run_forever(self) -> Any:
+        old = sys.get_asyncgen_hooks()
+        sys.set_asyncgen_hooks(
+            firstiter=self._asyncgen_firstiter_hook, finalizer=self._asyncgen_finalizer_hook
+        )
+        try:
+            return super().run_forever()
+        finally:
+            sys.set_asyncgen_hooks(*old)
+
+    def close(self) -> None:
+        if not self.is_closed() and not self.is_running():
+            try:
+                self.run_until_complete(self.shutdown_asyncgens())
+            except RuntimeError:  # already stopping: nothing left to finalize
+                pass
+        super().close()

@@ -1,0 +1,162 @@
+"""One task's event log: a table model that only ever appends, and a view that follows its tail."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QAction, QColor, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from media_assistant.core.records import TaskEventRecord
+from media_assistant.gui.style import AMBER, RED, STATE_COLORS, state_icon
+
+_Index = QModelIndex | QPersistentModelIndex
+
+# Event kind -> the state icon that reads like it, and the colour of the row's kind cell.
+EVENT_STYLE: dict[str, tuple[str, str]] = {
+    "state": ("running", STATE_COLORS["running"]),
+    "retry": ("pending", AMBER),
+    "selfcheck": ("canceled", "#6a1b9a"),
+    "log": ("pending", STATE_COLORS["pending"]),
+    "error": ("failed", RED),
+    "cancel": ("canceled", STATE_COLORS["canceled"]),
+}
+
+
+def local_time(ts: float | None, *, with_date: bool = True) -> str:
+    if ts is None:
+        return ""
+    moment = dt.datetime.fromtimestamp(ts)
+    return moment.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
+
+
+class EventLogModel(QAbstractTableModel):
+    """The task's events, oldest first; new ones are appended as rows, never by a reset."""
+
+    TIME, KIND, ATTEMPT, MESSAGE = range(4)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._events: list[TaskEventRecord] = []
+        self._headers = [self.tr("Time"), self.tr("Kind"), self.tr("Attempt"), self.tr("Message")]
+        self._kinds = {
+            "state": self.tr("State"),
+            "retry": self.tr("Retry"),
+            "selfcheck": self.tr("Self-check"),
+            "log": self.tr("Log"),
+            "error": self.tr("Error"),
+            "cancel": self.tr("Cancel"),
+        }
+
+    def set_events(self, events: Sequence[TaskEventRecord]) -> None:
+        known = [e.id for e in self._events]
+        if [e.id for e in events[: len(known)]] != known:
+            self.beginResetModel()  # history was rewritten (rare): start over
+            self._events = list(events)
+            self.endResetModel()
+            return
+        if len(events) > len(known):
+            self.beginInsertRows(QModelIndex(), len(known), len(events) - 1)
+            self._events.extend(events[len(known) :])
+            self.endInsertRows()
+
+    def kind_labels(self) -> list[str]:
+        return list(self._kinds.values())
+
+    def event_at(self, row: int) -> TaskEventRecord:
+        return self._events[row]
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(self._events)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008 (Qt API)
+        return 0 if parent.isValid() else len(self._headers)
+
+    def headerData(  # noqa: N802 (Qt API)
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self._headers[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        event, column = self._events[index.row()], index.column()
+        icon_state, colour = EVENT_STYLE.get(event.kind, EVENT_STYLE["log"])
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == self.TIME:
+                return local_time(event.at, with_date=False)
+            if column == self.KIND:
+                return self._kinds.get(event.kind, event.kind)
+            if column == self.ATTEMPT:
+                return "" if event.attempt is None else str(event.attempt)
+            return event.message
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == self.TIME:
+                return local_time(event.at)
+            if column == self.MESSAGE:
+                return event.message
+        if role == Qt.ItemDataRole.DecorationRole and column == self.KIND:
+            return state_icon(icon_state)
+        if role == Qt.ItemDataRole.ForegroundRole and (
+            column == self.KIND or event.kind in ("error", "selfcheck", "retry")
+        ):
+            return QColor(colour)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == self.ATTEMPT:
+            return Qt.AlignmentFlag.AlignCenter
+        return None
+
+
+class EventLogView(QTableView):
+    """The event table: whole messages wrapped, selected rows copied as tab-separated text."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.log_model = EventLogModel(self)
+        self.setObjectName("eventLog")
+        self.setModel(self.log_model)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.horizontalHeader()
+        header.setStretchLastSection(True)
+        metrics = self.fontMetrics()
+        model = self.log_model
+        pad = metrics.averageCharWidth() * 3
+        kind_width = max(metrics.horizontalAdvance(k) for k in model.kind_labels())
+        header.resizeSection(model.TIME, metrics.horizontalAdvance("00:00:00") + pad)
+        header.resizeSection(model.KIND, kind_width + metrics.height() + pad)
+        attempt = model.headerData(model.ATTEMPT, Qt.Orientation.Horizontal)
+        header.resizeSection(model.ATTEMPT, metrics.horizontalAdvance(attempt) + pad)
+        # Whole messages, wrapped: a self-check finding is read, not skimmed (logs are short).
+        self.setWordWrap(True)
+        rows = self.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(EventLogModel.MESSAGE, QHeaderView.ResizeMode.Stretch)
+        copy = QAction(self.tr("Copy"), self)
+        copy.setShortcut(QKeySequence.StandardKey.Copy)
+        copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy.triggered.connect(self._on_copy_action_triggered)
+        self.addAction(copy)
+
+    def set_events(self, events: Sequence[TaskEventRecord]) -> None:
+        bar = self.verticalScrollBar()
+        following = bar.value() >= bar.maximum()  # at the bottom: keep following the tail
+        self.log_model.set_events(events)
+        if following:
+            self.scrollToBottom()
+
+    def _on_copy_action_triggered(self) -> None:
+        rows = sorted({i.row() for i in self.selectionModel().selectedRows()})
+        lines = []
+        for row in rows:
+            e = self.log_model.event_at(row)
+            attempt = "" if e.attempt is None else str(e.attempt)
+            lines.append("\t".join([local_time(e.at), e.kind, attempt, e.message]))
+        if lines:
+            QGuiApplication.clipboard().setText("\n".join(lines))

@@ -1,0 +1,84 @@
+"""Screenshots of the main window on the built-in demo, in zh_CN and en, under Xvfb.
+
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshots.py [OUT_DIR]
+
+For each language it starts the real app (``media-assistant --demo``) in a subprocess with that
+system locale, presses "Run the sample batch", waits until both lanes have finished work and
+tasks are still running, opens one task's details, and saves PNGs. Look at them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHILD = r"""
+import os, sys
+from pathlib import Path
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+import media_assistant.app as app_module
+from media_assistant.gui.main_window import MainWindow
+
+out, lang = Path(sys.argv[1]), sys.argv[2]
+app = QApplication(sys.argv[:1])
+state = {"ticks": 0}
+
+def window():
+    return next((w for w in QApplication.topLevelWidgets()
+                 if isinstance(w, MainWindow) and w.isVisible()), None)
+
+def step():
+    w = window()
+    if w is None:
+        QTimer.singleShot(300, step)
+        return
+    if state["ticks"] == 0:
+        w.demo_button.click()
+    state["ticks"] += 1
+    rows = w.model.rows()
+    done = {r.model_kind for r in rows if r.state == "success"}
+    running = [r for r in rows if r.state == "running"]
+    if (done == {"web", "api"} and running) or state["ticks"] > 200:
+        w.grab().save(str(out / f"main-window-{lang}.png"))
+        finished = next((r for r in rows if r.state == "success" and r.model_kind == "web"), None)
+        if finished is not None:
+            w.open_details(finished.task_id)
+            dialog = w._details[finished.task_id]
+            QTimer.singleShot(800, lambda: (dialog.grab().save(
+                str(out / f"task-details-{lang}.png")), w.close()))
+        else:
+            w.close()
+        return
+    QTimer.singleShot(300, step)
+
+QTimer.singleShot(300, step)
+sys.exit(app_module.main(data_dir=Path(sys.argv[3]), demo=True))
+"""
+
+
+def main() -> int:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    for lang, locale in (("zh_CN", "zh_CN.UTF-8"), ("en", "en_US.UTF-8")):
+        with tempfile.TemporaryDirectory(prefix="ma-shot-") as tmp:
+            env = {
+                **os.environ,
+                "LANG": locale,
+                "LC_ALL": locale,
+                "LANGUAGE": lang,
+                "MEDIA_ASSISTANT_DEMO_SPEED": "3",
+                "MEDIA_ASSISTANT_NO_ERROR_DIALOG": "1",
+            }
+            subprocess.run(
+                [sys.executable, "-c", CHILD, str(out), lang, tmp], env=env, check=True, timeout=300
+            )
+        print(f"{lang}: {out}/main-window-{lang}.png, {out}/task-details-{lang}.png")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

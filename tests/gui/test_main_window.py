@@ -1,0 +1,194 @@
+"""The main window with the real scheduler on the qasync loop, a real SQLite file, the API
+simulator over HTTP and the in-process simulated web chat: what an operator clicks does what
+it says."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import QCheckBox
+
+from media_assistant.core.paths import Paths
+from media_assistant.core.scheduler import Scheduler
+from media_assistant.gui.controller import AppController
+from media_assistant.gui.log_panel import LogModel
+from media_assistant.gui.main_window import MainWindow
+from media_assistant.gui.task_model import TASK_ID_ROLE
+from media_assistant.services import Services
+from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
+
+CONFIG = """
+[simulation]
+web_latency_s = [{web_lo}, {web_hi}]
+seed = 3
+
+[[models]]
+name = "web-model"
+kind = "web"
+
+[[models]]
+name = "api-model"
+kind = "api"
+
+[[accounts]]
+id = "web-1"
+kind = "web"
+site = "fake"
+models = ["web-model"]
+
+[[accounts]]
+id = "api-1"
+kind = "api"
+base_url = "{api_url}"
+api_key_env = "MA_GUI_TEST_KEY"
+models = ["api-model"]
+concurrency = 2
+"""
+
+
+@dataclass
+class Env:
+    window: MainWindow
+    controller: AppController
+    scheduler: Scheduler
+    services: Services
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Wait on the running loop (never a nested Qt loop inside a coroutine)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def api_sim() -> Any:
+    sim = ApiSimulator(ApiSimConfig(latency_s=(8, 20), time_scale=0.02, seed=1))
+    sim.start_in_thread()
+    yield sim
+    sim.stop_in_thread()
+
+
+@pytest.fixture
+async def env(tmp_path: Path, qtbot: Any, api_sim: Any, request: Any) -> AsyncIterator[Env]:
+    web_lo, web_hi = getattr(request, "param", (0.3, 0.8))
+    os.environ["MA_GUI_TEST_KEY"] = "sk-gui-test"
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        CONFIG.format(api_url=api_sim.base_url, web_lo=web_lo, web_hi=web_hi), encoding="utf-8"
+    )
+    services = Services.open(Paths.resolve(data))
+    scheduler = services.scheduler()
+    controller = AppController(services, scheduler)
+    window = MainWindow(controller, LogModel())
+    qtbot.addWidget(window)
+    window.load()
+    await scheduler.start()
+    window.show()
+    yield Env(window, controller, scheduler, services)
+    await scheduler.stop()
+    controller.bridge.close()
+    window.close()
+    services.close()
+
+
+def states(env: Env) -> dict[str, str]:
+    return {r.task_id: r.state for r in env.window.model.rows()}
+
+
+def select(env: Env, task_ids: list[str]) -> None:
+    view, proxy = env.window.table.view, env.window.table.proxy
+    selection = view.selectionModel()
+    selection.clearSelection()
+    for row in range(proxy.rowCount()):
+        if proxy.index(row, 0).data(TASK_ID_ROLE) in task_ids:
+            selection.select(
+                proxy.index(row, 0),
+                QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+            )
+
+
+async def test_a_batch_submitted_through_the_dialog_appears_and_runs(env: Env, qtbot: Any) -> None:
+    dialog = env.window.new_batch()
+    dialog.model_combo.setCurrentIndex(dialog.model_combo.findData("api-model"))
+    dialog.paste_edit.setPlainText("第一条提示\n第二条提示\n\n第三条提示\n")
+    assert dialog.ok_button.isEnabled()
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    await until(lambda: env.window.model.rowCount() == 3)
+    assert {r.model for r in env.window.model.rows()} == {"api-model"}
+    await until(lambda: set(states(env).values()) == {"success"})
+    # The table shows the result of the store's events, not a reload.
+    assert all(r.attempt == 1 for r in env.window.model.rows())
+
+
+@pytest.mark.parametrize("env", [(4.0, 6.0)], indirect=True)
+async def test_cancel_and_retry_buttons(env: Env) -> None:
+    ids = list(env.controller.submit(_web_tasks(3)).added)
+    await until(lambda: "running" in states(env).values())
+    running = next(t for t, s in states(env).items() if s == "running")
+    pending = [t for t in ids if t != running]
+    select(env, [*pending, running])
+    env.window.act_cancel.trigger()
+    await until(lambda: all(states(env)[t] == "canceled" for t in ids), timeout=10)
+    row = env.window.model.task(running)
+    assert row is not None and row.error_kind == "canceled"
+    select(env, [pending[0]])
+    env.window.act_retry.trigger()
+    await until(lambda: states(env)[pending[0]] in ("pending", "running"))
+    await until(lambda: states(env)[pending[0]] == "success", timeout=20)
+    assert states(env)[pending[1]] == "canceled"
+
+
+async def test_disabling_an_account_stops_its_new_work(env: Env) -> None:
+    toggle = env.window.accounts._toggles["api-1"]
+    assert isinstance(toggle, QCheckBox) and toggle.isChecked()
+    toggle.setChecked(False)
+    env.controller.submit(_api_tasks(4))
+    await asyncio.sleep(1.0)
+    assert set(states(env).values()) == {"pending"}
+    assert "disabled" in env.window.accounts.table.item(1, 1).text()
+    toggle.setChecked(True)
+    await until(lambda: set(states(env).values()) == {"success"})
+
+
+@pytest.mark.parametrize("env", [(2.0, 3.0)], indirect=True)
+async def test_the_eta_appears_once_a_lane_has_finished_a_task(env: Env) -> None:
+    panel = env.window.lanes["web"]
+    env.controller.submit(_web_tasks(4))
+    await until(lambda: env.window.model.rowCount() == 4)
+    env.window.refresh()
+    assert panel.last_estimate is not None and panel.last_estimate.basis == "no_samples"
+    assert panel.eta.text() == "ETA after the first task finishes"
+    await until(lambda: "success" in states(env).values())
+    env.window.refresh()
+    assert panel.last_estimate is not None and panel.last_estimate.basis == "observed"
+    assert panel.last_estimate.eta_s is not None and panel.last_estimate.eta_s > 0
+    assert panel.eta.text().startswith("ETA ") and "about" in panel.eta.text()
+
+
+def _web_tasks(n: int) -> list[Any]:
+    from media_assistant.core.records import NewTask
+    from media_assistant.core.states import ModelKind
+
+    return [
+        NewTask(f"w{i}", "web-model", ModelKind.WEB, f"web prompt {i}", "gui") for i in range(n)
+    ]
+
+
+def _api_tasks(n: int) -> list[Any]:
+    from media_assistant.core.records import NewTask
+    from media_assistant.core.states import ModelKind
+
+    return [
+        NewTask(f"a{i}", "api-model", ModelKind.API, f"api prompt {i}", "gui") for i in range(n)
+    ]
