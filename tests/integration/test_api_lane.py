@@ -4,6 +4,7 @@ the simulated web chat: the issue's end-to-end checks for the API lane."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -219,3 +220,58 @@ async def test_missing_key_keeps_the_account_out_of_work_with_a_reason(
     stuck = await run.go(make_tasks(3), timeout=30)
     assert {r.state for r in run.store.list_tasks()} == {"pending"}
     assert "needs_attention" in stuck[0].reason and "MA_KEY_B" in stuck[0].reason
+
+
+def test_set_key_stores_the_key_in_the_keyring_and_run_uses_it(
+    tmp_path: Path, api_sim: ApiSimulator
+) -> None:
+    import subprocess
+    import sys
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        f"""
+[[models]]
+name = "api-model"
+kind = "api"
+
+[[accounts]]
+id = "api-k"
+kind = "api"
+base_url = "{api_sim.base_url}"
+models = ["api-model"]
+""",
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MA_KEY")}
+    env.update(
+        PYTHON_KEYRING_BACKEND="tests.support.file_keyring.FileKeyring",
+        MA_TEST_KEYRING_FILE=str(tmp_path / "keyring.json"),
+        PYTHONPATH=str(Path(__file__).parents[2]),
+    )
+
+    def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(  # noqa: PLW1510 - the exit code is the subject
+            [sys.executable, "-m", "media_assistant", "--data-dir", str(data), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            input=stdin,
+        )
+
+    batch = tmp_path / "b.csv"
+    batch.write_text("task_id,prompt,model\nk1,hello,api-model\n", encoding="utf-8")
+    first = cli("run", str(batch))  # no key anywhere yet: the account cannot work
+    assert first.returncode == 1 and "cannot progress" in first.stdout
+    stored = cli("accounts", "set-key", "api-k", "--stdin", stdin=f"{KEY_A}\n")
+    assert stored.returncode == 0, stored.stderr
+    assert KEY_A not in stored.stdout + stored.stderr
+    assert KEY_A in (tmp_path / "keyring.json").read_text(encoding="utf-8")
+    second = cli("run")
+    assert second.returncode == 0, second.stdout + second.stderr
+    # The key lives in the keyring only: not in the database, the config or the logs.
+    for path in data.rglob("*"):
+        if path.is_file():
+            assert KEY_A.encode() not in path.read_bytes(), path

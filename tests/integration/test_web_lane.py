@@ -418,3 +418,84 @@ models = ["chat"]
     assert stats["a1"]["conflicts"] == 0 and stats["a2"]["conflicts"] == 0
     assert stats["a1"]["completed"] >= 1 and stats["a2"]["completed"] >= 1
     assert not our_chromiums(tmp_path)
+
+
+def _cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(  # noqa: PLW1510 - the exit code is the subject
+        [sys.executable, "-m", "media_assistant", "--data-dir", str(data), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_accounts_check_and_sites_probe(tmp_path: Path, chat_sim: ChatSiteSimulator) -> None:
+    e = WebEnv(tmp_path, chat_sim, accounts=1)
+    e.store.engine.dispose()
+    (e.paths.data_dir / "config.toml").write_text(
+        f"""
+[browser]
+executable = "{CHROMIUM}"
+headless = true
+
+[[models]]
+name = "web-model"
+kind = "web"
+
+[[accounts]]
+id = "web-1"
+kind = "web"
+site = "sim"
+origin = "{chat_sim.base_url}"
+models = ["web-model"]
+""",
+        encoding="utf-8",
+    )
+    data = e.paths.data_dir
+    logged_out = _cli(data, "accounts", "check", "web-1")
+    assert logged_out.returncode == 1 and "needs login" in logged_out.stdout
+    asyncio.run(e.sign_in("web-1"))
+    logged_in = _cli(data, "accounts", "check", "web-1")
+    assert logged_in.returncode == 0 and "web-1: logged in" in logged_in.stdout
+    status = _cli(data, "status", "--json")
+    assert '"state": "enabled"' in status.stdout  # the check cleared "needs login"
+    probe = _cli(
+        data,
+        "sites",
+        "probe",
+        f"{chat_sim.base_url}/chat",
+        "--account",
+        "web-1",
+        "--seconds",
+        "0.5",
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert "div#composer" in probe.stdout
+    assert 'aria-label="Send"' in probe.stdout or "label='Send'" in probe.stdout
+    assert not our_chromiums(tmp_path)
+
+
+async def test_a_rate_limit_toast_cools_the_account_down_without_using_an_attempt(
+    tmp_path: Path, chat_sim: ChatSiteSimulator
+) -> None:
+    e = WebEnv(tmp_path, chat_sim, accounts=1)
+    e.config = parse_config(
+        {
+            **e.config.model_dump(mode="json", exclude_none=True),
+            "lanes": {"web": {"cooldown_s": 2}},
+        },
+        "test",
+    )
+    await e.sign_in("web-1")
+    chat_sim.inject("rate_limited", user="web-1")
+    try:
+        s = await e.start()
+        s.submit(web_tasks(1, prefix="r"))
+        assert await e.run() == []
+        row = e.store.get("r0")
+        assert row is not None and (row.state, row.attempt) == ("success", 1)
+        log = "\n".join(e.events("r0"))
+        assert "rate_limited" in log and "attempt not used up" in log
+    finally:
+        await e.close()
+    assert not our_chromiums(tmp_path)

@@ -1,0 +1,56 @@
+"""The B4/B5 benchmarks, shrunk: they run end to end, measure what they say, and render."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from benchmarks import bench_gui, bench_web
+
+
+def test_gui_benchmark_paints_updates_and_times_startup() -> None:
+    result = bench_gui.measure(
+        quick=True, lag_seconds=0.6, db_tasks=300, idle_s=0.3, lag_rows=1500, startup_repeats=1
+    )
+    for name, lag in result["lag"].items():
+        assert lag["updates"] >= 4, name  # the 100 ms update timer really ran
+        assert lag["paints"] >= 1 and lag["paint_ms"]["n"] == lag["paints"], name
+        assert lag["lag_ms"]["n"] > 20 and lag["lag_ms"]["p50"] <= lag["lag_ms"]["p99"], name
+    filtered = result["lag"]["sorted_filtered"]
+    assert filtered["settle_calls"] >= 1
+    assert 0 < filtered["visible_rows"][0] < 1500  # the state filter is really on
+    assert sum(result["database"]["states"].values()) == 300
+    startup = result["startup"]
+    assert startup["rows_in_model"] == 300
+    marks = list(startup["marks_median_s"].values())
+    assert marks == sorted(marks) and 0 < marks[0] < marks[-1]
+    assert startup["load_median_ms"]["TaskTable.add_batch"] >= 0
+    assert startup["runs"][0]["load_ms"]["TaskTable.add_batch"]["calls"] == 300
+    assert startup["rss_mb_at_paint"] > 50
+    text = bench_gui.markdown(result)
+    assert text.startswith("## B5")
+    assert text.count("| lag, ") == 3 and "| window shown + painted, 300 tasks |" in text
+    assert "PASS" in text or "MISS" in text
+
+
+@pytest.mark.chromium
+def test_web_benchmark_subtracts_the_sites_own_generation_time() -> None:
+    result = bench_web.measure(1, 1)
+    checks = result["checks"]
+    assert checks["all_succeeded_with_their_own_answer"]
+    assert checks["site_conflicts"] == 0 and checks["site_max_concurrent"] == 1
+    assert checks["chromium_left_behind"] == 0
+    measured = [t for t in result["tasks"] if not t["first"]]
+    assert [t["mode"] for t in measured] == ["warm", "cold"]
+    for t in measured:
+        # The site's clock: every generation takes the configured 1.5 s.
+        assert math.isclose(t["generation_s"], 1.5, abs_tol=0.1)
+        assert math.isclose(t["overhead_s"], t["took_s"] - t["generation_s"], abs_tol=1e-6)
+        assert math.isclose(t["pre_send_s"] + t["post_generation_s"], t["overhead_s"], abs_tol=1e-6)
+        assert 0 < t["overhead_s"] < t["took_s"]
+    warm, cold = measured
+    assert warm["phases_s"]["browser_launch"] == 0 < cold["phases_s"]["browser_launch"]
+    assert warm["phases_s"]["done_detect"] > 0 and warm["snapshots"] >= 3
+    text = bench_web.markdown(result)
+    assert text.startswith("## B4") and "| overhead per task |" in text
