@@ -1,7 +1,8 @@
 """The headless entry point (DESIGN §6). Never imports Qt: the GUI is loaded only for ``gui``.
 
 Exit codes: 0 done / all succeeded, 1 some tasks failed, were canceled or cannot progress,
-2 bad input or configuration (nothing imported), 3 another scheduler holds the data dir.
+2 bad input or configuration (nothing imported), 3 another scheduler holds the data dir,
+4 internal error (running tasks went back to the queue), 130 interrupted (Ctrl-C, SIGTERM).
 """
 
 from __future__ import annotations

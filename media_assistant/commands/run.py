@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 import time
@@ -21,7 +22,9 @@ from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store import Store
 from media_assistant.services import Services
 
-EXIT_OK, EXIT_SOME_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+log = logging.getLogger(__name__)
+
+EXIT_OK, EXIT_SOME_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
 PROGRESS_EVERY_S = 1.0
 
 
@@ -122,9 +125,17 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
     started = time.monotonic()
     interrupted = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def on_signal(sig: signal.Signals) -> None:
+        # First signal: a graceful stop. Then the default handler is back, so a second Ctrl-C
+        # stops at once if the graceful one takes too long.
+        interrupted.set()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(sig)
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no handlers
-            loop.add_signal_handler(sig, interrupted.set)
+            loop.add_signal_handler(sig, on_signal, sig)
     runner = asyncio.ensure_future(scheduler.run_until_idle())
     stopper = asyncio.ensure_future(interrupted.wait())
     try:
@@ -152,6 +163,14 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+    if runner.exception() is not None:
+        log.error("the scheduler stopped on an internal error", exc_info=runner.exception())
+        print(
+            f"internal error: {runner.exception()!r} (running tasks went back to the queue; "
+            "see the log, then run again)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
     return _summary(scheduler, progress, runner.result(), time.monotonic() - started)
 
 

@@ -17,8 +17,16 @@ from sqlmodel import SQLModel
 
 from media_assistant.core import schema
 
+
+def _v2_pending_not_before_index(conn: Connection) -> None:
+    """An index for "when is the next delayed retry due?" (asked by idle workers)."""
+    table = schema.TaskRow.__table__  # type: ignore[attr-defined]
+    index = next(i for i in table.indexes if i.name == "ix_tasks_pending_not_before")
+    index.create(conn, checkfirst=True)
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
-STEPS: dict[int, Callable[[Connection], None]] = {}
+STEPS: dict[int, Callable[[Connection], None]] = {2: _v2_pending_not_before_index}
 
 
 class SchemaTooNew(RuntimeError):

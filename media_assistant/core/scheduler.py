@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 
 ProviderFactory = Callable[[AccountConfig], Provider]
 
+# run_until_idle looks at the counts at most this often (real seconds).
+IDLE_CHECK_MIN_S = 0.1
+
 # How long a graceful shutdown waits for interrupted attempts to write their state back.
 SHUTDOWN_WAIT_S = 15.0
 
@@ -87,6 +90,13 @@ class Scheduler:
         return self.rt.owner_id
 
     async def start(self) -> None:
+        try:
+            await self._start()
+        except BaseException:
+            await self._close_providers()  # a half-started scheduler leaves nothing running
+            raise
+
+    async def _start(self) -> None:
         cfg = self.config
         self.accounts.sync([(a.id, a.kind, a.enabled) for a in cfg.accounts])
         # "Needs attention" (a missing key, a held profile, a captcha) is re-detected at once if
@@ -106,6 +116,7 @@ class Scheduler:
             rng=random.Random(self._seed),
             idle_poll_s=self.idle_poll_s,
             last_tick=self.clock.monotonic(),
+            last_tick_wall=self.clock.now(),
         )
         # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
         # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
@@ -139,36 +150,48 @@ class Scheduler:
         self.started = True
 
     async def stop(self) -> None:
-        """Graceful: running tasks go back to pending without using up an attempt."""
+        """Graceful: running tasks go back to pending without using up an attempt. Whatever
+        fails on the way, providers (browsers, HTTP clients, the driver thread) are closed."""
         if not self.started:
             return
         assert self.rt is not None and self.runner is not None
-        self.rt.stopping.set()
-        self.runner.interrupt(set(self.runner.attempts), "shutdown")
-        for lane in self.lanes.values():
-            lane.wake()
-        waited = 0.0
-        while self.runner.attempts and waited < SHUTDOWN_WAIT_S:
-            await asyncio.sleep(0.02)
-            waited += 0.02
-        for lane in self.lanes.values():
-            await lane.stop()
-        if self._housekeeping is not None:
-            self._housekeeping.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._housekeeping
-        if self.runner.attempts:
-            # Some provider ignored cancellation: write the rows back ourselves.
+        try:
+            self.rt.stopping.set()
+            self.runner.interrupt(set(self.runner.attempts), "shutdown")
+            for lane in self.lanes.values():
+                lane.wake()
+            waited = 0.0
+            while self.runner.attempts and waited < SHUTDOWN_WAIT_S:
+                await asyncio.sleep(0.02)
+                waited += 0.02
+            for lane in self.lanes.values():
+                await lane.stop()
+            if self._housekeeping is not None:
+                self._housekeeping.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._housekeeping
             for ra in list(self.runner.attempts.values()):
-                self.store.requeue(
-                    ra.claim,
-                    not_before=None,
-                    keep_attempt=True,
-                    kind=None,
-                    message="returned to the queue at shutdown",
-                )
+                # A provider ignored cancellation: write the row back ourselves.
+                try:
+                    self.store.requeue(
+                        ra.claim,
+                        not_before=None,
+                        keep_attempt=True,
+                        kind=None,
+                        message="returned to the queue at shutdown",
+                    )
+                except Exception:
+                    log.exception(
+                        "[scheduler] %s: could not return it to the queue", ra.claim.task_id
+                    )
+        finally:
+            await self._close_providers()
+            self.started = False
+
+    async def _close_providers(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
+            self._unsubscribe = None
         for account_id, provider in self.providers.items():
             try:
                 await provider.aclose()
@@ -180,8 +203,11 @@ class Scheduler:
                 await closer()
             except Exception:
                 log.exception("closing the provider factory failed")
-        self.sessions.close(self.owner_id)
-        self.started = False
+        if self.rt is not None:
+            try:
+                self.sessions.close(self.rt.owner_id)
+            except Exception:
+                log.exception("[scheduler] could not mark the session ended")
 
     # ------------------------------------------------------------------ operator actions
 
@@ -236,13 +262,14 @@ class Scheduler:
         last_beat = self.clock.monotonic()
         while True:
             await self.clock.sleep(self.tick_s)
-            now = self.clock.monotonic()
-            gap = now - rt.last_tick
-            rt.last_tick = now
+            now, wall = self.clock.monotonic(), self.clock.now()
+            gap = max(now - rt.last_tick, wall - rt.last_tick_wall)
+            rt.last_tick, rt.last_tick_wall = now, wall
             try:
                 if gap > heartbeat_s:
-                    # The loop itself was frozen (laptop sleep): beat now and give everyone one
-                    # more interval before the reaper may judge anyone.
+                    # The loop itself was frozen (laptop sleep: the wall clock moved, perhaps
+                    # not the monotonic one): beat now and give everyone one more interval
+                    # before the reaper may judge anyone.
                     log.warning("[scheduler] event loop stalled for %.0f s; reaping paused", gap)
                     rt.reap_hold_until = now + heartbeat_s
                     last_beat = float("-inf")
@@ -298,9 +325,9 @@ class Scheduler:
         assert self.rt is not None and self.runner is not None
         while True:
             self._activity.clear()
-            counts = self.store.counts()
-            running = sum(n for (_, s), n in counts.items() if s == TaskState.RUNNING.value)
-            pending = sum(n for (_, s), n in counts.items() if s == TaskState.PENDING.value)
+            counts = self.store.active_counts()
+            running = counts.get(TaskState.RUNNING.value, 0)
+            pending = counts.get(TaskState.PENDING.value, 0)
             if not running and not self.runner.attempts:
                 if not pending:
                     return []
@@ -308,3 +335,5 @@ class Scheduler:
                 if sum(s.pending for s in stuck) == pending:
                     return stuck
             await wait_event(self._activity, self.idle_poll_s, self.clock)
+            # Bursts of changes (hundreds of tasks a second) need not each cost a query.
+            await asyncio.sleep(IDLE_CHECK_MIN_S)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class TaskRow(SQLModel, table=True):
@@ -76,6 +76,13 @@ class TaskRow(SQLModel, table=True):
             postgresql_where=text("state = 'running'"),
         ),
         Index("ix_tasks_state", "state", "model_kind"),
+        # Idle workers ask when the next delayed retry is due (schema version 2).
+        Index(
+            "ix_tasks_pending_not_before",
+            "not_before",
+            sqlite_where=text("state = 'pending' AND not_before IS NOT NULL"),
+            postgresql_where=text("state = 'pending' AND not_before IS NOT NULL"),
+        ),
     )
 
 

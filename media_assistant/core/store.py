@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -18,10 +18,10 @@ from sqlalchemy import (
     Engine,
     Select,
     and_,
+    bindparam,
     case,
     func,
     insert,
-    literal,
     or_,
     select,
     update,
@@ -75,18 +75,65 @@ def _fence(claim: Claim) -> ColumnElement[bool]:
     )
 
 
-def _queue_head(stmt: Select[Any], models: Sequence[str], now: float) -> Select[Any]:
-    """The claimable head of the queue for ``models``: priority first, then submission order."""
+def _queue_head(stmt: Select[Any]) -> Select[Any]:
+    """The claimable head of the queue for the ``models`` at time ``now`` (bind parameters):
+    priority first, then submission order."""
     return (
         stmt.where(
             T.c.state == PENDING,
-            T.c.model.in_(list(models)),
-            or_(T.c.not_before.is_(None), T.c.not_before <= now),
+            T.c.model.in_(bindparam("models", expanding=True)),
+            or_(T.c.not_before.is_(None), T.c.not_before <= bindparam("now")),
             or_(T.c.keep_attempt, T.c.attempt < T.c.max_attempts),
         )
         .order_by(T.c.priority.desc(), T.c.seq)
         .limit(1)
     )
+
+
+# The statements every task goes through, built once with bind parameters. Building a statement
+# and computing its cache key cost SQLAlchemy more than SQLite needs to run it (py-spy over 2,000
+# no-op tasks: ~60 % of claim_next and _finish); a reused statement keeps its cache key.
+_HEAD = _queue_head(select(T.c.task_id)).with_for_update(skip_locked=True)
+_PEEK = _queue_head(select(T.c.task_id, func.length(T.c.prompt)))
+_CLAIM = (
+    update(T)
+    .where(T.c.task_id == bindparam("candidate"), T.c.state == PENDING)
+    .values(
+        state=RUNNING,
+        account_id=bindparam("claim_account_id"),
+        owner_id=bindparam("claim_owner_id"),
+        attempt=T.c.attempt + case((T.c.keep_attempt, 0), else_=1),
+        keep_attempt=False,
+        lease=T.c.lease + 1,
+        started_at=bindparam("claim_now"),
+        heartbeat_at=bindparam("claim_now"),
+        progress_chars=0,
+        not_before=None,
+        deadline_at=func.coalesce(
+            T.c.deadline_at, bindparam("claim_deadline_at", type_=T.c.deadline_at.type)
+        ),
+    )
+    .returning(
+        T.c.task_id,
+        T.c.attempt,
+        T.c.lease,
+        T.c.max_attempts,
+        T.c.model,
+        T.c.prompt,
+        T.c.system_prompt,
+        T.c.deadline_at,
+        T.c.created_at,
+    )
+)
+# SET comes from the execute parameters (the columns being written); the fence from these.
+_FENCED_UPDATE = update(T).where(
+    T.c.task_id == bindparam("fence_task_id"),
+    T.c.state == RUNNING,
+    T.c.attempt == bindparam("fence_attempt"),
+    T.c.lease == bindparam("fence_lease"),
+)
+_INSERT_EVENT = insert(E)
+_GET = select(T).where(T.c.task_id == bindparam("task_id"))
 
 
 class Store:
@@ -110,15 +157,16 @@ class Store:
         at: float | None = None,
     ) -> None:
         conn.execute(
-            insert(E).values(
-                task_id=task_id,
-                at=self.clock.now() if at is None else at,
-                kind=kind,
-                lane=lane,
-                account_id=account_id,
-                attempt=attempt,
-                message=message,
-            )
+            _INSERT_EVENT,
+            {
+                "task_id": task_id,
+                "at": self.clock.now() if at is None else at,
+                "kind": kind,
+                "lane": lane,
+                "account_id": account_id,
+                "attempt": attempt,
+                "message": message,
+            },
         )
 
     def _publish_changes(self, changes: Iterable[TaskChange], *, heartbeat: bool = False) -> None:
@@ -234,40 +282,24 @@ class Store:
         if not models:
             return None
         now = self.clock.now()
+        # Idle workers ask every second: look with a read (WAL readers never wait) before
+        # taking the write lock another process may be holding.
+        if self.peek_next(models) is None:
+            return None
         with write_tx(self.engine) as conn:
-            candidate = conn.execute(
-                _queue_head(select(T.c.task_id), models, now).with_for_update(skip_locked=True)
-            ).scalar()
+            candidate = conn.execute(_HEAD, {"models": list(models), "now": now}).scalar()
             if candidate is None:
                 return None
             try:
                 row = conn.execute(
-                    update(T)
-                    .where(T.c.task_id == candidate, T.c.state == PENDING)
-                    .values(
-                        state=RUNNING,
-                        account_id=account_id,
-                        owner_id=owner_id,
-                        attempt=T.c.attempt + case((T.c.keep_attempt, 0), else_=1),
-                        keep_attempt=False,
-                        lease=T.c.lease + 1,
-                        started_at=now,
-                        heartbeat_at=now,
-                        progress_chars=0,
-                        not_before=None,
-                        deadline_at=func.coalesce(T.c.deadline_at, literal(now + deadline_s)),
-                    )
-                    .returning(
-                        T.c.task_id,
-                        T.c.attempt,
-                        T.c.lease,
-                        T.c.max_attempts,
-                        T.c.model,
-                        T.c.prompt,
-                        T.c.system_prompt,
-                        T.c.deadline_at,
-                        T.c.created_at,
-                    )
+                    _CLAIM,
+                    {
+                        "candidate": candidate,
+                        "claim_account_id": account_id,
+                        "claim_owner_id": owner_id,
+                        "claim_now": now,
+                        "claim_deadline_at": now + deadline_s,
+                    },
                 ).one_or_none()
             except IntegrityError:
                 # The partial unique index refused a second running task on this web account.
@@ -334,10 +366,20 @@ class Store:
         *,
         event_kind: str = "state",
         durable: bool = True,
+        fence: ColumnElement[bool] | None = None,
     ) -> bool:
         now = self.clock.now()
         with write_tx(self.engine, durable=durable) as conn:
-            changed = conn.execute(update(T).where(_fence(claim)).values(**values)).rowcount
+            if fence is None:
+                params = {
+                    **values,
+                    "fence_task_id": claim.task_id,
+                    "fence_attempt": claim.attempt,
+                    "fence_lease": claim.lease,
+                }
+                changed = conn.execute(_FENCED_UPDATE, params).rowcount
+            else:
+                changed = conn.execute(update(T).where(fence).values(**values)).rowcount
             if changed != 1:
                 return False
             self._event(
@@ -406,7 +448,15 @@ class Store:
         message: str,
         event_kind: str = "retry",
     ) -> bool:
-        """running → pending on the same row: a retry (new attempt) or a deferral (same one)."""
+        """running → pending on the same row: a retry (new attempt) or a deferral (same one).
+
+        If a cancel was requested meanwhile (perhaps by another process, after the attempt last
+        looked), the row ends canceled instead: a cancel survives retries and shutdowns.
+        """
+        with read_tx(self.engine) as conn:
+            flagged = conn.execute(select(T.c.cancel_requested).where(_fence(claim))).scalar()
+        if flagged:
+            return self.finish_canceled(claim, f"canceled by operator ({message})")
         values: dict[str, Any] = {
             "state": PENDING,
             "not_before": not_before,
@@ -418,7 +468,17 @@ class Store:
         if kind is not None:
             values["error_kind"] = kind.value
             values["error_message"] = message
-        return self._finish(claim, values, message, event_kind=event_kind, durable=False)
+        fence = and_(_fence(claim), T.c.cancel_requested == False)  # noqa: E712
+        changed = self._finish(
+            claim, values, message, event_kind=event_kind, durable=False, fence=fence
+        )
+        if not changed and self._still_ours_but_flagged(claim):
+            return self.finish_canceled(claim, f"canceled by operator ({message})")
+        return changed
+
+    def _still_ours_but_flagged(self, claim: Claim) -> bool:
+        with read_tx(self.engine) as conn:
+            return bool(conn.execute(select(T.c.cancel_requested).where(_fence(claim))).scalar())
 
     # ------------------------------------------------------------------ heartbeats
 
@@ -471,15 +531,33 @@ class Store:
     # ------------------------------------------------------------------ reaper / orphans
 
     def reap_stale(
-        self, *, dead_after: float, kind: ModelKind | None = None, lost_backoff: float = 0.0
+        self,
+        *,
+        dead_after: float,
+        kind: ModelKind | None = None,
+        lost_backoff: float = 0.0,
+        alive: Mapping[str, tuple[int, int]] | None = None,
     ) -> list[ReleasedTask]:
-        """Take back running rows whose heartbeat is older than ``dead_after`` seconds."""
+        """Take back running rows whose heartbeat is older than ``dead_after`` seconds.
+
+        ``alive`` maps task id → (attempt, lease) of attempts this process is running right
+        now: they are never reaped by their own process (after a suspend every heartbeat looks
+        old, ours included). Checked with a read first: no write lock when nothing is stale.
+        """
         cutoff = self.clock.now() - dead_after
         where = [T.c.state == RUNNING, T.c.heartbeat_at < cutoff]
         if kind is not None:
             where.append(T.c.model_kind == kind.value)
+        with read_tx(self.engine) as conn:
+            stale = conn.execute(select(T.c.task_id, T.c.attempt, T.c.lease).where(*where)).all()
+        alive = alive or {}
+        candidates = [r.task_id for r in stale if alive.get(r.task_id) != (r.attempt, r.lease)]
+        if not candidates:
+            return []
         return self._release_lost(
-            and_(*where), f"no heartbeat for {dead_after:.0f} s: declared dead", lost_backoff
+            and_(*where, T.c.task_id.in_(candidates)),
+            f"no heartbeat for {dead_after:.0f} s: declared dead",
+            lost_backoff,
         )
 
     def recover_orphans(self, live_owner_ids: Sequence[str]) -> list[ReleasedTask]:
@@ -705,7 +783,7 @@ class Store:
 
     def get(self, task_id: str) -> TaskRecord | None:
         with read_tx(self.engine) as conn:
-            row = conn.execute(select(T).where(T.c.task_id == task_id)).mappings().first()
+            row = conn.execute(_GET, {"task_id": task_id}).mappings().first()
         return TaskRecord.from_mapping(row) if row else None
 
     def get_many(self, task_ids: Sequence[str]) -> list[TaskRecord]:
@@ -783,6 +861,16 @@ class Store:
             ).all()
         return {(k, s): n for k, s, n in rows}
 
+    def active_counts(self) -> dict[str, int]:
+        """state → number of pending and running tasks (an index lookup, not a table scan)."""
+        with read_tx(self.engine) as conn:
+            rows = conn.execute(
+                select(T.c.state, func.count())
+                .where(T.c.state.in_([PENDING, RUNNING]))
+                .group_by(T.c.state)
+            ).all()
+        return {state: n for state, n in rows}
+
     def pending_models(self) -> dict[str, int]:
         """model → number of pending tasks."""
         with read_tx(self.engine) as conn:
@@ -796,7 +884,9 @@ class Store:
         with read_tx(self.engine) as conn:
             return conn.execute(
                 select(func.min(T.c.not_before)).where(
-                    T.c.state == PENDING, T.c.model.in_(list(models))
+                    T.c.state == PENDING,
+                    T.c.model.in_(list(models)),
+                    T.c.not_before > self.clock.now(),
                 )
             ).scalar()
 
@@ -804,9 +894,7 @@ class Store:
         """The task ``claim_next`` would take now, with its prompt length (for rate limits)."""
         now = self.clock.now()
         with read_tx(self.engine) as conn:
-            row = conn.execute(
-                _queue_head(select(T.c.task_id, func.length(T.c.prompt)), models, now)
-            ).first()
+            row = conn.execute(_PEEK, {"models": list(models), "now": now}).first()
         return (row[0], int(row[1])) if row else None
 
     def running_ids(self, owner_id: str | None = None) -> set[str]:

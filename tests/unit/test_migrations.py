@@ -39,3 +39,39 @@ def test_a_database_from_a_newer_app_is_refused(tmp_path: Path) -> None:
 
 def test_every_version_after_the_first_has_a_step() -> None:
     assert sorted(migrations.STEPS) == list(range(2, schema.SCHEMA_VERSION + 1))
+
+
+def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) -> None:
+    """Build the current schema, take it back to what version 1 had, migrate, compare."""
+    fresh = tmp_path / "fresh.db"
+    open_engine(sqlite_url(fresh)).dispose()
+    old = tmp_path / "old.db"
+    open_engine(sqlite_url(old)).dispose()
+    con = sqlite3.connect(old)
+    con.execute("DROP INDEX ix_tasks_pending_not_before")
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    con.execute(
+        "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
+        "state, attempt, max_attempts, keep_attempt, lease, lost_count, created_at, "
+        "cancel_requested, progress_chars) VALUES ('kept', 1, 'b', 'm', 'api', 'p', 0, "
+        "'pending', 0, 3, 0, 0, 0, 1.0, 0, 0)"
+    )
+    con.commit()
+    con.close()
+    engine = open_engine(sqlite_url(old))
+    engine.dispose()
+
+    def schema_of(path: Path) -> set[tuple[str, str]]:
+        c = sqlite3.connect(path)
+        try:
+            return set(c.execute("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"))
+        finally:
+            c.close()
+
+    assert schema_of(old) == schema_of(fresh)
+    c = sqlite3.connect(old)
+    assert c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (
+        str(schema.SCHEMA_VERSION),
+    )
+    assert c.execute("SELECT task_id FROM tasks").fetchall() == [("kept",)]  # data kept
+    c.close()

@@ -318,3 +318,35 @@ def test_bus_subscriber_errors_do_not_break_the_store(store: Store) -> None:
     bus.subscribe(broken)
     store.submit(make_tasks(1))
     assert store.get("api-000") is not None
+
+
+def test_a_requeue_of_a_task_whose_cancel_was_requested_ends_it_canceled(store: Store) -> None:
+    store.submit(make_tasks(1))
+    c = claim(store)
+    assert c is not None
+    store.request_cancel([c.task_id])  # e.g. from another process, after the attempt looked
+    assert store.requeue(c, not_before=None, keep_attempt=True, kind=None, message="shutdown")
+    r = store.get(c.task_id)
+    assert r is not None and (r.state, r.error_kind) == ("canceled", "canceled")
+
+
+def test_the_reaper_spares_attempts_its_own_process_is_running(
+    store: Store, clock: ManualClock
+) -> None:
+    store.submit(make_tasks(2))
+    mine, other = claim(store), claim(store)
+    assert mine and other
+    clock.advance_sync(300)  # e.g. the laptop slept: every heartbeat looks old
+    released = store.reap_stale(dead_after=90, alive={mine.task_id: (mine.attempt, mine.lease)})
+    assert [r.task_id for r in released] == [other.task_id]
+    assert store.get(mine.task_id).state == "running"  # type: ignore[union-attr]
+
+
+def test_next_not_before_looks_only_ahead(store: Store, clock: ManualClock) -> None:
+    store.submit(make_tasks(2))
+    a, b = claim(store), claim(store)
+    assert a and b
+    store.requeue(a, not_before=clock.now() - 5, keep_attempt=False, kind=None, message="past")
+    assert store.next_not_before(["api-model"]) is None  # due already: nothing to wait for
+    store.requeue(b, not_before=clock.now() + 30, keep_attempt=False, kind=None, message="later")
+    assert store.next_not_before(["api-model"]) == clock.now() + 30

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.lanes.attempt import AttemptRunner
-from media_assistant.core.lanes.base import Lane
+from media_assistant.core.lanes.base import STOP_WAIT_S, Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.provider import Provider
 from media_assistant.core.ratelimit import ApiAccountGate, estimate_tokens
@@ -45,7 +45,9 @@ class ApiLane(Lane):
     async def stop(self) -> None:
         await super().stop()
         if self._attempts:
-            await asyncio.gather(*self._attempts, return_exceptions=True)
+            _, stuck = await asyncio.wait(self._attempts, timeout=STOP_WAIT_S)
+            if stuck:
+                self.log.error("%d attempt(s) did not end within %.0f s", len(stuck), STOP_WAIT_S)
 
     async def _account_loop(self, account: AccountConfig) -> None:
         log = self.account_log(account)
@@ -59,7 +61,7 @@ class ApiLane(Lane):
                 await self.wait_available(account, wake)
                 continue
             if not gate.has_free_slot:
-                await self.wait_for_work(account, wake)  # a finishing attempt sets `wake`
+                await self.wait_for_wake(wake)  # a finishing attempt sets `wake`
                 continue
             if gate.limits_rate:
                 head = self.rt.store.peek_next(account.models)
@@ -67,6 +69,9 @@ class ApiLane(Lane):
                     await self.wait_for_work(account, wake)
                     continue
                 await gate.admit(estimate_tokens(head[1]))
+                # The wait may have been long: a 429 may have paused the account meanwhile.
+                if self.rt.stopping.is_set() or not self.rt.accounts.available(account.id):
+                    continue
             claim = self.rt.store.claim_next(
                 kind=ModelKind.API,
                 account_id=account.id,

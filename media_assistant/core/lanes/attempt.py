@@ -4,9 +4,13 @@ lost heartbeat) and the single write that records the attempt's true outcome."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig
@@ -16,6 +20,13 @@ from media_assistant.core.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.records import Claim
 from media_assistant.core.retry import Backoff, Cancel, Defer, Fail, Retry, decide
 from media_assistant.core.states import AccountProblem
+
+T = TypeVar("T")
+
+# How long a cancelled provider coroutine gets to unwind before it is abandoned.
+ABANDON_AFTER_S = 10.0
+# A terminal write that meets a busy database is retried this long (then the reaper decides).
+PERSIST_FOR_S = 120.0
 
 
 class AttemptContext:
@@ -54,18 +65,27 @@ class AttemptContext:
 
     def log(self, message: str, *, level: int = logging.INFO, kind: str = "log") -> None:
         self._log.log(level, "%s: %s", self._spec.task_id, message)
-        self._rt.store.log_event(
-            self._spec.task_id,
-            kind,
-            f"{self._log.extra['prefix'] if self._log.extra else ''} {message}",
-            lane=self._spec.model_kind.value,
-            account_id=self._spec.account_id,
-            attempt=self._spec.attempt,
-        )
+        # Best effort: a busy database must not turn a finished answer into a failure.
+        try:
+            self._rt.store.log_event(
+                self._spec.task_id,
+                kind,
+                f"{self._log.extra['prefix'] if self._log.extra else ''} {message}",
+                lane=self._spec.model_kind.value,
+                account_id=self._spec.account_id,
+                attempt=self._spec.attempt,
+            )
+        except SQLAlchemyError as exc:
+            self._log.warning("%s: event log line not stored (%s)", self._spec.task_id, exc)
 
     def throttle_account(self, seconds: float, reason: str) -> None:
         self.throttle = (seconds, reason)
-        if self._rt.accounts.store.cool_down(self._spec.account_id, seconds, reason):
+        try:
+            slowed = self._rt.accounts.store.cool_down(self._spec.account_id, seconds, reason)
+        except SQLAlchemyError as exc:
+            self._log.warning("cannot record the slow-down (%s)", exc)
+            return
+        if slowed:
             self._log.info("slowing down for %.1f s: %s", seconds, reason)
 
 
@@ -91,6 +111,7 @@ class AttemptRunner:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
         self.attempts: dict[str, RunningAttempt] = {}
+        self.abandoned: set[asyncio.Future[GenerationResult]] = set()
 
     # ---------------------------------------------------------------- registry for the scheduler
 
@@ -141,19 +162,26 @@ class AttemptRunner:
     ) -> Outcome:
         ctx = AttemptContext(self.spec_for(claim), self.rt, log)
         ra = RunningAttempt(claim, ctx)
+        if self.rt.stopping.is_set():  # claimed while the scheduler was shutting down
+            ra.interrupt = "shutdown"
         self.attempts[claim.task_id] = ra
-        # A cancel requested between the claim and now (e.g. from another process).
-        record = self.rt.store.get(claim.task_id)
-        if record is not None and record.cancel_requested:
-            ctx.cancel_event.set()
         lane = self.rt.config.lane(claim.model_kind)
         try:
+            # A cancel requested between the claim and now (e.g. from another process).
+            record = self.rt.store.get(claim.task_id)
+            if record is not None and record.cancel_requested:
+                ctx.cancel_event.set()
             outcome = await self._supervise(
                 provider, ra, timeout=lane.task_timeout_s, cancel_grace=cancel_grace_s, log=log
             )
+            # Still registered while the outcome is written: heartbeats keep the row alive if
+            # the database is busy and the write has to wait.
+            await self._settle(ra, outcome, account, log)
         finally:
-            del self.attempts[claim.task_id]
-        self._settle(ra, outcome, account, log)
+            # The registry is keyed by task id: only remove our own entry, never that of a
+            # newer attempt of the same task.
+            if self.attempts.get(claim.task_id) is ra:
+                del self.attempts[claim.task_id]
         return outcome
 
     async def _supervise(
@@ -191,8 +219,25 @@ class AttemptRunner:
                 sleeper.cancel()
         if not gen.done():
             gen.cancel()
-            with contextlib.suppress(BaseException):
-                await gen
+            done, _ = await asyncio.wait({gen}, timeout=ABANDON_AFTER_S)
+            if not done:
+                # The provider ignores cancellation. Keep a reference (the task must not be
+                # garbage-collected mid-flight) and move on: its late writes are fenced out.
+                self.abandoned.add(gen)
+                gen.add_done_callback(self.abandoned.discard)
+                log.error(
+                    "%s: attempt %d did not stop within %.0f s of being cancelled; abandoned",
+                    ra.claim.task_id,
+                    ra.claim.attempt,
+                    ABANDON_AFTER_S,
+                )
+                if stopped_by in ("shutdown", "lost"):
+                    return Outcome(interrupted=stopped_by)
+                if stopped_by == "cancel":
+                    return Outcome(canceled=True)
+                return Outcome(
+                    error=ProviderError(ErrorKind.TIMEOUT, f"no result within {timeout:.0f} s")
+                )
         outcome = self._outcome_of(gen, log)
         if outcome.result is not None:
             return outcome  # the answer landed first: that is the true final state
@@ -203,6 +248,14 @@ class AttemptRunner:
         if stopped_by == "timeout":
             return Outcome(
                 error=ProviderError(ErrorKind.TIMEOUT, f"no result within {timeout:.0f} s")
+            )
+        if outcome.canceled and not ra.ctx.cancel_requested:
+            # Nobody asked for it (the browser driver's loop went away, say): not an operator
+            # cancel, and not final.
+            return Outcome(
+                error=ProviderError(
+                    ErrorKind.INTERNAL, "the attempt was cancelled without a cancel request"
+                )
             )
         return outcome
 
@@ -223,7 +276,7 @@ class AttemptRunner:
 
     # ---------------------------------------------------------------- the one write
 
-    def _settle(
+    async def _settle(
         self, ra: RunningAttempt, outcome: Outcome, account: AccountConfig, log: LaneLog
     ) -> None:
         claim, store = ra.claim, self.rt.store
@@ -234,27 +287,32 @@ class AttemptRunner:
             return
         if outcome.result is not None:
             r = outcome.result
-            ok = store.finish_success(claim, r.text, reasoning=r.reasoning, usage=r.usage)
+            ok = await self._persist(
+                lambda: store.finish_success(claim, r.text, reasoning=r.reasoning, usage=r.usage)
+            )
             self._report(ok, log, claim, f"succeeded ({len(r.text)} chars)")
             return
         if outcome.interrupted == "shutdown":
-            ok = store.requeue(
-                claim,
-                not_before=None,
-                keep_attempt=True,
-                kind=None,
-                message="returned to the queue at shutdown (attempt not used up)",
-                event_kind="state",
+            ok = await self._persist(
+                lambda: store.requeue(
+                    claim,
+                    not_before=None,
+                    keep_attempt=True,
+                    kind=None,
+                    message="returned to the queue at shutdown (attempt not used up)",
+                    event_kind="state",
+                )
             )
             self._report(ok, log, claim, "returned to the queue at shutdown")
             return
         if outcome.canceled:
-            self._report(store.finish_canceled(claim), log, claim, "canceled")
+            ok = await self._persist(lambda: store.finish_canceled(claim))
+            self._report(ok, log, claim, "canceled")
             return
         assert outcome.error is not None
-        self._apply_decision(ra, outcome.error, account, log)
+        await self._apply_decision(ra, outcome.error, account, log)
 
-    def _apply_decision(
+    async def _apply_decision(
         self, ra: RunningAttempt, error: ProviderError, account: AccountConfig, log: LaneLog
     ) -> None:
         claim, store, rt = ra.claim, self.rt.store, self.rt
@@ -270,11 +328,14 @@ class AttemptRunner:
             default_pause=lane.cooldown_s,
             rng=rt.rng,
         )
-        self._account_effect(error, account, log)
+        await self._persist(lambda: self._account_effect(error, account, log))
         if isinstance(decision, Cancel):
-            self._report(store.finish_canceled(claim, decision.message), log, claim, "canceled")
+            ok = await self._persist(lambda: store.finish_canceled(claim, decision.message))
+            self._report(ok, log, claim, "canceled")
         elif isinstance(decision, Fail):
-            ok = store.finish_failed(claim, decision.kind, decision.message)
+            ok = await self._persist(
+                lambda: store.finish_failed(claim, decision.kind, decision.message)
+            )
             self._report(
                 ok,
                 log,
@@ -287,12 +348,15 @@ class AttemptRunner:
                 f"attempt {claim.attempt}/{claim.max_attempts} failed: {decision.kind.value}: "
                 f"{decision.message}; retry in {decision.delay:.1f} s"
             )
-            ok = store.requeue(
-                claim,
-                not_before=rt.clock.now() + decision.delay,
-                keep_attempt=False,
-                kind=decision.kind,
-                message=msg,
+            not_before = rt.clock.now() + decision.delay
+            ok = await self._persist(
+                lambda: store.requeue(
+                    claim,
+                    not_before=not_before,
+                    keep_attempt=False,
+                    kind=decision.kind,
+                    message=msg,
+                )
             )
             self._report(ok, log, claim, msg, level=logging.WARNING)
         elif isinstance(decision, Defer):
@@ -300,11 +364,34 @@ class AttemptRunner:
                 f"{decision.kind.value}: {decision.message}; account pauses "
                 f"{decision.pause:.1f} s, task waits (attempt not used up)"
             )
-            rt.accounts.store.cool_down(claim.account_id, decision.pause, decision.kind.value)
-            ok = store.requeue(
-                claim, not_before=None, keep_attempt=True, kind=decision.kind, message=msg
+            await self._persist(
+                lambda: rt.accounts.store.cool_down(
+                    claim.account_id, decision.pause, decision.kind.value
+                )
+            )
+            ok = await self._persist(
+                lambda: store.requeue(
+                    claim, not_before=None, keep_attempt=True, kind=decision.kind, message=msg
+                )
             )
             self._report(ok, log, claim, msg, level=logging.WARNING)
+
+    async def _persist(self, write: Callable[[], T]) -> T:
+        """Run a store write; while the database is locked by another process (a long import,
+        a backup), wait and try again instead of losing the outcome of a finished attempt."""
+        deadline = time.monotonic() + PERSIST_FOR_S
+        delay = 0.25
+        while True:
+            try:
+                return write()
+            except OperationalError as exc:
+                if time.monotonic() + delay > deadline:
+                    raise
+                logging.getLogger(__name__).warning(
+                    "database busy (%s); retrying in %.1f s", exc.orig, delay
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
 
     def _account_effect(self, error: ProviderError, account: AccountConfig, log: LaneLog) -> None:
         problems = {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Coroutine, Mapping
 from typing import Any
 
@@ -13,6 +12,9 @@ from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.runtime import LaneLog, Runtime, lane_log
 from media_assistant.core.provider import Provider
 from media_assistant.core.states import ModelKind, TaskState
+
+# Workers and attempts get this long to end at shutdown before the scheduler moves on.
+STOP_WAIT_S = 20.0
 
 
 class Lane:
@@ -38,7 +40,20 @@ class Lane:
 
     def start(self) -> None:
         for account in self.accounts:
-            self._spawn(self._account_loop(account), name=f"{self.kind.value}:{account.id}")
+            self._spawn(self._supervised(account), name=f"{self.kind.value}:{account.id}")
+
+    async def _supervised(self, account: AccountConfig) -> None:
+        """A worker that meets an error (a database locked for longer than the busy timeout,
+        say) restarts after a pause instead of leaving its account idle for good."""
+        while not self.rt.stopping.is_set():
+            try:
+                await self._account_loop(account)
+                return
+            except Exception:
+                self.account_log(account).exception(
+                    "worker error; restarting in %.0f s", self.rt.idle_poll_s
+                )
+                await self.rt.clock.sleep(self.rt.idle_poll_s)
 
     def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coro, name=name)
@@ -60,11 +75,13 @@ class Lane:
 
     async def stop(self) -> None:
         self.wake()
-        for task in list(self._workers):
+        workers = list(self._workers)
+        for task in workers:
             task.cancel()
-        for task in list(self._workers):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if workers:
+            _, stuck = await asyncio.wait(workers, timeout=STOP_WAIT_S)
+            for task in stuck:
+                self.log.error("worker %s did not stop within %.0f s", task.get_name(), STOP_WAIT_S)
 
     async def _account_loop(self, account: AccountConfig) -> None:
         raise NotImplementedError
@@ -77,8 +94,9 @@ class Lane:
         if now - self._last_reap < self.rt.reap_every_s or not self.rt.reap_allowed():
             return
         self._last_reap = now
+        alive = {tid: beat[:2] for tid, beat in self.runner.beats().items()}
         released = self.rt.store.reap_stale(
-            dead_after=self.rt.config.scheduler.dead_after_s, kind=self.kind
+            dead_after=self.rt.config.scheduler.dead_after_s, kind=self.kind, alive=alive
         )
         ours = {r.task_id for r in released if r.owner_id == self.rt.owner_id}
         if ours:
@@ -94,6 +112,10 @@ class Lane:
         left = self.rt.accounts.seconds_until_available(account.id)
         timeout = self.rt.idle_poll_s if left is None else min(self.rt.idle_poll_s, left)
         await wait_event(wake, max(timeout, 0.001), self.rt.clock)
+
+    async def wait_for_wake(self, wake: asyncio.Event) -> None:
+        """Until something changes (new work, a free slot, an account toggle), or a poll."""
+        await wait_event(wake, self.rt.idle_poll_s, self.rt.clock)
 
     async def wait_for_work(self, account: AccountConfig, wake: asyncio.Event) -> None:
         timeout = self.rt.idle_poll_s

@@ -73,8 +73,9 @@ class Runtime:
     idle_poll_s: float = IDLE_POLL_S
     reap_every_s: float = 1.0
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
-    # Set by the scheduler's housekeeping tick (clock.monotonic()).
+    # Set by the scheduler's housekeeping tick (clock.monotonic() and clock.now()).
     last_tick: float = 0.0
+    last_tick_wall: float = 0.0
     reap_hold_until: float = 0.0
 
     def reap_allowed(self) -> bool:
@@ -84,4 +85,7 @@ class Runtime:
         now = self.clock.monotonic()
         if now < self.reap_hold_until:
             return False
-        return now - self.last_tick <= self.config.scheduler.heartbeat_s
+        # Both clocks: Linux and macOS stop the monotonic clock during suspend, the wall clock
+        # does not — and heartbeats are compared in wall-clock time.
+        limit = self.config.scheduler.heartbeat_s
+        return now - self.last_tick <= limit and self.clock.now() - self.last_tick_wall <= limit

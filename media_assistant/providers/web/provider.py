@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 RecordBrowser = Callable[[str, int | None, float | None], None]
 RecordedLookup = Callable[[str], RecordedBrowser | None]
 
+# After a cancel, a timeout or an error: how long the page gets to stop generating.
+QUIESCE_S = 3.0
+
 # Diagnostics are worth their disk space only when a human will need to look.
 _DIAGNOSE = {
     ErrorKind.BAD_CONFIG,
@@ -105,18 +108,17 @@ class WebProvider:
         except TaskCanceled:
             raise
         except asyncio.CancelledError:
-            # The lane gave up waiting for a checkpoint: still try to stop the generation, or
-            # the site keeps the session busy and breaks the account's next task.
+            # The lane gave up waiting for a checkpoint: still stop the generation, or the site
+            # keeps the session busy and breaks the account's next task.
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(call(chat.stop_generating())), 2.0)
+                await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
             if exc.kind in _DIAGNOSE:
                 await self._diagnose(ctx)
             # A generation abandoned mid-way keeps running on the site and breaks the
-            # account's next task: stop it (a no-op when no stop control is showing).
-            with contextlib.suppress(Exception):
-                await call(chat.stop_generating())
+            # account's next task: stop it, and make sure it stopped.
+            await self._quiesce()
             raise
         except PlaywrightError as exc:
             await self._diagnose(ctx)
@@ -124,6 +126,27 @@ class WebProvider:
             raise ProviderError(
                 ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"
             ) from None
+
+    async def _quiesce(self) -> bool:
+        """No generation may keep running on the site when the account's next task starts:
+        press stop, wait for the page to settle, else close the browser (a fresh session).
+        True if the page settled by itself."""
+        call, chat = self.driver.service.call, self.browser.chat
+        if chat is None:
+            return True
+        try:
+            await call(chat.stop_generating())
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + QUIESCE_S
+            while loop.time() < deadline:
+                if not (await call(chat.snapshot())).generating:
+                    return True
+                await asyncio.sleep(0.25)
+        except Exception:  # a dead page: closing the browser below settles it too
+            pass
+        with contextlib.suppress(Exception):
+            await call(self.browser.close())
+        return False
 
     async def _selfcheck(self, ctx: TaskContext) -> None:
         recorded = self._recorded_browser(self.account_id) if self._recorded_browser else None
@@ -151,6 +174,8 @@ class WebProvider:
                     if clicked
                     else "cancel: no stop control was visible"
                 )
+                if not await self._quiesce():
+                    ctx.log("the site kept generating: its browser was closed", kind="error")
                 raise TaskCanceled(ctx.task.task_id)
             snap = await call(chat.snapshot())
             problem = snap.problem()

@@ -1,0 +1,91 @@
+"""Fixtures for integration tests: the scheduler with simulated providers on a scaled clock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from media_assistant.core.clock import ScaledClock
+from media_assistant.core.config import AccountConfig, AppConfig
+from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.provider import Provider
+from media_assistant.core.scheduler import Scheduler
+from media_assistant.core.states import ModelKind
+from media_assistant.core.store import Store
+from media_assistant.sim.fake_api import FakeApi, FakeApiProvider
+from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
+from tests.conftest import make_config
+
+SPEED = 200.0
+
+
+@dataclass
+class Harness:
+    store: Store
+    clock: ScaledClock
+    config: AppConfig
+    site: FakeChatSite
+    api: FakeApi
+    path: Path
+    overrides: dict[str, Provider]
+    scheduler: Scheduler | None = None
+
+    def factory(self, account: AccountConfig) -> Provider:
+        if account.id in self.overrides:
+            return self.overrides[account.id]
+        if account.kind is ModelKind.WEB:
+            return FakeWebProvider(self.site, account.id)
+        return FakeApiProvider(self.api, account.id)
+
+    async def start(self) -> Scheduler:
+        self.scheduler = Scheduler(
+            self.config, self.store, self.clock, self.factory, seed=1, tick_s=0.5, idle_poll_s=1.0
+        )
+        await self.scheduler.start()
+        return self.scheduler
+
+    async def run(self, timeout: float = 30.0) -> Any:
+        assert self.scheduler is not None
+        return await asyncio.wait_for(self.scheduler.run_until_idle(), timeout)
+
+    def states(self) -> dict[str, str]:
+        return {r.task_id: r.state for r in self.store.list_tasks()}
+
+
+@pytest.fixture
+def harness_factory(tmp_path: Path) -> Callable[..., Harness]:
+    made: list[Harness] = []
+
+    def make(
+        web_latency: tuple[float, float] = (31, 370),
+        api_latency: tuple[float, float] = (8, 20),
+        **config_kwargs: Any,
+    ) -> Harness:
+        clock = ScaledClock(SPEED)
+        engine = open_engine(sqlite_url(tmp_path / "ma.db"))
+        h = Harness(
+            Store(engine, clock),
+            clock,
+            make_config(**config_kwargs),
+            FakeChatSite(web_latency, seed=5),
+            FakeApi(api_latency, seed=5),
+            tmp_path,
+            {},
+        )
+        made.append(h)
+        return h
+
+    return make
+
+
+@pytest.fixture
+async def harness(harness_factory: Callable[..., Harness]) -> AsyncIterator[Harness]:
+    h = harness_factory()
+    yield h
+    if h.scheduler is not None and h.scheduler.started:
+        await h.scheduler.stop()
