@@ -63,7 +63,9 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
             demo_env.stop()
 
 
+# Strings here use the "App" context: lupdate cannot tell which class ``app.tr`` would use.
 def _run(app: object, paths: Paths, *, demo: bool) -> int:
+    from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from media_assistant.gui.event_loop import AppEventLoop
@@ -79,8 +81,10 @@ def _run(app: object, paths: Paths, *, demo: bool) -> int:
         install_translators(app, "auto")
         QMessageBox.critical(
             None,
-            app.tr("Media Assistant"),
-            app.tr("The configuration cannot be used:\n\n%1").replace("%1", str(exc)),
+            QCoreApplication.translate("App", "Media Assistant"),
+            QCoreApplication.translate("App", "The configuration cannot be used:\n\n%1").replace(
+                "%1", str(exc)
+            ),
         )
         return exc.exit_code
     install_translators(app, services.config.ui.language)
@@ -90,10 +94,11 @@ def _run(app: object, paths: Paths, *, demo: bool) -> int:
     except SchedulerBusy as exc:
         QMessageBox.warning(
             None,
-            app.tr("Media Assistant is already running"),
-            app.tr(
+            QCoreApplication.translate("App", "Media Assistant is already running"),
+            QCoreApplication.translate(
+                "App",
                 "Another Media Assistant is working on this data folder:\n"
-                "%1\n\nSwitch to its window, or close it first."
+                "%1\n\nSwitch to its window, or close it first.",
             ).replace("%1", str(exc)),
         )
         services.close()
@@ -114,6 +119,7 @@ def _run(app: object, paths: Paths, *, demo: bool) -> int:
 
 
 async def _amain(app: object, services: object, log_model: object, *, demo: bool) -> int:
+    from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
     from media_assistant.gui.controller import AppController
@@ -146,7 +152,9 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
         window.offer_demo_batch()
     window.show()
     await closing.wait()
-    window.statusBar().showMessage(window.tr("Shutting down: running tasks go back to the queue…"))
+    window.statusBar().showMessage(
+        QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
+    )
     await scheduler.stop()
     controller.bridge.close()
     window.deleteLater()
@@ -162,12 +170,15 @@ def _install_excepthook(app: object, log_file: Path) -> None:
         log.error("unexpected error\n%s", text)
         if os.environ.get("MEDIA_ASSISTANT_NO_ERROR_DIALOG"):
             return
+        from PySide6.QtCore import QCoreApplication
         from PySide6.QtWidgets import QMessageBox
 
         box = QMessageBox(
             QMessageBox.Icon.Critical,
-            "Media Assistant",
-            f"{kind.__name__}: {exc}\n\n(log: {log_file})",
+            QCoreApplication.translate("App", "Media Assistant"),
+            QCoreApplication.translate("App", "%1\n\n(log: %2)")
+            .replace("%1", f"{kind.__name__}: {exc}")
+            .replace("%2", str(log_file)),
         )
         box.setDetailedText(text)
         box.exec()

@@ -18,12 +18,14 @@ from pathlib import Path
 CHILD = r"""
 import os, sys
 from pathlib import Path
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 import media_assistant.app as app_module
 from media_assistant.gui.main_window import MainWindow
 
 out, lang = Path(sys.argv[1]), sys.argv[2]
+# Window geometry of our own: the app's default size, and the user's settings left alone.
+QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, sys.argv[3])
 app = QApplication(sys.argv[:1])
 state = {"ticks": 0}
 

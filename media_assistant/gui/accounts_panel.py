@@ -1,5 +1,6 @@
 """Every account: its state and why, a countdown while it cools down, an enable toggle, "Log in"
-for web accounts, concurrency 1..5 for API accounts."""
+for web accounts, concurrency 1..5 for API accounts. The words for states and cool-down reasons
+are the GUI's (labels.py); a problem's detail is the site's or API's own text, shown as it is."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.account_store import MAX_CONCURRENCY, MIN_CONCURRENCY
+from media_assistant.core.account_store import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
 from media_assistant.core.states import AccountState, ModelKind
+from media_assistant.gui import labels
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.style import ACCOUNT_COLORS, LANE_COLORS
 
@@ -50,14 +52,6 @@ class AccountsPanel(QWidget):
         self._rows: dict[str, int] = {}
         self._toggles: dict[str, QCheckBox] = {}
         self._spins: dict[str, QSpinBox] = {}
-        self._names = {
-            AccountState.ENABLED: self.tr("working"),
-            AccountState.DISABLED: self.tr("disabled"),
-            AccountState.COOLING_DOWN: self.tr("cooling down"),
-            AccountState.NEEDS_LOGIN: self.tr("needs login"),
-            AccountState.CREDENTIALS_REJECTED: self.tr("key rejected"),
-            AccountState.NEEDS_ATTENTION: self.tr("needs attention"),
-        }
         self._build()
         controller.bridge.account_changed.connect(self._on_bridge_account_changed)
         self._tick = QTimer(self)  # countdowns
@@ -71,7 +65,9 @@ class AccountsPanel(QWidget):
         for row, account in enumerate(accounts):
             self._rows[account.id] = row
             lane = account.kind.value
-            name = QTableWidgetItem(f"{account.id}\n{lane} · {', '.join(account.models)}")
+            name = QTableWidgetItem(
+                f"{account.id}\n{labels.lane(lane)} · {', '.join(account.models)}"
+            )
             name.setToolTip(", ".join(account.models))
             name.setData(Qt.ItemDataRole.UserRole, account.id)
             name.setForeground(_brush(LANE_COLORS.get(lane, "#333")))
@@ -107,12 +103,13 @@ class AccountsPanel(QWidget):
             state = status.state(now) if status else AccountState.DISABLED
             item = self.table.item(row, COL_STATE)
             assert item is not None
-            reason = status.reason(now) if status else ""
-            text = self._names.get(state, state.value) + (f"\n{reason}" if reason else "")
+            reason = labels.account_reason(status, now)
+            text = labels.account_state(state) + (f"\n{reason}" if reason else "")
             if item.text() != text:
                 item.setText(text)
-                item.setToolTip(reason)
+                item.setToolTip(_tooltip(status, state, reason))
                 item.setForeground(_brush(ACCOUNT_COLORS.get(state.value, "#333")))
+                self.table.resizeRowToContents(row)  # a reason can take more lines than before
             toggle = self._toggles[account.id]
             enabled = bool(status and status.enabled)
             if toggle.isChecked() != enabled:
@@ -135,6 +132,14 @@ class AccountsPanel(QWidget):
 
     def _on_spin_changed(self, account_id: str, value: int) -> None:
         self.controller.set_concurrency(account_id, value)
+
+
+def _tooltip(status: AccountStatus | None, state: AccountState, reason: str) -> str:
+    """The reason, and the API's own words when a cool-down came from its rate-limit headers."""
+    raw = status.cooldown_reason if status else None
+    if state is AccountState.COOLING_DOWN and raw and not labels.is_error_kind(raw):
+        return f"{reason}\n{raw}"
+    return reason
 
 
 def _brush(hex_color: str) -> QBrush:

@@ -40,7 +40,7 @@ from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
 from media_assistant.gui.batch_file_page import BatchFilePage, FilePreview
 from media_assistant.gui.batch_options import BatchOptionsForm
-from media_assistant.gui.style import RED
+from media_assistant.gui.style import RED, latin_width, resize_within_screen
 
 _PROBLEM = f"color: {RED};"
 
@@ -136,7 +136,7 @@ class NewBatchDialog(QDialog):
         if default_model in self._models:
             self.model_combo.setCurrentIndex(self.model_combo.findData(default_model))
         metrics = self.fontMetrics()
-        self.resize(metrics.averageCharWidth() * 110, metrics.lineSpacing() * 42)
+        resize_within_screen(self, latin_width(metrics, 110), metrics.lineSpacing() * 42)
         self._on_input_changed()
 
     # ------------------------------------------------------------------------------ results

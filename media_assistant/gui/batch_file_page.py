@@ -36,7 +36,7 @@ from media_assistant.core.batch_import import (
     template_fields,
 )
 from media_assistant.core.errors import InputError
-from media_assistant.gui.style import RED, bold
+from media_assistant.gui.style import RED, bold, latin_width
 
 PREVIEW_ROWS = 5
 RENDERED_ROWS = 3
@@ -195,7 +195,7 @@ class BatchFilePage(QWidget):
                 item.setToolTip(value)
                 self.preview.setItem(r, c, item)
         self.preview.resizeColumnsToContents()
-        widest = self.fontMetrics().averageCharWidth() * 40
+        widest = latin_width(self.fontMetrics(), 40)
         for c in range(len(info.columns)):
             self.preview.setColumnWidth(c, min(self.preview.columnWidth(c), widest))
         self._fit_preview_height(len(info.rows))

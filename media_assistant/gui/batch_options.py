@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.states import ModelKind
+from media_assistant.gui import labels
 from media_assistant.gui.batch_file_page import FilePreview
 from media_assistant.gui.style import LANE_COLORS
 
@@ -31,11 +32,11 @@ _MUTED = "color: palette(placeholder-text);"
 
 
 def lane_tag_icon(kind: str, font: QFont) -> QIcon:
-    """A small coloured pill reading WEB or API, so the lane shows at a glance in a list."""
+    """A small coloured pill naming the lane (WEB, API), so it shows at a glance in a list."""
     tag_font = QFont(font)
     tag_font.setPointSizeF(max(6.0, font.pointSizeF() * 0.75))
     tag_font.setBold(True)
-    text = kind.upper()
+    text = labels.lane(kind).upper()
     probe = QPixmap(1, 1)
     painter = QPainter(probe)
     painter.setFont(tag_font)
@@ -170,7 +171,7 @@ class BatchOptionsForm(QFormLayout):
                 notes.append(
                     self.tr("Web model: the system prompt is typed into the chat page as text.")
                 )
-        self.system_note.setText(" ".join(notes))
+        self.system_note.setText("\n".join(notes))  # one per line: no spacing rule to get wrong
         for note in (self.model_note, self.priority_note, self.system_note):
             note.setVisible(bool(note.text()))
 

@@ -9,6 +9,7 @@ from PySide6.QtCore import QDateTime, Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QProgressBar, QWidget
 
 from media_assistant.core.eta import LaneEstimate, LaneSnapshot, Slot, estimate_lane
+from media_assistant.gui import labels
 from media_assistant.gui.style import AMBER, LANE_COLORS, RED, STATE_COLORS, bold, format_duration
 from media_assistant.gui.task_model import Row
 
@@ -19,8 +20,7 @@ class LanePanel(QFrame):
         self.lane = lane
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName(f"lane-{lane}")
-        title = self.tr("Web lane") if lane == "web" else self.tr("API lane")
-        self.title = QLabel(title, self)
+        self.title = QLabel(labels.lane_title(lane), self)
         self.title.setFont(bold(self.font()))
         self.title.setStyleSheet(f"color: {LANE_COLORS.get(lane, '#444')}")
         self.subtitle = QLabel(self)
@@ -83,20 +83,15 @@ class LanePanel(QFrame):
         )
         cap = sum(s.slots for s in servers if s.available)
         self.subtitle.setText(
-            self.tr("%n account(s)", "", len(servers))
-            + " · "
-            + self.tr("%n slot(s) free", "", max(0, cap - n["running"]))
+            self.tr("%1 · %2", "accounts · free slots")
+            .replace("%1", self.tr("%n account(s)", "", len(servers)))
+            .replace("%2", self.tr("%n slot(s) free", "", max(0, cap - n["running"])))
         )
         self.counts.setText(
             " · ".join(
-                f"<span style='color:{STATE_COLORS[key]}'>{label} <b>{n[key]}</b></span>"
-                for key, label in (
-                    ("running", self.tr("running")),
-                    ("pending", self.tr("pending")),
-                    ("success", self.tr("done")),
-                    ("failed", self.tr("failed")),
-                    ("canceled", self.tr("canceled")),
-                )
+                f"<span style='color:{STATE_COLORS[key]}'>{labels.task_state(key)} "
+                f"<b>{n[key]}</b></span>"
+                for key in ("running", "pending", "success", "failed", "canceled")
             )
         )
         self.eta.setText(self._eta_text(estimate, n))

@@ -20,6 +20,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
+from media_assistant.gui import labels
 from media_assistant.gui.style import AMBER, RED
 
 MAX_LINES = 5000
@@ -113,8 +114,8 @@ class LogPanel(QWidget):
         self.lane = QComboBox(self)
         for label, lane in (
             (self.tr("All lines"), ""),
-            (self.tr("[web] lane"), "web"),
-            (self.tr("[api] lane"), "api"),
+            (labels.lane_title("web"), "web"),
+            (labels.lane_title("api"), "api"),
         ):
             self.lane.addItem(label, lane)
         self.level = QComboBox(self)

@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
+from media_assistant.core.records import SubmitResult
 from media_assistant.core.states import AccountState
+from media_assistant.gui import labels
 from media_assistant.gui.accounts_panel import AccountsPanel
 from media_assistant.gui.batch_dialog import NewBatchDialog
 from media_assistant.gui.batch_progress import TERMINAL, BatchProgress
@@ -185,7 +187,8 @@ class MainWindow(QMainWindow):
         status = self.controller.account_status(account_id)
         if status is None:
             return
-        state = status.state(self.controller.now())
+        now = self.controller.now()
+        state = status.state(now)
         if state in (
             AccountState.NEEDS_LOGIN,
             AccountState.NEEDS_ATTENTION,
@@ -195,7 +198,7 @@ class MainWindow(QMainWindow):
                 self._notified_login.add(account_id)
                 self._notify(
                     self.tr("Account %1 needs you").replace("%1", account_id),
-                    status.reason(self.controller.now()),
+                    labels.account_reason(status, now) or labels.account_state(state),
                 )
         else:
             self._notified_login.discard(account_id)
@@ -236,13 +239,14 @@ class MainWindow(QMainWindow):
         for batch in finished:
             self._notify(
                 self.tr("Batch %1 finished").replace("%1", batch.batch_id),
-                self.tr("%1 tasks, %2 not successful")
-                .replace("%1", str(batch.total))
-                .replace("%2", str(batch.not_successful)),
+                self.tr("%n task(s), %1 not successful", "", batch.total).replace(
+                    "%1", str(batch.not_successful)
+                ),
             )
 
     def _notify(self, title: str, text: str) -> None:
-        self.statusBar().showMessage(f"{title}: {text}", 15000)
+        message = self.tr("%1: %2", "notice title: text").replace("%1", title).replace("%2", text)
+        self.statusBar().showMessage(message, 15000)
         if self.tray is not None:
             self.tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 8000)
 
@@ -264,12 +268,12 @@ class MainWindow(QMainWindow):
         tasks = dialog.tasks()
         if not tasks:
             return
-        result = self.controller.submit(tasks)
+        self._notify_submitted(self.controller.submit(tasks))
+
+    def _notify_submitted(self, result: SubmitResult) -> None:
         self._notify(
-            self.tr("Batch submitted"),
-            self.tr("%1: %2 tasks added")
-            .replace("%1", result.batch_id)
-            .replace("%2", str(len(result.added))),
+            self.tr("Batch %1 submitted").replace("%1", result.batch_id),
+            self.tr("%n task(s) added", "", len(result.added)),
         )
 
     def _open_settings(self) -> None:
@@ -299,13 +303,8 @@ class MainWindow(QMainWindow):
             self.tr("Sign in to %1 in the browser window, then close it").replace("%1", account_id)
         )
         ok, detail = await self.controller.login(account_id)
-        self.statusBar().showMessage(
-            (self.tr("%1: signed in") if ok else self.tr("%1: not signed in")).replace(
-                "%1", account_id
-            )
-            + f" ({detail})",
-            15000,
-        )
+        text = self.tr("%1: signed in (%2)") if ok else self.tr("%1: not signed in (%2)")
+        self.statusBar().showMessage(text.replace("%1", account_id).replace("%2", detail), 15000)
 
     def show_startup_findings(self, lines: Sequence[str]) -> None:
         if not lines:
@@ -343,13 +342,8 @@ class MainWindow(QMainWindow):
         layout.insertWidget(0, banner)
 
         def submit() -> None:
-            result = self.controller.submit(sample_batch(f"demo-{int(self.controller.now())}"))
-            self._notify(
-                self.tr("Batch submitted"),
-                self.tr("%1: %2 tasks added")
-                .replace("%1", result.batch_id)
-                .replace("%2", str(len(result.added))),
-            )
+            batch = sample_batch(f"demo-{int(self.controller.now())}")
+            self._notify_submitted(self.controller.submit(batch))
 
         banner.run_requested.connect(submit)
         self.demo_button = banner.button

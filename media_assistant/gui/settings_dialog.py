@@ -41,6 +41,10 @@ class SettingsDialog(QDialog):
         self.browser.setPlaceholderText(
             self.tr("automatic (Playwright's Chromium, Chrome/Edge, chromium)")
         )
+        metrics = self.browser.fontMetrics()
+        self.browser.setMinimumWidth(
+            metrics.horizontalAdvance(self.browser.placeholderText()) + metrics.height() * 2
+        )
         browse = QPushButton(self.tr("Browse…"), self)
         browse.clicked.connect(self._on_browse_clicked)
         browser_row = QHBoxLayout()
@@ -59,10 +63,10 @@ class SettingsDialog(QDialog):
         self.error.hide()
 
         form = QFormLayout()
-        form.addRow(self.tr("Browser for web models"), browser_row)
-        form.addRow(self.tr("Web task timeout"), self.web_timeout)
-        form.addRow(self.tr("API task timeout"), self.api_timeout)
-        form.addRow(self.tr("Language"), self.language)
+        form.addRow(self.tr("Browser for web models:"), browser_row)
+        form.addRow(self.tr("Web task timeout:"), self.web_timeout)
+        form.addRow(self.tr("API task timeout:"), self.api_timeout)
+        form.addRow(self.tr("Language:"), self.language)
         note = QLabel(
             self.tr("Saved to %1. Language and browser changes apply at the next start.").replace(
                 "%1", str(config_file)

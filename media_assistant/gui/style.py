@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtWidgets import QWidget
 
 STATE_COLORS: dict[str, str] = {
     "pending": "#8a8f98",
@@ -81,6 +82,22 @@ def state_icon(state: str, size: int = 16) -> QIcon:
     return QIcon(pix)
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def latin_width(metrics: QFontMetrics, chars: float) -> int:
+    """The width of ``chars`` average Latin letters. Not ``averageCharWidth()``: a CJK font
+    (the default under a Chinese locale) reports its full-width glyphs there, which doubles
+    every size built on it."""
+    return round(metrics.horizontalAdvance(_LETTERS) * chars / len(_LETTERS))
+
+
+def resize_within_screen(widget: QWidget, width: int, height: int) -> None:
+    """A window's first size, kept inside its screen (CJK fonts also have taller lines)."""
+    screen = widget.screen().availableGeometry()
+    widget.resize(min(width, screen.width() * 9 // 10), min(height, screen.height() * 9 // 10))
+
+
 def bold(font: QFont) -> QFont:
     f = QFont(font)
     f.setBold(True)
@@ -88,14 +105,16 @@ def bold(font: QFont) -> QFont:
 
 
 def format_duration(seconds: float | None) -> str:
-    """12s · 3m05s · 1h02m: compact, for tables and panels."""
+    """12s · 3m05s · 1h02m: compact, for tables and panels (12秒 · 3分05秒 · 1小时02分)."""
     if seconds is None or seconds < 0:
         return ""
     s = int(round(seconds))
     if s < 60:
-        return f"{s}s"
+        return QCoreApplication.translate("Duration", "%1s", "seconds").replace("%1", str(s))
     m, s = divmod(s, 60)
     if m < 60:
-        return f"{m}m{s:02d}s"
+        text = QCoreApplication.translate("Duration", "%1m%2s", "minutes, seconds")
+        return text.replace("%1", str(m)).replace("%2", f"{s:02d}")
     h, m = divmod(m, 60)
-    return f"{h}h{m:02d}m"
+    text = QCoreApplication.translate("Duration", "%1h%2m", "hours, minutes")
+    return text.replace("%1", str(h)).replace("%2", f"{m:02d}")

@@ -134,6 +134,4 @@ class TaskActions(QObject):
         except Exception as exc:  # InputError names the problem; show it
             QMessageBox.warning(self.window, self.tr("Export failed"), str(exc))
             return
-        self._show(
-            self.tr("%1 tasks written to %2").replace("%1", str(n)).replace("%2", path), 10000
-        )
+        self._show(self.tr("%n task(s) written to %1", "", n).replace("%1", path), 10000)

@@ -24,12 +24,15 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.records import TaskEventRecord, TaskRecord
+from media_assistant.gui import labels
 from media_assistant.gui.style import (
     LANE_COLORS,
     RED,
     STATE_COLORS,
     bold,
     format_duration,
+    latin_width,
+    resize_within_screen,
     state_icon,
 )
 from media_assistant.gui.task_events import EventLogView, local_time
@@ -70,7 +73,7 @@ class TaskDetailsDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(buttons)
         metrics = self.fontMetrics()
-        self.resize(metrics.averageCharWidth() * 120, metrics.lineSpacing() * 46)
+        resize_within_screen(self, latin_width(metrics, 120), metrics.lineSpacing() * 46)
 
         self.update_record(record)
         self.update_events(events)
@@ -122,7 +125,7 @@ class TaskDetailsDialog(QDialog):
 
         self.fields: dict[str, QLabel] = {}
         grid = QGridLayout()
-        grid.setHorizontalSpacing(self.fontMetrics().averageCharWidth() * 2)
+        grid.setHorizontalSpacing(latin_width(self.fontMetrics(), 2))
         names = [
             ("model", self.tr("Model:")),
             ("lane", self.tr("Lane:")),
@@ -163,7 +166,7 @@ class TaskDetailsDialog(QDialog):
     def _fill_header(self, record: TaskRecord) -> None:
         head = record.title or next(iter(record.prompt.strip().splitlines()), "")
         metrics = self.title_label.fontMetrics()
-        width = metrics.averageCharWidth() * 90
+        width = latin_width(metrics, 90)
         self.title_label.setText(metrics.elidedText(head, Qt.TextElideMode.ElideRight, width))
         self.title_label.setToolTip(record.prompt)
         size = self.state_label.fontMetrics().height()
@@ -172,7 +175,7 @@ class TaskDetailsDialog(QDialog):
         self.state_label.setStyleSheet(f"color: {STATE_COLORS.get(record.state, '#8a8f98')};")
         lane_colour = LANE_COLORS.get(record.model_kind, "#8a8f98")
         self.fields["model"].setText(record.model)
-        self.fields["lane"].setText(record.model_kind.upper())
+        self.fields["lane"].setText(labels.lane(record.model_kind))
         self.fields["lane"].setStyleSheet(f"color: {lane_colour}; font-weight: bold;")
         self.fields["account"].setText(record.account_id or "—")
         self.fields["attempt"].setText(f"{record.attempt}/{record.max_attempts}")
@@ -184,7 +187,7 @@ class TaskDetailsDialog(QDialog):
         self._on_clock_timeout()
         failed = record.state == "failed" or (record.state != "success" and record.error_kind)
         if failed and (record.error_kind or record.error_message):
-            kind = self._error_kind_text(record.error_kind or "")
+            kind = labels.error_kind(record.error_kind or "")
             self.error_label.setText(f"{kind}\n{record.error_message or ''}".strip())
             self.error_label.show()
         else:
@@ -202,48 +205,13 @@ class TaskDetailsDialog(QDialog):
         self.fields["duration"].setText(text)
 
     def _state_text(self, record: TaskRecord) -> str:
-        texts = {
-            "pending": self.tr("Pending"),
-            "running": self.tr("Running"),
-            "success": self.tr("Succeeded"),
-            "failed": self.tr("Failed"),
-            "canceled": self.tr("Canceled"),
-        }
-        text = texts.get(record.state, record.state)
+        text = labels.task_state(record.state)
         if record.state == "running" and record.cancel_requested:
             return self.tr("%1 — cancel requested").replace("%1", text)
         if record.state == "pending" and record.not_before is not None and record.attempt > 0:
             when = local_time(record.not_before, with_date=False)
             return self.tr("Waiting to retry at %1").replace("%1", when)
         return text
-
-    def _error_kind_text(self, kind: str) -> str:
-        texts = {
-            "auth_rejected": self.tr("Credentials rejected"),
-            "bad_request": self.tr("Request refused as invalid"),
-            "context_too_long": self.tr("Prompt too long for the model"),
-            "content_policy": self.tr("Blocked by the content policy"),
-            "insufficient_quota": self.tr("Account quota used up"),
-            "login_required": self.tr("The web account is logged out"),
-            "bad_input": self.tr("Bad input"),
-            "bad_config": self.tr("Configuration problem"),
-            "profile_in_use": self.tr("Browser profile used by another program"),
-            "no_account": self.tr("No enabled account serves this model"),
-            "deadline": self.tr("Deadline passed while waiting"),
-            "rate_limited": self.tr("Rate limited"),
-            "site_busy": self.tr("The site is busy"),
-            "captcha": self.tr("A captcha needs solving"),
-            "server_error": self.tr("Server error"),
-            "network": self.tr("Network error"),
-            "timeout": self.tr("Timed out"),
-            "protocol": self.tr("Malformed response"),
-            "session_conflict": self.tr("Two generations overlapped in one session"),
-            "browser_crashed": self.tr("The browser crashed"),
-            "lost": self.tr("Lost (the worker stopped responding)"),
-            "internal": self.tr("Internal error"),
-            "canceled": self.tr("Canceled"),
-        }
-        return texts.get(kind, kind)
 
     # ------------------------------------------------------------------------------- tabs
 

@@ -11,7 +11,8 @@ from PySide6.QtGui import QAction, QColor, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from media_assistant.core.records import TaskEventRecord
-from media_assistant.gui.style import AMBER, RED, STATE_COLORS, state_icon
+from media_assistant.gui import labels
+from media_assistant.gui.style import AMBER, RED, STATE_COLORS, latin_width, state_icon
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -42,14 +43,6 @@ class EventLogModel(QAbstractTableModel):
         super().__init__(parent)
         self._events: list[TaskEventRecord] = []
         self._headers = [self.tr("Time"), self.tr("Kind"), self.tr("Attempt"), self.tr("Message")]
-        self._kinds = {
-            "state": self.tr("State"),
-            "retry": self.tr("Retry"),
-            "selfcheck": self.tr("Self-check"),
-            "log": self.tr("Log"),
-            "error": self.tr("Error"),
-            "cancel": self.tr("Cancel"),
-        }
 
     def set_events(self, events: Sequence[TaskEventRecord]) -> None:
         known = [e.id for e in self._events]
@@ -64,7 +57,7 @@ class EventLogModel(QAbstractTableModel):
             self.endInsertRows()
 
     def kind_labels(self) -> list[str]:
-        return list(self._kinds.values())
+        return labels.event_kinds()
 
     def event_at(self, row: int) -> TaskEventRecord:
         return self._events[row]
@@ -91,7 +84,7 @@ class EventLogModel(QAbstractTableModel):
             if column == self.TIME:
                 return local_time(event.at, with_date=False)
             if column == self.KIND:
-                return self._kinds.get(event.kind, event.kind)
+                return labels.event_kind(event.kind)
             if column == self.ATTEMPT:
                 return "" if event.attempt is None else str(event.attempt)
             return event.message
@@ -127,7 +120,7 @@ class EventLogView(QTableView):
         header.setStretchLastSection(True)
         metrics = self.fontMetrics()
         model = self.log_model
-        pad = metrics.averageCharWidth() * 3
+        pad = latin_width(metrics, 3)
         kind_width = max(metrics.horizontalAdvance(k) for k in model.kind_labels())
         header.resizeSection(model.TIME, metrics.horizontalAdvance("00:00:00") + pad)
         header.resizeSection(model.KIND, kind_width + metrics.height() + pad)
@@ -157,6 +150,7 @@ class EventLogView(QTableView):
         for row in rows:
             e = self.log_model.event_at(row)
             attempt = "" if e.attempt is None else str(e.attempt)
-            lines.append("\t".join([local_time(e.at), e.kind, attempt, e.message]))
+            kind = labels.event_kind(e.kind)  # as shown
+            lines.append("\t".join([local_time(e.at), kind, attempt, e.message]))
         if lines:
             QGuiApplication.clipboard().setText("\n".join(lines))

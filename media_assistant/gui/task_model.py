@@ -26,6 +26,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
+from media_assistant.gui import labels
 from media_assistant.gui.style import (
     AMBER,
     HEARTBEAT_AMBER_S,
@@ -130,13 +131,9 @@ class TaskTableModel(QAbstractTableModel):
             self.tr("Duration"),
             self.tr("Error"),
         ]
-        self._state_names = {
-            "pending": self.tr("pending"),
-            "running": self.tr("running"),
-            "success": self.tr("success"),
-            "failed": self.tr("failed"),
-            "canceled": self.tr("canceled"),
-        }
+        # Looked up on every paint: translated once.
+        self._state_names = labels.task_states()
+        self._lane_names = {kind: labels.lane(kind) for kind in ("web", "api")}
 
     # ---------------------------------------------------------------- loading and updates
 
@@ -264,7 +261,8 @@ class TaskTableModel(QAbstractTableModel):
         if role == BATCH_ROLE:
             return row.batch_id
         if role == SEARCH_ROLE:
-            return f"{row.task_id} {row.title or ''} {row.prompt_head} {row.error_message or ''}"
+            error = labels.error_text(row.error_kind, row.error_message)  # kind as shown, too
+            return f"{row.task_id} {row.title or ''} {row.prompt_head} {error}"
         if role == Qt.ItemDataRole.DecorationRole and col == COL_STATE:
             return state_icon(row.state)
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -285,15 +283,16 @@ class TaskTableModel(QAbstractTableModel):
         if col == COL_MODEL:
             return row.model
         if col == COL_LANE:
-            return row.model_kind
+            return self._lane_names.get(row.model_kind, row.model_kind)
         if col == COL_ACCOUNT:
             return row.account_id or ""
         if col == COL_STATE:
             text = self._state_names.get(row.state, row.state)
             if row.state == "running" and row.cancel_requested:
-                return self.tr("canceling…")
+                return self.tr("Canceling…")
             if row.state == "pending" and row.not_before and row.not_before > self._now():
-                return self.tr("retry in %s") % format_duration(row.not_before - self._now())
+                wait = format_duration(row.not_before - self._now())
+                return self.tr("Retry in %1").replace("%1", wait)
             return text
         if col == COL_ATTEMPT:
             return f"{row.attempt}/{row.max_attempts}" if row.attempt else ""
@@ -307,8 +306,13 @@ class TaskTableModel(QAbstractTableModel):
         if col == COL_DURATION:
             return format_duration(self.duration(row))
         if col == COL_ERROR:
-            return f"{row.error_kind}: {row.error_message}" if row.error_kind else ""
+            return labels.error_text(row.error_kind, row.error_message) if row.error_kind else ""
         return ""
+
+    def state_texts(self) -> list[str]:
+        """What the state column can show, the longest derived texts included (to size it)."""
+        retry = self.tr("Retry in %1").replace("%1", format_duration(599))
+        return [*self._state_names.values(), self.tr("Canceling…"), retry]
 
     def heartbeat_age(self, row: Row) -> float | None:
         if row.state != "running" or row.heartbeat_at is None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.records import TaskRecord
+from media_assistant.gui.style import latin_width
 
 _MUTED = "color: palette(placeholder-text);"
 
@@ -83,7 +84,7 @@ class TaskResultPage(QWidget):
         self.busy_bar = QProgressBar(self)  # no total is known: an indeterminate "still alive"
         self.busy_bar.setRange(0, 0)
         self.busy_bar.setTextVisible(False)
-        self.busy_bar.setMaximumWidth(self.fontMetrics().averageCharWidth() * 40)
+        self.busy_bar.setMaximumWidth(latin_width(self.fontMetrics(), 40))
         progress_page = QWidget(self)
         progress = QVBoxLayout(progress_page)
         progress.addStretch(1)

@@ -12,11 +12,13 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLineEdit,
     QMenu,
+    QStyle,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from media_assistant.gui import labels
 from media_assistant.gui.task_filter import TaskFilterProxy
 from media_assistant.gui.task_model import (
     COL_ATTEMPT,
@@ -50,11 +52,10 @@ class TaskTable(QWidget):
         self.state_filter = QComboBox(self)
         for label, states in (
             (self.tr("All states"), ""),
-            (self.tr("Running"), "running"),
-            (self.tr("Pending"), "pending"),
-            (self.tr("Succeeded"), "success"),
-            (self.tr("Failed"), "failed"),
-            (self.tr("Canceled"), "canceled"),
+            *(
+                (labels.task_state(s), s)
+                for s in ("running", "pending", "success", "failed", "canceled")
+            ),
             (self.tr("Not finished"), "pending,running"),
             (self.tr("Needs a look"), "failed,canceled"),
         ):
@@ -62,8 +63,8 @@ class TaskTable(QWidget):
         self.lane_filter = QComboBox(self)
         for label, lane in (
             (self.tr("Both lanes"), ""),
-            (self.tr("Web lane"), "web"),
-            (self.tr("API lane"), "api"),
+            (labels.lane_title("web"), "web"),
+            (labels.lane_title("api"), "api"),
         ):
             self.lane_filter.addItem(label, lane)
         self.batch_filter = QComboBox(self)
@@ -89,7 +90,8 @@ class TaskTable(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(COL_TASK, QHeaderView.ResizeMode.Stretch)
         header.setStretchLastSection(False)
-        em = self.fontMetrics().horizontalAdvance("M")
+        metrics = self.fontMetrics()
+        em = metrics.horizontalAdvance("M")
         for col, width in (
             (COL_LANE, 5),
             (COL_STATE, 9),
@@ -98,7 +100,13 @@ class TaskTable(QWidget):
             (COL_STARTED, 7),
             (COL_DURATION, 6),
         ):
-            header.resizeSection(col, width * em)
+            # Room for the header in any language, with its sort arrow.
+            title = str(model.headerData(col, Qt.Orientation.Horizontal))
+            header.resizeSection(col, max(width * em, metrics.horizontalAdvance(title) + 3 * em))
+        # and for what the state column says, after its icon.
+        icon = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+        words = max(metrics.horizontalAdvance(w) for w in model.state_texts())
+        header.resizeSection(COL_STATE, max(header.sectionSize(COL_STATE), words + icon + 2 * em))
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._on_view_context_menu)
         self.view.doubleClicked.connect(self._on_view_double_clicked)

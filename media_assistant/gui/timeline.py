@@ -15,7 +15,7 @@ from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QScrollBar, QToolButton, QToolTip, QWidget
 
-from media_assistant.gui import style
+from media_assistant.gui import labels, style
 from media_assistant.gui.timeline_paint import TimelineFrame, TimelinePainter, pill_size
 from media_assistant.gui.timeline_tracks import TimelineBar, TimelineTracks
 
@@ -135,20 +135,13 @@ class TimelineWidget(QWidget):
         end = self._now if bar.finished_at is None else bar.finished_at
         duration = style.format_duration(max(0.0, end - bar.started_at))
         if bar.finished_at is None:
-            duration = self.tr("{duration} so far").format(duration=duration)
-        states = {
-            "pending": self.tr("Pending"),
-            "running": self.tr("Running"),
-            "success": self.tr("Succeeded"),
-            "failed": self.tr("Failed"),
-            "canceled": self.tr("Canceled"),
-        }
+            duration = self.tr("%1 so far").replace("%1", duration)
         lines = [
             bar.label,
-            self.tr("Task: {task_id}").format(task_id=bar.task_id),
-            self.tr("State: {state}").format(state=states.get(bar.state, bar.state)),
-            self.tr("Duration: {duration}").format(duration=duration),
-            self.tr("Started: {time}").format(time=_clock(bar.started_at, seconds=True)),
+            self.tr("Task: %1").replace("%1", bar.task_id),
+            self.tr("State: %1").replace("%1", labels.task_state(bar.state)),
+            self.tr("Duration: %1").replace("%1", duration),
+            self.tr("Started: %1").replace("%1", _clock(bar.started_at, seconds=True)),
         ]
         return "\n".join(line for line in lines if line)
 
@@ -396,7 +389,7 @@ class TimelineWidget(QWidget):
         self.setAccessibleName(self.tr("Task timeline"))
 
     def _lane_text(self, lane: str) -> str:
-        return {"web": self.tr("web"), "api": self.tr("api")}.get(lane, lane)
+        return labels.lane(lane)
 
 
 def _clock(ts: float, *, seconds: bool = False) -> str:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QCheckBox
 
 from media_assistant.core.paths import Paths
 from media_assistant.core.scheduler import Scheduler
+from media_assistant.gui import labels
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.log_panel import LogModel
 from media_assistant.gui.main_window import MainWindow
@@ -156,7 +157,7 @@ async def test_disabling_an_account_stops_its_new_work(env: Env) -> None:
     env.controller.submit(_api_tasks(4))
     await asyncio.sleep(1.0)
     assert set(states(env).values()) == {"pending"}
-    assert "disabled" in env.window.accounts.table.item(1, 1).text()
+    assert env.window.accounts.table.item(1, 1).text() == labels.account_state("disabled")
     toggle.setChecked(True)
     await until(lambda: set(states(env).values()) == {"success"})
 

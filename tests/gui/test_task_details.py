@@ -130,7 +130,7 @@ def test_header_shows_the_task_at_a_glance(open_dialog: Any) -> None:
     dialog = open_dialog(make_record(attempt=2))
     assert dialog.title_label.text().startswith("写一篇关于春季护肤")
     assert dialog.fields["model"].text() == "deepseek-r1-web"
-    assert dialog.fields["lane"].text() == "WEB"
+    assert dialog.fields["lane"].text() == "Web"
     assert dialog.fields["account"].text() == "ds-web-1"
     assert dialog.fields["attempt"].text() == "2/3"
     assert dialog.fields["duration"].text() == "1m33s"
@@ -148,7 +148,7 @@ def test_failed_task_shows_its_error(open_dialog: Any) -> None:
     )
     dialog = open_dialog(record)
     assert dialog.error_label.isVisibleTo(dialog)
-    assert "logged out" in dialog.error_label.text()
+    assert "Login required" in dialog.error_label.text()
     assert "login form" in dialog.error_label.text()
     assert dialog.result_page.progress_label.isVisibleTo(dialog)
     assert not dialog.result_page.copy_button.isEnabled()

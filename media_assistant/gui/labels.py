@@ -1,0 +1,171 @@
+"""The words for what the core returns as kinds: task states, error kinds, account states, lanes
+and task event kinds. One place, so every view names a state the same way.
+
+The tables only mark the words for lupdate (``QT_TRANSLATE_NOOP``, one context per kind, so a
+translator sees what a word is about); the lookups translate when called, with whatever
+translator is installed. A value the table does not know is shown as it came.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from media_assistant.core.account_store import AccountStatus
+from media_assistant.core.errors import ErrorKind
+from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
+from media_assistant.gui.style import format_duration
+
+_TASK_STATES: dict[str, object] = {
+    TaskState.PENDING: QT_TRANSLATE_NOOP("TaskState", "Pending"),
+    TaskState.RUNNING: QT_TRANSLATE_NOOP("TaskState", "Running"),
+    TaskState.SUCCESS: QT_TRANSLATE_NOOP("TaskState", "Succeeded"),
+    TaskState.FAILED: QT_TRANSLATE_NOOP("TaskState", "Failed"),
+    TaskState.CANCELED: QT_TRANSLATE_NOOP("TaskState", "Canceled"),
+}
+
+_ERROR_KINDS: dict[str, object] = {
+    ErrorKind.AUTH_REJECTED: QT_TRANSLATE_NOOP("ErrorKind", "API key rejected"),
+    ErrorKind.BAD_REQUEST: QT_TRANSLATE_NOOP("ErrorKind", "Request refused as invalid"),
+    ErrorKind.CONTEXT_TOO_LONG: QT_TRANSLATE_NOOP("ErrorKind", "Prompt too long for the model"),
+    ErrorKind.CONTENT_POLICY: QT_TRANSLATE_NOOP("ErrorKind", "Blocked by the content policy"),
+    ErrorKind.INSUFFICIENT_QUOTA: QT_TRANSLATE_NOOP("ErrorKind", "Quota used up"),
+    ErrorKind.LOGIN_REQUIRED: QT_TRANSLATE_NOOP("ErrorKind", "Login required"),
+    ErrorKind.BAD_INPUT: QT_TRANSLATE_NOOP("ErrorKind", "Bad input"),
+    ErrorKind.BAD_CONFIG: QT_TRANSLATE_NOOP("ErrorKind", "Configuration problem"),
+    ErrorKind.PROFILE_IN_USE: QT_TRANSLATE_NOOP(
+        "ErrorKind", "Browser profile in use by another program"
+    ),
+    ErrorKind.NO_ACCOUNT: QT_TRANSLATE_NOOP("ErrorKind", "No enabled account serves this model"),
+    ErrorKind.DEADLINE: QT_TRANSLATE_NOOP("ErrorKind", "Deadline passed while waiting"),
+    ErrorKind.RATE_LIMITED: QT_TRANSLATE_NOOP("ErrorKind", "Rate limited"),
+    ErrorKind.SITE_BUSY: QT_TRANSLATE_NOOP("ErrorKind", "Site busy"),
+    ErrorKind.CAPTCHA: QT_TRANSLATE_NOOP("ErrorKind", "Captcha to solve"),
+    ErrorKind.SERVER_ERROR: QT_TRANSLATE_NOOP("ErrorKind", "Server error"),
+    ErrorKind.NETWORK: QT_TRANSLATE_NOOP("ErrorKind", "Network error"),
+    ErrorKind.TIMEOUT: QT_TRANSLATE_NOOP("ErrorKind", "Timed out"),
+    ErrorKind.PROTOCOL: QT_TRANSLATE_NOOP("ErrorKind", "Malformed response"),
+    ErrorKind.SESSION_CONFLICT: QT_TRANSLATE_NOOP(
+        "ErrorKind", "Two answers overlapped in one chat session"
+    ),
+    ErrorKind.BROWSER_CRASHED: QT_TRANSLATE_NOOP("ErrorKind", "Browser crashed"),
+    ErrorKind.LOST: QT_TRANSLATE_NOOP("ErrorKind", "Heartbeat lost"),
+    ErrorKind.INTERNAL: QT_TRANSLATE_NOOP("ErrorKind", "Internal error"),
+    ErrorKind.CANCELED: QT_TRANSLATE_NOOP("ErrorKind", "Canceled"),
+}
+
+_ACCOUNT_STATES: dict[str, object] = {
+    AccountState.ENABLED: QT_TRANSLATE_NOOP("AccountState", "Working"),
+    AccountState.DISABLED: QT_TRANSLATE_NOOP("AccountState", "Switched off"),
+    AccountState.COOLING_DOWN: QT_TRANSLATE_NOOP("AccountState", "Cooling down"),
+    AccountState.NEEDS_LOGIN: QT_TRANSLATE_NOOP("AccountState", "Needs login"),
+    AccountState.CREDENTIALS_REJECTED: QT_TRANSLATE_NOOP("AccountState", "Key rejected"),
+    AccountState.NEEDS_ATTENTION: QT_TRANSLATE_NOOP("AccountState", "Needs attention"),
+}
+
+_LANES: dict[str, object] = {
+    ModelKind.WEB: QT_TRANSLATE_NOOP("Lane", "Web"),
+    ModelKind.API: QT_TRANSLATE_NOOP("Lane", "API"),
+}
+
+_LANE_TITLES: dict[str, object] = {
+    ModelKind.WEB: QT_TRANSLATE_NOOP("Lane", "Web lane"),
+    ModelKind.API: QT_TRANSLATE_NOOP("Lane", "API lane"),
+}
+
+# The kinds of a task's event log lines (store.log_event).
+_EVENT_KINDS: dict[str, object] = {
+    "state": QT_TRANSLATE_NOOP("TaskEventKind", "State"),
+    "retry": QT_TRANSLATE_NOOP("TaskEventKind", "Retry"),
+    "selfcheck": QT_TRANSLATE_NOOP("TaskEventKind", "Self-check"),
+    "log": QT_TRANSLATE_NOOP("TaskEventKind", "Log"),
+    "error": QT_TRANSLATE_NOOP("TaskEventKind", "Error"),
+    "cancel": QT_TRANSLATE_NOOP("TaskEventKind", "Cancel"),
+}
+
+_ERROR_KIND_VALUES = frozenset(k.value for k in ErrorKind)
+
+
+def _lookup(context: str, table: dict[str, object], key: str) -> str:
+    source = table.get(key)
+    return key if source is None else QCoreApplication.translate(context, str(source))
+
+
+def task_state(state: str) -> str:
+    return _lookup("TaskState", _TASK_STATES, state)
+
+
+def task_states() -> dict[str, str]:
+    """Every task state's label, for a view that looks them up on each paint."""
+    return {state: task_state(state) for state in _TASK_STATES}
+
+
+def error_kind(kind: str) -> str:
+    return _lookup("ErrorKind", _ERROR_KINDS, kind)
+
+
+def is_error_kind(value: str | None) -> bool:
+    return value in _ERROR_KIND_VALUES
+
+
+def error_text(kind: str | None, message: str | None) -> str:
+    """``<kind label>: <message>``; the message is the site's or API's own text, untranslated."""
+    if not kind:
+        return message or ""
+    if not message:
+        return error_kind(kind)
+    return (
+        QCoreApplication.translate("Labels", "%1: %2", "error kind: the site's error message")
+        .replace("%1", error_kind(kind))
+        .replace("%2", message)
+    )
+
+
+def account_state(state: str) -> str:
+    return _lookup("AccountState", _ACCOUNT_STATES, state)
+
+
+def account_reason(status: AccountStatus | None, now: float) -> str:
+    """Why the account is in its state, in the operator's language where the core gave a kind.
+
+    A sticky problem carries the site's or API's own words (``problem_detail``), shown as they
+    are; a cool-down names its kind and counts down. An account that was switched off needs no
+    reason: its toggle says it.
+    """
+    if status is None:
+        return ""
+    state = status.state(now)
+    if status.problem is not AccountProblem.NONE and state is not AccountState.DISABLED:
+        return status.problem_detail or ""
+    if state is AccountState.COOLING_DOWN:
+        reason = status.cooldown_reason
+        kind = (
+            error_kind(reason)
+            if reason is not None and is_error_kind(reason)
+            # The API's rate-limit headers said the window is nearly used up (free text).
+            else QCoreApplication.translate("Labels", "Near the rate limit")
+        )
+        left = format_duration(max(0.0, (status.cooldown_until or now) - now))
+        return (
+            QCoreApplication.translate("Labels", "%1, %2 left", "cool-down reason, time left")
+            .replace("%1", kind)
+            .replace("%2", left)
+        )
+    return ""
+
+
+def lane(kind: str) -> str:
+    """The short lane name, for table cells and tags: Web / API."""
+    return _lookup("Lane", _LANES, kind)
+
+
+def lane_title(kind: str) -> str:
+    """The lane as a heading or a filter choice: Web lane / API lane."""
+    return _lookup("Lane", _LANE_TITLES, kind)
+
+
+def event_kind(kind: str) -> str:
+    return _lookup("TaskEventKind", _EVENT_KINDS, kind)
+
+
+def event_kinds() -> list[str]:
+    return [event_kind(kind) for kind in _EVENT_KINDS]

@@ -1,0 +1,1109 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_US">
+<context>
+    <name>AccountState</name>
+    <message>
+        <source>Working</source>
+        <translation>Working</translation>
+    </message>
+    <message>
+        <source>Switched off</source>
+        <translation>Switched off</translation>
+    </message>
+    <message>
+        <source>Cooling down</source>
+        <translation>Cooling down</translation>
+    </message>
+    <message>
+        <source>Needs login</source>
+        <translation>Needs login</translation>
+    </message>
+    <message>
+        <source>Key rejected</source>
+        <translation>Key rejected</translation>
+    </message>
+    <message>
+        <source>Needs attention</source>
+        <translation>Needs attention</translation>
+    </message>
+</context>
+<context>
+    <name>AccountsPanel</name>
+    <message>
+        <source>Account</source>
+        <translation>Account</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>State</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>On</translation>
+    </message>
+    <message>
+        <source>Give this account work</source>
+        <translation>Give this account work</translation>
+    </message>
+    <message>
+        <source>Log in</source>
+        <translation>Log in</translation>
+    </message>
+    <message>
+        <source>Open this account&apos;s browser profile to sign in</source>
+        <translation>Open this account&apos;s browser profile to sign in</translation>
+    </message>
+    <message>
+        <source>×</source>
+        <translation>×</translation>
+    </message>
+    <message>
+        <source>Requests in flight (1..5)</source>
+        <translation>Requests in flight (1..5)</translation>
+    </message>
+</context>
+<context>
+    <name>App</name>
+    <message>
+        <source>Media Assistant</source>
+        <translation>Media Assistant</translation>
+    </message>
+    <message>
+        <source>The configuration cannot be used:
+
+%1</source>
+        <translation>The configuration cannot be used:
+
+%1</translation>
+    </message>
+    <message>
+        <source>Media Assistant is already running</source>
+        <translation>Media Assistant is already running</translation>
+    </message>
+    <message>
+        <source>Another Media Assistant is working on this data folder:
+%1
+
+Switch to its window, or close it first.</source>
+        <translation>Another Media Assistant is working on this data folder:
+%1
+
+Switch to its window, or close it first.</translation>
+    </message>
+    <message>
+        <source>Shutting down: running tasks go back to the queue…</source>
+        <translation>Shutting down: running tasks go back to the queue…</translation>
+    </message>
+    <message>
+        <source>%1
+
+(log: %2)</source>
+        <translation>%1
+
+(log: %2)</translation>
+    </message>
+</context>
+<context>
+    <name>AppController</name>
+    <message>
+        <source>this account has no browser to sign in with</source>
+        <translation>this account has no browser to sign in with</translation>
+    </message>
+    <message>
+        <source>signing in…</source>
+        <translation>signing in…</translation>
+    </message>
+    <message>
+        <source>the profile is still in use; try again in a moment</source>
+        <translation>the profile is still in use; try again in a moment</translation>
+    </message>
+</context>
+<context>
+    <name>BatchFilePage</name>
+    <message>
+        <source>Drop a CSV, XLSX or JSONL file here</source>
+        <translation>Drop a CSV, XLSX or JSONL file here</translation>
+    </message>
+    <message>
+        <source>&amp;Choose file…</source>
+        <translation>&amp;Choose file…</translation>
+    </message>
+    <message>
+        <source>C&amp;hoose another…</source>
+        <translation>C&amp;hoose another…</translation>
+    </message>
+    <message>
+        <source>Prompt from the file&apos;s prompt column</source>
+        <translation>Prompt from the file&apos;s prompt column</translation>
+    </message>
+    <message>
+        <source>Prompt from a template:</source>
+        <translation>Prompt from a template:</translation>
+    </message>
+    <message>
+        <source>The prompt with {column} placeholders, e.g. Write an article about {topic}</source>
+        <translation>The prompt with {column} placeholders, e.g. Write an article about {topic}</translation>
+    </message>
+    <message>
+        <source>Insert column:</source>
+        <translation>Insert column:</translation>
+    </message>
+    <message>
+        <source>Prompts of the first rows:</source>
+        <translation>Prompts of the first rows:</translation>
+    </message>
+    <message>
+        <source>Reading…</source>
+        <translation>Reading…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n row(s)</source>
+        <translation>
+            <numerusform>%n row</numerusform>
+            <numerusform>%n rows</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Insert this column into the template at the cursor</source>
+        <translation>Insert this column into the template at the cursor</translation>
+    </message>
+    <message>
+        <source>Prompt from the file&apos;s prompt column (this file has none)</source>
+        <translation>Prompt from the file&apos;s prompt column (this file has none)</translation>
+    </message>
+    <message>
+        <source>Choose a file.</source>
+        <translation>Choose a file.</translation>
+    </message>
+    <message>
+        <source>Write a template, or insert a column below.</source>
+        <translation>Write a template, or insert a column below.</translation>
+    </message>
+    <message>
+        <source>Not a column of this file: %1</source>
+        <translation>Not a column of this file: %1</translation>
+    </message>
+    <message>
+        <source>Choose a batch file</source>
+        <translation>Choose a batch file</translation>
+    </message>
+    <message>
+        <source>Batch files (%1);;All files (*)</source>
+        <translation>Batch files (%1);;All files (*)</translation>
+    </message>
+</context>
+<context>
+    <name>BatchOptionsForm</name>
+    <message>
+        <source>No models are configured</source>
+        <translation>No models are configured</translation>
+    </message>
+    <message>
+        <source>Higher runs first; 0 is normal.</source>
+        <translation>Higher runs first; 0 is normal.</translation>
+    </message>
+    <message>
+        <source>higher runs first</source>
+        <translation>higher runs first</translation>
+    </message>
+    <message>
+        <source>&amp;System prompt (optional)</source>
+        <translation>&amp;System prompt (optional)</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Model:</translation>
+    </message>
+    <message>
+        <source>P&amp;riority:</source>
+        <translation>P&amp;riority:</translation>
+    </message>
+    <message>
+        <source>&amp;Batch id:</source>
+        <translation>&amp;Batch id:</translation>
+    </message>
+    <message>
+        <source>The file has a model column: it wins; rows that leave it empty use this one.</source>
+        <translation>The file has a model column: it wins; rows that leave it empty use this one.</translation>
+    </message>
+    <message>
+        <source>Taken from the file&apos;s priority column (empty cells count as 0).</source>
+        <translation>Taken from the file&apos;s priority column (empty cells count as 0).</translation>
+    </message>
+    <message>
+        <source>Rows with their own system_prompt keep it.</source>
+        <translation>Rows with their own system_prompt keep it.</translation>
+    </message>
+    <message>
+        <source>This model is sent only the prompt: no system prompt.</source>
+        <translation>This model is sent only the prompt: no system prompt.</translation>
+    </message>
+    <message>
+        <source>Web model: the system prompt is typed into the chat page as text.</source>
+        <translation>Web model: the system prompt is typed into the chat page as text.</translation>
+    </message>
+</context>
+<context>
+    <name>DemoBanner</name>
+    <message>
+        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.</source>
+        <translation>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.</translation>
+    </message>
+    <message>
+        <source>Run the sample batch</source>
+        <translation>Run the sample batch</translation>
+    </message>
+</context>
+<context>
+    <name>Duration</name>
+    <message>
+        <source>%1s</source>
+        <comment>seconds</comment>
+        <translation>%1s</translation>
+    </message>
+    <message>
+        <source>%1m%2s</source>
+        <comment>minutes, seconds</comment>
+        <translation>%1m%2s</translation>
+    </message>
+    <message>
+        <source>%1h%2m</source>
+        <comment>hours, minutes</comment>
+        <translation>%1h%2m</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorKind</name>
+    <message>
+        <source>API key rejected</source>
+        <translation>API key rejected</translation>
+    </message>
+    <message>
+        <source>Request refused as invalid</source>
+        <translation>Request refused as invalid</translation>
+    </message>
+    <message>
+        <source>Prompt too long for the model</source>
+        <translation>Prompt too long for the model</translation>
+    </message>
+    <message>
+        <source>Blocked by the content policy</source>
+        <translation>Blocked by the content policy</translation>
+    </message>
+    <message>
+        <source>Quota used up</source>
+        <translation>Quota used up</translation>
+    </message>
+    <message>
+        <source>Login required</source>
+        <translation>Login required</translation>
+    </message>
+    <message>
+        <source>Bad input</source>
+        <translation>Bad input</translation>
+    </message>
+    <message>
+        <source>Configuration problem</source>
+        <translation>Configuration problem</translation>
+    </message>
+    <message>
+        <source>Browser profile in use by another program</source>
+        <translation>Browser profile in use by another program</translation>
+    </message>
+    <message>
+        <source>No enabled account serves this model</source>
+        <translation>No enabled account serves this model</translation>
+    </message>
+    <message>
+        <source>Deadline passed while waiting</source>
+        <translation>Deadline passed while waiting</translation>
+    </message>
+    <message>
+        <source>Rate limited</source>
+        <translation>Rate limited</translation>
+    </message>
+    <message>
+        <source>Site busy</source>
+        <translation>Site busy</translation>
+    </message>
+    <message>
+        <source>Captcha to solve</source>
+        <translation>Captcha to solve</translation>
+    </message>
+    <message>
+        <source>Server error</source>
+        <translation>Server error</translation>
+    </message>
+    <message>
+        <source>Network error</source>
+        <translation>Network error</translation>
+    </message>
+    <message>
+        <source>Timed out</source>
+        <translation>Timed out</translation>
+    </message>
+    <message>
+        <source>Malformed response</source>
+        <translation>Malformed response</translation>
+    </message>
+    <message>
+        <source>Two answers overlapped in one chat session</source>
+        <translation>Two answers overlapped in one chat session</translation>
+    </message>
+    <message>
+        <source>Browser crashed</source>
+        <translation>Browser crashed</translation>
+    </message>
+    <message>
+        <source>Heartbeat lost</source>
+        <translation>Heartbeat lost</translation>
+    </message>
+    <message>
+        <source>Internal error</source>
+        <translation>Internal error</translation>
+    </message>
+    <message>
+        <source>Canceled</source>
+        <translation>Canceled</translation>
+    </message>
+</context>
+<context>
+    <name>EventLogModel</name>
+    <message>
+        <source>Time</source>
+        <translation>Time</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Kind</translation>
+    </message>
+    <message>
+        <source>Attempt</source>
+        <translation>Attempt</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Message</translation>
+    </message>
+</context>
+<context>
+    <name>EventLogView</name>
+    <message>
+        <source>Copy</source>
+        <translation>Copy</translation>
+    </message>
+</context>
+<context>
+    <name>Labels</name>
+    <message>
+        <source>%1: %2</source>
+        <comment>error kind: the site&apos;s error message</comment>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Near the rate limit</source>
+        <translation>Near the rate limit</translation>
+    </message>
+    <message>
+        <source>%1, %2 left</source>
+        <comment>cool-down reason, time left</comment>
+        <translation>%1, %2 left</translation>
+    </message>
+</context>
+<context>
+    <name>Lane</name>
+    <message>
+        <source>Web</source>
+        <translation>Web</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Web lane</source>
+        <translation>Web lane</translation>
+    </message>
+    <message>
+        <source>API lane</source>
+        <translation>API lane</translation>
+    </message>
+</context>
+<context>
+    <name>LanePanel</name>
+    <message>
+        <source>%1 of %2 done</source>
+        <translation>%1 of %2 done</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <comment>accounts · free slots</comment>
+        <translation>%1 · %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n account(s)</source>
+        <translation>
+            <numerusform>%n account</numerusform>
+            <numerusform>%n accounts</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n slot(s) free</source>
+        <translation>
+            <numerusform>%n slot free</numerusform>
+            <numerusform>%n slots free</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1/min</source>
+        <translation>%1/min</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>Idle</translation>
+    </message>
+    <message>
+        <source>ETA %1 (about %2)</source>
+        <translation>ETA %1 (about %2)</translation>
+    </message>
+    <message>
+        <source>ETA: no account can take these tasks now</source>
+        <translation>ETA: no account can take these tasks now</translation>
+    </message>
+    <message>
+        <source>ETA after the first task finishes</source>
+        <translation>ETA after the first task finishes</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) without a heartbeat for 90 s</source>
+        <translation>
+            <numerusform>%n task without a heartbeat for 90 s</numerusform>
+            <numerusform>%n tasks without a heartbeat for 90 s</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) without a heartbeat for 30 s</source>
+        <translation>
+            <numerusform>%n task without a heartbeat for 30 s</numerusform>
+            <numerusform>%n tasks without a heartbeat for 30 s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no available account for: %1</source>
+        <translation>no available account for: %1</translation>
+    </message>
+</context>
+<context>
+    <name>LogPanel</name>
+    <message>
+        <source>All lines</source>
+        <translation>All lines</translation>
+    </message>
+    <message>
+        <source>Info and up</source>
+        <translation>Info and up</translation>
+    </message>
+    <message>
+        <source>Warnings and errors</source>
+        <translation>Warnings and errors</translation>
+    </message>
+    <message>
+        <source>Errors only</source>
+        <translation>Errors only</translation>
+    </message>
+    <message>
+        <source>Filter log…</source>
+        <translation>Filter log…</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Media Assistant</source>
+        <translation>Media Assistant</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>Timeline</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Log</translation>
+    </message>
+    <message>
+        <source>Actions</source>
+        <translation>Actions</translation>
+    </message>
+    <message>
+        <source>New batch…</source>
+        <translation>New batch…</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>Settings…</translation>
+    </message>
+    <message>
+        <source>Account %1 needs you</source>
+        <translation>Account %1 needs you</translation>
+    </message>
+    <message>
+        <source>%1/%2 done — Media Assistant</source>
+        <translation>%1/%2 done — Media Assistant</translation>
+    </message>
+    <message>
+        <source>Batch %1 finished</source>
+        <translation>Batch %1 finished</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s), %1 not successful</source>
+        <translation>
+            <numerusform>%n task, %1 not successful</numerusform>
+            <numerusform>%n tasks, %1 not successful</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <comment>notice title: text</comment>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Batch %1 submitted</source>
+        <translation>Batch %1 submitted</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) added</source>
+        <translation>
+            <numerusform>%n task added</numerusform>
+            <numerusform>%n tasks added</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Sign in to %1 in the browser window, then close it</source>
+        <translation>Sign in to %1 in the browser window, then close it</translation>
+    </message>
+    <message>
+        <source>%1: signed in (%2)</source>
+        <translation>%1: signed in (%2)</translation>
+    </message>
+    <message>
+        <source>%1: not signed in (%2)</source>
+        <translation>%1: not signed in (%2)</translation>
+    </message>
+    <message>
+        <source>Self-check: all clear</source>
+        <translation>Self-check: all clear</translation>
+    </message>
+    <message numerus="yes">
+        <source>Self-check: %n finding(s) — see the log</source>
+        <translation>
+            <numerusform>Self-check: %n finding — see the log</numerusform>
+            <numerusform>Self-check: %n findings — see the log</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>NewBatchDialog</name>
+    <message>
+        <source>New batch</source>
+        <translation>New batch</translation>
+    </message>
+    <message>
+        <source>&amp;Paste prompts</source>
+        <translation>&amp;Paste prompts</translation>
+    </message>
+    <message>
+        <source>&amp;Import file</source>
+        <translation>&amp;Import file</translation>
+    </message>
+    <message>
+        <source>One prompt per line. Empty lines are skipped.</source>
+        <translation>One prompt per line. Empty lines are skipped.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n prompt(s)</source>
+        <translation>
+            <numerusform>%n prompt</numerusform>
+            <numerusform>%n prompts</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Reading the file…</source>
+        <translation>Reading the file…</translation>
+    </message>
+    <message>
+        <source>Submit</source>
+        <translation>Submit</translation>
+    </message>
+    <message>
+        <source>Submit the batch (Ctrl+Enter)</source>
+        <translation>Submit the batch (Ctrl+Enter)</translation>
+    </message>
+    <message>
+        <source>No models are configured.</source>
+        <translation>No models are configured.</translation>
+    </message>
+    <message>
+        <source>Enter a batch id.</source>
+        <translation>Enter a batch id.</translation>
+    </message>
+    <message>
+        <source>Paste at least one prompt.</source>
+        <translation>Paste at least one prompt.</translation>
+    </message>
+    <message>
+        <source>This file cannot be used:</source>
+        <translation>This file cannot be used:</translation>
+    </message>
+    <message>
+        <source>Nothing was submitted. Fix these problems and try again:</source>
+        <translation>Nothing was submitted. Fix these problems and try again:</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Settings</translation>
+    </message>
+    <message>
+        <source>automatic (Playwright&apos;s Chromium, Chrome/Edge, chromium)</source>
+        <translation>automatic (Playwright&apos;s Chromium, Chrome/Edge, chromium)</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Browse…</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>System default</translation>
+    </message>
+    <message>
+        <source>Browser for web models:</source>
+        <translation>Browser for web models:</translation>
+    </message>
+    <message>
+        <source>Web task timeout:</source>
+        <translation>Web task timeout:</translation>
+    </message>
+    <message>
+        <source>API task timeout:</source>
+        <translation>API task timeout:</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>Language:</translation>
+    </message>
+    <message>
+        <source>Saved to %1. Language and browser changes apply at the next start.</source>
+        <translation>Saved to %1. Language and browser changes apply at the next start.</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>Browser executable</source>
+        <translation>Browser executable</translation>
+    </message>
+</context>
+<context>
+    <name>TaskActions</name>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Cancel batch</source>
+        <translation>Cancel batch</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Retry</translation>
+    </message>
+    <message>
+        <source>Retry all failed</source>
+        <translation>Retry all failed</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Export…</translation>
+    </message>
+    <message>
+        <source>%1 canceled, %2 stopping at their next checkpoint</source>
+        <translation>%1 canceled, %2 stopping at their next checkpoint</translation>
+    </message>
+    <message>
+        <source>Pick a batch in the filter, or select one of its tasks</source>
+        <translation>Pick a batch in the filter, or select one of its tasks</translation>
+    </message>
+    <message>
+        <source>Cancel every unfinished task of batch %1?</source>
+        <translation>Cancel every unfinished task of batch %1?</translation>
+    </message>
+    <message>
+        <source>%1 canceled, %2 stopping</source>
+        <translation>%1 canceled, %2 stopping</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) back in the queue</source>
+        <translation>
+            <numerusform>%n task back in the queue</numerusform>
+            <numerusform>%n tasks back in the queue</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export tasks</source>
+        <translation>Export tasks</translation>
+    </message>
+    <message>
+        <source>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</source>
+        <translation>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>Export failed</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) written to %1</source>
+        <translation>
+            <numerusform>%n task written to %1</numerusform>
+            <numerusform>%n tasks written to %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TaskDetailsDialog</name>
+    <message>
+        <source>&amp;Result</source>
+        <translation>&amp;Result</translation>
+    </message>
+    <message>
+        <source>&amp;Prompt</source>
+        <translation>&amp;Prompt</translation>
+    </message>
+    <message>
+        <source>&amp;Event log</source>
+        <translation>&amp;Event log</translation>
+    </message>
+    <message>
+        <source>Task %1</source>
+        <translation>Task %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>&amp;Event log (%n)</source>
+        <translation>
+            <numerusform>&amp;Event log (%n)</numerusform>
+            <numerusform>&amp;Event log (%n)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Model:</translation>
+    </message>
+    <message>
+        <source>Lane:</source>
+        <translation>Lane:</translation>
+    </message>
+    <message>
+        <source>Account:</source>
+        <translation>Account:</translation>
+    </message>
+    <message>
+        <source>Attempt:</source>
+        <translation>Attempt:</translation>
+    </message>
+    <message>
+        <source>Started:</source>
+        <translation>Started:</translation>
+    </message>
+    <message>
+        <source>Finished:</source>
+        <translation>Finished:</translation>
+    </message>
+    <message>
+        <source>Duration:</source>
+        <translation>Duration:</translation>
+    </message>
+    <message>
+        <source>Priority:</source>
+        <translation>Priority:</translation>
+    </message>
+    <message>
+        <source>Task %1 · batch %2</source>
+        <translation>Task %1 · batch %2</translation>
+    </message>
+    <message>
+        <source>%1 so far</source>
+        <translation>%1 so far</translation>
+    </message>
+    <message>
+        <source>%1 — cancel requested</source>
+        <translation>%1 — cancel requested</translation>
+    </message>
+    <message>
+        <source>Waiting to retry at %1</source>
+        <translation>Waiting to retry at %1</translation>
+    </message>
+    <message>
+        <source>System prompt:</source>
+        <translation>System prompt:</translation>
+    </message>
+    <message>
+        <source>Prompt:</source>
+        <translation>Prompt:</translation>
+    </message>
+</context>
+<context>
+    <name>TaskEventKind</name>
+    <message>
+        <source>State</source>
+        <translation>State</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Retry</translation>
+    </message>
+    <message>
+        <source>Self-check</source>
+        <translation>Self-check</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Log</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Error</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+</context>
+<context>
+    <name>TaskResultPage</name>
+    <message>
+        <source>Show ra&amp;w text</source>
+        <translation>Show ra&amp;w text</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>&amp;Copy</translation>
+    </message>
+    <message>
+        <source>Copy the answer&apos;s raw text to the clipboard</source>
+        <translation>Copy the answer&apos;s raw text to the clipboard</translation>
+    </message>
+    <message numerus="yes">
+        <source>Reasoning (%Ln character(s))</source>
+        <translation>
+            <numerusform>Reasoning (%Ln character)</numerusform>
+            <numerusform>Reasoning (%Ln characters)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Generating… %Ln character(s) so far</source>
+        <translation>
+            <numerusform>Generating… %Ln character so far</numerusform>
+            <numerusform>Generating… %Ln characters so far</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Generating… waiting for the first characters</source>
+        <translation>Generating… waiting for the first characters</translation>
+    </message>
+    <message>
+        <source>Waiting for a free account</source>
+        <translation>Waiting for a free account</translation>
+    </message>
+    <message>
+        <source>No answer: the task failed (see the error above and the event log)</source>
+        <translation>No answer: the task failed (see the error above and the event log)</translation>
+    </message>
+    <message>
+        <source>No answer: the task was canceled</source>
+        <translation>No answer: the task was canceled</translation>
+    </message>
+    <message>
+        <source>The task finished without an answer</source>
+        <translation>The task finished without an answer</translation>
+    </message>
+    <message>
+        <source>Copied to the clipboard</source>
+        <translation>Copied to the clipboard</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln character(s)</source>
+        <translation>
+            <numerusform>%Ln character</numerusform>
+            <numerusform>%Ln characters</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TaskState</name>
+    <message>
+        <source>Pending</source>
+        <translation>Pending</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>Running</translation>
+    </message>
+    <message>
+        <source>Succeeded</source>
+        <translation>Succeeded</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Failed</translation>
+    </message>
+    <message>
+        <source>Canceled</source>
+        <translation>Canceled</translation>
+    </message>
+</context>
+<context>
+    <name>TaskTable</name>
+    <message>
+        <source>Filter by text, task id or error…</source>
+        <translation>Filter by text, task id or error…</translation>
+    </message>
+    <message>
+        <source>All states</source>
+        <translation>All states</translation>
+    </message>
+    <message>
+        <source>Not finished</source>
+        <translation>Not finished</translation>
+    </message>
+    <message>
+        <source>Needs a look</source>
+        <translation>Needs a look</translation>
+    </message>
+    <message>
+        <source>Both lanes</source>
+        <translation>Both lanes</translation>
+    </message>
+    <message>
+        <source>All batches</source>
+        <translation>All batches</translation>
+    </message>
+    <message>
+        <source>Details…</source>
+        <translation>Details…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cancel %n task(s)</source>
+        <translation>
+            <numerusform>Cancel %n task</numerusform>
+            <numerusform>Cancel %n tasks</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Retry %n task(s)</source>
+        <translation>
+            <numerusform>Retry %n task</numerusform>
+            <numerusform>Retry %n tasks</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Export selection…</source>
+        <translation>Export selection…</translation>
+    </message>
+</context>
+<context>
+    <name>TaskTableModel</name>
+    <message>
+        <source>Task</source>
+        <translation>Task</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Lane</source>
+        <translation>Lane</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>Account</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>State</translation>
+    </message>
+    <message>
+        <source>Attempt</source>
+        <translation>Attempt</translation>
+    </message>
+    <message>
+        <source>Heartbeat</source>
+        <translation>Heartbeat</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Started</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Duration</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Error</translation>
+    </message>
+    <message>
+        <source>Canceling…</source>
+        <translation>Canceling…</translation>
+    </message>
+    <message>
+        <source>Retry in %1</source>
+        <translation>Retry in %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n characters so far</source>
+        <translation>
+            <numerusform>%n character so far</numerusform>
+            <numerusform>%n characters so far</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TimelineWidget</name>
+    <message>
+        <source>%1 so far</source>
+        <translation>%1 so far</translation>
+    </message>
+    <message>
+        <source>Task: %1</source>
+        <translation>Task: %1</translation>
+    </message>
+    <message>
+        <source>State: %1</source>
+        <translation>State: %1</translation>
+    </message>
+    <message>
+        <source>Duration: %1</source>
+        <translation>Duration: %1</translation>
+    </message>
+    <message>
+        <source>Started: %1</source>
+        <translation>Started: %1</translation>
+    </message>
+    <message>
+        <source>Follow</source>
+        <translation>Follow</translation>
+    </message>
+    <message>
+        <source>Keep now at the right edge. Drag or scroll to look back, double-click to return.</source>
+        <translation>Keep now at the right edge. Drag or scroll to look back, double-click to return.</translation>
+    </message>
+    <message>
+        <source>Task timeline</source>
+        <translation>Task timeline</translation>
+    </message>
+</context>
+</TS>
