@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -76,7 +77,7 @@ class MainWindow(QMainWindow):
         self.accounts.setMinimumWidth(24 * em)
         middle.setSizes([80 * em, 30 * em])
         self.bottom = QTabWidget(self)
-        self.bottom.addTab(self.timeline, self.tr("Timeline"))
+        self.bottom.addTab(self._with_zoom(self.timeline), self.tr("Timeline"))
         self.bottom.addTab(self.log_panel, self.tr("Log"))
         vertical = QSplitter(Qt.Orientation.Vertical, self)
         vertical.addWidget(middle)
@@ -122,6 +123,30 @@ class MainWindow(QMainWindow):
         self._restore_geometry()
 
     # ---------------------------------------------------------------- setup
+
+    def _with_zoom(self, timeline: TimelineWidget) -> QWidget:
+        """The timeline under a span picker: 30 s web tasks and a 4-hour batch both fit."""
+        holder = QWidget(self)
+        zoom = QComboBox(holder)
+        for label, seconds in (
+            (self.tr("Last 5 minutes"), 300),
+            (self.tr("Last 15 minutes"), 900),
+            (self.tr("Last hour"), 3600),
+            (self.tr("Last 4 hours"), 14400),
+        ):
+            zoom.addItem(label, seconds)
+        zoom.setCurrentIndex(1)
+        zoom.currentIndexChanged.connect(lambda _i: timeline.set_window(float(zoom.currentData())))
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(QLabel(self.tr("Span:"), holder))
+        row.addWidget(zoom)
+        layout = QVBoxLayout(holder)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(timeline, 1)
+        self.timeline_zoom = zoom
+        return holder
 
     def _build_actions(self) -> None:
         bar = QToolBar(self.tr("Actions"), self)

@@ -532,6 +532,26 @@ Switch to its window, or close it first.</translation>
         <translation>Log</translation>
     </message>
     <message>
+        <source>Last 5 minutes</source>
+        <translation>Last 5 minutes</translation>
+    </message>
+    <message>
+        <source>Last 15 minutes</source>
+        <translation>Last 15 minutes</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>Last hour</translation>
+    </message>
+    <message>
+        <source>Last 4 hours</source>
+        <translation>Last 4 hours</translation>
+    </message>
+    <message>
+        <source>Span:</source>
+        <translation>Span:</translation>
+    </message>
+    <message>
         <source>Actions</source>
         <translation>Actions</translation>
     </message>

@@ -527,6 +527,26 @@ Switch to its window, or close it first.</source>
         <translation>日志</translation>
     </message>
     <message>
+        <source>Last 5 minutes</source>
+        <translation>最近 5 分钟</translation>
+    </message>
+    <message>
+        <source>Last 15 minutes</source>
+        <translation>最近 15 分钟</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>最近 1 小时</translation>
+    </message>
+    <message>
+        <source>Last 4 hours</source>
+        <translation>最近 4 小时</translation>
+    </message>
+    <message>
+        <source>Span:</source>
+        <translation>时间范围：</translation>
+    </message>
+    <message>
         <source>Actions</source>
         <translation>操作</translation>
     </message>
