@@ -120,6 +120,11 @@ class MainWindow(QMainWindow):
         self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self.refresh)
         self._tick.start()
+        # Panels follow the table within a quarter second of a change (not only on the tick).
+        self._soon = QTimer(self)
+        self._soon.setSingleShot(True)
+        self._soon.setInterval(250)
+        self._soon.timeout.connect(self.refresh)
         self._restore_geometry()
 
     # ---------------------------------------------------------------- setup
@@ -186,12 +191,16 @@ class MainWindow(QMainWindow):
             self.table.add_batch(row["batch_id"])
         self.batches.watch(row["batch_id"] for row in rows)
         self.table.rows_changed()
+        if not self._soon.isActive():
+            self._soon.start()
 
     def _on_bridge_tasks_changed(self, changes: dict[str, dict[str, Any]]) -> None:
         unknown = self.model.apply_changes(changes)
         if unknown:  # submitted by another process: load them
             self._on_bridge_tasks_added(sorted(unknown))
         self.table.rows_changed()
+        if not self._soon.isActive():
+            self._soon.start()
         rows = [r for tid in changes if (r := self.model.task(tid)) is not None]
         self.timeline.upsert(self._bars(rows))
         # Back in the queue (a retry): its old bar would pretend it still runs.

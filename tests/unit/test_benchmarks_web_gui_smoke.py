@@ -11,12 +11,13 @@ from benchmarks import bench_gui, bench_web
 
 def test_gui_benchmark_paints_updates_and_times_startup() -> None:
     result = bench_gui.measure(
-        quick=True, lag_seconds=0.6, db_tasks=300, idle_s=0.3, lag_rows=1500, startup_repeats=1
+        quick=True, lag_seconds=1.5, db_tasks=300, idle_s=0.3, lag_rows=1500, startup_repeats=1
     )
     for name, lag in result["lag"].items():
-        assert lag["updates"] >= 4, name  # the 100 ms update timer really ran
+        # Loose on purpose: a busy machine delays the loop, a broken harness stops it.
+        assert lag["updates"] >= 4, name  # the 100 ms update timer ran (15 due)
         assert lag["paints"] >= 1 and lag["paint_ms"]["n"] == lag["paints"], name
-        assert lag["lag_ms"]["n"] > 20 and lag["lag_ms"]["p50"] <= lag["lag_ms"]["p99"], name
+        assert lag["lag_ms"]["n"] >= 5 and lag["lag_ms"]["p50"] <= lag["lag_ms"]["p99"], name
     filtered = result["lag"]["sorted_filtered"]
     assert filtered["settle_calls"] >= 1
     assert 0 < filtered["visible_rows"][0] < 1500  # the state filter is really on
@@ -36,7 +37,7 @@ def test_gui_benchmark_paints_updates_and_times_startup() -> None:
 
 @pytest.mark.chromium
 def test_web_benchmark_subtracts_the_sites_own_generation_time() -> None:
-    result = bench_web.measure(1, 1)
+    result = bench_web.measure(1, 1, generation_s=0.8)
     checks = result["checks"]
     assert checks["all_succeeded_with_their_own_answer"]
     assert checks["site_conflicts"] == 0 and checks["site_max_concurrent"] == 1
@@ -44,8 +45,8 @@ def test_web_benchmark_subtracts_the_sites_own_generation_time() -> None:
     measured = [t for t in result["tasks"] if not t["first"]]
     assert [t["mode"] for t in measured] == ["warm", "cold"]
     for t in measured:
-        # The site's clock: every generation takes the configured 1.5 s.
-        assert math.isclose(t["generation_s"], 1.5, abs_tol=0.1)
+        # The site's clock: every generation takes the configured 0.8 s (a busy box adds a bit).
+        assert math.isclose(t["generation_s"], 0.8, abs_tol=0.25)
         assert math.isclose(t["overhead_s"], t["took_s"] - t["generation_s"], abs_tol=1e-6)
         assert math.isclose(t["pre_send_s"] + t["post_generation_s"], t["overhead_s"], abs_tol=1e-6)
         assert 0 < t["overhead_s"] < t["took_s"]
