@@ -843,21 +843,41 @@ class Store:
         "priority",
     )
 
-    def view_rows(self, task_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    def view_rows(
+        self,
+        task_ids: Sequence[str] | None = None,
+        *,
+        states: Sequence[TaskState] | None = None,
+        before_seq: int | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[dict[str, Any]]:
         """What a task table shows, without the heavy texts (a prompt head instead of the
-        prompt, no results): 100k rows load in well under a second."""
-        cols = [T.c[name] for name in self.VIEW_COLUMNS]
-        stmt = select(*cols, func.substr(T.c.prompt, 1, 160).label("prompt_head")).order_by(T.c.seq)
-        out: list[dict[str, Any]] = []
+        prompt, no results). Pages (``before_seq``, ``limit``, ``newest_first``) let a window
+        show the recent tasks at once and load years of history behind them."""
+        names = [*self.VIEW_COLUMNS, "prompt_head"]
+        stmt = select(
+            *(T.c[name] for name in self.VIEW_COLUMNS),
+            func.substr(T.c.prompt, 1, 160).label("prompt_head"),
+        ).order_by(T.c.seq.desc() if newest_first else T.c.seq)
+        if states is not None:
+            stmt = stmt.where(T.c.state.in_([s.value for s in states]))
+        if before_seq is not None:
+            stmt = stmt.where(T.c.seq < before_seq)
+        if limit is not None:
+            stmt = stmt.limit(limit)
         with read_tx(self.engine) as conn:
             if task_ids is None:
-                out = [dict(m) for m in conn.execute(stmt).mappings()]
+                results = [conn.execute(stmt)]
             else:
-                for chunk in _chunks(list(task_ids)):
-                    out += [
-                        dict(m) for m in conn.execute(stmt.where(T.c.task_id.in_(chunk))).mappings()
-                    ]
-        return out
+                results = [
+                    conn.execute(stmt.where(T.c.task_id.in_(chunk)))
+                    for chunk in _chunks(list(task_ids))
+                ]
+            # Plain tuples zipped into dicts: several times faster than row mappings.
+            return [
+                dict(zip(names, row, strict=True)) for result in results for row in result
+            ]
 
     def counts(self) -> dict[tuple[str, str], int]:
         """(model_kind, state) → number of tasks."""

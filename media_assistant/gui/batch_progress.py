@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from media_assistant.gui.task_model import Row
+from media_assistant.gui.task_rows import TERMINAL, BatchCounts
 
-TERMINAL = frozenset({"success", "failed", "canceled"})
+__all__ = ["TERMINAL", "BatchProgress", "FinishedBatch"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,18 +24,12 @@ class BatchProgress:
     def watch(self, batch_ids: Iterable[str]) -> None:
         self._open.update(batch_ids)
 
-    def update(self, rows: Sequence[Row]) -> tuple[int, int, list[FinishedBatch]]:
+    def update(self, counts: BatchCounts) -> tuple[int, int, list[FinishedBatch]]:
         """(done, total) over the batches still running, and the batches that just ended."""
-        counts = {b: [0, 0, 0] for b in self._open}  # done, total, not successful
-        for r in rows:
-            c = counts.get(r.batch_id)
-            if c is not None:
-                c[1] += 1
-                c[0] += r.state in TERMINAL
-                c[2] += r.state in TERMINAL and r.state != "success"
         finished = []
         done = total = 0
-        for batch, (d, t, bad) in counts.items():
+        for batch in list(self._open):
+            d, t, bad = counts.of(batch)
             if t and d == t:
                 self._open.discard(batch)
                 finished.append(FinishedBatch(batch, t, bad))

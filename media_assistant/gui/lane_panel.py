@@ -11,7 +11,10 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QProgressBar, QWidget
 from media_assistant.core.eta import LaneEstimate, LaneSnapshot, Slot, estimate_lane
 from media_assistant.gui import labels
 from media_assistant.gui.style import AMBER, LANE_COLORS, RED, STATE_COLORS, bold, format_duration
-from media_assistant.gui.task_model import Row
+from media_assistant.gui.task_rows import LaneIndex
+
+# Time alone moves the estimate (running tasks near their end): recompute at least this often.
+ESTIMATE_EVERY_S = 5.0
 
 
 class LanePanel(QFrame):
@@ -43,37 +46,22 @@ class LanePanel(QFrame):
         grid.addWidget(self.throughput, 3, 2, Qt.AlignmentFlag.AlignRight)
         grid.addWidget(self.warning, 4, 0, 1, 3)
         self.last_estimate: LaneEstimate | None = None
+        self._estimated_for: tuple[object, ...] = ()
+        self._estimated_at = 0.0
 
-    def refresh(self, rows: Sequence[Row], servers: Sequence[Slot], now: float) -> None:
-        pending: list[tuple[int, int, str]] = []
-        running: list[tuple[str, str, float]] = []
-        finished: list[tuple[str, str, float, float, str]] = []
-        ages: list[float] = []
-        n = {"pending": 0, "running": 0, "success": 0, "failed": 0, "canceled": 0}
-        for r in rows:
-            if r.model_kind != self.lane:
-                continue
-            n[r.state] = n.get(r.state, 0) + 1
-            if r.state == "pending":
-                pending.append((-r.priority, r.seq, r.model))
-            elif r.state == "running":
-                running.append((r.model, r.account_id or "", r.started_at or now))
-                if r.heartbeat_at is not None:
-                    ages.append(now - r.heartbeat_at)
-            elif r.started_at is not None and r.finished_at is not None:
-                finished.append((r.model, r.account_id or "", r.started_at, r.finished_at, r.state))
-        pending.sort()
-        estimate = estimate_lane(
-            LaneSnapshot(
-                now=now,
-                pending_models=[m for _, _, m in pending],
-                running=running,
-                finished=finished,
-                servers=list(servers),
-                heartbeat_ages=ages,
-            )
-        )
-        self.last_estimate = estimate
+    def refresh(self, index: LaneIndex, servers: Sequence[Slot], now: float) -> None:
+        """From the lane's index (kept up to date by the model): no walk over every task. The
+        estimate is recomputed when the lane changed, and every few seconds as time passes."""
+        n = index.counts
+        key = (index.version, tuple(servers))
+        if (
+            self.last_estimate is None
+            or key != self._estimated_for
+            or now - self._estimated_at >= ESTIMATE_EVERY_S
+        ):
+            self._estimated_for, self._estimated_at = key, now
+            self.last_estimate = self._estimate(index, servers, now)
+        estimate = self.last_estimate
         total = sum(n.values())
         ended = n["success"] + n["failed"] + n["canceled"]
         self.progress.setRange(0, max(total, 1))
@@ -98,6 +86,22 @@ class LanePanel(QFrame):
         tp = estimate.throughput_per_min
         self.throughput.setText(self.tr("%1/min").replace("%1", f"{tp:.1f}") if tp else "")
         self._set_warning(estimate)
+
+    def _estimate(self, index: LaneIndex, servers: Sequence[Slot], now: float) -> LaneEstimate:
+        pending = sorted(index.pending.values(), key=lambda r: (-r.priority, r.seq))
+        running = index.running.values()
+        return estimate_lane(
+            LaneSnapshot(
+                now=now,
+                pending_models=[r.model for r in pending],
+                running=[(r.model, r.account_id or "", r.started_at or now) for r in running],
+                finished=list(index.finished),
+                servers=list(servers),
+                heartbeat_ages=[
+                    now - r.heartbeat_at for r in running if r.heartbeat_at is not None
+                ],
+            )
+        )
 
     def _eta_text(self, e: LaneEstimate, n: dict[str, int]) -> str:
         if not n["pending"] and not n["running"]:

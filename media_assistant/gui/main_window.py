@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from media_assistant.core.records import SubmitResult
-from media_assistant.core.states import AccountState
+from media_assistant.core.states import AccountState, TaskState
 from media_assistant.gui import labels
 from media_assistant.gui.accounts_panel import AccountsPanel
 from media_assistant.gui.batch_dialog import NewBatchDialog
@@ -36,13 +36,17 @@ from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel, LogPanel
 from media_assistant.gui.task_actions import TaskActions
 from media_assistant.gui.task_details import TaskDetailsDialog
-from media_assistant.gui.task_model import Row, TaskTableModel
+from media_assistant.gui.task_model import TaskTableModel
 from media_assistant.gui.task_view import TaskTable
 from media_assistant.gui.timeline import TimelineBar, TimelineWidget
 
 log = logging.getLogger(__name__)
 
 TICK_MS = 1000
+FINISHED = [TaskState.SUCCESS, TaskState.FAILED, TaskState.CANCELED]
+FIRST_PAGE = 5_000  # newest finished tasks loaded before the window shows
+HISTORY_PAGE = 20_000  # then older ones, a page per event-loop turn
+TIMELINE_HISTORY_S = 4 * 3600.0  # the timeline's widest span
 
 
 class MainWindow(QMainWindow):
@@ -175,12 +179,43 @@ class MainWindow(QMainWindow):
         self.act_cancel, self.act_retry = self.task_actions.cancel, self.task_actions.retry
 
     def load(self) -> None:
-        rows = self.controller.services.store.view_rows()
+        """Unfinished tasks and the newest finished ones first, so the window shows at once;
+        older history follows in chunks while the operator already works."""
+        store = self.controller.services.store
+        rows = store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING])
+        rows += store.view_rows(states=FINISHED, limit=FIRST_PAGE, newest_first=True)
         self.model.load(rows)
-        for row in rows:
-            self.table.add_batch(row["batch_id"])
-        self.timeline.upsert(self._bars(self.model.rows()))
+        self._loaded(rows)
+        oldest = min((r["seq"] for r in rows if r["state"] in TERMINAL), default=None)
+        if oldest is not None and len(rows) >= FIRST_PAGE:
+            QTimer.singleShot(0, lambda: self._load_older(oldest))
         self.refresh()
+
+    def _load_older(self, before_seq: int) -> None:
+        rows = self.controller.services.store.view_rows(
+            states=FINISHED, before_seq=before_seq, limit=HISTORY_PAGE, newest_first=True
+        )
+        if not rows:
+            return
+        self.model.append(rows)
+        self._loaded(rows)
+        QTimer.singleShot(0, lambda: self._load_older(rows[-1]["seq"]))
+
+    def _loaded(self, rows: Sequence[dict[str, Any]]) -> None:
+        for batch in dict.fromkeys(r["batch_id"] for r in rows):
+            self.table.add_batch(batch)
+        # The timeline shows at most its widest span: older bars would only cost memory.
+        horizon = self.controller.now() - TIMELINE_HISTORY_S
+        self.timeline.upsert(
+            self._bars(
+                [
+                    t
+                    for r in rows
+                    if (r["finished_at"] or horizon + 1) > horizon
+                    and (t := self.model.task(r["task_id"])) is not None
+                ]
+            )
+        )
 
     # ---------------------------------------------------------------- live updates
 
@@ -189,7 +224,7 @@ class MainWindow(QMainWindow):
         self.model.append(rows)
         for row in rows:
             self.table.add_batch(row["batch_id"])
-        self.batches.watch(row["batch_id"] for row in rows)
+        self.batches.watch(row["batch_id"] for row in rows if row["state"] not in TERMINAL)
         self.table.rows_changed()
         if not self._soon.isActive():
             self._soon.start()
@@ -254,14 +289,13 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         now = self.controller.now()
-        rows = self.model.rows()
         for lane, panel in self.lanes.items():
-            panel.refresh(rows, self.controller.lane_slots(lane), now)
+            panel.refresh(self.model.lanes[lane], self.controller.lane_slots(lane), now)
         self.timeline.set_now(now)
-        self._update_title(rows)
+        self._update_title()
 
-    def _update_title(self, rows: Sequence[Row]) -> None:
-        done, total, finished = self.batches.update(rows)
+    def _update_title(self) -> None:
+        done, total, finished = self.batches.update(self.model.batches)
         title = self.tr("Media Assistant")
         if total:
             title = (

@@ -1,9 +1,9 @@
 """The task table: filters above it, the table, a context menu; heartbeat ages tick by a
-once-a-second repaint of the visible rows (no model signals)."""
+once-a-second repaint of the ticking columns of the visible rows (no model signals)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.gui import labels
-from media_assistant.gui.task_filter import TaskFilterProxy
-from media_assistant.gui.task_model import (
+from media_assistant.gui.task_model import TASK_ID_ROLE, TaskTableModel
+from media_assistant.gui.task_rows import (
     COL_ATTEMPT,
     COL_DURATION,
     COL_HEARTBEAT,
@@ -28,8 +28,7 @@ from media_assistant.gui.task_model import (
     COL_STARTED,
     COL_STATE,
     COL_TASK,
-    TASK_ID_ROLE,
-    TaskTableModel,
+    TaskFilter,
 )
 
 TICK_MS = 1000
@@ -44,7 +43,6 @@ class TaskTable(QWidget):
     def __init__(self, model: TaskTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        self.proxy = TaskFilterProxy(model, self)
 
         self.search = QLineEdit(self)
         self.search.setPlaceholderText(self.tr("Filter by text, task id or error…"))
@@ -77,7 +75,7 @@ class TaskTable(QWidget):
             filters.addWidget(w, 1)
 
         self.view = QTableView(self)
-        self.view.setModel(self.proxy)
+        self.view.setModel(model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setSortingEnabled(True)
@@ -123,7 +121,7 @@ class TaskTable(QWidget):
         # Ticking columns: repaint what is visible, once a second.
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
-        self._tick.timeout.connect(self.view.viewport().update)
+        self._tick.timeout.connect(self._repaint_ticking_columns)
         self._tick.start()
         # Changes arrive in bursts: re-filter / re-sort at most every 500 ms.
         self._settle = QTimer(self)
@@ -143,7 +141,7 @@ class TaskTable(QWidget):
 
     def selected_ids(self) -> list[str]:
         rows = self.view.selectionModel().selectedRows()
-        return [str(self.proxy.data(i, TASK_ID_ROLE)) for i in rows]
+        return [str(self.model.data(i, TASK_ID_ROLE)) for i in rows]
 
     def current_batch(self) -> str | None:
         return self.batch_filter.currentData() or None
@@ -151,20 +149,29 @@ class TaskTable(QWidget):
     # ---------------------------------------------------------------- slots
 
     def _on_settle_timeout(self) -> None:
-        self.proxy.refilter()
-        self.model.resort_if_live()
+        self.model.settle()
+
+    def _repaint_ticking_columns(self) -> None:
+        """Heartbeat age and duration tick with the clock: repaint just those cells."""
+        header = self.view.horizontalHeader()
+        viewport = self.view.viewport()
+        for col in (COL_HEARTBEAT, COL_DURATION):
+            x = header.sectionViewportPosition(col)
+            viewport.update(QRect(x, 0, header.sectionSize(col), viewport.height()))
 
     def _apply_filters(self) -> None:
         states = str(self.state_filter.currentData() or "")
-        self.proxy.set_filter(
-            states=frozenset(s for s in states.split(",") if s),
-            lane=self.lane_filter.currentData() or None,
-            batch=self.batch_filter.currentData() or None,
-            text=self.search.text(),
+        self.model.set_filter(
+            TaskFilter(
+                states=frozenset(s for s in states.split(",") if s),
+                lane=self.lane_filter.currentData() or None,
+                batch=self.batch_filter.currentData() or None,
+                text=self.search.text().strip().lower(),
+            )
         )
 
     def _on_view_double_clicked(self, index: QModelIndex) -> None:
-        self.task_activated.emit(str(self.proxy.data(index, TASK_ID_ROLE)))
+        self.task_activated.emit(str(self.model.data(index, TASK_ID_ROLE)))
 
     def _on_view_context_menu(self, pos: QPoint) -> None:
         ids = self.selected_ids()

@@ -33,8 +33,8 @@ from media_assistant.gui.i18n import i18n_dir, install_translators
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel
 from media_assistant.gui.main_window import MainWindow
-from media_assistant.gui.task_model import COL_LANE
-from media_assistant.gui.task_model import COL_STATE as COL_TASK_STATE
+from media_assistant.gui.task_rows import COL_LANE, LaneIndex
+from media_assistant.gui.task_rows import COL_STATE as COL_TASK_STATE
 from media_assistant.services import Services
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -284,10 +284,10 @@ def test_english_plurals(use_language: Callable[[str], None], qtbot: Any) -> Non
     use_language("en")
     panel = LanePanel("api")
     qtbot.addWidget(panel)
-    panel.refresh([], [Slot("api-1", frozenset({"m"}), 1, True)], 0.0)
+    panel.refresh(LaneIndex(), [Slot("api-1", frozenset({"m"}), 1, True)], 0.0)
     assert panel.subtitle.text() == "1 account · 1 slot free"
     slots = [Slot(f"api-{i}", frozenset({"m"}), 1, True) for i in range(3)]
-    panel.refresh([], slots, 0.0)
+    panel.refresh(LaneIndex(), slots, 0.0)
     assert panel.subtitle.text() == "3 accounts · 3 slots free"
 
     dialog = NewBatchDialog([("api-model", "api")])

@@ -108,7 +108,7 @@ def states(env: Env) -> dict[str, str]:
 
 
 def select(env: Env, task_ids: list[str]) -> None:
-    view, proxy = env.window.table.view, env.window.table.proxy
+    view, proxy = env.window.table.view, env.window.model
     selection = view.selectionModel()
     selection.clearSelection()
     for row in range(proxy.rowCount()):

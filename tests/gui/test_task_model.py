@@ -7,14 +7,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 
-from media_assistant.gui.task_filter import TaskFilterProxy
-from media_assistant.gui.task_model import (
-    COL_ATTEMPT,
-    COL_HEARTBEAT,
-    COL_STATE,
-    TASK_ID_ROLE,
-    TaskTableModel,
-)
+from media_assistant.gui.task_model import TASK_ID_ROLE, TaskTableModel
+from media_assistant.gui.task_rows import COL_ATTEMPT, COL_HEARTBEAT, COL_STATE, TaskFilter
 
 NOW = 1_800_000_000.0
 
@@ -54,11 +48,20 @@ def model() -> TaskTableModel:
     return m
 
 
-def test_passes_qtmodeltester(qtmodeltester: Any, model: TaskTableModel) -> None:
-    qtmodeltester.check(model, force_py=True)
-    proxy = TaskFilterProxy(model)
-    proxy.set_filter(states=frozenset({"pending"}), text="number 1")
-    qtmodeltester.check(proxy, force_py=True)
+@pytest.mark.parametrize("setup", ["plain", "filtered", "sorted"])
+def test_passes_qtmodeltester(qtmodeltester: Any, setup: str) -> None:
+    m = TaskTableModel(now=lambda: NOW)
+    m.load([row(i) for i in range(50)])
+    qtmodeltester.check(m, force_py=True)  # watches every later signal, too
+    if setup == "filtered":
+        m.set_filter(TaskFilter(states=frozenset({"pending"}), text="number 1"))
+        m.apply_changes({"t00010": {"state": "running"}, "t00003": {"state": "pending"}})
+        m.settle()
+    elif setup == "sorted":
+        m.sort(COL_STATE, Qt.SortOrder.DescendingOrder)
+        m.apply_changes({"t00010": {"state": "failed"}})
+        m.settle()
+    m.append([row(60), row(61)])
 
 
 def test_changes_touch_only_their_rows(model: TaskTableModel) -> None:
@@ -105,41 +108,55 @@ def test_inserts_append_rows(model: TaskTableModel) -> None:
 def test_sorting_keeps_the_selection_on_the_same_tasks(qtbot: Any, model: TaskTableModel) -> None:
     from PySide6.QtWidgets import QTableView
 
-    proxy = TaskFilterProxy(model)
     view = QTableView()
     qtbot.addWidget(view)
-    view.setModel(proxy)
+    view.setModel(model)
     selection = view.selectionModel()
-    pick = proxy.index(7, 0)
+    pick = model.index(7, 0)
     selection.select(
         pick, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     )
-    chosen = proxy.data(pick, TASK_ID_ROLE)
+    chosen = model.data(pick, TASK_ID_ROLE)
     model.apply_changes({chosen: {"state": "failed"}})
-    proxy.sort(COL_STATE, Qt.SortOrder.AscendingOrder)
+    model.sort(COL_STATE, Qt.SortOrder.AscendingOrder)
     rows = selection.selectedRows()
-    assert [proxy.data(i, TASK_ID_ROLE) for i in rows] == [chosen]
+    assert [model.data(i, TASK_ID_ROLE) for i in rows] == [chosen]
     assert rows[0].row() != 7  # it moved, and the selection moved with it
 
 
-def test_live_resort_skips_ticking_columns(model: TaskTableModel) -> None:
+def test_live_settle_skips_ticking_columns_and_costs_nothing_when_nothing_moved(
+    model: TaskTableModel,
+) -> None:
+    layouts: list[int] = []
+    model.layoutChanged.connect(lambda *_: layouts.append(1))
     model.sort(COL_HEARTBEAT, Qt.SortOrder.AscendingOrder)
-    assert model.resort_if_live() is False
+    layouts.clear()
+    model.apply_changes({"t00003": {"state": "running"}})
+    assert model.settle() is False and layouts == []  # ticking column: on request only
     model.sort(COL_STATE, Qt.SortOrder.AscendingOrder)
-    assert model.resort_if_live() is True
+    layouts.clear()
+    model.apply_changes({"t00010": {"error_kind": "timeout"}})  # not a sort key
+    assert model.settle() is False and layouts == []
+    model.apply_changes({"t00010": {"state": "running"}})
+    assert model.settle() is True and layouts == [1]
+    assert model.data(model.index(0, 0), TASK_ID_ROLE) in ("t00003", "t00010")
 
 
-def test_filters(model: TaskTableModel) -> None:
-    proxy = TaskFilterProxy(model)
-    proxy.set_filter(lane="api")
-    assert proxy.rowCount() == len([i for i in range(50) if i % 3 == 0])
-    proxy.set_filter(states=frozenset({"failed"}))
-    assert proxy.rowCount() == 0
+def test_filters_settle_with_removals_and_insertions_not_a_reset(model: TaskTableModel) -> None:
+    events: list[str] = []
+    model.modelReset.connect(lambda: events.append("reset"))
+    model.rowsRemoved.connect(lambda *_: events.append("removed"))
+    model.rowsInserted.connect(lambda *_: events.append("inserted"))
+    model.set_filter(TaskFilter(lane="api"))
+    assert model.rowCount() == len([i for i in range(50) if i % 3 == 0])
+    assert "reset" not in events
+    model.set_filter(TaskFilter(states=frozenset({"failed"})))
+    assert model.rowCount() == 0
     model.apply_changes({"t00001": {"state": "failed"}})
-    proxy.refilter()
-    assert proxy.rowCount() == 1
-    proxy.set_filter(states=frozenset(), text="NUMBER 4")
-    assert {proxy.data(proxy.index(r, 0), TASK_ID_ROLE) for r in range(proxy.rowCount())} == {
+    model.settle()
+    assert model.rowCount() == 1 and model.data(model.index(0, 0), TASK_ID_ROLE) == "t00001"
+    model.set_filter(TaskFilter(text="number 4"))
+    assert {model.data(model.index(r, 0), TASK_ID_ROLE) for r in range(model.rowCount())} == {
         "t00004",
         "t00040",
         "t00041",
@@ -152,4 +169,19 @@ def test_filters(model: TaskTableModel) -> None:
         "t00048",
         "t00049",
     }
-    assert proxy.index(0, 0).parent() == QModelIndex()
+    assert model.index(0, 0).parent() == QModelIndex()
+    assert "reset" not in events
+
+
+def test_lane_and_batch_indexes_follow_changes(model: TaskTableModel) -> None:
+    web = model.lanes["web"]
+    assert web.counts["pending"] == len([i for i in range(50) if i % 3])
+    model.apply_changes(
+        {"t00001": {"state": "running", "started_at": NOW - 10, "account_id": "w1"}}
+    )
+    assert "t00001" in web.running and "t00001" not in web.pending
+    model.apply_changes({"t00001": {"state": "success", "finished_at": NOW}})
+    assert web.counts["success"] == 1 and list(web.finished)[-1][3] == NOW
+    assert model.batches.of("b1") == (1, 25, 0)
+    model.apply_changes({"t00001": {"state": "pending"}})  # an operator retry
+    assert model.batches.of("b1") == (0, 25, 0) and web.counts["success"] == 0

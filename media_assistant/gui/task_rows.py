@@ -1,0 +1,198 @@
+"""The task table's rows, filter and sort keys — plain Python, no Qt (and tested without it)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+(
+    COL_TASK,
+    COL_MODEL,
+    COL_LANE,
+    COL_ACCOUNT,
+    COL_STATE,
+    COL_ATTEMPT,
+    COL_HEARTBEAT,
+    COL_STARTED,
+    COL_DURATION,
+    COL_ERROR,
+) = range(10)
+COLUMN_COUNT = 10
+# Columns whose value changes with the clock, not with events: never re-sorted live.
+TICKING = frozenset({COL_HEARTBEAT, COL_DURATION})
+TERMINAL = frozenset({"success", "failed", "canceled"})
+STATE_ORDER = {"running": 0, "pending": 1, "failed": 2, "canceled": 3, "success": 4}
+
+
+@dataclass(slots=True)
+class Row:
+    task_id: str
+    seq: int
+    batch_id: str
+    title: str | None
+    prompt_head: str
+    model: str
+    model_kind: str
+    account_id: str | None
+    state: str
+    attempt: int
+    max_attempts: int
+    started_at: float | None
+    heartbeat_at: float | None
+    finished_at: float | None
+    not_before: float | None
+    cancel_requested: bool
+    progress_chars: int
+    error_kind: str | None
+    error_message: str | None
+    created_at: float
+    priority: int
+
+    @property
+    def label(self) -> str:
+        text = self.title or self.prompt_head
+        return " ".join(text.split())[:80]
+
+
+ROW_FIELDS = frozenset(f.name for f in fields(Row))
+
+
+def make_row(r: Mapping[str, Any]) -> Row:
+    return Row(
+        **{name: r.get(name) for name in ROW_FIELDS}
+        | {
+            "prompt_head": r.get("prompt_head") or "",
+            "cancel_requested": bool(r.get("cancel_requested")),
+            "progress_chars": r.get("progress_chars") or 0,
+            "priority": r.get("priority") or 0,
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFilter:
+    states: frozenset[str] = frozenset()
+    lane: str | None = None
+    batch: str | None = None
+    text: str = ""  # lower-case
+
+    @property
+    def active(self) -> bool:
+        return bool(self.states or self.lane or self.batch or self.text)
+
+    def quick_accepts(self, row: Row) -> bool:
+        """Without a text filter (the hot path on live updates)."""
+        return (
+            (not self.states or row.state in self.states)
+            and (not self.lane or row.model_kind == self.lane)
+            and (not self.batch or row.batch_id == self.batch)
+        )
+
+    def accepts(self, row: Row, search_text: Callable[[Row], str]) -> bool:
+        if self.states and row.state not in self.states:
+            return False
+        if self.lane and row.model_kind != self.lane:
+            return False
+        if self.batch and row.batch_id != self.batch:
+            return False
+        return not self.text or self.text in search_text(row).lower()
+
+
+def sort_key(col: int, now: float) -> Callable[[Row], Any]:
+    keys: dict[int, Callable[[Row], Any]] = {
+        COL_TASK: lambda r: (r.label.lower(), r.seq),
+        COL_MODEL: lambda r: (r.model, r.seq),
+        COL_LANE: lambda r: (r.model_kind, r.seq),
+        COL_ACCOUNT: lambda r: (r.account_id or "", r.seq),
+        COL_STATE: lambda r: (STATE_ORDER.get(r.state, 9), r.seq),
+        COL_ATTEMPT: lambda r: (r.attempt, r.seq),
+        COL_HEARTBEAT: lambda r: (r.heartbeat_at or 0.0, r.seq),
+        COL_STARTED: lambda r: (r.started_at or 0.0, r.seq),
+        COL_DURATION: lambda r: (
+            (r.finished_at or now) - r.started_at if r.started_at else -1.0,
+            r.seq,
+        ),
+        COL_ERROR: lambda r: (r.error_kind or "", r.seq),
+    }
+    return keys.get(col, lambda r: r.seq)
+
+
+# How many ended tasks per lane the panels keep for durations and throughput.
+RECENT_FINISHED = 500
+
+
+@dataclass
+class LaneIndex:
+    """Per lane, kept up to date as rows change, so the panels never walk every row: the
+    running and pending tasks, and the most recently ended ones."""
+
+    running: dict[str, Row] = field(default_factory=dict)
+    pending: dict[str, Row] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATE_ORDER, 0))
+    finished: deque[tuple[str, str, float, float, str]] = field(
+        default_factory=lambda: deque(maxlen=RECENT_FINISHED)
+    )
+    version: int = 0  # bumped on every change: views recompute only when it moved
+
+    def add(self, row: Row) -> None:
+        self.version += 1
+        self.counts[row.state] = self.counts.get(row.state, 0) + 1
+        self._place(row)
+
+    def moved(self, row: Row, old_state: str) -> None:
+        self.counts[old_state] = self.counts.get(old_state, 1) - 1
+        self.running.pop(row.task_id, None)
+        self.pending.pop(row.task_id, None)
+        self.add(row)
+        if row.state in TERMINAL and row.started_at is not None and row.finished_at is not None:
+            self.finished.append(
+                (row.model, row.account_id or "", row.started_at, row.finished_at, row.state)
+            )
+
+    def _place(self, row: Row) -> None:
+        if row.state == "running":
+            self.running[row.task_id] = row
+        elif row.state == "pending":
+            self.pending[row.task_id] = row
+
+    @classmethod
+    def build(cls, rows: Iterable[Row]) -> LaneIndex:
+        index = cls()
+        ended = []
+        for row in rows:
+            index.add(row)
+            if row.state in TERMINAL and row.started_at and row.finished_at:
+                ended.append(row)
+        ended.sort(key=lambda r: r.finished_at or 0.0)
+        for r in ended[-RECENT_FINISHED:]:
+            index.finished.append(
+                (r.model, r.account_id or "", r.started_at or 0.0, r.finished_at or 0.0, r.state)
+            )
+        return index
+
+
+@dataclass
+class BatchCounts:
+    """Per batch: (ended, total, ended unsuccessfully), kept up to date as rows change."""
+
+    counts: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, row: Row) -> None:
+        c = self.counts.setdefault(row.batch_id, [0, 0, 0])
+        c[1] += 1
+        if row.state in TERMINAL:
+            c[0] += 1
+            c[2] += row.state != "success"
+
+    def moved(self, row: Row, old_state: str) -> None:
+        c = self.counts.setdefault(row.batch_id, [0, 0, 0])
+        for state, sign in ((old_state, -1), (row.state, 1)):
+            if state in TERMINAL:
+                c[0] += sign
+                c[2] += sign * (state != "success")
+
+    def of(self, batch_id: str) -> tuple[int, int, int]:
+        c = self.counts.get(batch_id, [0, 0, 0])
+        return c[0], c[1], c[2]
