@@ -6,12 +6,10 @@ Prints the base URL (``http://127.0.0.1:<port>/v1``) on the first line of stdout
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import signal
 from collections.abc import Sequence
 
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
+from media_assistant.sim.threaded import serve_until_signal
 
 
 def _range(text: str) -> tuple[float, float]:
@@ -64,20 +62,6 @@ def _parse_args(argv: Sequence[str] | None) -> tuple[ApiSimConfig, int]:
     return config, args.port
 
 
-async def _serve(config: ApiSimConfig, port: int) -> None:
-    sim = ApiSimulator(config)
-    print(await sim.start(port), flush=True)
-    stop = asyncio.Event()
-    with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows' loop
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    try:
-        await stop.wait()
-    finally:
-        await sim.stop()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     config, port = _parse_args(argv)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(config, port))
-    return 0
+    return serve_until_signal(ApiSimulator(config), port)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -45,6 +44,7 @@ from media_assistant.sim.api_faults import (
 from media_assistant.sim.api_limits import RateLimits, WindowDecision
 from media_assistant.sim.api_replies import ReplySender
 from media_assistant.sim.api_stats import RequestRecord, SimStats, StatsBook
+from media_assistant.sim.threaded import ThreadedServer
 
 HOST = "127.0.0.1"  # never reachable from another machine
 _STOP_GRACE_S = 1.0  # aiohttp's wait for handlers at stop; ours return at once
@@ -89,7 +89,9 @@ def _bearer(request: web.Request) -> str:
     return token.strip() if scheme.lower() == "bearer" else ""
 
 
-class ApiSimulator:
+class ApiSimulator(ThreadedServer):
+    thread_name = "api-simulator"
+
     """The fake API. Controls (``inject``, ``stats``, ``reset``) are safe from any thread."""
 
     def __init__(self, config: ApiSimConfig | None = None) -> None:
@@ -107,8 +109,6 @@ class ApiSimulator:
         self._closing: asyncio.Event | None = None
         self._replies: ReplySender | None = None
         self._base_url: str | None = None
-        self._thread: threading.Thread | None = None
-        self._thread_loop: asyncio.AbstractEventLoop | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -154,49 +154,6 @@ class ApiSimulator:
             self._closing.set()
         await runner.cleanup()
         self._base_url = None
-
-    def start_in_thread(self, port: int = 0) -> str:
-        """Run the simulator on its own thread and event loop; returns the base URL."""
-        if self._thread is not None:
-            raise RuntimeError("the simulator already runs in a thread")
-        loop = asyncio.new_event_loop()
-        thread = threading.Thread(
-            target=self._run_loop, args=(loop,), name="api-simulator", daemon=True
-        )
-        thread.start()
-        try:
-            url = asyncio.run_coroutine_threadsafe(self.start(port), loop).result(timeout=30)
-        except BaseException:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join()
-            raise
-        self._thread, self._thread_loop = thread, loop
-        return url
-
-    def stop_in_thread(self) -> None:
-        thread, loop = self._thread, self._thread_loop
-        if thread is None or loop is None:
-            return
-        try:
-            asyncio.run_coroutine_threadsafe(self.stop(), loop).result(timeout=30)
-        finally:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join()
-            self._thread = self._thread_loop = None
-
-    @staticmethod
-    def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_forever()
-        finally:
-            leftovers = asyncio.all_tasks(loop)
-            for task in leftovers:
-                task.cancel()
-            loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.run_until_complete(loop.shutdown_default_executor())
-            loop.close()
 
     # -- control (thread-safe) -------------------------------------------------------------------
 

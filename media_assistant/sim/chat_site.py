@@ -69,11 +69,7 @@ Test hooks: ``GET /_sim/autologin?user=NAME``, ``POST /_sim/inject`` ``{"user", 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import secrets
-import signal
-import threading
 from collections.abc import Sequence
 
 from aiohttp import web
@@ -84,12 +80,15 @@ from media_assistant.sim.chat_faults import ChatFault, ChatFaultBook, ChatFaultR
 from media_assistant.sim.chat_pages import ChatPages
 from media_assistant.sim.chat_sessions import SessionBook
 from media_assistant.sim.chat_stats import ChatStatsBook, UserStats
+from media_assistant.sim.threaded import ThreadedServer, serve_until_signal
 
 HOST = "127.0.0.1"  # never reachable from another machine
 _STOP_GRACE_S = 1.0  # aiohttp's wait for handlers at stop; ours end at once
 
 
-class ChatSiteSimulator:
+class ChatSiteSimulator(ThreadedServer):
+    thread_name = "chat-site-simulator"
+
     def __init__(self, config: ChatSiteConfig | None = None) -> None:
         self.config = config or ChatSiteConfig()
         secret = self.config.session_secret
@@ -102,8 +101,6 @@ class ChatSiteSimulator:
         self._pages = ChatPages(self._sessions, self._faults, self._api)
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
-        self._thread: threading.Thread | None = None
-        self._thread_loop: asyncio.AbstractEventLoop | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -145,49 +142,6 @@ class ChatSiteSimulator:
         await self._api.end_all()
         await runner.cleanup()
         self._base_url = None
-
-    def start_in_thread(self, port: int = 0) -> str:
-        """Run the simulator on its own thread and event loop; returns the base URL."""
-        if self._thread is not None:
-            raise RuntimeError("the simulator already runs in a thread")
-        loop = asyncio.new_event_loop()
-        thread = threading.Thread(
-            target=self._run_loop, args=(loop,), name="chat-site-simulator", daemon=True
-        )
-        thread.start()
-        try:
-            url = asyncio.run_coroutine_threadsafe(self.start(port), loop).result(timeout=30)
-        except BaseException:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join()
-            raise
-        self._thread, self._thread_loop = thread, loop
-        return url
-
-    def stop_in_thread(self) -> None:
-        thread, loop = self._thread, self._thread_loop
-        if thread is None or loop is None:
-            return
-        try:
-            asyncio.run_coroutine_threadsafe(self.stop(), loop).result(timeout=30)
-        finally:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join()
-            self._thread = self._thread_loop = None
-
-    @staticmethod
-    def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_forever()
-        finally:
-            leftovers = asyncio.all_tasks(loop)
-            for task in leftovers:
-                task.cancel()
-            loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.run_until_complete(loop.shutdown_default_executor())
-            loop.close()
 
     # -- control (thread-safe) -------------------------------------------------------------------
 
@@ -288,23 +242,9 @@ def _parse_args(argv: Sequence[str] | None) -> tuple[ChatSiteConfig, int]:
     return config, args.port
 
 
-async def _serve(config: ChatSiteConfig, port: int) -> None:
-    sim = ChatSiteSimulator(config)
-    print(await sim.start(port), flush=True)
-    stop = asyncio.Event()
-    with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows' loop
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    try:
-        await stop.wait()
-    finally:
-        await sim.stop()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     config, port = _parse_args(argv)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(config, port))
-    return 0
+    return serve_until_signal(ChatSiteSimulator(config), port)
 
 
 if __name__ == "__main__":

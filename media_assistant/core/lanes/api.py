@@ -53,7 +53,6 @@ class ApiLane(Lane):
         log = self.account_log(account)
         wake = self._wakes[account.id]
         gate = self.gates[account.id]
-        lane_cfg = self.rt.config.lanes.api
         while not self.rt.stopping.is_set():
             wake.clear()
             self.reap()
@@ -72,13 +71,7 @@ class ApiLane(Lane):
                 # The wait may have been long: a 429 may have paused the account meanwhile.
                 if self.rt.stopping.is_set() or not self.rt.accounts.available(account.id):
                     continue
-            claim = self.rt.store.claim_next(
-                kind=ModelKind.API,
-                account_id=account.id,
-                models=account.models,
-                owner_id=self.rt.owner_id,
-                deadline_s=lane_cfg.deadline_s,
-            )
+            claim = self.claim(account)
             if claim is None:
                 await self.wait_for_work(account, wake)
                 continue

@@ -11,6 +11,7 @@ from media_assistant.core.config import AccountConfig
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.runtime import LaneLog, Runtime, lane_log
 from media_assistant.core.provider import Provider
+from media_assistant.core.records import Claim
 from media_assistant.core.states import ModelKind, TaskState
 
 # Workers and attempts get this long to end at shutdown before the scheduler moves on.
@@ -107,6 +108,16 @@ class Lane:
             )
         if any(r.new_state is TaskState.PENDING for r in released):
             self.wake()
+
+    def claim(self, account: AccountConfig) -> Claim | None:
+        """The head of the queue for this account's models, now running on it (or None)."""
+        return self.rt.store.claim_next(
+            kind=self.kind,
+            account_id=account.id,
+            models=account.models,
+            owner_id=self.rt.owner_id,
+            deadline_s=self.rt.config.lane(self.kind).deadline_s,
+        )
 
     async def wait_available(self, account: AccountConfig, wake: asyncio.Event) -> None:
         left = self.rt.accounts.seconds_until_available(account.id)

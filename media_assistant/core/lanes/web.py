@@ -40,7 +40,6 @@ class WebLane(Lane):
         log = self.account_log(account)
         wake = self._wakes[account.id]
         provider = self.providers[account.id]
-        lane_cfg = self.rt.config.lanes.web
         profile_lock = ProfileLock(self._profile_dir(account.id)) if self._profile_dir else None
         try:
             async with self.account_locks[account.id]:
@@ -71,13 +70,7 @@ class WebLane(Lane):
                             )
                             log.error("%s", detail)
                             continue
-                    claim = self.rt.store.claim_next(
-                        kind=ModelKind.WEB,
-                        account_id=account.id,
-                        models=account.models,
-                        owner_id=self.rt.owner_id,
-                        deadline_s=lane_cfg.deadline_s,
-                    )
+                    claim = self.claim(account)
                     if claim is None:
                         await self.wait_for_work(account, wake)
                         continue
