@@ -45,7 +45,8 @@ log = logging.getLogger(__name__)
 TICK_MS = 1000
 FINISHED = [TaskState.SUCCESS, TaskState.FAILED, TaskState.CANCELED]
 FIRST_PAGE = 5_000  # newest finished tasks loaded before the window shows
-HISTORY_PAGE = 20_000  # then older ones, a page per event-loop turn
+HISTORY_PAGE = 5_000  # then older ones, a page at a time
+HISTORY_PAUSE_MS = 50  # between pages: the window stays responsive while history loads
 TIMELINE_HISTORY_S = 4 * 3600.0  # the timeline's widest span
 
 
@@ -188,7 +189,8 @@ class MainWindow(QMainWindow):
         self._loaded(rows)
         oldest = min((r["seq"] for r in rows if r["state"] in TERMINAL), default=None)
         if oldest is not None and len(rows) >= FIRST_PAGE:
-            QTimer.singleShot(0, lambda: self._load_older(oldest))
+            # After the first paint, and with room for events between pages.
+            QTimer.singleShot(HISTORY_PAUSE_MS * 4, lambda: self._load_older(oldest))
         self.refresh()
 
     def _load_older(self, before_seq: int) -> None:
@@ -199,7 +201,7 @@ class MainWindow(QMainWindow):
             return
         self.model.append(rows)
         self._loaded(rows)
-        QTimer.singleShot(0, lambda: self._load_older(rows[-1]["seq"]))
+        QTimer.singleShot(HISTORY_PAUSE_MS, lambda: self._load_older(rows[-1]["seq"]))
 
     def _loaded(self, rows: Sequence[dict[str, Any]]) -> None:
         for batch in dict.fromkeys(r["batch_id"] for r in rows):

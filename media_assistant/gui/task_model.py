@@ -164,13 +164,19 @@ class TaskTableModel(QAbstractTableModel):
             self._all[row.task_id] = row
             self.lanes.setdefault(row.model_kind, LaneIndex()).add(row)
             self.batches.add(row)
-        last_seq = self._rows[-1].seq if self._rows else -1
-        if self._sort is None and not self._filter.active and new[0].seq > last_seq:
+        new.sort(key=lambda r: r.seq)
+        plain = self._sort is None and not self._filter.active
+        if plain and (not self._rows or new[0].seq > self._rows[-1].seq):
             first = len(self._rows)  # the common case: newer tasks go to the end
             self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
             for i, row in enumerate(new):
                 self._rows.append(row)
                 self._row_by_id[row.task_id] = first + i
+            self.endInsertRows()
+        elif plain and new[-1].seq < self._rows[0].seq:
+            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)  # history loaded behind
+            self._rows[:0] = new
+            self._reindex()
             self.endInsertRows()
         else:
             self.settle(force=True)

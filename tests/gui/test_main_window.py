@@ -193,3 +193,39 @@ def _api_tasks(n: int) -> list[Any]:
     return [
         NewTask(f"a{i}", "api-model", ModelKind.API, f"api prompt {i}", "gui") for i in range(n)
     ]
+
+
+async def test_history_loads_behind_the_first_page_in_order(
+    tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import media_assistant.gui.main_window as mw
+    from media_assistant.core.records import NewTask
+    from media_assistant.core.states import ModelKind
+
+    monkeypatch.setattr(mw, "FIRST_PAGE", 300)
+    monkeypatch.setattr(mw, "HISTORY_PAGE", 400)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        CONFIG.format(api_url="http://127.0.0.1:9/v1", web_lo=1, web_hi=2), encoding="utf-8"
+    )
+    services = Services.open(Paths.resolve(data))
+    services.store.submit(
+        [NewTask(f"h{i:05d}", "api-model", ModelKind.API, f"old {i}", "hist") for i in range(1500)]
+    )
+    with services.engine.begin() as conn:
+        conn.exec_driver_sql(
+            "UPDATE tasks SET state='success', started_at=1, finished_at=2 WHERE seq <= 1490"
+        )
+    controller = AppController(services, services.scheduler())
+    window = MainWindow(controller, LogModel())
+    qtbot.addWidget(window)
+    window.load()
+    assert window.model.rowCount() == 300 + 10  # the newest finished + everything unfinished
+    await until(lambda: window.model.rowCount() == 1500)
+    seqs = [r.seq for r in window.model.rows()]
+    assert seqs == sorted(seqs)  # history went in at the top, in order
+    assert window.model.lanes["api"].counts["success"] == 1490
+    controller.bridge.close()
+    window.close()
+    services.close()
