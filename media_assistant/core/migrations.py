@@ -21,7 +21,7 @@ from media_assistant.core import schema
 def _v2_pending_not_before_index(conn: Connection) -> None:
     """An index for "when is the next delayed retry due?" (asked by idle workers)."""
     table = schema.TaskRow.__table__  # type: ignore[attr-defined]
-    index = next(i for i in table.indexes if i.name == "ix_tasks_pending_not_before")
+    index = next(i for i in table.indexes if i.name == "ix_tasks_state_not_before")
     index.create(conn, checkfirst=True)
 
 

@@ -875,9 +875,7 @@ class Store:
                     for chunk in _chunks(list(task_ids))
                 ]
             # Plain tuples zipped into dicts: several times faster than row mappings.
-            return [
-                dict(zip(names, row, strict=True)) for result in results for row in result
-            ]
+            return [dict(zip(names, row, strict=True)) for result in results for row in result]
 
     def counts(self) -> dict[tuple[str, str], int]:
         """(model_kind, state) → number of tasks."""

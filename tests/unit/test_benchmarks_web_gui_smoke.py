@@ -27,7 +27,8 @@ def test_gui_benchmark_paints_updates_and_times_startup() -> None:
     marks = list(startup["marks_median_s"].values())
     assert marks == sorted(marks) and 0 < marks[0] < marks[-1]
     assert startup["load_median_ms"]["TaskTable.add_batch"] >= 0
-    assert startup["runs"][0]["load_ms"]["TaskTable.add_batch"]["calls"] == 300
+    # Once per distinct batch (not per row: that was a startup bottleneck at 100k tasks).
+    assert 1 <= startup["runs"][0]["load_ms"]["TaskTable.add_batch"]["calls"] < 300
     assert startup["rss_mb_at_paint"] > 50
     text = bench_gui.markdown(result)
     assert text.startswith("## B5")

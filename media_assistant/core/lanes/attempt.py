@@ -167,10 +167,9 @@ class AttemptRunner:
         self.attempts[claim.task_id] = ra
         lane = self.rt.config.lane(claim.model_kind)
         try:
-            # A cancel requested between the claim and now (e.g. from another process).
-            record = self.rt.store.get(claim.task_id)
-            if record is not None and record.cancel_requested:
-                ctx.cancel_event.set()
+            # No need to read the row for a cancel flag here: a pending row never carries one
+            # (a cancel of a pending task ends it at once), and a cancel requested after the
+            # claim reaches the attempt through the scheduler or its 0.5 s housekeeping poll.
             outcome = await self._supervise(
                 provider, ra, timeout=lane.task_timeout_s, cancel_grace=cancel_grace_s, log=log
             )

@@ -1,0 +1,166 @@
+"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,all} [--quick] [--json]
+[--out FILE]``
+
+Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
+``markdown(result) -> str``. ``all`` runs every one of them and writes ``BENCHMARKS.md`` (or
+``--out``); a module that is missing or fails becomes a FAILED section with its error, and the
+others still run. With ``--json`` stdout carries exactly one JSON object; everything else (logs,
+progress, simulators' chatter) goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import logging
+import math
+import shlex
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from benchmarks.report import REPO, failed_section, machine, machine_markdown
+
+BENCHMARKS = {
+    "seed": "benchmarks.bench_seed",
+    "isolation": "benchmarks.bench_isolation",
+    "overhead": "benchmarks.bench_overhead",
+    "web": "benchmarks.bench_web",
+    "gui": "benchmarks.bench_gui",
+    "cancel": "benchmarks.bench_cancel",
+}
+TITLES = {
+    "seed": "B1 — seed workload",
+    "isolation": "B2 — API isolation",
+    "overhead": "B3 — overhead",
+    "web": "B4 — web lane (bench_web)",
+    "gui": "B5 — GUI (bench_gui)",
+    "cancel": "B6 — cancel latency",
+}
+DEFAULT_OUT = "BENCHMARKS.md"
+
+
+def _jsonable(value: Any) -> Any:
+    """NaN/inf are not JSON: write them as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def run_one(name: str, quick: bool) -> tuple[dict[str, Any] | None, str]:
+    """(result, markdown) — or (None, a FAILED section) if the module is missing or raises."""
+    module_name = BENCHMARKS[name]
+    started = time.perf_counter()
+    print(f"[benchmarks] {name}: running{' (quick)' if quick else ''}…", file=sys.stderr)
+    try:
+        module = importlib.import_module(module_name)
+        result = module.run(quick)
+        text = module.markdown(result)
+    except Exception:  # any failure of one benchmark becomes its section, not a crash
+        error = traceback.format_exc(limit=8)
+        print(f"[benchmarks] {name}: FAILED\n{error}", file=sys.stderr)
+        return None, failed_section(TITLES[name], module_name, error)
+    took = time.perf_counter() - started
+    print(f"[benchmarks] {name}: done in {took:.1f} s", file=sys.stderr)
+    return result, text
+
+
+def _verdicts(result: dict[str, Any] | None) -> tuple[int, int]:
+    targets = (result or {}).get("targets", [])
+    passed = sum(bool(t.get("passed")) for t in targets)
+    return passed, len(targets) - passed
+
+
+def document(
+    command: str, info: dict[str, Any], sections: list[tuple[str, dict[str, Any] | None, str]]
+) -> str:
+    summary = []
+    for name, result, _ in sections:
+        if result is None:
+            summary.append(f"| {TITLES[name]} | **FAILED** | – |")
+        else:
+            passed, missed = _verdicts(result)
+            took = result.get("elapsed_s")
+            took_text = f"{took:.0f} s" if isinstance(took, int | float) else "–"
+            summary.append(f"| {TITLES[name]} | {passed} pass, {missed} miss | {took_text} |")
+    parts = [
+        "# Benchmarks",
+        "",
+        "Generated — do not edit by hand. Produced by:",
+        "",
+        f"```\n{command}\n```",
+        "",
+        machine_markdown(info),
+        "",
+        "| benchmark | targets | took |",
+        "|---|---|---|",
+        *summary,
+        "",
+        *(text.rstrip() + "\n" for _, _, text in sections),
+    ]
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("benchmark", choices=[*BENCHMARKS, "all"])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument(
+        "--out", help=f"write Markdown here (default for 'all': {DEFAULT_OUT} in the repository)"
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
+    command = "python -m benchmarks " + shlex.join(sys.argv[1:] if argv is None else argv)
+    names = list(BENCHMARKS) if args.benchmark == "all" else [args.benchmark]
+    real_stdout = sys.stdout
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break --json
+        info = machine()
+        sections = [(name, *run_one(name, args.quick)) for name in names]
+    elapsed = time.perf_counter() - started
+    out = args.out or (str(REPO / DEFAULT_OUT) if args.benchmark == "all" else None)
+    if out is not None:
+        path = Path(out)
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        text = document(command, info, sections)
+        text += f"\nTotal time of this run: {elapsed:.0f} s.\n"
+        path.write_text(text, encoding="utf-8")
+        print(
+            f"[benchmarks] wrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}",
+            file=sys.stderr,
+        )
+    if args.json:
+        if args.benchmark == "all":
+            payload: dict[str, Any] = {
+                "command": command,
+                "machine": info,
+                "elapsed_s": elapsed,
+                "results": {
+                    name: result if result is not None else {"failed": True, "error": text.strip()}
+                    for name, result, text in sections
+                },
+            }
+        else:
+            name, result, text = sections[0]
+            payload = result if result is not None else {"failed": True, "error": text.strip()}
+        real_stdout.write(json.dumps(_jsonable(payload), ensure_ascii=False) + "\n")
+    elif out is None:
+        real_stdout.write("\n".join(text for _, _, text in sections) + "\n")
+    failed = any(result is None for _, result, _ in sections)
+    return 1 if failed and args.benchmark != "all" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""The benchmarks' quick paths, shrunk: they run, measure what they say, and render.
+
+Sizes are cut down (a few tasks, a fast clock) so this stays well under 30 s; the numbers are
+checked only for sanity — the real runs are ``python -m benchmarks all``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import sys
+import types
+from typing import Any
+
+import pytest
+
+from benchmarks import __main__ as cli
+from benchmarks import bench_cancel, bench_overhead, bench_seed
+from media_assistant.core.records import NewTask
+from media_assistant.core.states import ModelKind
+
+# Simulated seconds per real second: slow enough that a busy machine's event-loop lag (tens of
+# real ms) stays a few simulated seconds.
+SPEED = 200.0
+
+
+def small_workload() -> bench_seed.Workload:
+    """8 web tasks of 20 s (enough to fill the pool of 8) queued before 6 API tasks of 8–12 s."""
+    durations = {f"web-{i}": 20.0 for i in range(8)}
+    durations |= {f"api-{i}": 8.0 + i * 0.8 for i in range(6)}
+    tasks = [
+        NewTask(tid, f"{tid.split('-')[0]}-model", ModelKind(tid.split("-")[0]), f"p {tid}", "b")
+        for tid in durations
+    ]
+    return bench_seed.Workload(tuple(tasks), durations)
+
+
+def test_reference_schedules() -> None:
+    assert bench_seed.fifo_makespan([3, 3, 2, 2, 2], 2) == 7  # 3+2+2 after 3+2
+    assert bench_seed.optimal_makespan([3, 3, 2, 2, 2], 2) == 6  # 3+3 | 2+2+2
+    assert bench_seed.optimal_makespan([5.0], 3) == 5.0
+    w = small_workload()
+    assert w.lower_bound(1) == 160.0  # Σweb = 160 > Σapi / 3
+    assert [t.task_id for t in bench_seed.seed_workload().tasks] == [
+        t.task_id for t in bench_seed.seed_workload().tasks
+    ]  # the seeded order and durations repeat
+
+
+def test_seed_benchmark_separates_the_three_designs() -> None:
+    result = bench_seed.measure(
+        speed=SPEED, repeats=1, account_counts=(1,), workload=small_workload(), quick=True
+    )
+    for key in (
+        "makespan_s",
+        "lower_bound_s",
+        "shared_pool_makespan_s",
+        "semaphore_pool_makespan_s",
+        "web_conflicts",
+        "api_p95_wait_s",
+    ):
+        assert isinstance(result[key], int | float) and math.isfinite(result[key]), key
+    one = result["by_accounts"]["1"]["strategies"]
+    ours, pool, semaphore = one["ours"], one["shared_pool"], one["semaphore_pool"]
+    # Ours: the web work back to back, nothing broken, API concurrency as configured.
+    assert ours["web_conflicts"] == 0 and ours["web_failures"] == 0
+    assert result["lower_bound_s"] <= ours["makespan_s"] < 2 * result["lower_bound_s"]
+    assert ours["api_max_in_flight"] == 3
+    # The shared pool overlaps web generations on the one account; the semaphore does not.
+    assert pool["web_conflicts"] > 0 and pool["web_max_concurrent_per_account"] > 1
+    assert semaphore["web_conflicts"] == 0
+    # The semaphore pool parks API tasks behind blocked web tasks; our lanes do not.
+    assert semaphore["api_p95_wait_s"] > ours["api_p95_wait_s"]
+    text = bench_seed.markdown(result)
+    assert text.startswith("## B1") and "(c) pool of 8 + Semaphore(1)" in text
+    json.dumps(cli._jsonable(result))  # serialisable, NaN-free
+
+
+def test_isolation_run_stops_when_the_api_tasks_are_done() -> None:
+    w = small_workload()
+    api_ids = w.ids(ModelKind.API)
+    out = asyncio.run(bench_seed.run_ours(w, web_accounts=1, speed=SPEED, stop_after=api_ids))
+    # Done long before the 160 s of web work queued ahead of them (ideal p95 wait: ~9.4 s).
+    assert out["api_p95_wait_s"] < 60 and out["makespan_s"] < 100
+
+
+def test_overhead_child_measures_noop_tasks() -> None:
+    params = {"lane": "api", "accounts": 2, "concurrency": 5, "n": 150}
+    out = asyncio.run(bench_overhead._child(params))
+    assert out["succeeded"] == 150 and out["event_rows"] == 3 * 150  # submit, claim, finish
+    assert out["tasks_per_s"] > 10 and out["db_bytes"] > 0 and out["peak_rss_mb"] > 20
+    assert 0 <= out["dispatch_p50_ms"] <= out["dispatch_p95_ms"] <= out["dispatch_max_ms"]
+
+
+def test_dispatch_gaps_pair_each_release_with_the_claim_it_freed() -> None:
+    rows = [
+        {"account_id": "a", "started_at": s, "finished_at": f}
+        for s, f in [(0.0, 1.0), (0.0, 2.0), (1.1, 3.0), (2.5, 4.0)]
+    ]
+    assert bench_overhead._dispatch_gaps(rows, 2) == pytest.approx([0.1, 0.5])
+
+
+def test_cancel_latencies_are_measured_to_the_committed_row() -> None:
+    async def measure() -> tuple[dict[str, Any], dict[str, Any]]:
+        pending = await bench_cancel.cancel_pending(2, backlog=20)
+        web = await bench_cancel.cancel_running_fake_web([0.05])
+        return pending, web
+
+    pending, web = asyncio.run(measure())
+    assert pending["all_canceled"] and len(pending["latency_s"]) == 2
+    assert max(pending["latency_s"]) < 2.0
+    assert web["all_canceled"] and 0 < web["latency_s"][0] < 5.0
+
+
+def _fake_benchmark(name: str, result: dict[str, Any]) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.run = lambda quick: {**result, "quick": quick}  # type: ignore[attr-defined]
+    module.markdown = lambda r: f"## {r['title']}\n"  # type: ignore[attr-defined]
+    return module
+
+
+def test_cli_json_is_one_object_and_all_survives_a_broken_benchmark(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    ok = _fake_benchmark("benchmarks.bench_ok", {"title": "OK", "value": math.nan, "targets": []})
+    monkeypatch.setitem(sys.modules, "benchmarks.bench_ok", ok)
+    monkeypatch.setattr(
+        cli, "BENCHMARKS", {"seed": "benchmarks.bench_ok", "web": "benchmarks.bench_missing"}
+    )
+    assert cli.main(["seed", "--quick", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out) == {"title": "OK", "value": None, "targets": [], "quick": True}
+    assert out.count("\n") == 1
+
+    report = tmp_path / "B.md"
+    assert cli.main(["all", "--quick", "--out", str(report)]) == 0
+    text = report.read_text()
+    assert "python -m benchmarks all --quick --out" in text and "## OK" in text
+    assert "**FAILED**" in text and "benchmarks.bench_missing" in text
+    assert "SQLite" in text and "Python" in text
