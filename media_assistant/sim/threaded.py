@@ -74,10 +74,15 @@ class _Server(Protocol):
 
 
 async def _serve(server: _Server, port: int) -> None:
-    print(await server.start(port), flush=True)
     stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    # Both signals end the wait the same way, through the loop (not through asyncio.run's
+    # KeyboardInterrupt, which cancels whatever the main task is awaiting at that moment).
+    # Installed before the URL is printed: whoever reads the URL may signal at once.
     with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows' loop
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+    print(await server.start(port), flush=True)
     try:
         await stop.wait()
     finally:
