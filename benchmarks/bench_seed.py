@@ -559,7 +559,7 @@ def measure(
     w = workload or seed_workload()
     data = asyncio.run(_measure(w, speed, baseline_speed or speed, repeats, reruns, account_counts))
     one = data["by_accounts"][str(account_counts[0])]
-    ours = one["strategies"]["ours"]
+    ours, pool = one["strategies"]["ours"], one["strategies"]["shared_pool"]
     return {
         "benchmark": "seed",
         "title": (
@@ -571,11 +571,21 @@ def measure(
         "web_accounts": account_counts[0],
         "makespan_s": ours["makespan_s"],
         "lower_bound_s": one["lower_bound_s"],
-        "shared_pool_makespan_s": one["strategies"]["shared_pool"]["makespan_s"],
+        "shared_pool_makespan_s": pool["makespan_s"],
         "semaphore_pool_makespan_s": one["strategies"]["semaphore_pool"]["makespan_s"],
         "web_conflicts": ours["web_conflicts_max"],
         "api_p95_wait_s": ours["api_p95_wait_s"],
         "api_mean_wait_s": ours["api_mean_wait_s"],
+        "makespan_over_bound": ours["makespan_s"] / one["lower_bound_s"],
+        # A makespan is "every task ended", failed ones included: the shared pool's first pass
+        # ends early because it gives up on the web tasks its own conflicts broke. These say so.
+        "web_failed": ours["web_failures"],
+        "shared_pool_web_failed": pool["web_failures"],
+        "shared_pool_web_conflicts": pool["web_conflicts"],
+        # Time until every task has succeeded (failures re-queued by the operator after each
+        # pass, up to params.operator_reruns times); null = never within those re-runs.
+        "all_results_s": ours["all_results_s"],
+        "shared_pool_all_results_s": pool["all_results_s"],
         "params": {
             "clock_speed": data["speed"],
             "baseline_clock_speed": data["baseline_speed"],

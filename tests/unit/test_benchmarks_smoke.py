@@ -11,14 +11,18 @@ import json
 import math
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchmarks import __main__ as cli
 from benchmarks import bench_cancel, bench_overhead, bench_seed
+from media_assistant.core.clock import SystemClock
+from media_assistant.core.db import open_engine, sqlite_url
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
+from media_assistant.core.store import Store
 
 # Simulated seconds per real second: slow enough that a busy machine's event-loop lag (tens of
 # real ms) stays a few simulated seconds.
@@ -60,6 +64,9 @@ def test_seed_benchmark_separates_the_three_designs() -> None:
         "api_p95_wait_s",
     ):
         assert isinstance(result[key], int | float) and math.isfinite(result[key]), key
+    assert result["makespan_over_bound"] == result["makespan_s"] / result["lower_bound_s"]
+    assert result["web_failed"] == 0 and result["all_results_s"] == result["makespan_s"]
+    assert result["shared_pool_web_failed"] >= 0 and result["shared_pool_web_conflicts"] > 0
     one = result["by_accounts"]["1"]["strategies"]
     ours, pool, semaphore = one["ours"], one["shared_pool"], one["semaphore_pool"]
     # Ours: the web work back to back, nothing broken, API concurrency as configured.
@@ -90,6 +97,21 @@ def test_overhead_child_measures_noop_tasks() -> None:
     assert out["succeeded"] == 150 and out["event_rows"] == 3 * 150  # submit, claim, finish
     assert out["tasks_per_s"] > 10 and out["db_bytes"] > 0 and out["peak_rss_mb"] > 20
     assert 0 <= out["dispatch_p50_ms"] <= out["dispatch_p95_ms"] <= out["dispatch_max_ms"]
+
+
+def test_bare_sqlite3_reference_runs_our_claim_and_final_write(tmp_path: Path) -> None:
+    """The reference path must do what the store does, or its timing means nothing."""
+    engine = open_engine(sqlite_url(tmp_path / "ops.db"))
+    store = Store(engine, SystemClock())
+    store.submit([NewTask(f"t{i}", "api-model", ModelKind.API, "p", "b") for i in range(5)])
+    times = bench_overhead._raw_ops(tmp_path / "ops.db", 5)
+    assert set(times) == {"raw_claim", "raw_finish"} and min(times.values()) > 0
+    rows = store.list_tasks()
+    assert [(r.state, r.attempt, r.lease, r.result_text) for r in rows] == [
+        ("success", 1, 1, "ok")
+    ] * 5
+    assert len(store.events("t0")) == 3  # submitted, started, succeeded
+    engine.dispose()
 
 
 def test_dispatch_gaps_pair_each_release_with_the_claim_it_freed() -> None:
