@@ -4,6 +4,7 @@ scheduler in-process, the window; graceful shutdown on close."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import logging.handlers
 import os
@@ -16,6 +17,8 @@ from media_assistant import __version__
 from media_assistant.core.errors import SchedulerBusy, UserError
 from media_assistant.core.locks import DataDirLock
 from media_assistant.core.paths import Paths
+
+FIRST_PAINT_WAIT_S = 2.0  # the scheduler starts once the window is drawn, or after this
 
 log = logging.getLogger("media_assistant.app")
 
@@ -146,11 +149,17 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
     window.close_requested.connect(closing.set)
     window.load()
     window.show_startup_findings(findings)
-    await scheduler.start()
-    log.info("Media Assistant %s started on %s", __version__, services.paths.data_dir)
     if demo:
         window.offer_demo_batch()
+    # On screen first: starting the scheduler imports and builds the providers (browser driver,
+    # HTTP clients, key look-ups), which the first paint need not wait for. Until it runs, the
+    # window's actions only write to the store, which the scheduler picks up when it starts.
+    painted = window.next_paint()
     window.show()
+    with contextlib.suppress(TimeoutError):  # a window that starts minimised is not drawn
+        await asyncio.wait_for(painted, FIRST_PAINT_WAIT_S)
+    await scheduler.start()
+    log.info("Media Assistant %s started on %s", __version__, services.paths.data_dir)
     await closing.wait()
     window.statusBar().showMessage(
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")

@@ -18,15 +18,27 @@ from sqlmodel import SQLModel
 from media_assistant.core import schema
 
 
-def _v2_pending_not_before_index(conn: Connection) -> None:
-    """An index for "when is the next delayed retry due?" (asked by idle workers)."""
+def _create_index(conn: Connection, name: str) -> None:
     table = schema.TaskRow.__table__  # type: ignore[attr-defined]
-    index = next(i for i in table.indexes if i.name == "ix_tasks_state_not_before")
+    index = next(i for i in table.indexes if i.name == name)
     index.create(conn, checkfirst=True)
 
 
+def _v2_pending_not_before_index(conn: Connection) -> None:
+    """An index for "when is the next delayed retry due?" (asked by idle workers)."""
+    _create_index(conn, "ix_tasks_state_not_before")
+
+
+def _v3_seq_index(conn: Connection) -> None:
+    """An index on submission order, for the task table's pages of history."""
+    _create_index(conn, "ix_tasks_seq")
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
-STEPS: dict[int, Callable[[Connection], None]] = {2: _v2_pending_not_before_index}
+STEPS: dict[int, Callable[[Connection], None]] = {
+    2: _v2_pending_not_before_index,
+    3: _v3_seq_index,
+}
 
 
 class SchemaTooNew(RuntimeError):

@@ -115,7 +115,10 @@ class TaskTableModel(QAbstractTableModel):
         self._now = now
         self._all: dict[str, Row] = {}  # every task loaded, by id
         self._rows: list[Row] = []  # the visible ones, in display order
+        # Position of each visible row, as ``slot - self._front``: history inserted at the top
+        # lowers ``_front`` and gives only the new rows slots, instead of renumbering them all.
         self._row_by_id: dict[str, int] = {}
+        self._front = 0
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._filter = TaskFilter()
         self.lanes: dict[str, LaneIndex] = {"web": LaneIndex(), "api": LaneIndex()}
@@ -169,14 +172,16 @@ class TaskTableModel(QAbstractTableModel):
         if plain and (not self._rows or new[0].seq > self._rows[-1].seq):
             first = len(self._rows)  # the common case: newer tasks go to the end
             self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
-            for i, row in enumerate(new):
+            for i, row in enumerate(new, start=self._front + first):
                 self._rows.append(row)
-                self._row_by_id[row.task_id] = first + i
+                self._row_by_id[row.task_id] = i
             self.endInsertRows()
         elif plain and new[-1].seq < self._rows[0].seq:
             self.beginInsertRows(QModelIndex(), 0, len(new) - 1)  # history loaded behind
             self._rows[:0] = new
-            self._reindex()
+            self._front -= len(new)
+            for i, row in enumerate(new, start=self._front):
+                self._row_by_id[row.task_id] = i
             self.endInsertRows()
         else:
             self.settle(force=True)
@@ -203,7 +208,7 @@ class TaskTableModel(QAbstractTableModel):
                 self.lanes.setdefault(row.model_kind, LaneIndex()).moved(row, old_state)
                 self.batches.moved(row, old_state)
             self._dirty = True
-            r = self._row_by_id.get(task_id)
+            r = self.row_for(task_id)
             if r is not None:
                 touched[r] = cols
         self._emit_rows(touched)
@@ -232,12 +237,14 @@ class TaskTableModel(QAbstractTableModel):
             i = j + 1
 
     def _reindex(self) -> None:
+        self._front = 0
         self._row_by_id = {row.task_id: i for i, row in enumerate(self._rows)}
 
     # ---------------------------------------------------------------- lookups
 
     def row_for(self, task_id: str) -> int | None:
-        return self._row_by_id.get(task_id)
+        slot = self._row_by_id.get(task_id)
+        return None if slot is None else slot - self._front
 
     def task_at(self, row: int) -> Row:
         return self._rows[row]
@@ -437,7 +444,7 @@ class TaskTableModel(QAbstractTableModel):
         self.changePersistentIndexList(
             old,
             [
-                self.index(self._row_by_id[tid], i.column())
+                self.index(self._row_by_id[tid], i.column())  # _reindex: slot = row
                 if tid in self._row_by_id
                 else QModelIndex()
                 for tid, i in zip(ids, old, strict=True)

@@ -105,6 +105,29 @@ def test_inserts_append_rows(model: TaskTableModel) -> None:
     assert model.row_for("t00101") == 51
 
 
+def test_history_goes_in_at_the_top_and_every_row_is_found_where_it_is(
+    qtmodeltester: Any,
+) -> None:
+    m = TaskTableModel(now=lambda: NOW)
+    m.load([row(i) for i in range(40, 50)])
+    qtmodeltester.check(m, force_py=True)
+    inserted: list[tuple[int, int]] = []
+    m.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
+    m.append([row(i, state="success") for i in range(30, 40)])  # a page of older history
+    m.append([row(i, state="success") for i in range(20, 30)])  # and an older one
+    m.append([row(50), row(51)])  # a new submission, at the end
+    assert inserted == [(0, 9), (0, 9), (30, 31)]
+    for r in range(m.rowCount()):  # row_for agrees with the display order everywhere
+        assert m.row_for(m.task_at(r).task_id) == r
+    ranges: list[tuple[int, int]] = []
+    m.dataChanged.connect(lambda a, b, _r=None: ranges.append((a.row(), b.row())))
+    m.apply_changes({"t00025": {"state": "failed"}, "t00051": {"state": "running"}})
+    assert ranges == [(5, 5), (31, 31)]
+    m.sort(COL_STATE)  # a re-sort renumbers from scratch
+    for r in range(m.rowCount()):
+        assert m.row_for(m.task_at(r).task_id) == r
+
+
 def test_sorting_keeps_the_selection_on_the_same_tasks(qtbot: Any, model: TaskTableModel) -> None:
     from PySide6.QtWidgets import QTableView
 

@@ -48,7 +48,8 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     old = tmp_path / "old.db"
     open_engine(sqlite_url(old)).dispose()
     con = sqlite3.connect(old)
-    con.execute("DROP INDEX ix_tasks_state_not_before")
+    con.execute("DROP INDEX ix_tasks_state_not_before")  # added by version 2
+    con.execute("DROP INDEX ix_tasks_seq")  # added by version 3
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
         "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import event, update
 from sqlalchemy.exc import IntegrityError
 
 from media_assistant.core.clock import ManualClock
@@ -350,3 +351,33 @@ def test_next_not_before_looks_only_ahead(store: Store, clock: ManualClock) -> N
     assert store.next_not_before(["api-model"]) is None  # due already: nothing to wait for
     store.requeue(b, not_before=clock.now() + 30, keep_attempt=False, kind=None, message="later")
     assert store.next_not_before(["api-model"]) == clock.now() + 30
+
+
+def test_history_pages_come_newest_first_and_walk_the_seq_index(store: Store) -> None:
+    store.submit(make_tasks(30))
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE tasks SET state = 'success' WHERE seq % 3 != 0")
+    finished = [TaskState.SUCCESS, TaskState.FAILED, TaskState.CANCELED]
+    sent: list[tuple[str, Any]] = []
+
+    def capture(_c: Any, _cur: Any, statement: str, params: Any, *_: Any) -> None:
+        sent.append((statement, params))
+
+    event.listen(store.engine, "before_cursor_execute", capture)
+    first = store.view_rows(states=finished, limit=8, newest_first=True)
+    older = store.view_rows(
+        states=finished, before_seq=first[-1]["seq"], limit=8, newest_first=True
+    )
+    event.remove(store.engine, "before_cursor_execute", capture)
+    seqs = [r["seq"] for r in first + older]
+    assert seqs == sorted(seqs, reverse=True) and len(set(seqs)) == 16
+    assert all(r["state"] == "success" for r in first + older)
+    # The plan of the page query the store sent, not a timing: with the state index SQLite
+    # would fetch and sort every finished row for each page (0.55 s a page at 100k tasks,
+    # against 0.02 s walking seq).
+    statement, params = next((s, p) for s, p in sent if "ORDER BY" in s and "<" in s)
+    with store.engine.connect() as conn:
+        plan = " ".join(
+            str(row[-1]) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", params)
+        )
+    assert "ix_tasks_seq" in plan and "TEMP B-TREE" not in plan, plan
