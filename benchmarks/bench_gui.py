@@ -160,8 +160,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"{db['tasks']:,} tasks{' (quick mode; the target is for 100k)' if quick else ''} in "
         f"{db['batches']} batches ({db['db_mb']:.0f} MB), composed as `app._amain` does: load, "
         "show, then `scheduler.start()` once the window is drawn (accounts disabled: nothing "
-        f"runs meanwhile; the first run also recovers {db['states'].get('running', 0)} orphaned running rows); median of "
-        f"{st['repeats']} runs, warm page cache.",
+        f"runs meanwhile; the first run also recovers {db['states'].get('running', 0)} "
+        f"orphaned running rows); median of {st['repeats']} runs, warm page cache.",
         "",
         "| measurement | p50 / median | p99 | max | target | result |",
         "|---|---|---|---|---|---|",

@@ -392,10 +392,11 @@ def _explain_rate(slowest: dict[str, Any], ops: dict[str, Any]) -> str:
             "dropping the ORM layer from the hot path would leave 1,000 tasks/s out of reach "
             "with the event loop's own work on top: it needs several tasks per transaction "
             "(batched claims, a group commit of final writes, so that one fsync covers many "
-            "results). Not done: it trades the per-result durability guarantee and the "
-            "one-row fencing of every transition for throughput nobody needs — tasks take 8 s "
-            "to 6 min, and even 100 API accounts × 5 slots of 8 s tasks need ~60 tasks/s, "
-            "a sixth of what one core sustains here."
+            "results). Not done: it would rebuild the hottest and most safety-critical path "
+            "(every attempt's outcome waiting on a shared transaction, one failing write no "
+            "longer retried on its own, claims handed out ahead of free slots) for throughput "
+            "nobody needs — tasks take 8 s to 6 min, and even 100 API accounts × 5 slots of 8 s "
+            "tasks need ~60 tasks/s, a sixth of what one core sustains here."
         )
     return text
 
