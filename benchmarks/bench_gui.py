@@ -65,7 +65,7 @@ def _startup(data_dir: Path, config_home: Path, idle_s: float) -> dict[str, Any]
 
 def run(quick: bool) -> dict[str, Any]:
     if quick:
-        return measure(quick=True, lag_seconds=3.0, db_tasks=20_000, idle_s=2.0)
+        return measure(quick=True, lag_seconds=2.0, db_tasks=20_000, idle_s=1.0, startup_repeats=2)
     return measure(quick=False, lag_seconds=10.0, db_tasks=100_000, idle_s=5.0)
 
 

@@ -71,7 +71,7 @@ PHASE_NOTES = {
 
 
 def run(quick: bool) -> dict[str, Any]:
-    warm_n, cold_n = (6, 3) if quick else (20, 8)
+    warm_n, cold_n = (4, 2) if quick else (20, 8)  # quick: the whole suite within 2 min
     return measure(warm_n, cold_n, quick=quick)
 
 
