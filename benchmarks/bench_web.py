@@ -225,23 +225,14 @@ def _task_row(
         post_generation_s=finished - gen.ended,
         snapshots=phases.calls.get("snapshot", 0),
     )
-    p: dict[str, float] = {
-        name: s.get(name, 0.0)
-        for name in (
-            "selfcheck",
-            "browser_ensure",
-            "browser_close",
-            "browser_launch",
-            "new_chat",
-            "type",
-            "send_confirm",
-            "db_finish",
-        )
+    # Phases timed by the instrumented provider; the rest are the gaps between its marks.
+    derived = {
+        "claim_to_generate": marks.get("generate_entered", started) - started,
+        "type_to_request": gen.started - marks.get("type", gen.started),
+        "done_detect": marks.get("watch", gen.ended) - gen.ended,
+        "record_result": finished - marks.get("watch", finished),
     }
-    p["claim_to_generate"] = marks.get("generate_entered", started) - started
-    p["type_to_request"] = gen.started - marks.get("type", gen.started)
-    p["done_detect"] = marks.get("watch", gen.ended) - gen.ended
-    p["record_result"] = finished - marks.get("watch", finished)
+    p: dict[str, float] = {name: derived.get(name, s.get(name, 0.0)) for name in PHASES}
     p["snapshot_mean"] = s.get("snapshot", 0.0) / max(1, phases.calls.get("snapshot", 0))
     row["phases_s"] = p
     return row
