@@ -77,6 +77,9 @@ def test_demo_runs_both_lanes_and_shuts_down_cleanly(
     rows = con.execute("SELECT model_kind, state, keep_attempt FROM tasks").fetchall()
     con.close()
     assert not [r for r in rows if r[1] == "running"]  # graceful: back to pending
+    # ... without using up an attempt: every web task running at close waits with keep_attempt.
+    kept = [k for k, s, keep in rows if k == "web" and s == "pending" and keep]
+    assert len(kept) >= seen["running_web_at_close"], (kept, seen)
     assert {k for k, s, _ in rows if s == "success"} == {"web", "api"}
     # The web accounts never ran two tasks at once (the simulated site would have broken both).
     assert not [r for r in rows if r[1] == "failed"]

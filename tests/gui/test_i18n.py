@@ -7,7 +7,6 @@ The catalogue checks run the real lupdate and lrelease (well under a second each
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -173,8 +172,8 @@ models = ["api-model"]
 
 
 @pytest.fixture
-def services(tmp_path: Path) -> Iterator[Services]:
-    os.environ["MA_I18N_TEST_KEY"] = "sk-i18n-test"
+def services(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Services]:
+    monkeypatch.setenv("MA_I18N_TEST_KEY", "sk-i18n-test")
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(CONFIG, encoding="utf-8")

@@ -5,7 +5,6 @@ it says."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,9 +79,11 @@ def api_sim() -> Any:
 
 
 @pytest.fixture
-async def env(tmp_path: Path, qtbot: Any, api_sim: Any, request: Any) -> AsyncIterator[Env]:
+async def env(
+    tmp_path: Path, qtbot: Any, api_sim: Any, request: Any, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Env]:
     web_lo, web_hi = getattr(request, "param", (0.3, 0.8))
-    os.environ["MA_GUI_TEST_KEY"] = "sk-gui-test"
+    monkeypatch.setenv("MA_GUI_TEST_KEY", "sk-gui-test")
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(

@@ -58,7 +58,8 @@ class Harness:
 
 
 @pytest.fixture
-def harness_factory(tmp_path: Path) -> Callable[..., Harness]:
+async def harness_factory(tmp_path: Path) -> AsyncIterator[Callable[..., Harness]]:
+    """Harnesses on one data dir; whatever a test leaves running is stopped after it."""
     made: list[Harness] = []
 
     def make(
@@ -80,12 +81,13 @@ def harness_factory(tmp_path: Path) -> Callable[..., Harness]:
         made.append(h)
         return h
 
-    return make
+    yield make
+    for h in made:
+        if h.scheduler is not None and h.scheduler.started:
+            await h.scheduler.stop()
+        h.store.engine.dispose()
 
 
 @pytest.fixture
-async def harness(harness_factory: Callable[..., Harness]) -> AsyncIterator[Harness]:
-    h = harness_factory()
-    yield h
-    if h.scheduler is not None and h.scheduler.started:
-        await h.scheduler.stop()
+def harness(harness_factory: Callable[..., Harness]) -> Harness:
+    return harness_factory()

@@ -16,7 +16,7 @@ from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.provider import GenerationResult, TaskContext
 from media_assistant.core.states import ModelKind
 from tests.conftest import make_config, make_tasks
-from tests.integration.test_scheduler import Harness
+from tests.integration.conftest import Harness
 
 
 def busy(times: int, method: Callable[..., Any]) -> Callable[..., Any]:

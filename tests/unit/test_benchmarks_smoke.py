@@ -46,9 +46,9 @@ def test_reference_schedules() -> None:
     assert bench_seed.optimal_makespan([5.0], 3) == 5.0
     w = small_workload()
     assert w.lower_bound(1) == 160.0  # Σweb = 160 > Σapi / 3
-    assert [t.task_id for t in bench_seed.seed_workload().tasks] == [
-        t.task_id for t in bench_seed.seed_workload().tasks
-    ]  # the seeded order and durations repeat
+    first, again = bench_seed.seed_workload(), bench_seed.seed_workload()
+    assert [t.task_id for t in first.tasks] == [t.task_id for t in again.tasks]
+    assert first.durations == again.durations  # the seeded order and durations repeat
 
 
 def test_seed_benchmark_separates_the_three_designs() -> None:
