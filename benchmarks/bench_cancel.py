@@ -4,7 +4,7 @@
    with the row committed as canceled (checked again through a second connection).
 2. running API task over real HTTP: the real :class:`ApiProvider` (built by the
    :class:`ProviderRegistry`, key from an environment variable) against the loopback API
-   simulator, streaming a 20–30 s answer; cancel at several points (before the first token and
+   simulator, streaming a 20–30 s answer; cancel at several points (around the first token and
    mid-stream) → the row is committed as canceled.
 3. running web task: the in-process simulated chat (scheduler side); in full mode also real
    Chromium against the loopback chat site, where the provider must press the page's stop
@@ -423,11 +423,16 @@ def markdown(result: dict[str, Any]) -> str:
             continue
         notes = []
         if name == "pending":
-            notes.append(f"{d['backlog']:,} tasks queued; visible to a 2nd connection at once")
+            seen = max(s["visible_s"] for s in d["samples"]) * 1000
+            notes.append(
+                f"{d['backlog']:,} tasks queued; read back as canceled by a 2nd connection "
+                f"≤ {seen:.1f} ms after the call began"
+            )
         if name == "running_api":
             streaming = sum(bool(s["streaming"]) for s in d["samples"])
             notes.append(
-                f"{streaming} of {len(d['samples'])} mid-stream, the rest before the first token; "
+                f"{streaming} of {len(d['samples'])} with streamed text already recorded (the "
+                "provider reports progress every 0.5 s); "
                 f"server saw {d['server_saw_client_close']} client close(s), served "
                 f"{d['server_served']}"
             )

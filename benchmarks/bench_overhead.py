@@ -383,8 +383,8 @@ def _explain_rate(slowest: dict[str, Any], ops: dict[str, Any]) -> str:
             f" The store alone, with no scheduler around it, needs {ops['per_task_ms']:.2f} ms "
             f"of wall time per task (claim {ops['claim_next']:.2f} + final write "
             f"{ops['finish_success']:.2f} ms, the last with one fsync of {ops['fsync_ms']:.2f} "
-            f"ms), most of what the whole scheduler takes per task "
-            f"({1000 / slowest['tasks_per_s']:.2f} ms): the lanes add little; the two SQLite "
+            f"ms), against {1000 / slowest['tasks_per_s']:.2f} ms per task for the whole "
+            "scheduler: the lanes add little; the two SQLite "
             "transactions per task are the limit, and most of their cost is SQLAlchemy's "
             "per-statement Python (see the profile notes). The same SQL on a bare sqlite3 "
             f"connection takes {ops['raw_per_task_ms']:.2f} ms per task (≤ "
@@ -496,8 +496,10 @@ def markdown(result: dict[str, Any]) -> str:
 
 PROFILE_NOTES = """### Profile notes (what was found and changed)
 
-Found with `py-spy record -r 250 -f raw` on the child of the 2,000-task API scenario, and
-confirmed A/B (the working tree before/after the change, interleaved runs, same machine):
+Found with `py-spy record -r 250 -f raw` on a child running 2,000 no-op API tasks (the size
+the scenarios had then), and confirmed A/B (the working tree before/after the change,
+interleaved runs, same machine). The figures below are from those runs, not from the tables
+above:
 
 - **Before**: ~118 tasks/s, ~7.8 ms CPU per task, dispatch p95 ~53 ms. py-spy: `claim_next` 43 %
   of event-loop samples, `_finish` 27 %, `Store.get` 9 %; inside them most time went to
@@ -519,14 +521,14 @@ confirmed A/B (the working tree before/after the change, interleaved runs, same 
   final write and the next claim, and the activity event wakes `run_until_idle` right then. Both
   queries scan every pending row. Now it asks the cheap questions first (an attempt in memory, a
   running row, a task an available account could claim this instant — an index lookup) and
-  counts only when all three say no: same answers, 1 count in the whole 100k run; 100k: ~365
-  tasks/s, dispatch p95 16 ms, max 57 ms.
+  counts only when all three say no: same answers, 1 count in the whole 100k run (the 100k
+  row of the table above shows the rate and dispatch times since).
 - What is left (py-spy, 2,000 tasks): SQLAlchemy connection/transaction/result handling 54 %,
   SQLite COMMIT incl. the fsync of each final write 13 %, SQLite statements 9 %, asyncio 8 %,
   scheduler and lane code 17 %. Per task there are two write transactions (the claim, with
   its event row; the final write, with its event row — counted with a `before_cursor_execute`
-  hook over 1,000 tasks: 2,006 `BEGIN IMMEDIATE`, 2,001 event inserts), each ~1 ms wall — the
-  limit is there, not in polling or events.
+  hook over 1,000 tasks: 2,006 `BEGIN IMMEDIATE`, 2,001 event inserts), each 1–1.5 ms wall
+  (the store-alone table) — the limit is there, not in polling or events.
 """
 
 

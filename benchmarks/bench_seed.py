@@ -455,7 +455,9 @@ async def _measure(
                 )
             )
             runs["semaphore_pool"].append(
-                await run_baseline(w, web_accounts=k, speed=baseline_speed, gate="semaphore")
+                await run_baseline(
+                    w, web_accounts=k, speed=baseline_speed, gate="semaphore", reruns=reruns
+                )
             )
         by_accounts[str(k)] = {
             **references(w, k),

@@ -39,21 +39,6 @@ TARGET_WARM_S = 1.0
 # GENERATION_S / TIME_SCALE s (a fixed latency range, so nothing random is subtracted).
 GENERATION_S = 1.5
 TIME_SCALE = 0.015
-# Phases in the order they happen (seconds each task spent in them; snapshot overlaps the rest).
-PHASES = (
-    "claim_to_generate",
-    "selfcheck",
-    "browser_ensure",
-    "browser_close",
-    "browser_launch",
-    "new_chat",
-    "type",
-    "type_to_request",
-    "send_confirm",
-    "done_detect",
-    "record_result",
-    "db_finish",
-)
 PHASE_NOTES = {
     "claim_to_generate": "claim written → provider called (lane/runner bookkeeping)",
     "selfcheck": "psutil scan for leftover browsers / stale locks (before every task)",
@@ -68,6 +53,8 @@ PHASE_NOTES = {
     "record_result": "provider returned → finished_at written",
     "db_finish": "the success write (finished_at is stamped as it begins: not in the overhead)",
 }
+# Phases in the order they happen (seconds each task spent in them; snapshot overlaps the rest).
+PHASES = tuple(PHASE_NOTES)
 
 
 def run(quick: bool) -> dict[str, Any]:

@@ -45,11 +45,6 @@ def mean(values: Iterable[float]) -> float:
     return statistics.fmean(data) if data else math.nan
 
 
-def summary(values: Sequence[float]) -> dict[str, float]:
-    """Median, min and max over repeats (what the tables quote)."""
-    return {"median": median(values), "min": min(values), "max": max(values), "n": len(values)}
-
-
 # ---------------------------------------------------------------------------- targets
 
 
@@ -127,22 +122,16 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
 def _git_revision() -> str:
     try:
-        rev = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        rev = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
         return rev + (" + uncommitted changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
