@@ -10,7 +10,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject
 
 from media_assistant.core.account_store import AccountStatus
 from media_assistant.core.config import AccountConfig
@@ -24,7 +24,7 @@ from media_assistant.core.records import (
     TaskRecord,
 )
 from media_assistant.core.scheduler import Scheduler
-from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
+from media_assistant.core.states import AccountProblem, AccountState, ModelKind
 from media_assistant.gui.bridge import QtEventBridge
 from media_assistant.services import Services
 
@@ -32,9 +32,6 @@ log = logging.getLogger(__name__)
 
 
 class AppController(QObject):
-    batch_submitted = Signal(str, int)  # batch id, tasks added
-    notice = Signal(str)  # a one-line message for the status bar
-
     def __init__(
         self, services: Services, scheduler: Scheduler, parent: QObject | None = None
     ) -> None:
@@ -73,9 +70,7 @@ class AppController(QObject):
     # ---------------------------------------------------------------- actions
 
     def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
-        result = self.scheduler.submit(tasks)
-        self.batch_submitted.emit(result.batch_id, len(result.added))
-        return result
+        return self.scheduler.submit(tasks)
 
     def cancel(self, task_ids: Sequence[str]) -> CancelResult:
         return self.scheduler.cancel(task_ids)
@@ -162,10 +157,3 @@ class AppController(QObject):
             )
             out.append(Slot(a.id, frozenset(a.models), slots, state.recovers_by_itself))
         return out
-
-    def lane_counts(self) -> dict[str, dict[str, int]]:
-        counts = self.services.store.counts()
-        return {
-            k.value: {s.value: counts.get((k.value, s.value), 0) for s in TaskState}
-            for k in ModelKind
-        }

@@ -26,7 +26,6 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
-    Signal,
 )
 from PySide6.QtGui import QBrush, QColor
 
@@ -65,11 +64,6 @@ from media_assistant.gui.task_rows import (
 Index = QModelIndex | QPersistentModelIndex
 
 TASK_ID_ROLE = Qt.ItemDataRole.UserRole + 1
-SORT_ROLE = Qt.ItemDataRole.UserRole + 2
-STATE_ROLE = Qt.ItemDataRole.UserRole + 3
-LANE_ROLE = Qt.ItemDataRole.UserRole + 4
-BATCH_ROLE = Qt.ItemDataRole.UserRole + 5
-SEARCH_ROLE = Qt.ItemDataRole.UserRole + 6
 
 # Which columns a changed field shows up in.
 FIELD_COLUMNS: dict[str, tuple[int, ...]] = {
@@ -93,11 +87,6 @@ _ROLES = frozenset(
         Qt.ItemDataRole.ToolTipRole,
         Qt.ItemDataRole.TextAlignmentRole,
         TASK_ID_ROLE,
-        SORT_ROLE,
-        STATE_ROLE,
-        LANE_ROLE,
-        BATCH_ROLE,
-        SEARCH_ROLE,
     }
 )
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -108,8 +97,6 @@ _AMBER_BRUSH, _RED_BRUSH = QBrush(QColor(AMBER)), QBrush(QColor(RED))
 
 
 class TaskTableModel(QAbstractTableModel):
-    rows_updated = Signal(int)  # how many rows the last batch of changes touched (tests, stats)
-
     def __init__(self, now: Callable[[], float] = time.time, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._now = now
@@ -212,7 +199,6 @@ class TaskTableModel(QAbstractTableModel):
             if r is not None:
                 touched[r] = cols
         self._emit_rows(touched)
-        self.rows_updated.emit(len(touched))
         return unknown
 
     def apply_heartbeats(self, beats: Mapping[str, Mapping[str, Any]]) -> None:
@@ -256,9 +242,6 @@ class TaskTableModel(QAbstractTableModel):
         """The visible rows, in display order."""
         return self._rows
 
-    def all_rows(self) -> Iterable[Row]:
-        return self._all.values()
-
     def search_text(self, row: Row) -> str:
         error = labels.error_text(row.error_kind, row.error_message)  # the kind as shown, too
         return f"{row.task_id} {row.title or ''} {row.prompt_head} {error}"
@@ -295,16 +278,6 @@ class TaskTableModel(QAbstractTableModel):
             return self._display(row, col)
         if role == TASK_ID_ROLE:
             return row.task_id
-        if role == SORT_ROLE:
-            return sort_key(col, self._now())(row)
-        if role == STATE_ROLE:
-            return row.state
-        if role == LANE_ROLE:
-            return row.model_kind
-        if role == BATCH_ROLE:
-            return row.batch_id
-        if role == SEARCH_ROLE:
-            return self.search_text(row)
         if role == Qt.ItemDataRole.DecorationRole and col == COL_STATE:
             return state_icon(row.state)
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -390,10 +363,6 @@ class TaskTableModel(QAbstractTableModel):
         return None
 
     # ---------------------------------------------------------------- filter and sort
-
-    @property
-    def sort_column(self) -> int | None:
-        return self._sort[0] if self._sort else None
 
     @property
     def filter(self) -> TaskFilter:
