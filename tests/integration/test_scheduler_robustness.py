@@ -102,6 +102,48 @@ async def test_a_provider_that_ignores_cancellation_cannot_hang_cancel_or_shutdo
     await asyncio.sleep(0.1)
 
 
+class StuckUntilReleased(IgnoresCancellation):
+    """Ignores cancellation, but closing its browser ends the generation (as Playwright does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[str] = []
+
+    async def generate(self, ctx: TaskContext) -> GenerationResult:
+        self.events.append(f"start {ctx.task.task_id}")
+        try:
+            return await super().generate(ctx)
+        finally:
+            self.events.append(f"end {ctx.task.task_id}")
+
+    async def release(self) -> None:
+        self.events.append("release")
+        self.stop.set()
+
+
+async def test_a_stuck_web_generation_has_its_browser_closed_before_the_next_task(
+    harness_factory: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(attempt_module, "ABANDON_AFTER_S", 0.3)
+    h = harness_factory(web_accounts=1, api_accounts=0)
+    stuck = StuckUntilReleased()
+    h.overrides["web-1"] = stuck
+    s = await h.start()
+    s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
+    while not h.store.running_ids():
+        await asyncio.sleep(0.01)
+    [first] = h.store.running_ids()
+    s.cancel([first])
+    while len(stuck.events) < 4:
+        await asyncio.sleep(0.01)
+    await asyncio.wait_for(s.stop(), 30)
+    # One generation at a time on the account: the stuck one ended (its browser closed under
+    # it) before the next one started, instead of being abandoned while it still ran.
+    assert stuck.events[:4] == [f"start {first}", "release", f"end {first}", stuck.events[3]]
+    assert stuck.events[3].startswith("start ") and stuck.events[3] != f"start {first}"
+    assert h.store.get(first).state == "canceled"  # type: ignore[union-attr]
+
+
 class CancelledOutOfTheBlue:
     """The first call ends in CancelledError nobody asked for (e.g. the driver loop died)."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -159,7 +159,10 @@ class AttemptRunner:
         log: LaneLog,
         *,
         cancel_grace_s: float,
+        on_stuck: Callable[[], Awaitable[None]] | None = None,
     ) -> Outcome:
+        """``on_stuck``: called when the provider ignores cancellation, before the attempt is
+        abandoned (the web lane closes the browser: the next task must not share its page)."""
         ctx = AttemptContext(self.spec_for(claim), self.rt, log)
         ra = RunningAttempt(claim, ctx)
         if self.rt.stopping.is_set():  # claimed while the scheduler was shutting down
@@ -171,7 +174,12 @@ class AttemptRunner:
             # (a cancel of a pending task ends it at once), and a cancel requested after the
             # claim reaches the attempt through the scheduler or its 0.5 s housekeeping poll.
             outcome = await self._supervise(
-                provider, ra, timeout=lane.task_timeout_s, cancel_grace=cancel_grace_s, log=log
+                provider,
+                ra,
+                timeout=lane.task_timeout_s,
+                cancel_grace=cancel_grace_s,
+                log=log,
+                on_stuck=on_stuck,
             )
             # Still registered while the outcome is written: heartbeats keep the row alive if
             # the database is busy and the write has to wait.
@@ -191,6 +199,7 @@ class AttemptRunner:
         timeout: float,
         cancel_grace: float,
         log: LaneLog,
+        on_stuck: Callable[[], Awaitable[None]] | None,
     ) -> Outcome:
         clock = self.rt.clock
         gen = asyncio.ensure_future(provider.generate(ra.ctx))
@@ -219,6 +228,9 @@ class AttemptRunner:
         if not gen.done():
             gen.cancel()
             done, _ = await asyncio.wait({gen}, timeout=ABANDON_AFTER_S)
+            if not done and on_stuck is not None:
+                await on_stuck()
+                done, _ = await asyncio.wait({gen}, timeout=ABANDON_AFTER_S)
             if not done:
                 # The provider ignores cancellation. Keep a reference (the task must not be
                 # garbage-collected mid-flight) and move on: its late writes are fenced out.

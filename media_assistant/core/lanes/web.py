@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -81,7 +82,14 @@ class WebLane(Lane):
                     self.running[account.id] = claim.task_id
                     try:
                         await self.runner.run(
-                            claim, provider, account, log, cancel_grace_s=WEB_CANCEL_GRACE_S
+                            claim,
+                            provider,
+                            account,
+                            log,
+                            cancel_grace_s=WEB_CANCEL_GRACE_S,
+                            # A generation that ignores cancellation still drives the page:
+                            # close the browser under it before the next claim.
+                            on_stuck=functools.partial(self._release, provider, log),
                         )
                     except Exception:  # a bug or a database error: the reaper will see to it
                         log.exception("%s: attempt crashed", claim.task_id)
