@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, inspect, select
+from sqlalchemy import Connection, Engine, inspect, select, text
 from sqlmodel import SQLModel
 
 from media_assistant.core import schema
@@ -30,7 +30,11 @@ def _v2_pending_not_before_index(conn: Connection) -> None:
 
 
 def _v3_seq_index(conn: Connection) -> None:
-    """An index on submission order, for the task table's pages of history."""
+    """An index on submission order, for the task table's pages of history. Also settles step
+    2 for databases stamped 2 by a development build whose step 2 made a partial index
+    (``ix_tasks_pending_not_before``) that SQLite's planner passed over."""
+    conn.execute(text("DROP INDEX IF EXISTS ix_tasks_pending_not_before"))
+    _create_index(conn, "ix_tasks_state_not_before")
     _create_index(conn, "ix_tasks_seq")
 
 

@@ -90,9 +90,9 @@ def _bearer(request: web.Request) -> str:
 
 
 class ApiSimulator(ThreadedServer):
-    thread_name = "api-simulator"
-
     """The fake API. Controls (``inject``, ``stats``, ``reset``) are safe from any thread."""
+
+    thread_name = "api-simulator"
 
     def __init__(self, config: ApiSimConfig | None = None) -> None:
         self.config = config or ApiSimConfig()

@@ -76,3 +76,24 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     )
     assert c.execute("SELECT task_id FROM tasks").fetchall() == [("kept",)]  # data kept
     c.close()
+
+
+def test_a_development_version_2_database_gets_the_final_step_2_index(tmp_path: Path) -> None:
+    """A build stamped 2 with a partial index under another name; step 3 puts it right."""
+    path = tmp_path / "dev.db"
+    open_engine(sqlite_url(path)).dispose()
+    con = sqlite3.connect(path)
+    con.execute("DROP INDEX ix_tasks_state_not_before")
+    con.execute("DROP INDEX ix_tasks_seq")
+    con.execute(
+        "CREATE INDEX ix_tasks_pending_not_before ON tasks (not_before) WHERE state = 'pending'"
+    )
+    con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    open_engine(sqlite_url(path)).dispose()
+    con = sqlite3.connect(path)
+    names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    con.close()
+    assert "ix_tasks_pending_not_before" not in names
+    assert {"ix_tasks_state_not_before", "ix_tasks_seq"} <= names
