@@ -54,7 +54,7 @@ def export_tasks(records: Iterable[TaskRecord], path: Path, fmt: str | None = No
     ISO-8601 with offset, to the second.
     """
     writer = _WRITERS[_resolve_format(path, fmt)]
-    return _write_atomically(path, lambda tmp: writer(records, tmp))
+    return write_atomically(path, lambda tmp: writer(records, tmp))
 
 
 def _resolve_format(path: Path, fmt: str | None) -> str:
@@ -69,7 +69,10 @@ def _resolve_format(path: Path, fmt: str | None) -> str:
     raise InputError(f"{path}: unknown export format {name!r} (allowed: {allowed})")
 
 
-def _write_atomically(path: Path, write: Callable[[Path], int]) -> int:
+def write_atomically(path: Path, write: Callable[[Path], int]) -> int:
+    """``write`` fills a temporary file beside ``path``, which then replaces ``path`` in one
+    step: a reader never sees half a file. Failures leave no temporary file behind and come
+    back as :class:`InputError` naming the path."""
     if not path.parent.is_dir():
         raise InputError(f"{path}: the folder {path.parent} does not exist")
     if path.is_dir():

@@ -3,8 +3,6 @@ kept), validated with the same schema as every other config change."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import tomlkit
@@ -24,7 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.config import parse_config
-from media_assistant.core.errors import ConfigError
+from media_assistant.core.errors import ConfigError, InputError
+from media_assistant.core.export import write_atomically
 from media_assistant.gui.i18n import LANGUAGES
 
 
@@ -117,8 +116,10 @@ class SettingsDialog(QDialog):
             self.error.show()
             return
         self.config_file.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.config_file.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, self.config_file)
+        try:
+            write_atomically(self.config_file, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        except InputError as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return
         self.accept()
