@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from media_assistant.gui.task_rows import TERMINAL, BatchCounts
-
-__all__ = ["TERMINAL", "BatchProgress", "FinishedBatch"]
+from media_assistant.gui.task_rows import BatchCounts
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from media_assistant.core.records import SubmitResult
-from media_assistant.core.states import AccountState, TaskState
+from media_assistant.core.states import TERMINAL_STATES, AccountState, TaskState
 from media_assistant.gui import labels
 from media_assistant.gui.accounts_panel import AccountsPanel
 from media_assistant.gui.batch_dialog import NewBatchDialog
-from media_assistant.gui.batch_progress import TERMINAL, BatchProgress
+from media_assistant.gui.batch_progress import BatchProgress
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.demo_banner import DemoBanner
 from media_assistant.gui.lane_panel import LanePanel
@@ -39,13 +39,14 @@ from media_assistant.gui.log_panel import LogModel, LogPanel
 from media_assistant.gui.task_actions import TaskActions
 from media_assistant.gui.task_details import TaskDetailsDialog
 from media_assistant.gui.task_model import TaskTableModel
+from media_assistant.gui.task_rows import TERMINAL
 from media_assistant.gui.task_view import TaskTable
 from media_assistant.gui.timeline import TimelineBar, TimelineWidget
 
 log = logging.getLogger(__name__)
 
 TICK_MS = 1000
-FINISHED = [TaskState.SUCCESS, TaskState.FAILED, TaskState.CANCELED]
+FINISHED = sorted(TERMINAL_STATES)
 FIRST_PAGE = 2_000  # newest finished tasks loaded before the window shows
 HISTORY_PAGE = 1_000  # then older ones, a page (~40 ms of work) at a time
 HISTORY_PAUSE_MS = 20  # between pages: the window stays responsive while history loads

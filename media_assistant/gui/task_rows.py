@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from media_assistant.core.states import TERMINAL_STATES
+
 (
     COL_TASK,
     COL_MODEL,
@@ -22,7 +24,7 @@ from typing import Any
 COLUMN_COUNT = 10
 # Columns whose value changes with the clock, not with events: never re-sorted live.
 TICKING = frozenset({COL_HEARTBEAT, COL_DURATION})
-TERMINAL = frozenset({"success", "failed", "canceled"})
+TERMINAL = frozenset(s.value for s in TERMINAL_STATES)  # plain strings, as rows hold them
 STATE_ORDER = {"running": 0, "pending": 1, "failed": 2, "canceled": 3, "success": 4}
 
 
