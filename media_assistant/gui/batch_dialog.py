@@ -86,6 +86,7 @@ class NewBatchDialog(QDialog):
         self._tasks: list[NewTask] = []
         self._batch_id = ""
         self._paste_batch_id = f"paste-{dt.datetime.now():%Y%m%d-%H%M%S}"
+        self._file_batch_ids: dict[Path, str] = {}  # stamped when the file is first shown
         self._job: tuple[str, Future[Any]] | None = None  # ("preview" | "submit", future)
         self._job_path = Path()
         self._job_timer = QTimer(self, interval=20)
@@ -202,7 +203,9 @@ class NewBatchDialog(QDialog):
         paste = self.tabs.currentIndex() == 0
         file = None if paste else self.file_page.file
         self.options.suggest_batch_id(
-            self._paste_batch_id if file is None else default_batch_id(file.path)
+            self._paste_batch_id
+            if file is None
+            else self._file_batch_ids.setdefault(file.path, default_batch_id(file.path))
         )
         self.prompt_count.setText(self.tr("%n prompt(s)", "", self._paste_count()))
         self.options.update_notes(file)
