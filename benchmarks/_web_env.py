@@ -31,6 +31,7 @@ from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler
 from media_assistant.core.states import ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.outcomes import OutcomeRoom
 from media_assistant.providers.registry import ProviderRegistry
 from media_assistant.providers.web.browser import AccountBrowser
 from media_assistant.providers.web.executable import resolve_browser
@@ -138,7 +139,7 @@ _PHASES: tuple[tuple[type, str, str], ...] = (
     (ChatPage, "send", "send_confirm"),
     (ChatPage, "snapshot", "snapshot"),
     (WebProvider, "_watch", "watch"),
-    (Store, "finish_success", "db_finish"),
+    (OutcomeRoom, "finish_success", "db_finish"),
 )
 _SYNC = {"finish_success"}
 

@@ -38,10 +38,17 @@ def _v3_seq_index(conn: Connection) -> None:
     _create_index(conn, "ix_tasks_seq")
 
 
+def _v4_event_origin(conn: Connection) -> None:
+    """Event rows say which process wrote them, so a window following the log (``changes_since``)
+    can skip the changes it already heard about in-process."""
+    conn.execute(text("ALTER TABLE task_events ADD COLUMN origin VARCHAR"))
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
 STEPS: dict[int, Callable[[Connection], None]] = {
     2: _v2_pending_not_before_index,
     3: _v3_seq_index,
+    4: _v4_event_origin,
 }
 
 

@@ -129,3 +129,4 @@ class TaskEventRecord:
     account_id: str | None
     attempt: int | None
     message: str
+    origin: str | None = None  # the Store that wrote it (see StoreBase.origin)

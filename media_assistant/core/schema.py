@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class TaskRow(SQLModel, table=True):
@@ -103,6 +103,8 @@ class TaskEventRow(SQLModel, table=True):
     account_id: str | None = None
     attempt: int | None = None
     message: str = Field(sa_column=Column(Text, nullable=False))
+    # Which Store wrote it (schema version 4): a window following the log skips its own lines.
+    origin: str | None = None
 
 
 class AccountRow(SQLModel, table=True):

@@ -50,6 +50,7 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     con = sqlite3.connect(old)
     con.execute("DROP INDEX ix_tasks_state_not_before")  # added by version 2
     con.execute("DROP INDEX ix_tasks_seq")  # added by version 3
+    con.execute("ALTER TABLE task_events DROP COLUMN origin")  # added by version 4
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
         "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
@@ -62,10 +63,22 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     engine = open_engine(sqlite_url(old))
     engine.dispose()
 
-    def schema_of(path: Path) -> set[tuple[str, str]]:
+    def schema_of(path: Path) -> set[tuple[str, ...]]:
+        """Indexes by their SQL; tables by their columns (ALTER TABLE ADD COLUMN writes the
+        same table with other white space than CREATE TABLE)."""
         c = sqlite3.connect(path)
         try:
-            return set(c.execute("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"))
+            out: set[tuple[str, ...]] = set(
+                c.execute(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql NOT NULL"
+                )
+            )
+            for (table,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+                for cid, name, kind, notnull, default, pk in c.execute(
+                    f"PRAGMA table_info({table})"
+                ):
+                    out.add((table, str(cid), name, kind, str(notnull), str(default), str(pk)))
+            return out
         finally:
             c.close()
 
@@ -85,6 +98,7 @@ def test_a_development_version_2_database_gets_the_final_step_2_index(tmp_path: 
     con = sqlite3.connect(path)
     con.execute("DROP INDEX ix_tasks_state_not_before")
     con.execute("DROP INDEX ix_tasks_seq")
+    con.execute("ALTER TABLE task_events DROP COLUMN origin")  # version 4
     con.execute(
         "CREATE INDEX ix_tasks_pending_not_before ON tasks (not_before) WHERE state = 'pending'"
     )

@@ -1,0 +1,34 @@
+"""The task store: every state change is one transaction, fenced, logged, then published.
+
+The store is split into rooms, each a small module a newcomer can name:
+
+========================  =======================================================================
+``queue.py``              submit; claim the head of the queue; what is claimable and when
+``outcomes.py``           an attempt's fenced outcome (success, failure, cancel, requeue),
+                          heartbeats, log lines
+``reaper.py``             running rows whose attempt is gone (stale heartbeat, orphans)
+``operator.py``           the operator's cancel and retry
+``reads.py``              read models for the window, ``status`` and ``export``
+``facade.py``             :class:`AsyncStore`: how the event loop reaches all of the above — every
+                          statement runs on a database thread (``core/dbthreads.py``)
+========================  =======================================================================
+
+:class:`Store` is all rooms in one object, with plain synchronous methods: commands without an
+event loop (``status``, ``export``…) and tests call it directly; code on the event loop (the
+scheduler, lanes, the window) only ever awaits :class:`AsyncStore`.
+"""
+
+from __future__ import annotations
+
+from media_assistant.core.store.operator import OperatorRoom
+from media_assistant.core.store.outcomes import OutcomeRoom
+from media_assistant.core.store.queue import QueueRoom
+from media_assistant.core.store.reads import ReadModel
+from media_assistant.core.store.reaper import ReaperRoom
+
+
+class Store(QueueRoom, OutcomeRoom, ReaperRoom, OperatorRoom, ReadModel):
+    """Every room of the task store (synchronous; see the module docstring)."""
+
+
+__all__ = ["Store"]

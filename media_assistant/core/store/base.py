@@ -1,0 +1,89 @@
+"""What every room of the store shares: the tables, the fence, the event log line, publishing.
+
+Writes from a running attempt carry its :class:`Claim` and change a row only while it is still
+``running`` with the same ``attempt`` and ``lease``: zero rows changed means the attempt is a
+zombie (reaped, canceled, or taken over) and its result is dropped.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+
+from sqlalchemy import ColumnElement, Connection, Engine, and_, insert
+
+from media_assistant.core.clock import Clock
+from media_assistant.core.events import EventBus, TaskChange, TasksChanged
+from media_assistant.core.records import Claim
+from media_assistant.core.schema import TaskEventRow, TaskRow
+from media_assistant.core.states import TaskState
+
+T = TaskRow.__table__  # type: ignore[attr-defined]
+E = TaskEventRow.__table__  # type: ignore[attr-defined]
+
+RUNNING = TaskState.RUNNING.value
+PENDING = TaskState.PENDING.value
+_CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
+
+INSERT_EVENT = insert(E)
+
+
+def chunks(items: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def claim_fence(claim: Claim) -> ColumnElement[bool]:
+    return and_(
+        T.c.task_id == claim.task_id,
+        T.c.state == RUNNING,
+        T.c.attempt == claim.attempt,
+        T.c.lease == claim.lease,
+    )
+
+
+class StoreBase:
+    """The engine, the clock and the bus every room works with. Each room's methods are plain
+    synchronous functions of the database: call them from a database thread (``AsyncStore``
+    does) or from a command that has no event loop."""
+
+    def __init__(self, engine: Engine, clock: Clock, bus: EventBus | None = None) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.bus = bus or EventBus()
+        # models → whether the last claim for them found a task (see claim_next).
+        self._backlog: dict[tuple[str, ...], bool] = {}
+        # Written into every event row: a reader following the event log can tell this
+        # process's own changes (it already published them) from other processes'.
+        self.origin = uuid.uuid4().hex[:16]
+
+    def _event(
+        self,
+        conn: Connection,
+        task_id: str,
+        kind: str,
+        message: str,
+        *,
+        lane: str | None = None,
+        account_id: str | None = None,
+        attempt: int | None = None,
+        at: float | None = None,
+    ) -> None:
+        conn.execute(
+            INSERT_EVENT,
+            {
+                "task_id": task_id,
+                "at": self.clock.now() if at is None else at,
+                "kind": kind,
+                "lane": lane,
+                "account_id": account_id,
+                "attempt": attempt,
+                "message": message,
+                "origin": self.origin,
+            },
+        )
+
+    def _publish_changes(self, changes: Iterable[TaskChange], *, heartbeat: bool = False) -> None:
+        batch = tuple(changes)
+        if batch:
+            self.bus.publish(TasksChanged(batch, heartbeat=heartbeat))

@@ -1,0 +1,223 @@
+"""Outcomes of attempts: success, failure, cancel, back to the queue, heartbeats, log lines.
+
+Every write here is fenced by the attempt's :class:`Claim` (task, attempt, lease).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, bindparam, case, select, update
+
+from media_assistant.core.db import read_tx, write_tx
+from media_assistant.core.errors import ErrorKind
+from media_assistant.core.events import TaskChange, TaskLogged
+from media_assistant.core.records import Claim
+from media_assistant.core.states import TaskState
+from media_assistant.core.store.base import PENDING, RUNNING, StoreBase, T, chunks, claim_fence
+
+# SET comes from the execute parameters (the columns being written); the fence from these.
+_FENCED_UPDATE = update(T).where(
+    T.c.task_id == bindparam("fence_task_id"),
+    T.c.state == RUNNING,
+    T.c.attempt == bindparam("fence_attempt"),
+    T.c.lease == bindparam("fence_lease"),
+)
+
+
+class OutcomeRoom(StoreBase):
+    def log_event(
+        self,
+        task_id: str,
+        kind: str,
+        message: str,
+        *,
+        lane: str | None = None,
+        account_id: str | None = None,
+        attempt: int | None = None,
+    ) -> None:
+        """Append a line to a task's event log (self-check findings, provider notes...)."""
+        now = self.clock.now()
+        with write_tx(self.engine) as conn:
+            self._event(
+                conn,
+                task_id,
+                kind,
+                message,
+                lane=lane,
+                account_id=account_id,
+                attempt=attempt,
+                at=now,
+            )
+        self.bus.publish(TaskLogged(task_id, kind, message, now))
+
+    def _finish(
+        self,
+        claim: Claim,
+        values: dict[str, Any],
+        message: str,
+        *,
+        event_kind: str = "state",
+        durable: bool = True,
+        fence: ColumnElement[bool] | None = None,
+    ) -> bool:
+        now = self.clock.now()
+        with write_tx(self.engine, durable=durable) as conn:
+            if fence is None:
+                params = {
+                    **values,
+                    "fence_task_id": claim.task_id,
+                    "fence_attempt": claim.attempt,
+                    "fence_lease": claim.lease,
+                }
+                changed = conn.execute(_FENCED_UPDATE, params).rowcount
+            else:
+                changed = conn.execute(update(T).where(fence).values(**values)).rowcount
+            if changed != 1:
+                return False
+            self._event(
+                conn,
+                claim.task_id,
+                event_kind,
+                message,
+                lane=claim.model_kind.value,
+                account_id=claim.account_id,
+                attempt=claim.attempt,
+                at=now,
+            )
+        self._publish_changes([TaskChange(claim.task_id, values)])
+        return True
+
+    def finish_success(
+        self,
+        claim: Claim,
+        text: str,
+        *,
+        reasoning: str | None = None,
+        usage: dict[str, int] | None = None,
+    ) -> bool:
+        now = self.clock.now()
+        values = {
+            "state": TaskState.SUCCESS.value,
+            "finished_at": now,
+            "result_text": text,
+            "reasoning_text": reasoning,
+            "usage_json": json.dumps(usage) if usage else None,
+            "progress_chars": len(text),
+            "error_kind": None,
+            "error_message": None,
+            "owner_id": None,
+        }
+        took = now - claim.started_at
+        return self._finish(claim, values, f"succeeded ({len(text)} chars, {took:.1f} s)")
+
+    def finish_failed(self, claim: Claim, kind: ErrorKind, message: str) -> bool:
+        values = {
+            "state": TaskState.FAILED.value,
+            "finished_at": self.clock.now(),
+            "error_kind": kind.value,
+            "error_message": message,
+            "owner_id": None,
+        }
+        return self._finish(claim, values, f"failed: {kind.value}: {message}")
+
+    def finish_canceled(self, claim: Claim, message: str = "canceled by operator") -> bool:
+        values = {
+            "state": TaskState.CANCELED.value,
+            "finished_at": self.clock.now(),
+            "error_kind": ErrorKind.CANCELED.value,
+            "error_message": message,
+            "owner_id": None,
+        }
+        return self._finish(claim, values, message)
+
+    def requeue(
+        self,
+        claim: Claim,
+        *,
+        not_before: float | None,
+        keep_attempt: bool,
+        kind: ErrorKind | None,
+        message: str,
+        event_kind: str = "retry",
+    ) -> bool:
+        """running → pending on the same row: a retry (new attempt) or a deferral (same one).
+
+        If a cancel was requested meanwhile (perhaps by another process, after the attempt last
+        looked), the row ends canceled instead: a cancel survives retries and shutdowns.
+        """
+        with read_tx(self.engine) as conn:
+            flagged = conn.execute(select(T.c.cancel_requested).where(claim_fence(claim))).scalar()
+        if flagged:
+            return self.finish_canceled(claim, f"canceled by operator ({message})")
+        values: dict[str, Any] = {
+            "state": PENDING,
+            "not_before": not_before,
+            "keep_attempt": keep_attempt,
+            "owner_id": None,
+            "account_id": None,
+            "heartbeat_at": None,
+        }
+        if kind is not None:
+            values["error_kind"] = kind.value
+            values["error_message"] = message
+        fence = and_(claim_fence(claim), T.c.cancel_requested == False)  # noqa: E712
+        changed = self._finish(
+            claim, values, message, event_kind=event_kind, durable=False, fence=fence
+        )
+        if not changed and self._still_ours_but_flagged(claim):
+            return self.finish_canceled(claim, f"canceled by operator ({message})")
+        return changed
+
+    def _still_ours_but_flagged(self, claim: Claim) -> bool:
+        with read_tx(self.engine) as conn:
+            return bool(
+                conn.execute(select(T.c.cancel_requested).where(claim_fence(claim))).scalar()
+            )
+
+    def heartbeat(self, owner_id: str, beats: dict[str, tuple[int, int, int]]) -> set[str]:
+        """Beat every running attempt of this process in one transaction.
+
+        ``beats`` maps task id → (attempt, lease, progress_chars). Returns the ids whose row is
+        no longer this attempt's (reaped, or finished elsewhere): their attempts are zombies.
+        """
+        if not beats:
+            return set()
+        now = self.clock.now()
+        ids = list(beats)
+        lost: set[str] = set()
+        with write_tx(self.engine) as conn:
+            for chunk in chunks(ids):
+                progress = case(
+                    {tid: beats[tid][2] for tid in chunk},
+                    value=T.c.task_id,
+                    else_=T.c.progress_chars,
+                )
+                conn.execute(
+                    update(T)
+                    .where(T.c.owner_id == owner_id, T.c.state == RUNNING, T.c.task_id.in_(chunk))
+                    .values(heartbeat_at=now, progress_chars=progress)
+                )
+                current = {
+                    r.task_id: (r.attempt, r.lease)
+                    for r in conn.execute(
+                        select(T.c.task_id, T.c.attempt, T.c.lease).where(
+                            T.c.owner_id == owner_id,
+                            T.c.state == RUNNING,
+                            T.c.task_id.in_(chunk),
+                        )
+                    )
+                }
+                for tid in chunk:
+                    if current.get(tid) != beats[tid][:2]:
+                        lost.add(tid)
+        self._publish_changes(
+            (
+                TaskChange(tid, {"heartbeat_at": now, "progress_chars": beats[tid][2]})
+                for tid in ids
+                if tid not in lost
+            ),
+            heartbeat=True,
+        )
+        return lost
