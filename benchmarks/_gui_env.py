@@ -259,6 +259,7 @@ def startup_main(data_dir: str, t0: float, idle_seconds: float) -> dict[str, Any
 
     async def amain() -> None:
         # As media_assistant.app._amain, up to the first paint.
+        services.bind_loop()
         findings: list[str] = []
         if any(a.kind.value == "web" for a in services.config.accounts):
             from media_assistant.providers.web.checkup import run_checkup
@@ -273,7 +274,8 @@ def startup_main(data_dir: str, t0: float, idle_seconds: float) -> dict[str, Any
         window = MainWindow(controller, LogModel())
         marks["window_built"] = time.time()
         # What MainWindow.load() spends its time on (instance attributes shadow the methods
-        # for the call, and are deleted afterwards).
+        # for the call, and are deleted afterwards). The store's reads run on a database
+        # thread (the window awaits them): their time is the thread's, not the loop's.
         timed: list[tuple[object, str]] = [
             (services.store, "view_rows"),
             (window.model, "load"),
@@ -285,7 +287,8 @@ def startup_main(data_dir: str, t0: float, idle_seconds: float) -> dict[str, Any
         for owner, attr in timed:
             record = load_ms.setdefault(f"{type(owner).__name__}.{attr}", [])
             setattr(owner, attr, _timed(record, getattr(owner, attr)))
-        window.load()
+        cursor = await window.load()
+        await controller.follower.start(cursor)
         for owner, attr in timed:
             delattr(owner, attr)
         out["load_ms"] = {k: {"total": sum(v), "calls": len(v)} for k, v in load_ms.items()}
@@ -327,7 +330,7 @@ def startup_main(data_dir: str, t0: float, idle_seconds: float) -> dict[str, Any
         out["rss_mb_after_idle"] = proc.memory_info().rss / 2**20
         out["paints"] = counter.paints
         await scheduler.stop()
-        controller.bridge.close()
+        await controller.close()
         window.hide()
 
     with loop:

@@ -26,12 +26,13 @@ from typing import Any
 from media_assistant.core.clock import SystemClock
 from media_assistant.core.config import parse_config
 from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler
 from media_assistant.core.states import ModelKind
 from media_assistant.core.store import Store
-from media_assistant.core.store.outcomes import OutcomeRoom
+from media_assistant.core.store.facade import AsyncStore
 from media_assistant.providers.registry import ProviderRegistry
 from media_assistant.providers.web.browser import AccountBrowser
 from media_assistant.providers.web.executable import resolve_browser
@@ -139,9 +140,9 @@ _PHASES: tuple[tuple[type, str, str], ...] = (
     (ChatPage, "send", "send_confirm"),
     (ChatPage, "snapshot", "snapshot"),
     (WebProvider, "_watch", "watch"),
-    (OutcomeRoom, "finish_success", "db_finish"),
+    (AsyncStore, "finish_success", "db_finish"),  # awaited: the database thread's hop included
 )
-_SYNC = {"finish_success"}
+_SYNC: set[str] = set()
 
 
 class PhaseRecorder:
@@ -259,7 +260,7 @@ class WebLaneRun:
         registry = ProviderRegistry(self.config, self.paths, None)
         self.scheduler = Scheduler(
             self.config,
-            self.store,
+            AsyncStore(self.store, DbThreads()),
             self.clock,
             registry,
             profile_dir=self.paths.profile,
@@ -268,7 +269,7 @@ class WebLaneRun:
         registry.accounts = self.scheduler.accounts
         await self.scheduler.start()
         try:
-            self.scheduler.submit(
+            await self.scheduler.submit(
                 [NewTask(t, MODEL, ModelKind.WEB, prompt_for(t), "bench") for t in task_ids]
             )
             stuck = await asyncio.wait_for(self.scheduler.run_until_idle(), timeout_s)
@@ -278,6 +279,7 @@ class WebLaneRun:
             if recorder is not None:
                 recorder.current = None  # the shutdown's browser close belongs to no task
             await self.scheduler.stop()
+            self.scheduler.store.db.close()
 
     def close(self) -> None:
         self.store.engine.dispose()

@@ -28,6 +28,7 @@ from benchmarks.report import median, table, target, targets_table
 from media_assistant.core.clock import SystemClock
 from media_assistant.core.config import AccountConfig, AppConfig, parse_config
 from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.events import Event, TasksChanged
 from media_assistant.core.paths import Paths
 from media_assistant.core.provider import Provider
@@ -35,6 +36,7 @@ from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncStore
 
 CHROMIUM = "/usr/lib/chromium/chromium"
 API_KEY_ENV = "MA_BENCH_API_KEY"
@@ -103,6 +105,12 @@ def _fake_web_factory(duration_s: float) -> Callable[[AccountConfig], Provider]:
     return lambda account: FakeWebProvider(site, account.id)
 
 
+def _async(store: Store) -> AsyncStore:
+    """The scheduler's view of ``store``: statements on database threads of its own (closed
+    with ``scheduler.store.db.close()``)."""
+    return AsyncStore(store, DbThreads())
+
+
 # ---------------------------------------------------------------------------- 1. pending
 
 
@@ -114,21 +122,23 @@ async def cancel_pending(repeats: int, backlog: int) -> dict[str, Any]:
         db = Path(tmp) / "bench.db"
         store = Store(open_engine(sqlite_url(db)), clock)
         other = Store(open_engine(sqlite_url(db)), clock)  # another process's view
-        scheduler = Scheduler(config, store, clock, _fake_web_factory(LONG_S), seed=1)
+        scheduler = Scheduler(config, _async(store), clock, _fake_web_factory(LONG_S), seed=1)
         await scheduler.start()
         watch = Committed(store)
-        scheduler.submit([NewTask("busy", "web-model", ModelKind.WEB, "keeps web-1 busy", "b")])
+        await scheduler.submit(
+            [NewTask("busy", "web-model", ModelKind.WEB, "keeps web-1 busy", "b")]
+        )
         await watch.wait(lambda: "busy" in watch.running, 30)
         queued = [
             NewTask(f"q{i:05d}", "web-model", ModelKind.WEB, f"queued {i}", "b")
             for i in range(backlog)
         ]
-        scheduler.submit(queued)
+        await scheduler.submit(queued)
         await asyncio.sleep(0.2)  # let the lanes settle into their idle polls
         step = max(1, backlog // repeats)
         for task in queued[::step][:repeats]:
             t0 = time.perf_counter()
-            result = scheduler.cancel([task.task_id])
+            result = await scheduler.cancel([task.task_id])
             t1 = time.perf_counter()
             row = other.get(task.task_id)
             t2 = time.perf_counter()
@@ -143,6 +153,7 @@ async def cancel_pending(repeats: int, backlog: int) -> dict[str, Any]:
             )
             await asyncio.sleep(0.1)
         await scheduler.stop()
+        scheduler.store.db.close()
         store.engine.dispose()
         other.engine.dispose()
     return {
@@ -187,18 +198,20 @@ async def cancel_running_api(offsets_s: list[float]) -> dict[str, Any]:
             clock = SystemClock()
             store = Store(open_engine(sqlite_url(paths.database)), clock)
             registry = ProviderRegistry(config, paths)
-            scheduler = Scheduler(config, store, clock, registry, seed=1)
+            scheduler = Scheduler(config, _async(store), clock, registry, seed=1)
             await scheduler.start()
             watch = Committed(store)
             for i, offset in enumerate(offsets_s):
                 tid = f"api-{i}"
-                scheduler.submit([NewTask(tid, "api-model", ModelKind.API, f"Write {tid}", "b")])
+                await scheduler.submit(
+                    [NewTask(tid, "api-model", ModelKind.API, f"Write {tid}", "b")]
+                )
                 await watch.wait(_has(watch.running, tid), 30)
                 await asyncio.sleep(offset)
                 attempt = scheduler.runner.attempts.get(tid) if scheduler.runner else None
                 streaming = attempt is not None and attempt.ctx.progress_chars > 0
                 t0 = time.perf_counter()
-                scheduler.cancel([tid])
+                await scheduler.cancel([tid])
                 await watch.wait(_has(watch.at, tid), 30)
                 row = store.get(tid)
                 samples.append(
@@ -211,6 +224,7 @@ async def cancel_running_api(offsets_s: list[float]) -> dict[str, Any]:
                     }
                 )
             await scheduler.stop()
+            scheduler.store.db.close()
             store.engine.dispose()
         stats = sim.stats()["total"]
     finally:
@@ -240,7 +254,7 @@ async def _cancel_running_web(
     samples: list[dict[str, Any]] = []
     for i, offset in enumerate(offsets_s):
         tid = f"{prefix}{i}"
-        scheduler.submit(
+        await scheduler.submit(
             [NewTask(tid, "web-model", ModelKind.WEB, f"Task {tid} marker-{tid}-x: write", "b")]
         )
         await watch.wait(_has(watch.running, tid), 60)
@@ -252,7 +266,7 @@ async def _cancel_running_web(
                 await asyncio.sleep(0.02)
         await asyncio.sleep(offset)
         t0 = time.perf_counter()
-        scheduler.cancel([tid])
+        await scheduler.cancel([tid])
         await watch.wait(_has(watch.at, tid), 60)
         row = store.get(tid)
         samples.append(
@@ -271,10 +285,11 @@ async def cancel_running_fake_web(offsets_s: list[float]) -> dict[str, Any]:
     clock = SystemClock()
     with tempfile.TemporaryDirectory(prefix="ma-bench-") as tmp:
         store = Store(open_engine(sqlite_url(Path(tmp) / "bench.db")), clock)
-        scheduler = Scheduler(config, store, clock, _fake_web_factory(LONG_S), seed=1)
+        scheduler = Scheduler(config, _async(store), clock, _fake_web_factory(LONG_S), seed=1)
         await scheduler.start()
         samples = await _cancel_running_web(scheduler, store, offsets_s, prefix="w")
         await scheduler.stop()
+        scheduler.store.db.close()
         store.engine.dispose()
     return {
         "samples": samples,
@@ -317,7 +332,9 @@ async def cancel_running_chromium(offsets_s: list[float]) -> dict[str, Any]:
             clock = SystemClock()
             store = Store(open_engine(sqlite_url(paths.database)), clock)
             registry = ProviderRegistry(config, paths, None)
-            scheduler = Scheduler(config, store, clock, registry, profile_dir=paths.profile, seed=1)
+            scheduler = Scheduler(
+                config, _async(store), clock, registry, profile_dir=paths.profile, seed=1
+            )
             registry.accounts = scheduler.accounts
             await scheduler.start()
             setup_s = time.perf_counter() - t_setup
@@ -331,6 +348,7 @@ async def cancel_running_chromium(offsets_s: list[float]) -> dict[str, Any]:
                 )
             finally:
                 await scheduler.stop()
+                scheduler.store.db.close()
                 store.engine.dispose()
         stats = sim.user_stats("web-1")
     finally:

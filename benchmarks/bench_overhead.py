@@ -196,10 +196,12 @@ async def _child(params: dict[str, Any]) -> dict[str, Any]:
     from benchmarks.bench_seed import app_config
     from media_assistant.core.clock import SystemClock
     from media_assistant.core.db import open_engine, sqlite_url
+    from media_assistant.core.dbthreads import DbThreads
     from media_assistant.core.records import NewTask
     from media_assistant.core.scheduler import Scheduler
     from media_assistant.core.states import ModelKind
     from media_assistant.core.store import Store
+    from media_assistant.core.store.facade import AsyncStore
 
     if params.get("store_ops"):
         return {**params, **_store_ops(int(params["n"]))}
@@ -216,19 +218,20 @@ async def _child(params: dict[str, Any]) -> dict[str, Any]:
         db = Path(tmp) / "bench.db"
         engine = open_engine(sqlite_url(db))
         store = Store(engine, clock)
-        scheduler = Scheduler(config, store, clock, lambda _a: _Noop(), seed=1)
+        threads = DbThreads()
+        scheduler = Scheduler(config, AsyncStore(store, threads), clock, lambda _a: _Noop(), seed=1)
         await scheduler.start()
         tasks = [NewTask(f"t{i:06d}", model, kind, f"prompt {i}", "bench") for i in range(n)]
         cpu0 = time.process_time()
         t0 = time.perf_counter()
         if params.get("idle"):
             for task in tasks:  # one at a time on an idle scheduler
-                scheduler.submit([task])
+                await scheduler.submit([task])
                 await scheduler.run_until_idle()
                 await asyncio.sleep(0.02)
             t1 = t0
         else:
-            scheduler.submit(tasks)
+            await scheduler.submit(tasks)
             t1 = time.perf_counter()
             del tasks  # the harness's copy; the scheduler works from the database
             await scheduler.run_until_idle()
@@ -240,6 +243,7 @@ async def _child(params: dict[str, Any]) -> dict[str, Any]:
             for r in store.view_rows()
         ]
         await scheduler.stop()
+        threads.close()
         db_bytes = sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
         events = store.last_event_id()
         engine.dispose()

@@ -25,12 +25,14 @@ from benchmarks.report import fmt, mean, median, percentile, table, target, targ
 from media_assistant.core.clock import ScaledClock
 from media_assistant.core.config import AccountConfig, AppConfig, parse_config
 from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.events import Event, TasksChanged
 from media_assistant.core.provider import Provider
 from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncStore
 from media_assistant.sim.fake_api import FakeApi, FakeApiProvider
 from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 
@@ -268,8 +270,15 @@ async def run_ours(
         engine = open_engine(sqlite_url(Path(tmp) / "bench.db"))
         store = Store(engine, clock)
         config = app_config(web_accounts, api_accounts)
+        db = DbThreads()
         scheduler = Scheduler(
-            config, store, clock, sims.factory, seed=1, tick_s=TICK_S, idle_poll_s=IDLE_POLL_S
+            config,
+            AsyncStore(store, db),
+            clock,
+            sims.factory,
+            seed=1,
+            tick_s=TICK_S,
+            idle_poll_s=IDLE_POLL_S,
         )
         await scheduler.start()
         lag = LoopLag()
@@ -287,7 +296,7 @@ async def run_ours(
 
         store.bus.subscribe(on_event)
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        scheduler.submit(tasks)
+        await scheduler.submit(tasks)
         if stop_after is None:
             await scheduler.run_until_idle()
         else:
@@ -296,6 +305,7 @@ async def run_ours(
         lag_stats = await lag.stop()
         rows = store.list_tasks()
         await scheduler.stop()
+        db.close()
         engine.dispose()
     finished = [r for r in rows if r.state in TERMINAL]
     t0 = min(r.created_at for r in rows)

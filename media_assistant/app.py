@@ -132,6 +132,7 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
 
     assert isinstance(app, QApplication) and isinstance(services, Services)
     assert isinstance(log_model, LogModel)
+    services.bind_loop()  # events on this loop; a statement on its thread is reported
     findings: list[str] = []
     if any(a.kind.value == "web" for a in services.config.accounts):
         from media_assistant.providers.web.checkup import run_checkup
@@ -147,7 +148,8 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
     window = MainWindow(controller, log_model)
     closing = asyncio.Event()
     window.close_requested.connect(closing.set)
-    window.load()
+    cursor = await window.load()
+    await controller.follower.start(cursor)  # changes other processes make, from here on
     window.show_startup_findings(findings)
     if demo:
         window.offer_demo_batch()
@@ -165,7 +167,7 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )
     await scheduler.stop()
-    controller.bridge.close()
+    await controller.close()
     window.deleteLater()
     app.quit()
     return 0

@@ -1,4 +1,9 @@
-"""Composition shared by the CLI and the GUI: paths, config, database, store, scheduler."""
+"""Composition shared by the CLI and the GUI: paths, config, database, store, scheduler.
+
+``store`` and ``accounts`` are the synchronous store, for commands that have no event loop
+(``status``, ``export``…). Code on an event loop uses ``async_store`` and ``async_accounts``:
+the same operations, run on the database threads (``db``), awaited.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,12 @@ from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, SystemClock
 from media_assistant.core.config import AppConfig, load_config
 from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.events import EventBus
 from media_assistant.core.paths import Paths
 from media_assistant.core.scheduler import ProviderFactory, Scheduler
 from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
 
 @dataclass
@@ -25,6 +32,11 @@ class Services:
     accounts: AccountStore
     clock: Clock
     bus: EventBus = field(default_factory=EventBus)
+    db: DbThreads = field(default_factory=DbThreads)
+
+    def __post_init__(self) -> None:
+        self.async_store = AsyncStore(self.store, self.db)
+        self.async_accounts = AsyncAccounts(self.accounts, self.db)
 
     @classmethod
     def open(
@@ -42,19 +54,37 @@ class Services:
         store = Store(engine, clock, bus)
         accounts = AccountStore(engine, clock, bus)
         accounts.sync([(a.id, a.kind, a.enabled) for a in config.accounts])
-        return cls(paths, config, engine, store, accounts, clock, bus)
+        return cls(paths, config, engine, store, accounts, clock, bus, DbThreads())
 
     def scheduler(self, provider_factory: ProviderFactory | None = None) -> Scheduler:
         if provider_factory is None:
             from media_assistant.providers.registry import ProviderRegistry
 
-            provider_factory = ProviderRegistry(self.config, self.paths, self.accounts)
+            provider_factory = ProviderRegistry(self.config, self.paths, self.async_accounts)
         return Scheduler(
-            self.config, self.store, self.clock, provider_factory, profile_dir=self.paths.profile
+            self.config,
+            self.async_store,
+            self.clock,
+            provider_factory,
+            profile_dir=self.paths.profile,
         )
 
     def model_kinds(self) -> dict[str, object]:
         return {m.name: m.kind for m in self.config.models}
 
+    def bind_loop(self) -> None:
+        """Called on the event loop that will use ``async_store``: events are delivered there,
+        and a statement that still runs on its thread is reported (core/dbthreads.py)."""
+        import asyncio
+
+        from media_assistant.core.db import mark_loop_thread
+
+        self.bus.bind_loop(asyncio.get_running_loop())
+        mark_loop_thread()
+
     def close(self) -> None:
+        from media_assistant.core.db import unmark_loop_thread
+
+        unmark_loop_thread()
+        self.db.close()
         self.engine.dispose()

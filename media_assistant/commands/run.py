@@ -11,6 +11,8 @@ import signal
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from media_assistant.commands.common import read_batch_args
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
@@ -19,7 +21,7 @@ from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler, StuckModel
 from media_assistant.core.states import ModelKind, TaskState
-from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncStore
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
@@ -31,21 +33,23 @@ PROGRESS_EVERY_S = 1.0
 class Progress:
     """Tracks this run's tasks from store events and prints a line per lane when they move."""
 
-    def __init__(self, store: Store, scope: set[str]) -> None:
+    def __init__(self, store: AsyncStore) -> None:
         self.store = store
         self.tasks: dict[str, tuple[str, str]] = {}
-        self.add(scope)
         self._dirty = True
         self._last_lines: dict[str, str] = {}
 
-    def add(self, ids: set[str]) -> None:
-        for r in self.store.get_many(sorted(ids - set(self.tasks))):
-            self.tasks[r.task_id] = (r.model_kind, r.state)
+    async def add(self, ids: set[str]) -> None:
+        self.add_rows(await self.store.view_rows(sorted(ids - set(self.tasks))))
+
+    def add_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        for r in rows:
+            self.tasks[r["task_id"]] = (r["model_kind"], r["state"])
         self._dirty = True
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, TasksAdded):
-            self.add(set(event.task_ids))
+            self.add_rows(event.rows)
         elif isinstance(event, TasksChanged) and not event.heartbeat:
             for change in event.changes:
                 state = change.values.get("state")
@@ -98,15 +102,16 @@ def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
 
 
 async def _run(services: Services, tasks: list[NewTask]) -> int:
-    store = services.store
-    scope = {r.task_id for r in store.list_tasks(states=[TaskState.PENDING, TaskState.RUNNING])}
-    _startup_checkup(services)
+    services.bind_loop()
+    store = services.async_store
+    progress = Progress(store)
+    progress.add_rows(await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING]))
+    await _startup_checkup(services)
     scheduler = services.scheduler()
-    progress = Progress(store, scope)
     unsubscribe = services.bus.subscribe(progress.on_event)
     await scheduler.start()
     if tasks:
-        result = scheduler.submit(tasks)
+        result = await scheduler.submit(tasks)
         print(
             f"batch {result.batch_id}: {len(result.added)} tasks added"
             + (
@@ -117,11 +122,11 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
             flush=True,
         )
         rerun = {
-            r.task_id
-            for r in store.get_many(list(result.skipped))
-            if not TaskState(r.state).terminal
+            r["task_id"]
+            for r in await store.view_rows(list(result.skipped))
+            if not TaskState(r["state"]).terminal
         }
-        progress.add(set(result.added) | rerun)
+        await progress.add(set(result.added) | rerun)
     started = time.monotonic()
     interrupted = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -171,20 +176,26 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
-    return _summary(scheduler, progress, runner.result(), time.monotonic() - started)
+    return await _summary(scheduler, progress, runner.result(), time.monotonic() - started)
 
 
-def _startup_checkup(services: Services) -> None:
+async def _startup_checkup(services: Services) -> None:
     """The self-check at start: leftovers stopped, stale locks cleared, problems shown."""
     if not any(a.kind is ModelKind.WEB for a in services.config.accounts):
         return
     from media_assistant.providers.web.checkup import run_checkup
 
-    for line in run_checkup(services.config, services.paths, services.accounts).problems():
+    # psutil walks every process and the checkup writes to the database: not on the loop.
+    checkup = await asyncio.to_thread(
+        run_checkup, services.config, services.paths, services.accounts
+    )
+    for line in checkup.problems():
         print(f"[web] {line}", file=sys.stderr, flush=True)
 
 
-def _summary(scheduler: Scheduler, progress: Progress, stuck: list[StuckModel], took: float) -> int:
+async def _summary(
+    scheduler: Scheduler, progress: Progress, stuck: list[StuckModel], took: float
+) -> int:
     states = progress.states()
     total = sum(states.values())
     minutes, seconds = divmod(int(took), 60)
@@ -193,7 +204,7 @@ def _summary(scheduler: Scheduler, progress: Progress, stuck: list[StuckModel], 
         f"{states['failed']} failed, {states['canceled']} canceled, "
         f"{states['pending']} left pending"
     )
-    failed = scheduler.store.get_many(
+    failed = await scheduler.store.get_many(
         sorted(t for t, (_, s) in progress.tasks.items() if s == TaskState.FAILED.value)
     )
     for r in failed[:50]:

@@ -104,12 +104,16 @@ class AccountStore:
     def _update(self, account_id: str, **values: Any) -> bool:
         values["updated_at"] = self.clock.now()
         with write_tx(self.engine, durable=True) as conn:
-            changed = conn.execute(
-                update(A).where(A.c.account_id == account_id).values(**values)
-            ).rowcount
-        if changed:
-            self.bus.publish(AccountChanged(account_id))
-        return bool(changed)
+            row = (
+                conn.execute(
+                    update(A).where(A.c.account_id == account_id).values(**values).returning(A)
+                )
+                .mappings()
+                .first()
+            )
+        if row is not None:
+            self.bus.publish(AccountChanged(account_id, _status(row)))
+        return row is not None
 
     def set_enabled(self, account_id: str, enabled: bool) -> bool:
         """The operator's toggle. Enabling also clears a sticky problem ("I fixed it")."""

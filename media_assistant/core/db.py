@@ -13,6 +13,9 @@ on disk when the call returns. See :func:`durable`.
 from __future__ import annotations
 
 import contextlib
+import logging
+import threading
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,37 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from media_assistant.core import migrations
 
 BUSY_TIMEOUT_MS = 10_000
+
+log = logging.getLogger(__name__)
+
+# Threads that run an event loop: no statement may run there (core/dbthreads.py says why).
+_loop_threads: set[int] = set()
+# Call sites of statements that ran on a loop thread anyway ("file:line in function").
+loop_sql_sites: list[str] = []
+
+
+def mark_loop_thread() -> None:
+    """Declare the calling thread an event loop's: statements run there are reported."""
+    _loop_threads.add(threading.get_ident())
+
+
+def unmark_loop_thread() -> None:
+    _loop_threads.discard(threading.get_ident())
+
+
+def _check_thread() -> None:
+    if threading.get_ident() not in _loop_threads:
+        return
+    # The caller that asked for the statement: not this module, the store, or contextlib.
+    frames = [
+        f
+        for f in traceback.extract_stack(limit=16)[:-3]
+        if not any(part in f.filename for part in ("/core/db.py", "/core/store/", "contextlib"))
+    ]
+    site = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else "?"
+    if site not in loop_sql_sites:
+        loop_sql_sites.append(site)
+        log.warning("database statement on the event loop's thread (%s)", site)
 
 
 def sqlite_url(path: Path) -> str:
@@ -67,6 +101,7 @@ def _install_sqlite_hooks(engine: Engine) -> None:
 @contextlib.contextmanager
 def write_tx(engine: Engine, *, durable: bool = False) -> Iterator[Connection]:
     """One write transaction (BEGIN IMMEDIATE on SQLite)."""
+    _check_thread()
     with engine.connect().execution_options(write=True, durable=durable) as conn:
         with conn.begin():
             yield conn
@@ -74,6 +109,7 @@ def write_tx(engine: Engine, *, durable: bool = False) -> Iterator[Connection]:
 
 @contextlib.contextmanager
 def read_tx(engine: Engine) -> Iterator[Connection]:
+    _check_thread()
     with engine.connect() as conn:
         with conn.begin():
             yield conn

@@ -6,10 +6,15 @@ them into Qt signals, and its table model updates only the rows they name.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from media_assistant.core.account_store import AccountStatus
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +35,24 @@ class TasksChanged:
 class TasksAdded:
     task_ids: tuple[str, ...]
     batch_id: str | None = None
+    # The new rows as a task table shows them (the store's view columns): listeners need no
+    # read of their own, which could return after a newer change of the same rows.
+    rows: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class AccountChanged:
     account_id: str
+    # The account's state after the change, read in the same transaction (None: read it).
+    status: AccountStatus | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TasksSynced:
+    """Rows another process changed (or added), as a task table shows them, read after those
+    changes by :class:`~media_assistant.core.store.follower.DatabaseFollower`."""
+
+    rows: tuple[Mapping[str, Any], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +70,28 @@ class SchedulerIdle:
     reason: str = ""
 
 
-Event = TasksChanged | TasksAdded | AccountChanged | TaskLogged | SchedulerIdle
+Event = TasksChanged | TasksAdded | TasksSynced | AccountChanged | TaskLogged | SchedulerIdle
 Subscriber = Callable[[Event], None]
 
 
 @dataclass
 class EventBus:
+    """Subscribers are called on the loop's thread, in the order events were published.
+
+    Stores publish after each commit on whatever thread ran it — a database thread, usually
+    (core/dbthreads.py). Once bound to a loop, an event published on another thread is handed
+    to the loop with ``call_soon_threadsafe``: first in, first out, so the order of commits is
+    the order in which subscribers hear of them.
+    """
+
     _subscribers: list[Subscriber] = field(default_factory=list)
+    _loop: asyncio.AbstractEventLoop | None = None
+    _loop_thread: int | None = None
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop, thread_id: int | None = None) -> None:
+        """Deliver events on ``loop`` (whose thread is the calling one unless given)."""
+        self._loop = loop
+        self._loop_thread = threading.get_ident() if thread_id is None else thread_id
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         self._subscribers.append(callback)
@@ -70,6 +103,16 @@ class EventBus:
         return unsubscribe
 
     def publish(self, event: Event) -> None:
+        loop = self._loop
+        if loop is not None and threading.get_ident() != self._loop_thread:
+            try:
+                loop.call_soon_threadsafe(self._dispatch, event)
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                log.debug("event after the loop closed: %r", event)
+            return
+        self._dispatch(event)
+
+    def _dispatch(self, event: Event) -> None:
         for callback in list(self._subscribers):
             try:
                 callback(event)

@@ -18,7 +18,13 @@ from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig, AppConfig
 from media_assistant.core.errors import AccountUnavailable
-from media_assistant.core.events import AccountChanged, Event, TasksAdded, TasksChanged
+from media_assistant.core.events import (
+    AccountChanged,
+    Event,
+    TasksAdded,
+    TasksChanged,
+    TasksSynced,
+)
 from media_assistant.core.lanes.api import ApiLane
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
@@ -28,7 +34,7 @@ from media_assistant.core.provider import Provider, UnavailableProvider
 from media_assistant.core.records import CancelResult, NewTask, SubmitResult
 from media_assistant.core.sessions import SessionStore
 from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
-from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncAccounts, AsyncSessions, AsyncStore
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +60,7 @@ class Scheduler:
     def __init__(
         self,
         config: AppConfig,
-        store: Store,
+        store: AsyncStore,
         clock: Clock,
         provider_factory: ProviderFactory,
         *,
@@ -66,8 +72,8 @@ class Scheduler:
         self.config = config
         self.store = store
         self.clock = clock
-        self.accounts = AccountStore(store.engine, clock, store.bus)
-        self.sessions = SessionStore(store.engine, clock)
+        self.accounts = AsyncAccounts(AccountStore(store.engine, clock, store.bus), store.db)
+        self.sessions = AsyncSessions(SessionStore(store.engine, clock), store.db)
         self._provider_factory = provider_factory
         self._profile_dir = profile_dir
         self._seed = seed
@@ -80,6 +86,8 @@ class Scheduler:
         self._housekeeping: asyncio.Task[None] | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._activity = asyncio.Event()
+        self._accounts_dirty = False
+        self._accounts_refresh: asyncio.Task[None] | None = None
         self.started = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -98,15 +106,17 @@ class Scheduler:
 
     async def _start(self) -> None:
         cfg = self.config
-        self.accounts.sync([(a.id, a.kind, a.enabled) for a in cfg.accounts])
+        # Statements run on database threads and publish there: deliver events on this loop.
+        self.store.bus.bind_loop(asyncio.get_running_loop())
+        await self.accounts.sync_config([(a.id, a.kind, a.enabled) for a in cfg.accounts])
         # "Needs attention" (a missing key, a held profile, a captcha) is re-detected at once if
         # it is still true; login and rejected credentials stay until the operator acts.
-        for status in self.accounts.all().values():
+        for status in (await self.accounts.all()).values():
             if status.problem is AccountProblem.NEEDS_ATTENTION:
-                self.accounts.clear_problem(status.account_id)
-        owner_id = self.sessions.open()
+                await self.accounts.clear_problem(status.account_id)
+        owner_id = await self.sessions.open()
         view = AccountView(self.accounts, self.clock)
-        view.refresh()
+        await view.refresh()
         self.rt = Runtime(
             config=cfg,
             store=self.store,
@@ -120,7 +130,7 @@ class Scheduler:
         )
         # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
         # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
-        for r in self.store.recover_orphans([owner_id]):
+        for r in await self.store.recover_orphans([owner_id]):
             log.warning(
                 "[%s] %s: orphaned attempt %d → %s",
                 "scheduler",
@@ -133,10 +143,12 @@ class Scheduler:
             try:
                 self.providers[account.id] = self._provider_factory(account)
             except AccountUnavailable as exc:
-                self.accounts.set_problem(account.id, AccountProblem.NEEDS_ATTENTION, str(exc))
+                await self.accounts.set_problem(
+                    account.id, AccountProblem.NEEDS_ATTENTION, str(exc)
+                )
                 self.providers[account.id] = UnavailableProvider(str(exc))
                 log.error("[%s %s] %s", account.kind.value, account.id, exc)
-        view.refresh()
+        await view.refresh()
         self.lanes = {
             ModelKind.WEB: WebLane(self.rt, self.runner, self.providers, self._profile_dir),
             ModelKind.API: ApiLane(self.rt, self.runner, self.providers),
@@ -173,7 +185,7 @@ class Scheduler:
             for ra in list(self.runner.attempts.values()):
                 # A provider ignored cancellation: write the row back ourselves.
                 try:
-                    self.store.requeue(
+                    await self.store.requeue(
                         ra.claim,
                         not_before=None,
                         keep_attempt=True,
@@ -203,29 +215,31 @@ class Scheduler:
                 await closer()
             except Exception:
                 log.exception("closing the provider factory failed")
+        if self._accounts_refresh is not None:
+            self._accounts_refresh.cancel()
         if self.rt is not None:
             try:
-                self.sessions.close(self.rt.owner_id)
+                await self.sessions.close(self.rt.owner_id)
             except Exception:
                 log.exception("[scheduler] could not mark the session ended")
 
     # ------------------------------------------------------------------ operator actions
 
-    def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
-        return self.store.submit(tasks, max_attempts=self.config.scheduler.max_attempts)
+    async def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
+        return await self.store.submit(tasks, max_attempts=self.config.scheduler.max_attempts)
 
-    def cancel(
+    async def cancel(
         self, task_ids: Sequence[str] | None = None, *, batch_id: str | None = None
     ) -> CancelResult:
-        result = self.store.request_cancel(task_ids, batch_id=batch_id)
+        result = await self.store.request_cancel(task_ids, batch_id=batch_id)
         if self.runner is not None and result.requested:
             self.runner.request_cancel(set(result.requested))
         return result
 
-    def retry(
+    async def retry(
         self, task_ids: Sequence[str] | None = None, *, all_failed: bool = False
     ) -> list[str]:
-        return self.store.retry(
+        return await self.store.retry(
             task_ids, all_failed=all_failed, extra_attempts=self.config.scheduler.max_attempts
         )
 
@@ -238,8 +252,34 @@ class Scheduler:
             if any(c.values.get("state") == TaskState.PENDING.value for c in event.changes):
                 self._wake_all()
             self._activity.set()
+        elif isinstance(event, TasksSynced):  # another process added or changed tasks
+            if any(r.get("state") == TaskState.PENDING.value for r in event.rows):
+                self._wake_all()
+            self._activity.set()
         elif isinstance(event, AccountChanged) and self.rt is not None:
-            self.rt.accounts.refresh()
+            if event.status is not None:
+                self.rt.accounts.statuses[event.account_id] = event.status
+                self._after_account_refresh()
+            else:
+                self._refresh_accounts_soon()
+
+    def _refresh_accounts_soon(self) -> None:
+        """Reload the account view once per burst of changes (a statement, so not inline)."""
+        self._accounts_dirty = True
+        if self._accounts_refresh is None or self._accounts_refresh.done():
+            self._accounts_refresh = asyncio.get_running_loop().create_task(
+                self._refresh_accounts(), name="scheduler-accounts"
+            )
+
+    async def _refresh_accounts(self) -> None:
+        assert self.rt is not None
+        while self._accounts_dirty:
+            self._accounts_dirty = False
+            try:
+                await self.rt.accounts.refresh()
+            except Exception:  # the housekeeping tick tries again
+                log.exception("[scheduler] reloading the accounts failed")
+                return
             self._after_account_refresh()
 
     def _wake_all(self) -> None:
@@ -275,30 +315,30 @@ class Scheduler:
                     last_beat = float("-inf")
                 if now - last_beat >= heartbeat_s:
                     last_beat = now
-                    self._beat()
-                flagged = self.store.cancel_flags(rt.owner_id)
+                    await self._beat()
+                flagged = await self.store.cancel_flags(rt.owner_id)
                 if flagged:
                     runner.request_cancel(flagged)
-                if rt.accounts.refresh():
+                if await rt.accounts.refresh():
                     self._after_account_refresh()
             except Exception:  # keep beating through a transient database error
                 log.exception("[scheduler] housekeeping failed")
 
-    def _beat(self) -> None:
+    async def _beat(self) -> None:
         assert self.rt is not None and self.runner is not None
-        lost = self.store.heartbeat(self.rt.owner_id, self.runner.beats())
+        lost = await self.store.heartbeat(self.rt.owner_id, self.runner.beats())
         if lost:
             self.runner.interrupt(lost, "lost")
-        self.sessions.beat(self.rt.owner_id)
+        await self.sessions.beat(self.rt.owner_id)
 
     # ------------------------------------------------------------------ "is there anything left?"
 
-    def stuck_models(self) -> list[StuckModel]:
+    async def stuck_models(self) -> list[StuckModel]:
         """Models with pending tasks that no account can take without the operator's help."""
         assert self.rt is not None
         now = self.clock.now()
         stuck: list[StuckModel] = []
-        for model, pending in sorted(self.store.pending_models().items()):
+        for model, pending in sorted((await self.store.pending_models()).items()):
             accounts = self.config.accounts_for(model)
             if not accounts:
                 stuck.append(StuckModel(model, pending, "no account in the config serves it"))
@@ -317,13 +357,13 @@ class Scheduler:
                 stuck.append(StuckModel(model, pending, "; ".join(states)))
         return stuck
 
-    def _claimable_now(self) -> bool:
+    async def _claimable_now(self) -> bool:
         """Some account that gets work has a task it could claim this instant."""
         assert self.rt is not None
-        return any(
-            self.rt.accounts.available(a.id) and self.store.peek_next(a.models) is not None
-            for a in self.config.accounts
-        )
+        for a in self.config.accounts:
+            if self.rt.accounts.available(a.id) and await self.store.peek_next(a.models):
+                return True
+        return False
 
     async def run_until_idle(self) -> list[StuckModel]:
         """Run until no task is pending or running, or what is left cannot progress.
@@ -339,16 +379,16 @@ class Scheduler:
             # 100k pending), at moments that come hundreds of times a minute with fast tasks.
             if (
                 not self.runner.attempts
-                and not self.store.running_ids()
-                and not self._claimable_now()
+                and not await self.store.running_ids()
+                and not await self._claimable_now()
             ):
-                counts = self.store.active_counts()
+                counts = await self.store.active_counts()
                 running = counts.get(TaskState.RUNNING.value, 0)
                 pending = counts.get(TaskState.PENDING.value, 0)
                 if not running:
                     if not pending:
                         return []
-                    stuck = self.stuck_models()
+                    stuck = await self.stuck_models()
                     if sum(s.pending for s in stuck) == pending:
                         return stuck
             await wait_event(self._activity, self.idle_poll_s, self.clock)

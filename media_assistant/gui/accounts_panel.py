@@ -22,6 +22,7 @@ from media_assistant.core.account_store import MAX_CONCURRENCY, MIN_CONCURRENCY,
 from media_assistant.core.states import AccountState, ModelKind
 from media_assistant.gui import labels
 from media_assistant.gui.controller import AppController
+from media_assistant.gui.jobs import spawn
 from media_assistant.gui.style import ACCOUNT_COLORS, LANE_COLORS
 
 COL_NAME, COL_STATE, COL_ENABLED, COL_ACTION = range(4)
@@ -128,10 +129,10 @@ class AccountsPanel(QWidget):
         self.refresh()
 
     def _on_toggle_toggled(self, account_id: str, on: bool) -> None:
-        self.controller.set_account_enabled(account_id, on)
+        spawn(self.controller.set_account_enabled(account_id, on), f"toggle:{account_id}")
 
     def _on_spin_changed(self, account_id: str, value: int) -> None:
-        self.controller.set_concurrency(account_id, value)
+        spawn(self.controller.set_concurrency(account_id, value), f"concurrency:{account_id}")
 
 
 def _tooltip(status: AccountStatus | None, state: AccountState, reason: str) -> str:

@@ -1,10 +1,13 @@
-"""Core events → Qt signals. The scheduler runs on the GUI thread (qasync), so no marshalling
-is needed; what this adds is coalescing: bursts of changes reach views at most every
-``FLUSH_MS``, merged per task, so a 400-task batch finishing does not mean 400 repaints."""
+"""Core events → Qt signals. Events reach the bus on the GUI thread (the store hands them to the
+loop in commit order, core/events.py), so no marshalling is needed here; what this adds is
+coalescing: bursts of changes reach views at most every ``FLUSH_MS``, merged per task, so a
+400-task batch finishing does not mean 400 repaints — and a 10,000-row submit from another
+process reaches them in slices of ``FLUSH_ROWS``, one slice per turn of the loop."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -16,17 +19,20 @@ from media_assistant.core.events import (
     TaskLogged,
     TasksAdded,
     TasksChanged,
+    TasksSynced,
 )
 
 FLUSH_MS = 100
+FLUSH_ROWS = 1_000  # rows added or changed per flush; more wait for the next turn of the loop
 
 
 class QtEventBridge(QObject):
-    # task id -> merged changed values (columns -> new values) since the last flush
+    # task id -> merged changed values (columns -> new values) since the last flush; a task that
+    # another process added comes as a whole view row (it has "seq")
     tasks_changed = Signal(dict)
     # heartbeat-only moves (heartbeat_at, progress_chars): views repaint lazily
     heartbeats = Signal(dict)
-    tasks_added = Signal(list)
+    tasks_added = Signal(list)  # view rows of tasks added by this process
     account_changed = Signal(str)
     task_logged = Signal(str, str, str, float)  # task id, kind, message, at
 
@@ -34,7 +40,7 @@ class QtEventBridge(QObject):
         super().__init__(parent)
         self._changes: dict[str, dict[str, Any]] = {}
         self._beats: dict[str, dict[str, Any]] = {}
-        self._added: list[str] = []
+        self._added: list[Mapping[str, Any]] = []
         self._accounts: set[str] = set()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -47,8 +53,11 @@ class QtEventBridge(QObject):
             target = self._beats if event.heartbeat else self._changes
             for change in event.changes:
                 target.setdefault(change.task_id, {}).update(change.values)
+        elif isinstance(event, TasksSynced):
+            for row in event.rows:
+                self._changes.setdefault(row["task_id"], {}).update(row)
         elif isinstance(event, TasksAdded):
-            self._added.extend(event.task_ids)
+            self._added.extend(event.rows)
         elif isinstance(event, AccountChanged):
             self._accounts.add(event.account_id)
         elif isinstance(event, TaskLogged):
@@ -61,11 +70,17 @@ class QtEventBridge(QObject):
 
     def flush(self) -> None:
         # Additions first: a change may concern a task added in the same burst.
+        budget = FLUSH_ROWS
         if self._added:
-            added, self._added = self._added, []
+            added, self._added = self._added[:budget], self._added[budget:]
+            budget -= len(added)
             self.tasks_added.emit(added)
-        if self._changes:
-            changes, self._changes = self._changes, {}
+        if self._changes and budget > 0 and not self._added:
+            if len(self._changes) <= budget:
+                changes, self._changes = self._changes, {}
+            else:  # the oldest first: each task's values stay merged in arrival order
+                ids = list(itertools.islice(self._changes, budget))
+                changes = {tid: self._changes.pop(tid) for tid in ids}
             self.tasks_changed.emit(changes)
         if self._beats:
             beats, self._beats = self._beats, {}
@@ -74,6 +89,10 @@ class QtEventBridge(QObject):
             accounts, self._accounts = self._accounts, set()
             for account_id in sorted(accounts):
                 self.account_changed.emit(account_id)
+        if self._added or self._changes:
+            self._timer.start(0)  # the rest at the next turn of the loop
+        else:
+            self._timer.setInterval(FLUSH_MS)
 
     def close(self) -> None:
         if self._unsubscribe is not None:

@@ -1,13 +1,15 @@
 """What the window can ask of the app: one object between the widgets and the services.
 
 Widgets call these methods (``@asyncSlot`` handlers stay thin); nothing here knows a widget.
+Every read and write is awaited: statements run on the database threads (core/dbthreads.py),
+long work (an export) on a job's worker thread (gui/jobs.py); the loop only waits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject
@@ -15,6 +17,7 @@ from PySide6.QtCore import QObject
 from media_assistant.core.account_store import AccountStatus
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.eta import Slot
+from media_assistant.core.events import AccountChanged, Event
 from media_assistant.core.export import export_tasks
 from media_assistant.core.records import (
     CancelResult,
@@ -25,7 +28,9 @@ from media_assistant.core.records import (
 )
 from media_assistant.core.scheduler import Scheduler
 from media_assistant.core.states import AccountProblem, AccountState, ModelKind
+from media_assistant.core.store.follower import DatabaseFollower
 from media_assistant.gui.bridge import QtEventBridge
+from media_assistant.gui.jobs import JobControl
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
@@ -38,7 +43,28 @@ class AppController(QObject):
         super().__init__(parent)
         self.services = services
         self.scheduler = scheduler
+        self.store = services.async_store
+        self.accounts_db = services.async_accounts
         self.bridge = QtEventBridge(services.bus, self)
+        # Account states as last committed (ours at once, other processes' via the follower):
+        # panels ask many times a second and must not wait for a statement.
+        self.statuses: dict[str, AccountStatus] = {}
+        self._unsubscribe: Callable[[], None] | None = services.bus.subscribe(self._on_event)
+        self.follower = DatabaseFollower(services.async_store, services.async_accounts)
+
+    async def load_accounts(self) -> None:
+        self.statuses = await self.accounts_db.all()
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, AccountChanged) and event.status is not None:
+            self.statuses[event.account_id] = event.status
+
+    async def close(self) -> None:
+        await self.follower.stop()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.bridge.close()
 
     # ---------------------------------------------------------------- reads
 
@@ -47,10 +73,7 @@ class AppController(QObject):
         return self.services.config.accounts
 
     def account_status(self, account_id: str) -> AccountStatus | None:
-        view = self.scheduler.rt.accounts if self.scheduler.rt else None
-        if view is not None and account_id in view.statuses:
-            return view.statuses[account_id]
-        return self.services.accounts.get(account_id)
+        return self.statuses.get(account_id)
 
     def models(self) -> list[tuple[str, str]]:
         return [(m.name, m.kind.value) for m in self.services.config.models]
@@ -58,43 +81,52 @@ class AppController(QObject):
     def user_content_only_models(self) -> list[str]:
         return [m.name for m in self.services.config.models if m.need_empty_prompt]
 
-    def task(self, task_id: str) -> TaskRecord | None:
-        return self.services.store.get(task_id)
+    async def task(self, task_id: str) -> TaskRecord | None:
+        return await self.store.get(task_id)
 
-    def events(self, task_id: str) -> list[TaskEventRecord]:
-        return self.services.store.events(task_id)
+    async def events(self, task_id: str) -> list[TaskEventRecord]:
+        return await self.store.events(task_id)
 
     def now(self) -> float:
         return self.services.clock.now()
 
     # ---------------------------------------------------------------- actions
 
-    def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
-        return self.scheduler.submit(tasks)
+    async def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
+        return await self.scheduler.submit(tasks)
 
-    def cancel(self, task_ids: Sequence[str]) -> CancelResult:
-        return self.scheduler.cancel(task_ids)
+    async def cancel(self, task_ids: Sequence[str]) -> CancelResult:
+        return await self.scheduler.cancel(task_ids)
 
-    def cancel_batch(self, batch_id: str) -> CancelResult:
-        return self.scheduler.cancel(batch_id=batch_id)
+    async def cancel_batch(self, batch_id: str) -> CancelResult:
+        return await self.scheduler.cancel(batch_id=batch_id)
 
-    def retry(self, task_ids: Sequence[str]) -> list[str]:
-        return self.scheduler.retry(task_ids)
+    async def retry(self, task_ids: Sequence[str]) -> list[str]:
+        return await self.scheduler.retry(task_ids)
 
-    def retry_failed(self) -> list[str]:
-        return self.scheduler.retry(all_failed=True)
+    async def retry_failed(self) -> list[str]:
+        return await self.scheduler.retry(all_failed=True)
 
-    def set_account_enabled(self, account_id: str, enabled: bool) -> None:
-        self.services.accounts.set_enabled(account_id, enabled)
+    async def set_account_enabled(self, account_id: str, enabled: bool) -> None:
+        await self.accounts_db.set_enabled(account_id, enabled)
 
-    def set_concurrency(self, account_id: str, concurrency: int) -> None:
-        self.services.accounts.set_concurrency(account_id, concurrency)
+    async def set_concurrency(self, account_id: str, concurrency: int) -> None:
+        await self.accounts_db.set_concurrency(account_id, concurrency)
 
-    def export(self, path: Path, fmt: str | None, task_ids: Sequence[str] | None = None) -> int:
-        store = self.services.store
-        records = store.get_many(task_ids) if task_ids is not None else store.list_tasks()
-        records.sort(key=lambda r: r.seq)
-        return export_tasks(records, path, fmt)
+    def export_work(
+        self, path: Path, fmt: str | None, task_ids: Sequence[str] | None = None
+    ) -> Callable[[JobControl], int]:
+        """An export as a job (gui/jobs.py): read and write on its worker thread, with
+        progress and Cancel (a canceled export leaves no file behind)."""
+        store = self.services.store  # the synchronous store: this runs off the loop
+
+        def work(control: JobControl) -> int:
+            records = store.get_many(task_ids) if task_ids is not None else store.list_tasks()
+            records.sort(key=lambda r: r.seq)
+            control.check()
+            return export_tasks(control.track(records), path, fmt)
+
+        return work
 
     async def login(self, account_id: str) -> tuple[bool, str]:
         """Open the account's profile in a visible window so the operator can sign in.
@@ -111,7 +143,7 @@ class AppController(QObject):
         from media_assistant.providers.web.signin import login_interactive
 
         paths = self.services.paths
-        self.services.accounts.set_problem(
+        await self.accounts_db.set_problem(
             account_id, AccountProblem.NEEDS_LOGIN, self.tr("signing in…")
         )
         lock = ProfileLock(paths.profile(account_id))
@@ -136,9 +168,9 @@ class AppController(QObject):
         finally:
             lock.release()
         if state.logged_in:
-            self.services.accounts.clear_problem(account_id)
+            await self.accounts_db.clear_problem(account_id)
         else:
-            self.services.accounts.set_problem(account_id, AccountProblem.NEEDS_LOGIN, state.detail)
+            await self.accounts_db.set_problem(account_id, AccountProblem.NEEDS_LOGIN, state.detail)
         return state.logged_in, state.detail
 
     def lane_slots(self, lane: str) -> list[Slot]:

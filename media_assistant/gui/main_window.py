@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from media_assistant.core.records import SubmitResult
+from media_assistant.core.records import NewTask, SubmitResult
 from media_assistant.core.states import TERMINAL_STATES, AccountState, TaskState
 from media_assistant.gui import labels
 from media_assistant.gui.accounts_panel import AccountsPanel
@@ -34,6 +34,7 @@ from media_assistant.gui.batch_dialog import NewBatchDialog
 from media_assistant.gui.batch_progress import BatchProgress
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.demo_banner import DemoBanner
+from media_assistant.gui.jobs import spawn
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel, LogPanel
 from media_assistant.gui.task_actions import TaskActions
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.batches = BatchProgress()
         self._notified_login: set[str] = set()
         self._history_before: int | None = None  # older finished tasks still to load
+        self._history: asyncio.Task[None] | None = None
         self._painted: asyncio.Future[None] | None = None
 
         lanes = QHBoxLayout()
@@ -183,19 +185,24 @@ class MainWindow(QMainWindow):
         assert self.task_actions.cancel is not None and self.task_actions.retry is not None
         self.act_cancel, self.act_retry = self.task_actions.cancel, self.task_actions.retry
 
-    def load(self) -> None:
+    async def load(self) -> int:
         """Unfinished tasks and the newest finished ones first, so the window shows at once;
-        older history follows in chunks while the operator already works."""
-        store = self.controller.services.store
-        rows = store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING])
-        rows += store.view_rows(states=FINISHED, limit=FIRST_PAGE, newest_first=True)
+        older history follows in pages while the operator already works. Returns the event
+        cursor the rows reflect: the database follower starts there."""
+        store = self.controller.store
+        cursor = await store.last_event_id()  # before the rows: a change after it is re-read
+        await self.controller.load_accounts()
+        rows = await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING])
+        rows += await store.view_rows(states=FINISHED, limit=FIRST_PAGE, newest_first=True)
         self.model.load(rows)
         self._loaded(rows)
         oldest = min((r["seq"] for r in rows if r["state"] in TERMINAL), default=None)
         self._history_before = oldest if oldest is not None and len(rows) >= FIRST_PAGE else None
         if self.isVisible():
             self._start_history()
+        self.accounts.refresh()
         self.refresh()
+        return cursor
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
@@ -223,17 +230,22 @@ class MainWindow(QMainWindow):
         first paint by a page."""
         before, self._history_before = self._history_before, None
         if before is not None:  # after the first paint, with room for events between pages
-            QTimer.singleShot(HISTORY_PAUSE_MS * 4, lambda: self._load_older(before))
+            self._history = spawn(self._load_history(before), "history")
 
-    def _load_older(self, before_seq: int) -> None:
-        rows = self.controller.services.store.view_rows(
-            states=FINISHED, before_seq=before_seq, limit=HISTORY_PAGE, newest_first=True
-        )
-        if not rows:
-            return
-        self.model.append(rows)
-        self._loaded(rows)
-        QTimer.singleShot(HISTORY_PAUSE_MS, lambda: self._load_older(rows[-1]["seq"]))
+    async def _load_history(self, before_seq: int) -> None:
+        """Pages of older history: each read on a database reader, then added to the model
+        (rows a change already brought in are not overwritten by the older page)."""
+        await asyncio.sleep(HISTORY_PAUSE_MS * 4 / 1000)
+        while True:
+            rows = await self.controller.store.view_rows(
+                states=FINISHED, before_seq=before_seq, limit=HISTORY_PAGE, newest_first=True
+            )
+            if not rows:
+                return
+            self.model.append(rows)
+            self._loaded(rows)
+            before_seq = rows[-1]["seq"]
+            await asyncio.sleep(HISTORY_PAUSE_MS / 1000)
 
     def _loaded(self, rows: Sequence[dict[str, Any]]) -> None:
         self._add_to_views(rows)
@@ -264,8 +276,7 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------- live updates
 
-    def _on_bridge_tasks_added(self, task_ids: list[str]) -> None:
-        rows = self.controller.services.store.view_rows(task_ids)
+    def _on_bridge_tasks_added(self, rows: list[dict[str, Any]]) -> None:
         self.model.append(rows)
         self._add_batches(rows)
         self.batches.watch(row["batch_id"] for row in rows if row["state"] not in TERMINAL)
@@ -275,8 +286,12 @@ class MainWindow(QMainWindow):
 
     def _on_bridge_tasks_changed(self, changes: dict[str, dict[str, Any]]) -> None:
         unknown = self.model.apply_changes(changes)
-        if unknown:  # submitted by another process: load them
-            self._on_bridge_tasks_added(sorted(unknown))
+        # Added by another process: the follower brought whole rows. A partial change of a task
+        # not in the model yet is followed by its whole row (its addition is another
+        # process's event, past the follower's cursor).
+        added = [values for tid in unknown if "seq" in (values := changes[tid])]
+        if added:
+            self._on_bridge_tasks_added(sorted(added, key=lambda r: r["seq"]))
         self.table.rows_changed()
         if not self._soon.isActive():
             self._soon.start()
@@ -289,18 +304,21 @@ class MainWindow(QMainWindow):
         for tid in changes:
             # A transition writes its own event row (started, retry, lost, canceled...), which
             # reaches us as this change, not as a logged line: reload the log with the record.
-            self._refresh_dialog(tid)
+            if tid in self._details:
+                spawn(self._refresh_dialog(tid), f"details:{tid}")
 
     def _on_bridge_task_logged(self, task_id: str, _kind: str, _message: str, _at: float) -> None:
-        dialog = self._details.get(task_id)
-        if dialog is not None:
-            dialog.update_events(self.controller.events(task_id))
+        if task_id in self._details:
+            spawn(self._refresh_dialog(task_id, record=False), f"details:{task_id}")
 
-    def _refresh_dialog(self, task_id: str) -> None:
-        dialog = self._details.get(task_id)
-        if dialog is not None and (record := self.controller.task(task_id)) is not None:
-            dialog.update_record(record)
-            dialog.update_events(self.controller.events(task_id))
+    async def _refresh_dialog(self, task_id: str, *, record: bool = True) -> None:
+        fresh = await self.controller.task(task_id) if record else None
+        events = await self.controller.events(task_id)
+        dialog = self._details.get(task_id)  # it may have closed meanwhile
+        if dialog is not None:
+            if fresh is not None:
+                dialog.update_record(fresh)
+            dialog.update_events(events)
 
     def _on_bridge_account_changed(self, account_id: str) -> None:
         status = self.controller.account_status(account_id)
@@ -384,9 +402,11 @@ class MainWindow(QMainWindow):
 
     def _submit(self, dialog: NewBatchDialog) -> None:
         tasks = dialog.tasks()
-        if not tasks:
-            return
-        self._notify_submitted(self.controller.submit(tasks))
+        if tasks:
+            spawn(self._submit_tasks(tasks), "submit")
+
+    async def _submit_tasks(self, tasks: Sequence[NewTask]) -> None:
+        self._notify_submitted(await self.controller.submit(tasks))
 
     def _notify_submitted(self, result: SubmitResult) -> None:
         self._notify(
@@ -402,18 +422,21 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def open_details(self, task_id: str) -> None:
-        dialog = self._details.get(task_id)
-        record = self.controller.task(task_id)
+        spawn(self.show_details(task_id), f"open:{task_id}")
+
+    async def show_details(self, task_id: str) -> TaskDetailsDialog | None:
+        record = await self.controller.task(task_id)
+        events = await self.controller.events(task_id)
         if record is None:
-            return
+            return None
+        dialog = self._details.get(task_id)
         if dialog is None:
-            dialog = TaskDetailsDialog(
-                record, self.controller.events(task_id), self, now=self.controller.now
-            )
+            dialog = TaskDetailsDialog(record, events, self, now=self.controller.now)
             dialog.finished.connect(lambda _r, t=task_id: self._details.pop(t, None))
             self._details[task_id] = dialog
         dialog.show()
         dialog.raise_()
+        return dialog
 
     @asyncSlot(str)  # type: ignore[untyped-decorator]
     async def _on_accounts_login_requested(self, account_id: str) -> None:
@@ -445,6 +468,8 @@ class MainWindow(QMainWindow):
         QSettings().setValue("main/geometry", self.saveGeometry())
         for dialog in list(self._details.values()):
             dialog.close()
+        if self._history is not None:
+            self._history.cancel()
         self._tick.stop()
         event.accept()
         self.close_requested.emit()
@@ -460,8 +485,7 @@ class MainWindow(QMainWindow):
         layout.insertWidget(0, banner)
 
         def submit() -> None:
-            batch = sample_batch(f"demo-{int(self.controller.now())}")
-            self._notify_submitted(self.controller.submit(batch))
+            spawn(self._submit_tasks(sample_batch(f"demo-{int(self.controller.now())}")), "demo")
 
         banner.run_requested.connect(submit)
         self.demo_button = banner.button

@@ -1,16 +1,28 @@
 """The task actions of the toolbar and the table's context menu: cancel, cancel batch, retry,
-retry all failed, export. Non-modal prompts only: the scheduler keeps running meanwhile."""
+retry all failed, export. Non-modal prompts only: the scheduler keeps running meanwhile.
+Actions are coroutines (their statements run on the database threads); an export is a
+background job with progress, Cancel and, when it is done, *Open folder*."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStyle, QToolBar
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QStyle,
+    QToolBar,
+    QWidget,
+)
 
 from media_assistant.gui.controller import AppController
+from media_assistant.gui.jobs import JobCanceled, JobRunner, spawn
 from media_assistant.gui.task_model import TaskTableModel
 from media_assistant.gui.task_view import TaskTable
 
@@ -30,6 +42,9 @@ class TaskActions(QObject):
         self.model = model
         self.cancel: QAction | None = None
         self.retry: QAction | None = None
+        self.jobs = JobRunner(window)
+        self.export_job: asyncio.Task[int | None] | None = None
+        self.result_box: QMessageBox | None = None
 
     def _show(self, text: str, timeout_ms: int = 8000) -> None:
         self.window.statusBar().showMessage(text, timeout_ms)
@@ -70,13 +85,16 @@ class TaskActions(QObject):
 
     def cancel_tasks(self, ids: list[str]) -> None:
         if ids:
-            result = self.controller.cancel(ids)
-            self._show(
-                self.tr("%1 canceled, %2 stopping at their next checkpoint")
-                .replace("%1", str(len(result.canceled)))
-                .replace("%2", str(len(result.requested))),
-                8000,
-            )
+            spawn(self._cancel(ids), "cancel")
+
+    async def _cancel(self, ids: list[str]) -> None:
+        result = await self.controller.cancel(ids)
+        self._show(
+            self.tr("%1 canceled, %2 stopping at their next checkpoint")
+            .replace("%1", str(len(result.canceled)))
+            .replace("%2", str(len(result.requested))),
+            8000,
+        )
 
     def cancel_batch(self) -> None:
         batch = self.table.current_batch()
@@ -96,10 +114,8 @@ class TaskActions(QObject):
         )
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
-        def answered(button: int) -> None:
-            if button != QMessageBox.StandardButton.Yes:
-                return
-            result = self.controller.cancel_batch(batch)
+        async def cancel() -> None:
+            result = await self.controller.cancel_batch(batch)
             self._show(
                 self.tr("%1 canceled, %2 stopping")
                 .replace("%1", str(len(result.canceled)))
@@ -107,17 +123,23 @@ class TaskActions(QObject):
                 8000,
             )
 
+        def answered(button: int) -> None:
+            if button == QMessageBox.StandardButton.Yes:
+                spawn(cancel(), "cancel-batch")
+
         box.finished.connect(answered)
         box.open()
         self.cancel_batch_box = box
 
     def retry_tasks(self, ids: list[str]) -> None:
         if ids:
-            n = len(self.controller.retry(ids))
-            self._show(self.tr("%n task(s) back in the queue", "", n), 8000)
+            spawn(self._retried(self.controller.retry(ids)), "retry")
 
     def retry_failed(self) -> None:
-        n = len(self.controller.retry_failed())
+        spawn(self._retried(self.controller.retry_failed()), "retry-failed")
+
+    async def _retried(self, retry: Awaitable[list[str]]) -> None:
+        n = len(await retry)
         self._show(self.tr("%n task(s) back in the queue", "", n), 8000)
 
     def export_tasks(self, ids: list[str] | None) -> None:
@@ -127,11 +149,41 @@ class TaskActions(QObject):
             str(Path.home() / "media-assistant-export.xlsx"),
             self.tr("Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)"),
         )
-        if not path:
-            return
+        if path:
+            self.export_job = spawn(self.export_to(Path(path), ids), "export")
+
+    async def export_to(self, path: Path, ids: list[str] | None) -> int | None:
+        """The export as a background job; the result with *Open folder*, or why it failed."""
         try:
-            n = self.controller.export(Path(path), None, ids)
+            n = await self.jobs.run(
+                self.tr("Exporting to %1…").replace("%1", path.name),
+                self.controller.export_work(path, None, ids),
+            )
+        except JobCanceled:
+            self._show(self.tr("Export canceled; nothing was written"), 8000)
+            return None
         except Exception as exc:  # InputError names the problem; show it
-            QMessageBox.warning(self.window, self.tr("Export failed"), str(exc))
-            return
-        self._show(self.tr("%n task(s) written to %1", "", n).replace("%1", path), 10000)
+            box = QMessageBox(
+                QMessageBox.Icon.Warning, self.tr("Export failed"), str(exc), parent=self.window
+            )
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            box.open()
+            return None
+        text = self.tr("%n task(s) written to %1", "", n).replace("%1", str(path))
+        self._show(text, 10000)
+        self.result_box = open_folder_box(self.window, self.tr("Export finished"), text, path)
+        return n
+
+
+def open_folder_box(parent: QWidget, title: str, text: str, path: Path) -> QMessageBox:
+    """A non-modal note about a file just written, with a button that opens its folder."""
+    box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=parent)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    folder = box.addButton(
+        QCoreApplication.translate("TaskActions", "Open folder"),
+        QMessageBox.ButtonRole.ActionRole,
+    )
+    box.addButton(QMessageBox.StandardButton.Close)
+    folder.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path.parent))))
+    box.open()
+    return box

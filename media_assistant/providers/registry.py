@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from media_assistant.core.account_store import AccountStore
 from media_assistant.core.config import AccountConfig, AppConfig
 from media_assistant.core.errors import AccountUnavailable, ConfigError, ProviderError
 from media_assistant.core.paths import Paths
 from media_assistant.core.provider import Provider
 from media_assistant.core.states import ModelKind
+from media_assistant.core.store.facade import AsyncAccounts
 from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ FAKE_SITE = "fake"  # in-process simulated chat (demos, tests): no browser invol
 
 class ProviderRegistry:
     def __init__(
-        self, config: AppConfig, paths: Paths, accounts: AccountStore | None = None
+        self, config: AppConfig, paths: Paths, accounts: AsyncAccounts | None = None
     ) -> None:
         self.config = config
         self.paths = paths
@@ -48,13 +48,13 @@ class ProviderRegistry:
             self._driver = None
 
     def _record_browser(self, account_id: str, pid: int | None, started: float | None) -> None:
-        if self.accounts is not None:
-            self.accounts.set_browser(account_id, pid, started)
+        if self.accounts is not None:  # queued on the database's writer; nobody waits for it
+            self.accounts.db.write_soon(self.accounts.sync.set_browser, account_id, pid, started)
 
-    def _recorded_browser(self, account_id: str) -> RecordedBrowser | None:
+    async def _recorded_browser(self, account_id: str) -> RecordedBrowser | None:
         from media_assistant.providers.web.selfcheck import RecordedBrowser
 
-        status = self.accounts.get(account_id) if self.accounts is not None else None
+        status = await self.accounts.get(account_id) if self.accounts is not None else None
         if status is None or status.browser_pid is None:
             return None
         return RecordedBrowser(status.browser_pid, status.browser_started_at)

@@ -182,16 +182,16 @@ def services(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Servic
     services.close()
 
 
-def build_window(services: Services, qtbot: Any) -> MainWindow:
+async def build_window(services: Services, qtbot: Any) -> MainWindow:
     """As the app builds it (the scheduler is not started: nothing here needs to run)."""
     controller = AppController(services, services.scheduler())
     window = MainWindow(controller, LogModel())
     qtbot.addWidget(window)
-    window.load()
+    await window.load()
     return window
 
 
-def test_the_main_window_speaks_chinese(
+async def test_the_main_window_speaks_chinese(
     use_language: Callable[[str], None], services: Services, qtbot: Any
 ) -> None:
     use_language("zh_CN")
@@ -199,13 +199,13 @@ def test_the_main_window_speaks_chinese(
     accounts.set_problem("web-1", AccountProblem.NEEDS_LOGIN, "the chat page shows the login form")
     accounts.set_enabled("web-2", False)
     accounts.cool_down("api-1", 95, ErrorKind.RATE_LIMITED.value)
-    services.scheduler().submit(
+    services.store.submit(
         [
             NewTask("w1", "web-model", ModelKind.WEB, "写一篇春季护肤笔记", "i18n"),
             NewTask("a1", "api-model", ModelKind.API, "为保温杯写五个标题", "i18n"),
         ]
     )
-    window = build_window(services, qtbot)
+    window = await build_window(services, qtbot)
 
     toolbar = window.findChild(QToolBar, "actions")
     assert toolbar is not None

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QCheckBox
 
@@ -90,18 +91,22 @@ async def env(
         CONFIG.format(api_url=api_sim.base_url, web_lo=web_lo, web_hi=web_hi), encoding="utf-8"
     )
     services = Services.open(Paths.resolve(data))
+    services.bind_loop()
     scheduler = services.scheduler()
     controller = AppController(services, scheduler)
     window = MainWindow(controller, LogModel())
     qtbot.addWidget(window)
-    window.load()
+    await controller.follower.start(await window.load())
     await scheduler.start()
     window.show()
-    yield Env(window, controller, scheduler, services)
-    await scheduler.stop()
-    controller.bridge.close()
-    window.close()
-    services.close()
+    try:
+        yield Env(window, controller, scheduler, services)
+    finally:
+        await scheduler.stop()
+        await controller.close()
+        if shiboken6.isValid(window):  # qtbot may have closed and deleted it already
+            window.close()
+        services.close()
 
 
 def states(env: Env) -> dict[str, str]:
@@ -135,7 +140,7 @@ async def test_a_batch_submitted_through_the_dialog_appears_and_runs(env: Env, q
 
 @pytest.mark.parametrize("env", [(4.0, 6.0)], indirect=True)
 async def test_cancel_and_retry_buttons(env: Env) -> None:
-    ids = list(env.controller.submit(_web_tasks(3)).added)
+    ids = list((await env.controller.submit(_web_tasks(3))).added)
     await until(lambda: "running" in states(env).values())
     running = next(t for t, s in states(env).items() if s == "running")
     pending = [t for t in ids if t != running]
@@ -155,7 +160,7 @@ async def test_disabling_an_account_stops_its_new_work(env: Env) -> None:
     toggle = env.window.accounts._toggles["api-1"]
     assert isinstance(toggle, QCheckBox) and toggle.isChecked()
     toggle.setChecked(False)
-    env.controller.submit(_api_tasks(4))
+    await env.controller.submit(_api_tasks(4))
     await asyncio.sleep(1.0)
     assert set(states(env).values()) == {"pending"}
     assert env.window.accounts.table.item(1, 1).text() == labels.account_state("disabled")
@@ -166,7 +171,7 @@ async def test_disabling_an_account_stops_its_new_work(env: Env) -> None:
 @pytest.mark.parametrize("env", [(2.0, 3.0)], indirect=True)
 async def test_the_eta_appears_once_a_lane_has_finished_a_task(env: Env) -> None:
     panel = env.window.lanes["web"]
-    env.controller.submit(_web_tasks(4))
+    await env.controller.submit(_web_tasks(4))
     await until(lambda: env.window.model.rowCount() == 4)
     env.window.refresh()
     assert panel.last_estimate is not None and panel.last_estimate.basis == "no_samples"
@@ -218,10 +223,11 @@ async def test_history_loads_behind_the_first_page_in_order(
         conn.exec_driver_sql(
             "UPDATE tasks SET state='success', started_at=1, finished_at=2 WHERE seq <= 1490"
         )
+    services.bind_loop()
     controller = AppController(services, services.scheduler())
     window = MainWindow(controller, LogModel())
     qtbot.addWidget(window)
-    window.load()
+    await window.load()
     assert window.model.rowCount() == 300 + 10  # the newest finished + everything unfinished
     await asyncio.sleep(mw.HISTORY_PAUSE_MS * 6 / 1000)
     assert window.model.rowCount() == 310  # history waits for the window to be on screen
@@ -232,6 +238,6 @@ async def test_history_loads_behind_the_first_page_in_order(
     seqs = [r.seq for r in window.model.rows()]
     assert seqs == sorted(seqs)  # history went in at the top, in order
     assert window.model.lanes["api"].counts["success"] == 1490
-    controller.bridge.close()
+    await controller.close()
     window.close()
     services.close()

@@ -13,10 +13,12 @@ import pytest
 from media_assistant.core.clock import ScaledClock
 from media_assistant.core.config import AccountConfig, AppConfig
 from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.provider import Provider
 from media_assistant.core.scheduler import Scheduler
 from media_assistant.core.states import ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncStore
 from media_assistant.sim.fake_api import FakeApi, FakeApiProvider
 from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 from tests.conftest import make_config
@@ -35,6 +37,10 @@ class Harness:
     overrides: dict[str, Provider]
     scheduler: Scheduler | None = None
 
+    def __post_init__(self) -> None:
+        self.db = DbThreads()
+        self.astore = AsyncStore(self.store, self.db)
+
     def factory(self, account: AccountConfig) -> Provider:
         if account.id in self.overrides:
             return self.overrides[account.id]
@@ -44,7 +50,7 @@ class Harness:
 
     async def start(self) -> Scheduler:
         self.scheduler = Scheduler(
-            self.config, self.store, self.clock, self.factory, seed=1, tick_s=0.5, idle_poll_s=1.0
+            self.config, self.astore, self.clock, self.factory, seed=1, tick_s=0.5, idle_poll_s=1.0
         )
         await self.scheduler.start()
         return self.scheduler
@@ -85,6 +91,7 @@ async def harness_factory(tmp_path: Path) -> AsyncIterator[Callable[..., Harness
     for h in made:
         if h.scheduler is not None and h.scheduler.started:
             await h.scheduler.stop()
+        h.db.close()
         h.store.engine.dispose()
 
 

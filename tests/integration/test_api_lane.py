@@ -14,11 +14,13 @@ import pytest
 from media_assistant.core.clock import SystemClock
 from media_assistant.core.config import parse_config
 from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler
 from media_assistant.core.states import AccountState, ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncStore
 from media_assistant.providers.registry import ProviderRegistry
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 from tests.conftest import make_tasks
@@ -88,16 +90,20 @@ class Run:
         self.paths.ensure()
         self.config = parse_config(cfg, "test")
         self.store = Store(open_engine(sqlite_url(self.paths.database)), self.clock)
+        self.db = DbThreads()
         self.registry = ProviderRegistry(self.config, self.paths)
-        self.scheduler = Scheduler(self.config, self.store, self.clock, self.registry, seed=4)
+        self.scheduler = Scheduler(
+            self.config, AsyncStore(self.store, self.db), self.clock, self.registry, seed=4
+        )
 
     async def go(self, tasks: list[NewTask], timeout: float = 60) -> Any:
         await self.scheduler.start()
-        self.scheduler.submit(tasks)
+        await self.scheduler.submit(tasks)
         try:
             return await asyncio.wait_for(self.scheduler.run_until_idle(), timeout)
         finally:
             await self.scheduler.stop()
+            self.db.close()
             self.store.engine.dispose()
 
 
@@ -203,7 +209,7 @@ async def test_a_wrong_key_fails_its_tasks_as_auth_errors_and_run_ends(
     assert len(failed) <= 2  # at most the requests already in flight
     assert [s.model for s in stuck] == ["api-model"]
     assert "credentials_rejected" in stuck[0].reason
-    status = run.scheduler.accounts.get("api-b")
+    status = run.scheduler.accounts.sync.get("api-b")
     assert status is not None and status.state(run.clock.now()) is AccountState.CREDENTIALS_REJECTED
     assert "sk-wrong" not in (failed[0].error_message or "")
 

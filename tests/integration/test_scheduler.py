@@ -20,7 +20,7 @@ from tests.integration.conftest import Harness
 
 async def test_mixed_batch_two_lanes_no_conflicts_and_concurrency_used(harness: Harness) -> None:
     s = await harness.start()
-    s.submit(
+    await s.submit(
         make_tasks(12, model="web-model", kind=ModelKind.WEB)
         + make_tasks(28, model="api-model", kind=ModelKind.API)
     )
@@ -55,7 +55,7 @@ async def test_retry_after_a_failure_reuses_the_row(harness: Harness) -> None:
     harness.site.inject("web-1", ErrorKind.SERVER_ERROR)
     harness.config = make_config(web_accounts=1, api_accounts=0)
     s = await harness.start()
-    s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB))
+    await s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB))
     await harness.run()
     [row] = harness.store.list_tasks()
     assert (row.state, row.attempt) == ("success", 2)
@@ -84,22 +84,22 @@ async def test_429_defers_without_burning_an_attempt(harness: Harness) -> None:
     harness.config = make_config(web_accounts=0, api_accounts=1)
     harness.overrides["api-1"] = RateLimitedOnce(FakeApiProvider(harness.api, "api-1"))
     s = await harness.start()
-    s.submit(make_tasks(1))
+    await s.submit(make_tasks(1))
     await harness.run()
     [row] = harness.store.list_tasks()
     assert (row.state, row.attempt) == ("success", 1)
-    status = s.accounts.get("api-1")
+    status = await s.accounts.get("api-1")
     assert status is not None and status.cooldown_reason == "rate_limited"
 
 
 async def test_cancel_pending_and_running_with_true_final_states(harness: Harness) -> None:
     harness.config = make_config(web_accounts=1, api_accounts=0)
     s = await harness.start()
-    s.submit(make_tasks(3, model="web-model", kind=ModelKind.WEB))
+    await s.submit(make_tasks(3, model="web-model", kind=ModelKind.WEB))
     while not harness.store.running_ids():
         await asyncio.sleep(0.01)
     [running] = harness.store.running_ids()
-    result = s.cancel(["web-000", "web-001", "web-002"])
+    result = await s.cancel(["web-000", "web-001", "web-002"])
     assert set(result.canceled) == {"web-001", "web-002"}
     assert result.requested == (running,)
     assert harness.states()["web-001"] == "canceled"  # at once
@@ -115,7 +115,7 @@ async def test_cancel_during_backoff_is_never_retried(harness: Harness) -> None:
     )
     harness.site.inject("web-1", ErrorKind.SERVER_ERROR)
     s = await harness.start()
-    s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB))
+    await s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB))
     row = None
     for _ in range(500):
         row = harness.store.get("web-000")
@@ -123,7 +123,7 @@ async def test_cancel_during_backoff_is_never_retried(harness: Harness) -> None:
             break
         await asyncio.sleep(0.01)
     assert row is not None and row.not_before is not None  # waiting out its backoff
-    s.cancel(["web-000"])
+    await s.cancel(["web-000"])
     await harness.run()
     row = harness.store.get("web-000")
     assert row is not None and (row.state, row.attempt) == ("canceled", 1)
@@ -133,14 +133,14 @@ async def test_login_lost_stops_one_account_and_the_run_still_ends(harness: Harn
     harness.site.inject("web-1", ErrorKind.LOGIN_REQUIRED)
     harness.config = make_config(web_accounts=2, api_accounts=0)
     s = await harness.start()
-    s.submit(make_tasks(6, model="web-model", kind=ModelKind.WEB))
+    await s.submit(make_tasks(6, model="web-model", kind=ModelKind.WEB))
     assert await harness.run() == []
     states = harness.states()
     failed = [t for t, st in states.items() if st == "failed"]
     assert len(failed) == 1
     assert harness.store.get(failed[0]).error_kind == "login_required"  # type: ignore[union-attr]
     assert list(states.values()).count("success") == 5
-    web1 = s.accounts.get("web-1")
+    web1 = await s.accounts.get("web-1")
     assert web1 is not None and web1.state(harness.clock.now()) is AccountState.NEEDS_LOGIN
     assert harness.site.session("web-2").served == 5
 
@@ -148,8 +148,8 @@ async def test_login_lost_stops_one_account_and_the_run_still_ends(harness: Harn
 async def test_tasks_nobody_can_serve_end_the_run_as_stuck(harness: Harness) -> None:
     harness.config = make_config(web_accounts=1, api_accounts=0)
     s = await harness.start()
-    s.accounts.set_enabled("web-1", False)
-    s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
+    await s.accounts.set_enabled("web-1", False)
+    await s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
     [stuck] = await harness.run(timeout=10)
     assert stuck.model == "web-model" and stuck.pending == 2
     assert "web-1: disabled" in stuck.reason
@@ -161,11 +161,11 @@ async def test_disabling_an_account_stops_new_work_and_enabling_resumes(
 ) -> None:
     harness.config = make_config(web_accounts=0, api_accounts=1, concurrency=2)
     s = await harness.start()
-    s.accounts.set_enabled("api-1", False)
-    s.submit(make_tasks(4))
+    await s.accounts.set_enabled("api-1", False)
+    await s.submit(make_tasks(4))
     await asyncio.sleep(0.3)
     assert set(harness.states().values()) == {"pending"}
-    s.accounts.set_enabled("api-1", True)
+    await s.accounts.set_enabled("api-1", True)
     assert await harness.run() == []
     assert set(harness.states().values()) == {"success"}
 
@@ -175,7 +175,7 @@ async def test_graceful_shutdown_returns_running_tasks_without_using_an_attempt(
 ) -> None:
     harness.config = make_config(web_accounts=2, api_accounts=1)
     s = await harness.start()
-    s.submit(make_tasks(4, model="web-model", kind=ModelKind.WEB) + make_tasks(4))
+    await s.submit(make_tasks(4, model="web-model", kind=ModelKind.WEB) + make_tasks(4))
     while len(harness.store.running_ids()) < 5:
         await asyncio.sleep(0.01)
     await s.stop()
@@ -238,7 +238,7 @@ async def test_a_hung_attempt_times_out_and_the_task_fails_after_its_attempts(
     )
     harness.overrides["web-1"] = Hangs()
     s = await harness.start()
-    s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB))
+    await s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB))
     await harness.run()
     [row] = harness.store.list_tasks()
     assert (row.state, row.attempt, row.error_kind) == ("failed", 3, "timeout")

@@ -38,7 +38,7 @@ async def test_a_worker_survives_a_database_error_outside_its_attempts(
     h = harness_factory(web_accounts=1, api_accounts=1)
     s = await h.start()
     monkeypatch.setattr(h.store, "claim_next", busy(4, h.store.claim_next))
-    s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB) + make_tasks(3))
+    await s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB) + make_tasks(3))
     assert await h.run() == []
     assert set(h.states().values()) == {"success"}
     await s.stop()
@@ -51,7 +51,7 @@ async def test_a_finished_answer_survives_a_busy_database(
     monkeypatch.setattr(attempt_module, "PERSIST_FOR_S", 30.0)
     s = await h.start()
     monkeypatch.setattr(h.store, "finish_success", busy(3, h.store.finish_success))
-    s.submit(make_tasks(1))
+    await s.submit(make_tasks(1))
     assert await h.run() == []
     [row] = h.store.list_tasks()
     assert (row.state, row.attempt, row.lost_count) == ("success", 1, 0)
@@ -84,11 +84,11 @@ async def test_a_provider_that_ignores_cancellation_cannot_hang_cancel_or_shutdo
     stubborn = IgnoresCancellation()
     h.overrides["web-1"] = stubborn
     s = await h.start()
-    s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
+    await s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
     while not h.store.running_ids():
         await asyncio.sleep(0.01)
     [running] = h.store.running_ids()
-    s.cancel([running])
+    await s.cancel([running])
     for _ in range(200):
         if h.store.get(running).state == "canceled":  # type: ignore[union-attr]
             break
@@ -129,11 +129,11 @@ async def test_a_stuck_web_generation_has_its_browser_closed_before_the_next_tas
     stuck = StuckUntilReleased()
     h.overrides["web-1"] = stuck
     s = await h.start()
-    s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
+    await s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
     while not h.store.running_ids():
         await asyncio.sleep(0.01)
     [first] = h.store.running_ids()
-    s.cancel([first])
+    await s.cancel([first])
     while len(stuck.events) < 4:
         await asyncio.sleep(0.01)
     await asyncio.wait_for(s.stop(), 30)
@@ -166,7 +166,7 @@ async def test_an_unrequested_cancellation_is_retried_not_reported_as_a_cancel(
     h = harness_factory(web_accounts=0, api_accounts=1)
     h.overrides["api-1"] = CancelledOutOfTheBlue()
     s = await h.start()
-    s.submit(make_tasks(1))
+    await s.submit(make_tasks(1))
     assert await h.run() == []
     [row] = h.store.list_tasks()
     assert (row.state, row.attempt) == ("success", 2)

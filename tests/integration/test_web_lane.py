@@ -17,11 +17,13 @@ import pytest
 from media_assistant.core.clock import SystemClock
 from media_assistant.core.config import parse_config
 from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler
 from media_assistant.core.states import AccountState, ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncStore
 from media_assistant.providers.registry import ProviderRegistry
 from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.processes import browser_processes
@@ -81,6 +83,7 @@ class WebEnv:
         )
         self.clock = SystemClock()
         self.store = Store(open_engine(sqlite_url(self.paths.database)), self.clock)
+        self.db = DbThreads()
         self.registry: ProviderRegistry | None = None
         self.scheduler: Scheduler | None = None
 
@@ -97,7 +100,7 @@ class WebEnv:
         self.registry = ProviderRegistry(self.config, self.paths, None)
         self.scheduler = Scheduler(
             self.config,
-            self.store,
+            AsyncStore(self.store, self.db),
             self.clock,
             self.registry,
             profile_dir=self.paths.profile,
@@ -114,6 +117,7 @@ class WebEnv:
     async def close(self) -> None:
         if self.scheduler is not None and self.scheduler.started:
             await self.scheduler.stop()
+        self.db.close()
         self.store.engine.dispose()
 
     def events(self, task_id: str) -> list[str]:
@@ -145,7 +149,7 @@ def web_tasks(n: int, prefix: str = "w") -> list[NewTask]:
 
 async def test_two_accounts_in_parallel_no_conflicts_each_answer_its_own(env: WebEnv) -> None:
     s = await env.start()
-    s.submit(web_tasks(8))
+    await s.submit(web_tasks(8))
     assert await env.run() == []
     rows = env.store.list_tasks()
     assert {r.state for r in rows} == {"success"}
@@ -162,7 +166,7 @@ async def test_two_accounts_in_parallel_no_conflicts_each_answer_its_own(env: We
     }
     assert any(s1 < e2 and s2 < e1 for s1, e1 in spans["web-1"] for s2, e2 in spans["web-2"])
     # The browser's PID is recorded, so a later run's self-check can find it.
-    status = s.accounts.get("web-1")
+    status = await s.accounts.get("web-1")
     assert status is not None and status.browser_pid is not None
 
 
@@ -175,7 +179,7 @@ async def test_cancel_mid_generation_uses_the_stop_control(env: WebEnv) -> None:
         "test",
     )
     s = await env.start()
-    s.submit(
+    await s.submit(
         [
             NewTask("long", "web-model", ModelKind.WEB, "a long one", "b"),
             NewTask("next", "web-model", ModelKind.WEB, "the next one", "b"),
@@ -189,7 +193,7 @@ async def test_cancel_mid_generation_uses_the_stop_control(env: WebEnv) -> None:
             break
         await asyncio.sleep(0.02)
     t0 = time.monotonic()
-    s.cancel(["long"])
+    await s.cancel(["long"])
     while env.store.get("long").state == "running":  # type: ignore[union-attr]
         await asyncio.sleep(0.02)
     took = time.monotonic() - t0
@@ -204,7 +208,7 @@ async def test_cancel_mid_generation_uses_the_stop_control(env: WebEnv) -> None:
 
 async def test_a_killed_browser_is_retried_on_the_same_row(env: WebEnv) -> None:
     s = await env.start()
-    s.submit(web_tasks(1, prefix="k"))
+    await s.submit(web_tasks(1, prefix="k"))
     while not env.sim.stats().get("web-1", {}).get("active") and not env.sim.stats().get(
         "web-2", {}
     ).get("active"):
@@ -251,7 +255,7 @@ async def test_a_leftover_browser_on_a_profile_is_stopped_before_the_next_task(
             "test",
         )
         s = await env.start()
-        s.submit(web_tasks(1, prefix="l"))
+        await s.submit(web_tasks(1, prefix="l"))
         assert await env.run() == []
     finally:
         leftover.wait(timeout=10)
@@ -276,13 +280,13 @@ async def test_a_profile_held_by_a_foreign_process_is_not_killed(env: WebEnv) ->
             "test",
         )
         s = await env.start()
-        s.submit(web_tasks(1, prefix="f"))
+        await s.submit(web_tasks(1, prefix="f"))
         stuck = await env.run()
         row = env.store.get("f0")
         assert row is not None and (row.state, row.error_kind) == ("failed", "profile_in_use")
         assert str(holder.pid) in (row.error_message or "")
         assert holder.poll() is None  # still alive: never killed
-        status = s.accounts.get("web-1")
+        status = await s.accounts.get("web-1")
         assert status is not None
         assert status.state(env.clock.now()) is AccountState.NEEDS_ATTENTION
         assert stuck == []
@@ -294,14 +298,14 @@ async def test_a_profile_held_by_a_foreign_process_is_not_killed(env: WebEnv) ->
 async def test_login_lost_on_one_account_the_other_keeps_working(env: WebEnv) -> None:
     env.sim.inject("login_expired", user="web-1")
     s = await env.start()
-    s.submit(web_tasks(5, prefix="g"))
+    await s.submit(web_tasks(5, prefix="g"))
     assert await env.run() == []
     rows = env.store.list_tasks()
     failed = [r for r in rows if r.state == "failed"]
     assert len(failed) == 1 and failed[0].error_kind == "login_required"
     assert failed[0].account_id is None or failed[0].account_id == "web-1"
     assert sum(r.state == "success" for r in rows) == 4
-    status = s.accounts.get("web-1")
+    status = await s.accounts.get("web-1")
     assert status is not None and status.state(env.clock.now()) is AccountState.NEEDS_LOGIN
     assert env.sim.stats()["web-2"]["completed"] == 4
 
@@ -319,7 +323,7 @@ async def test_need_empty_prompt_sends_exactly_the_user_text(
     await e.sign_in("web-1")
     try:
         s = await e.start()
-        s.submit(
+        await s.submit(
             [
                 NewTask(
                     "r1",
@@ -490,7 +494,7 @@ async def test_a_rate_limit_toast_cools_the_account_down_without_using_an_attemp
     chat_sim.inject("rate_limited", user="web-1")
     try:
         s = await e.start()
-        s.submit(web_tasks(1, prefix="r"))
+        await s.submit(web_tasks(1, prefix="r"))
         assert await e.run() == []
         row = e.store.get("r0")
         assert row is not None and (row.state, row.attempt) == ("success", 1)

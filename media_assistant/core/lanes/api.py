@@ -55,7 +55,7 @@ class ApiLane(Lane):
         gate = self.gates[account.id]
         while not self.rt.stopping.is_set():
             wake.clear()
-            self.reap()
+            await self.reap()
             if not self.rt.accounts.available(account.id):
                 await self.wait_available(account, wake)
                 continue
@@ -63,7 +63,7 @@ class ApiLane(Lane):
                 await self.wait_for_wake(wake)  # a finishing attempt sets `wake`
                 continue
             if gate.limits_rate:
-                head = self.rt.store.peek_next(account.models)
+                head = await self.rt.store.peek_next(account.models)
                 if head is None:
                     await self.wait_for_work(account, wake)
                     continue
@@ -71,7 +71,7 @@ class ApiLane(Lane):
                 # The wait may have been long: a 429 may have paused the account meanwhile.
                 if self.rt.stopping.is_set() or not self.rt.accounts.available(account.id):
                     continue
-            claim = self.claim(account)
+            claim = await self.claim(account)
             if claim is None:
                 await self.wait_for_work(account, wake)
                 continue

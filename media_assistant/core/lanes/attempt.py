@@ -65,23 +65,24 @@ class AttemptContext:
 
     def log(self, message: str, *, level: int = logging.INFO, kind: str = "log") -> None:
         self._log.log(level, "%s: %s", self._spec.task_id, message)
-        # Best effort: a busy database must not turn a finished answer into a failure.
-        try:
-            self._rt.store.log_event(
-                self._spec.task_id,
-                kind,
-                f"{self._log.extra['prefix'] if self._log.extra else ''} {message}",
-                lane=self._spec.model_kind.value,
-                account_id=self._spec.account_id,
-                attempt=self._spec.attempt,
-            )
-        except SQLAlchemyError as exc:
-            self._log.warning("%s: event log line not stored (%s)", self._spec.task_id, exc)
+        # Queued on the database's writer, not awaited: a provider logs from code that cannot
+        # wait, and a busy database must not turn a finished answer into a failure.
+        self._rt.store.log_event_soon(
+            self._spec.task_id,
+            kind,
+            f"{self._log.extra['prefix'] if self._log.extra else ''} {message}",
+            lane=self._spec.model_kind.value,
+            account_id=self._spec.account_id,
+            attempt=self._spec.attempt,
+        )
 
     def throttle_account(self, seconds: float, reason: str) -> None:
         self.throttle = (seconds, reason)
+        self._rt.spawn(self._cool_down(seconds, reason), name=f"throttle:{self._spec.account_id}")
+
+    async def _cool_down(self, seconds: float, reason: str) -> None:
         try:
-            slowed = self._rt.accounts.store.cool_down(self._spec.account_id, seconds, reason)
+            slowed = await self._rt.accounts.cool_down(self._spec.account_id, seconds, reason)
         except SQLAlchemyError as exc:
             self._log.warning("cannot record the slow-down (%s)", exc)
             return
@@ -376,9 +377,7 @@ class AttemptRunner:
                 f"{decision.pause:.1f} s, task waits (attempt not used up)"
             )
             await self._persist(
-                lambda: rt.accounts.store.cool_down(
-                    claim.account_id, decision.pause, decision.kind.value
-                )
+                lambda: rt.accounts.cool_down(claim.account_id, decision.pause, decision.kind.value)
             )
             ok = await self._persist(
                 lambda: store.requeue(
@@ -387,14 +386,14 @@ class AttemptRunner:
             )
             self._report(ok, log, claim, msg, level=logging.WARNING)
 
-    async def _persist(self, write: Callable[[], T]) -> T:
+    async def _persist(self, write: Callable[[], Awaitable[T]]) -> T:
         """Run a store write; while the database is locked by another process (a long import,
         a backup), wait and try again instead of losing the outcome of a finished attempt."""
         deadline = time.monotonic() + PERSIST_FOR_S
         delay = 0.25
         while True:
             try:
-                return write()
+                return await write()
             except OperationalError as exc:
                 if time.monotonic() + delay > deadline:
                     raise
@@ -404,7 +403,9 @@ class AttemptRunner:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
 
-    def _account_effect(self, error: ProviderError, account: AccountConfig, log: LaneLog) -> None:
+    async def _account_effect(
+        self, error: ProviderError, account: AccountConfig, log: LaneLog
+    ) -> None:
         problems = {
             ErrorKind.AUTH_REJECTED: AccountProblem.CREDENTIALS_REJECTED,
             ErrorKind.LOGIN_REQUIRED: AccountProblem.NEEDS_LOGIN,
@@ -414,7 +415,7 @@ class AttemptRunner:
         }
         problem = problems.get(error.kind)
         if problem is not None:
-            self.rt.accounts.store.set_problem(account.id, problem, error.message)
+            await self.rt.accounts.set_problem(account.id, problem, error.message)
             log.warning("account now %s: %s", problem.value, error.message)
 
     def _report(

@@ -89,14 +89,14 @@ class Lane:
 
     # ------------------------------------------------------------------ shared steps
 
-    def reap(self) -> None:
+    async def reap(self) -> None:
         """Take back this lane's tasks whose heartbeat stopped (throttled; not after a stall)."""
         now = self.rt.clock.monotonic()
         if now - self._last_reap < self.rt.reap_every_s or not self.rt.reap_allowed():
             return
         self._last_reap = now
         alive = {tid: beat[:2] for tid, beat in self.runner.beats().items()}
-        released = self.rt.store.reap_stale(
+        released = await self.rt.store.reap_stale(
             dead_after=self.rt.config.scheduler.dead_after_s, kind=self.kind, alive=alive
         )
         ours = {r.task_id for r in released if r.owner_id == self.rt.owner_id}
@@ -109,15 +109,30 @@ class Lane:
         if any(r.new_state is TaskState.PENDING for r in released):
             self.wake()
 
-    def claim(self, account: AccountConfig) -> Claim | None:
+    async def claim(self, account: AccountConfig) -> Claim | None:
         """The head of the queue for this account's models, now running on it (or None)."""
-        return self.rt.store.claim_next(
+        claim = await self.rt.store.claim_next(
             kind=self.kind,
             account_id=account.id,
             models=account.models,
             owner_id=self.rt.owner_id,
             deadline_s=self.rt.config.lane(self.kind).deadline_s,
         )
+        if claim is not None and (
+            self.rt.stopping.is_set() or not self.rt.accounts.available(account.id)
+        ):
+            # Switched off (or the scheduler stopping) while the claim waited for the writer:
+            # the operator's word wins. Back to the queue, the attempt not used up.
+            await self.rt.store.requeue(
+                claim,
+                not_before=None,
+                keep_attempt=True,
+                kind=None,
+                message=f"{account.id} was switched off as it took the task; back in the queue",
+                event_kind="state",
+            )
+            return None
+        return claim
 
     async def wait_available(self, account: AccountConfig, wake: asyncio.Event) -> None:
         left = self.rt.accounts.seconds_until_available(account.id)
@@ -130,7 +145,7 @@ class Lane:
 
     async def wait_for_work(self, account: AccountConfig, wake: asyncio.Event) -> None:
         timeout = self.rt.idle_poll_s
-        next_at = self.rt.store.next_not_before(account.models)
+        next_at = await self.rt.store.next_not_before(account.models)
         if next_at is not None:
             timeout = min(timeout, max(next_at - self.rt.clock.now(), 0.001))
         await wait_event(wake, timeout, self.rt.clock)

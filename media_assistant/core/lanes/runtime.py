@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import MutableMapping
+from collections.abc import Coroutine, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from media_assistant.core.account_store import AccountStatus, AccountStore
+from media_assistant.core.account_store import AccountStatus
 from media_assistant.core.clock import Clock
 from media_assistant.core.config import AppConfig
-from media_assistant.core.store import Store
+from media_assistant.core.states import AccountProblem
+from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
 # How often an idle worker looks for work another process may have submitted, at the latest.
 IDLE_POLL_S = 1.0
@@ -32,18 +33,30 @@ def lane_log(kind: str, account_id: str | None = None) -> LaneLog:
 
 @dataclass
 class AccountView:
-    """The scheduler's cached view of account states (refreshed from the DB, updated locally)."""
+    """The scheduler's cached view of account states: lanes ask it many times a second without
+    a statement. It is reloaded on every account change (ours at once, other processes' within
+    a housekeeping tick)."""
 
-    store: AccountStore
+    store: AsyncAccounts
     clock: Clock
     statuses: dict[str, AccountStatus] = field(default_factory=dict)
 
-    def refresh(self) -> bool:
+    async def refresh(self) -> bool:
         """Reload from the database; True if anything changed."""
-        fresh = self.store.all()
+        fresh = await self.store.all()
         changed = fresh != self.statuses
         self.statuses = fresh
         return changed
+
+    async def set_problem(self, account_id: str, problem: AccountProblem, detail: str) -> None:
+        """Record a problem and see it at once: the lane must not claim again before it knows."""
+        await self.store.set_problem(account_id, problem, detail)
+        await self.refresh()
+
+    async def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:
+        slowed = await self.store.cool_down(account_id, seconds, reason)
+        await self.refresh()
+        return slowed
 
     def available(self, account_id: str) -> bool:
         status = self.statuses.get(account_id)
@@ -65,7 +78,7 @@ class AccountView:
 @dataclass
 class Runtime:
     config: AppConfig
-    store: Store
+    store: AsyncStore
     accounts: AccountView
     clock: Clock
     owner_id: str
@@ -77,6 +90,16 @@ class Runtime:
     last_tick: float = 0.0
     last_tick_wall: float = 0.0
     reap_hold_until: float = 0.0
+    # Background coroutines (a log line's slow-down, an account refresh): strong references
+    # until they end, so none is garbage-collected mid-flight.
+    background: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        task.add_done_callback(_log_crash)
+        return task
 
     def reap_allowed(self) -> bool:
         """False right after the event loop itself stalled (laptop sleep, a long GC pause):
@@ -89,3 +112,8 @@ class Runtime:
         # does not — and heartbeats are compared in wall-clock time.
         limit = self.config.scheduler.heartbeat_s
         return now - self.last_tick <= limit and self.clock.now() - self.last_tick_wall <= limit
+
+
+def _log_crash(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        logging.getLogger(__name__).error("%s failed", task.get_name(), exc_info=exc)

@@ -46,7 +46,7 @@ class WebLane(Lane):
             async with self.account_locks[account.id]:
                 while not self.rt.stopping.is_set():
                     wake.clear()
-                    self.reap()
+                    await self.reap()
                     if not self.rt.accounts.available(account.id):
                         if (
                             profile_lock is not None
@@ -66,12 +66,12 @@ class WebLane(Lane):
                                 f"profile {profile_lock.profile_dir} is in use by another "
                                 "Media Assistant instance"
                             )
-                            self.rt.accounts.store.set_problem(
+                            await self.rt.accounts.set_problem(
                                 account.id, AccountProblem.NEEDS_ATTENTION, detail
                             )
                             log.error("%s", detail)
                             continue
-                    claim = self.claim(account)
+                    claim = await self.claim(account)
                     if claim is None:
                         await self.wait_for_work(account, wake)
                         continue

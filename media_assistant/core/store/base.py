@@ -8,7 +8,8 @@ zombie (reaped, canceled, or taken over) and its result is dropped.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, and_, insert
 
@@ -26,6 +27,38 @@ PENDING = TaskState.PENDING.value
 _CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
 
 INSERT_EVENT = insert(E)
+
+# What a task table shows: no heavy texts, a prompt head instead of the prompt.
+VIEW_COLUMNS = (
+    "task_id",
+    "seq",
+    "batch_id",
+    "title",
+    "model",
+    "model_kind",
+    "account_id",
+    "state",
+    "attempt",
+    "max_attempts",
+    "started_at",
+    "heartbeat_at",
+    "finished_at",
+    "not_before",
+    "cancel_requested",
+    "progress_chars",
+    "error_kind",
+    "error_message",
+    "created_at",
+    "priority",
+)
+PROMPT_HEAD_CHARS = 160
+
+
+def view_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The view of a full row (as written): :data:`VIEW_COLUMNS` plus ``prompt_head``."""
+    out = {name: row.get(name) for name in VIEW_COLUMNS}
+    out["prompt_head"] = str(row["prompt"])[:PROMPT_HEAD_CHARS]
+    return out
 
 
 def chunks(items: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:

@@ -13,7 +13,7 @@ from media_assistant.core.db import read_tx, write_tx
 from media_assistant.core.events import TaskChange, TasksAdded
 from media_assistant.core.records import Claim, NewTask, SubmitResult
 from media_assistant.core.states import ModelKind
-from media_assistant.core.store.base import PENDING, RUNNING, E, StoreBase, T, chunks
+from media_assistant.core.store.base import PENDING, RUNNING, E, StoreBase, T, chunks, view_row
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,8 @@ class QueueRoom(StoreBase):
                     ],
                 )
         if added:
-            self.bus.publish(TasksAdded(tuple(added), batch_id or None))
+            views = tuple(view_row(r) for r in rows)
+            self.bus.publish(TasksAdded(tuple(added), batch_id or None, views))
         return SubmitResult(tuple(added), tuple(skipped), batch_id)
 
     def claim_next(

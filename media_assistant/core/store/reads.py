@@ -14,7 +14,16 @@ from sqlalchemy import bindparam, func, select
 from media_assistant.core.db import read_tx
 from media_assistant.core.records import TASK_COLUMNS, TaskEventRecord, TaskRecord
 from media_assistant.core.states import ModelKind, TaskState
-from media_assistant.core.store.base import PENDING, RUNNING, E, StoreBase, T, chunks
+from media_assistant.core.store.base import (
+    PENDING,
+    PROMPT_HEAD_CHARS,
+    RUNNING,
+    VIEW_COLUMNS,
+    E,
+    StoreBase,
+    T,
+    chunks,
+)
 
 _GET = select(T).where(T.c.task_id == bindparam("task_id"))
 
@@ -53,29 +62,6 @@ class ReadModel(StoreBase):
         with read_tx(self.engine) as conn:
             return [TaskRecord.from_mapping(m) for m in conn.execute(stmt).mappings()]
 
-    VIEW_COLUMNS = (
-        "task_id",
-        "seq",
-        "batch_id",
-        "title",
-        "model",
-        "model_kind",
-        "account_id",
-        "state",
-        "attempt",
-        "max_attempts",
-        "started_at",
-        "heartbeat_at",
-        "finished_at",
-        "not_before",
-        "cancel_requested",
-        "progress_chars",
-        "error_kind",
-        "error_message",
-        "created_at",
-        "priority",
-    )
-
     def view_rows(
         self,
         task_ids: Sequence[str] | None = None,
@@ -88,10 +74,10 @@ class ReadModel(StoreBase):
         """What a task table shows, without the heavy texts (a prompt head instead of the
         prompt, no results). Pages (``before_seq``, ``limit``, ``newest_first``) let a window
         show the recent tasks at once and load years of history behind them."""
-        names = [*self.VIEW_COLUMNS, "prompt_head"]
+        names = [*VIEW_COLUMNS, "prompt_head"]
         stmt = select(
-            *(T.c[name] for name in self.VIEW_COLUMNS),
-            func.substr(T.c.prompt, 1, 160).label("prompt_head"),
+            *(T.c[name] for name in VIEW_COLUMNS),
+            func.substr(T.c.prompt, 1, PROMPT_HEAD_CHARS).label("prompt_head"),
         ).order_by(T.c.seq.desc() if newest_first else T.c.seq)
         if states is not None:
             state = T.c.state
@@ -159,15 +145,23 @@ class ReadModel(StoreBase):
             rows = conn.execute(select(E).where(E.c.task_id == task_id).order_by(E.c.id)).all()
         return [TaskEventRecord(**r._mapping) for r in rows]
 
-    def changes_since(self, event_id: int) -> tuple[int, set[str]]:
-        """Task ids with an event after ``event_id`` (changes made by any process) + new cursor."""
+    def changes_since(
+        self, event_id: int, *, exclude_origin: str | None = None
+    ) -> tuple[int, set[str]]:
+        """Task ids with an event after ``event_id`` (changes made by any process) + new cursor.
+
+        ``exclude_origin``: leave out the changes one Store made (a window's own process
+        already published them); the cursor still moves past them.
+        """
         with read_tx(self.engine) as conn:
             rows = conn.execute(
-                select(E.c.id, E.c.task_id).where(E.c.id > event_id).order_by(E.c.id)
+                select(E.c.id, E.c.task_id, E.c.origin).where(E.c.id > event_id).order_by(E.c.id)
             ).all()
         if not rows:
             return event_id, set()
-        return rows[-1].id, {r.task_id for r in rows}
+        return rows[-1].id, {
+            r.task_id for r in rows if r.origin is None or r.origin != exclude_origin
+        }
 
     def last_event_id(self) -> int:
         with read_tx(self.engine) as conn:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
@@ -28,7 +28,7 @@ from media_assistant.providers.web.selfcheck import RecordedBrowser
 log = logging.getLogger(__name__)
 
 RecordBrowser = Callable[[str, int | None, float | None], None]
-RecordedLookup = Callable[[str], RecordedBrowser | None]
+RecordedLookup = Callable[[str], Awaitable[RecordedBrowser | None]]  # a read: awaited
 
 # After a cancel, a timeout or an error: how long the page gets to stop generating.
 QUIESCE_S = 3.0
@@ -149,7 +149,7 @@ class WebProvider:
         return False
 
     async def _selfcheck(self, ctx: TaskContext) -> None:
-        recorded = self._recorded_browser(self.account_id) if self._recorded_browser else None
+        recorded = await self._recorded_browser(self.account_id) if self._recorded_browser else None
         report = await self.driver.service.call(self.browser.selfcheck(recorded))
         for finding in report.for_account(self.account_id):
             if finding.kind != "ok":

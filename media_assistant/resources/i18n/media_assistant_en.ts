@@ -395,6 +395,13 @@ Switch to its window, or close it first.</translation>
     </message>
 </context>
 <context>
+    <name>JobRunner</name>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+</context>
+<context>
     <name>Labels</name>
     <message>
         <source>%1: %2</source>
@@ -781,6 +788,14 @@ Switch to its window, or close it first.</translation>
         <translation>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</translation>
     </message>
     <message>
+        <source>Exporting to %1…</source>
+        <translation>Exporting to %1…</translation>
+    </message>
+    <message>
+        <source>Export canceled; nothing was written</source>
+        <translation>Export canceled; nothing was written</translation>
+    </message>
+    <message>
         <source>Export failed</source>
         <translation>Export failed</translation>
     </message>
@@ -790,6 +805,14 @@ Switch to its window, or close it first.</translation>
             <numerusform>%n task written to %1</numerusform>
             <numerusform>%n tasks written to %1</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Export finished</source>
+        <translation>Export finished</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>Open folder</translation>
     </message>
 </context>
 <context>

@@ -394,6 +394,13 @@ Switch to its window, or close it first.</source>
     </message>
 </context>
 <context>
+    <name>JobRunner</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>Labels</name>
     <message>
         <source>%1: %2</source>
@@ -771,6 +778,14 @@ Switch to its window, or close it first.</source>
         <translation>Excel 表格 (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON Lines (*.jsonl)</translation>
     </message>
     <message>
+        <source>Exporting to %1…</source>
+        <translation>正在导出到 %1…</translation>
+    </message>
+    <message>
+        <source>Export canceled; nothing was written</source>
+        <translation>导出已取消，未写入任何文件</translation>
+    </message>
+    <message>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
@@ -779,6 +794,14 @@ Switch to its window, or close it first.</source>
         <translation>
             <numerusform>已导出 %n 个任务到 %1</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Export finished</source>
+        <translation>导出完成</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
     </message>
 </context>
 <context>

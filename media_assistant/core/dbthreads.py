@@ -1,0 +1,83 @@
+"""Where database statements run: on database threads, never on the event loop's thread.
+
+The scheduler and the window share one asyncio loop (qasync's, on the GUI thread). A statement
+that waits — for a busy database another process holds, a disk that is slow, a server on the
+network one day — must not freeze both, so the loop only ever *awaits* statements:
+
+- **one writer thread** runs every write, in the order they were asked for. SQLite admits one
+  writer at a time anyway; one thread also makes the order of this process's commits the order
+  in which their events reach the loop (see :meth:`EventBus.bind_loop`), which the window relies
+  on to never show an older state after a newer one;
+- **reader threads** run reads. With WAL a read never waits for a writer, so a long export or a
+  page of history does not hold up heartbeats, and a writer stuck behind another process's lock
+  does not hold up the window's reads.
+
+``concurrent.futures`` rather than a library: the standard executor plus ``asyncio.wrap_future``
+is all this needs, and it works on every event loop we run on (asyncio's, qasync's).
+
+In a process that marks its loop thread (:func:`media_assistant.core.db.mark_loop_thread`), a
+statement that still runs there is logged with its call site; a test asserts there are none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import logging
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+READER_THREADS = 2
+
+
+class DbThreads:
+    def __init__(self, readers: int = READER_THREADS) -> None:
+        self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="db-writer")
+        self._readers = concurrent.futures.ThreadPoolExecutor(
+            readers, thread_name_prefix="db-reader"
+        )
+        self.closed = False
+
+    def submit_write(
+        self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs
+    ) -> concurrent.futures.Future[R]:
+        """Queue a write on the writer thread; the caller may or may not wait for it."""
+        return self._writer.submit(functools.partial(fn, *args, **kwargs))
+
+    async def write(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run a write on the writer thread and await it.
+
+        A write is not interrupted by cancelling its caller: the statement runs to its end (a
+        thread cannot be stopped mid-statement), the caller just does not see the result.
+        """
+        return await asyncio.wrap_future(self.submit_write(fn, *args, **kwargs))
+
+    async def read(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run a read on a reader thread and await it."""
+        future = self._readers.submit(functools.partial(fn, *args, **kwargs))
+        return await asyncio.wrap_future(future)
+
+    def write_soon(self, fn: Callable[P, object], /, *args: P.args, **kwargs: P.kwargs) -> None:
+        """Fire and forget (log lines): queued behind earlier writes, errors logged."""
+        if self.closed:
+            log.debug("database threads closed; dropped %s", getattr(fn, "__name__", fn))
+            return
+        future = self.submit_write(fn, *args, **kwargs)
+        future.add_done_callback(_log_failure)
+
+    def close(self) -> None:
+        """Let queued writes finish, then stop the threads."""
+        self.closed = True
+        self._writer.shutdown(wait=True)
+        self._readers.shutdown(wait=True)
+
+
+def _log_failure(future: concurrent.futures.Future[object]) -> None:
+    if not future.cancelled() and (exc := future.exception()) is not None:
+        log.warning("a background database write failed: %s", exc)

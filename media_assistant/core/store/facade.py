@@ -1,0 +1,217 @@
+"""How the event loop reaches the database: every operation awaited, run on a database thread.
+
+Each line below names an operation and the thread it runs on: ``_on_writer`` (the one writer
+thread, in order) or ``_on_reader`` (a reader thread; with WAL a read never waits for a writer).
+The operations themselves are the synchronous methods of the store's rooms
+(:class:`~media_assistant.core.store.Store`), :class:`AccountStore` and :class:`SessionStore`;
+this module adds nothing but the thread hop, so the transaction and fencing rules stay where
+they are written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from sqlalchemy import Engine
+
+from media_assistant.core.account_store import AccountStore
+from media_assistant.core.clock import Clock
+from media_assistant.core.dbthreads import DbThreads
+from media_assistant.core.events import EventBus
+from media_assistant.core.records import Claim
+from media_assistant.core.sessions import SessionStore
+from media_assistant.core.states import ModelKind
+from media_assistant.core.store import Store
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+S = TypeVar("S")
+
+
+class _Facade:
+    def __init__(self, target: Any, db: DbThreads) -> None:
+        self._target = target
+        self.db = db
+
+
+def _on_writer(
+    fn: Callable[Concatenate[S, P], R],
+) -> Callable[Concatenate[_Facade, P], Awaitable[R]]:
+    name = fn.__name__  # looked up on the object at each call: subclasses and test doubles
+
+    async def run(self: _Facade, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        method: Callable[P, R] = getattr(self._target, name)
+        return await self.db.write(method, *args, **kwargs)
+
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run
+
+
+def _on_reader(
+    fn: Callable[Concatenate[S, P], R],
+) -> Callable[Concatenate[_Facade, P], Awaitable[R]]:
+    name = fn.__name__  # looked up on the object at each call: subclasses and test doubles
+
+    async def run(self: _Facade, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        method: Callable[P, R] = getattr(self._target, name)
+        return await self.db.read(method, *args, **kwargs)
+
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run
+
+
+class AsyncStore(_Facade):
+    """The task store as code on the event loop uses it."""
+
+    def __init__(self, store: Store, db: DbThreads) -> None:
+        super().__init__(store, db)
+        self.sync = store
+
+    @property
+    def engine(self) -> Engine:
+        return self.sync.engine
+
+    @property
+    def clock(self) -> Clock:
+        return self.sync.clock
+
+    @property
+    def bus(self) -> EventBus:
+        return self.sync.bus
+
+    @property
+    def origin(self) -> str:
+        return self.sync.origin
+
+    # queue and claims
+    submit = _on_writer(Store.submit)
+    peek_next = _on_reader(Store.peek_next)
+    next_not_before = _on_reader(Store.next_not_before)
+    pending_models = _on_reader(Store.pending_models)
+
+    async def claim_next(
+        self,
+        *,
+        kind: ModelKind,
+        account_id: str,
+        models: Sequence[str],
+        owner_id: str,
+        deadline_s: float,
+    ) -> Claim | None:
+        """On the writer. A caller cancelled while its claim commits (a lane stopping) would
+        leave a running row nobody runs: the claim is handed back, its attempt not used up."""
+        future = self.db.submit_write(
+            self.sync.claim_next,
+            kind=kind,
+            account_id=account_id,
+            models=models,
+            owner_id=owner_id,
+            deadline_s=deadline_s,
+        )
+        try:
+            return await asyncio.shield(asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            self.db.write_soon(self._give_back, future)
+            raise
+
+    def _give_back(self, future: concurrent.futures.Future[Claim | None]) -> None:
+        claim = future.result()  # done: queued behind it on the same writer thread
+        if claim is not None:
+            self.sync.requeue(
+                claim,
+                not_before=None,
+                keep_attempt=True,
+                kind=None,
+                message="claimed while the lane stopped; back in the queue (attempt not used up)",
+                event_kind="state",
+            )
+
+    # outcomes of attempts (fenced by their claim)
+    finish_success = _on_writer(Store.finish_success)
+    finish_failed = _on_writer(Store.finish_failed)
+    finish_canceled = _on_writer(Store.finish_canceled)
+    requeue = _on_writer(Store.requeue)
+    heartbeat = _on_writer(Store.heartbeat)
+    log_event = _on_writer(Store.log_event)
+
+    def log_event_soon(
+        self,
+        task_id: str,
+        kind: str,
+        message: str,
+        *,
+        lane: str | None = None,
+        account_id: str | None = None,
+        attempt: int | None = None,
+    ) -> None:
+        """A log line from code that cannot wait (a provider's ``ctx.log``): queued behind
+        the writes before it, never lost to a busy database silently (a failure is logged)."""
+        self.db.write_soon(
+            self.sync.log_event,
+            task_id,
+            kind,
+            message,
+            lane=lane,
+            account_id=account_id,
+            attempt=attempt,
+        )
+
+    # reaper
+    reap_stale = _on_writer(Store.reap_stale)
+    recover_orphans = _on_writer(Store.recover_orphans)
+
+    # operator actions
+    request_cancel = _on_writer(Store.request_cancel)
+    retry = _on_writer(Store.retry)
+
+    # read models
+    get = _on_reader(Store.get)
+    get_many = _on_reader(Store.get_many)
+    list_tasks = _on_reader(Store.list_tasks)
+    view_rows = _on_reader(Store.view_rows)
+    counts = _on_reader(Store.counts)
+    active_counts = _on_reader(Store.active_counts)
+    running_ids = _on_reader(Store.running_ids)
+    cancel_flags = _on_reader(Store.cancel_flags)
+    events = _on_reader(Store.events)
+    changes_since = _on_reader(Store.changes_since)
+    last_event_id = _on_reader(Store.last_event_id)
+
+
+class AsyncAccounts(_Facade):
+    """Account states as code on the event loop uses them."""
+
+    def __init__(self, accounts: AccountStore, db: DbThreads) -> None:
+        super().__init__(accounts, db)
+        self.sync = accounts
+
+    all = _on_reader(AccountStore.all)
+    get = _on_reader(AccountStore.get)
+    sync_config = _on_writer(AccountStore.sync)
+    set_enabled = _on_writer(AccountStore.set_enabled)
+    set_problem = _on_writer(AccountStore.set_problem)
+    clear_problem = _on_writer(AccountStore.clear_problem)
+    cool_down = _on_writer(AccountStore.cool_down)
+    set_concurrency = _on_writer(AccountStore.set_concurrency)
+    set_browser = _on_writer(AccountStore.set_browser)
+
+    def cool_down_soon(self, account_id: str, seconds: float, reason: str) -> None:
+        self.db.write_soon(self.sync.cool_down, account_id, seconds, reason)
+
+
+class AsyncSessions(_Facade):
+    """Scheduler sessions (who owns the running rows) as the scheduler uses them."""
+
+    def __init__(self, sessions: SessionStore, db: DbThreads) -> None:
+        super().__init__(sessions, db)
+
+    open = _on_writer(SessionStore.open)
+    beat = _on_writer(SessionStore.beat)
+    close = _on_writer(SessionStore.close)
+    live = _on_reader(SessionStore.live)

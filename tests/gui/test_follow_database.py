@@ -1,0 +1,144 @@
+"""The window follows the database: what another process does — a ``media-assistant cancel`` or
+``submit`` typed in a terminal while the window is open — shows in the window's model within a
+second, and nothing the window does runs a statement on the event loop's thread."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import shiboken6
+
+from media_assistant.core import db
+from media_assistant.core.paths import Paths
+from media_assistant.core.records import NewTask
+from media_assistant.core.states import ModelKind
+from media_assistant.gui.controller import AppController
+from media_assistant.gui.log_panel import LogModel
+from media_assistant.gui.main_window import MainWindow
+from media_assistant.services import Services
+
+CONFIG = """
+[[models]]
+name = "api-model"
+kind = "api"
+
+[[accounts]]
+id = "api-1"
+kind = "api"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "MA_FOLLOW_TEST_KEY"
+models = ["api-model"]
+enabled = false
+"""
+
+
+def cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``media-assistant`` in a process of its own, as an operator's terminal runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "media_assistant", "--data-dir", str(data), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+
+
+async def seen_within(predicate: Callable[[], bool], timeout: float) -> float:
+    """Seconds until ``predicate`` holds (waiting on the running loop), or fail."""
+    t0 = time.monotonic()
+    while not predicate():
+        assert time.monotonic() - t0 < timeout, f"not seen within {timeout} s"
+        await asyncio.sleep(0.01)
+    return time.monotonic() - t0
+
+
+@pytest.fixture
+async def window(
+    tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[MainWindow]:
+    """The window as the app opens it, the scheduler not started (the account is switched off
+    in the config: nothing runs, so every change comes from the other process)."""
+    monkeypatch.setenv("MA_FOLLOW_TEST_KEY", "sk-follow-test")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(CONFIG, encoding="utf-8")
+    services = Services.open(Paths.resolve(data))
+    services.store.submit(
+        [NewTask(f"t{i}", "api-model", ModelKind.API, f"prompt {i}", "first") for i in range(3)]
+    )
+    services.bind_loop()
+    db.loop_sql_sites.clear()
+    controller = AppController(services, services.scheduler())
+    win = MainWindow(controller, LogModel())
+    qtbot.addWidget(win)
+    await controller.follower.start(await win.load())
+    win.show()
+    try:
+        yield win
+    finally:
+        await controller.close()
+        if shiboken6.isValid(win):
+            win.close()
+        services.close()
+
+
+async def test_a_cancel_typed_in_a_terminal_shows_in_the_open_window_within_a_second(
+    window: MainWindow,
+) -> None:
+    """Without the follower the row stayed "pending" until the app restarted: an operator
+    watching the window would start it again, or think the cancel had failed."""
+    model = window.model
+    assert model.task("t1") is not None and model.task("t1").state == "pending"  # type: ignore[union-attr]
+    data = window.controller.services.paths.data_dir
+    await asyncio.to_thread(cli, data, "cancel", "t1")  # returns once the row is committed
+    took = await seen_within(lambda: model.task("t1").state == "canceled", 1.0)  # type: ignore[union-attr]
+    assert took <= 1.0
+    assert model.lanes["api"].counts["canceled"] == 1  # the lane panel's counts follow too
+    assert model.lanes["api"].counts["pending"] == 2
+
+
+async def test_a_batch_submitted_from_a_terminal_appears_with_its_counts_within_a_second(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """Tasks another process added used to be invisible until a restart (wrong counts and ETA
+    meanwhile)."""
+    batch = tmp_path / "more.csv"
+    batch.write_text(
+        "prompt\n" + "".join(f"terminal prompt {i}\n" for i in range(25)), encoding="utf-8"
+    )
+    data = window.controller.services.paths.data_dir
+    await asyncio.to_thread(
+        cli, data, "submit", str(batch), "--model", "api-model", "--batch-id", "terminal"
+    )
+    model = window.model
+    took = await seen_within(lambda: model.rowCount() == 28, 1.0)
+    assert took <= 1.0
+    assert model.lanes["api"].counts["pending"] == 28
+    added = [r for r in model.rows() if r.batch_id == "terminal"]
+    assert len(added) == 25 and all(r.prompt_head.startswith("terminal prompt") for r in added)
+
+
+async def test_the_window_runs_no_statement_on_the_event_loop_thread(
+    window: MainWindow,
+) -> None:
+    """Every read and write of the window goes through the database threads; a statement on
+    the loop would freeze the window and the scheduler together while another process holds
+    the database."""
+    controller = window.controller
+    await controller.cancel(["t0"])
+    await controller.retry(["t0"])
+    await controller.set_account_enabled("api-1", False)
+    dialog = await window.show_details("t2")
+    assert dialog is not None
+    export = window.controller.services.paths.data_dir / "out.jsonl"
+    written = await window.task_actions.export_to(export, None)
+    assert written == 3 and export.exists()
+    await window.controller.follower.poll()
+    assert db.loop_sql_sites == []
