@@ -101,7 +101,7 @@ def cmd_export(paths: Paths, args: argparse.Namespace) -> int:
     services = Services.open(paths, require_config=False)
     try:
         states = [TaskState(s) for s in args.state] if args.state else None
-        records = services.store.list_tasks(states=states, batch_id=args.batch)
+        records = services.store.iter_tasks(states=states, batch_id=args.batch)
         written = export_tasks(records, args.output, args.format)
     finally:
         services.close()

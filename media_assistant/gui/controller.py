@@ -121,10 +121,11 @@ class AppController(QObject):
         store = self.services.store  # the synchronous store: this runs off the loop
 
         def work(control: JobControl) -> int:
-            records = store.get_many(task_ids) if task_ids is not None else store.list_tasks()
-            records.sort(key=lambda r: r.seq)
-            control.check()
-            return export_tasks(control.track(records), path, fmt)
+            if task_ids is not None:
+                records = sorted(store.get_many(task_ids), key=lambda r: r.seq)
+                return export_tasks(control.track(records, len(records)), path, fmt)
+            total = store.count_tasks()
+            return export_tasks(control.track(store.iter_tasks(), total), path, fmt)
 
         return work
 

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Qt
@@ -49,9 +49,9 @@ class JobControl:
             self._last = now
             self._report(done, total)
 
-    def track(self, items: Sequence[T], every: int = 200) -> Iterator[T]:
-        """Iterate ``items``, reporting progress and checking Cancel every ``every`` items."""
-        total = len(items)
+    def track(self, items: Iterable[T], total: int, every: int = 200) -> Iterator[T]:
+        """Iterate ``items`` (``total`` of them), reporting progress and checking Cancel every
+        ``every`` items."""
         for i, item in enumerate(items):
             if i % every == 0:
                 self.progress(i, total)

@@ -381,3 +381,14 @@ def test_history_pages_come_newest_first_and_walk_the_seq_index(store: Store) ->
             str(row[-1]) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", params)
         )
     assert "ix_tasks_seq" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_iter_tasks_reads_every_task_in_order_a_page_at_a_time(store: Store) -> None:
+    """An export streams the store: pages of ``page`` rows by submission order, filters kept."""
+    store.submit(make_tasks(7, batch="a") + make_tasks(5, batch="b", prefix="bb"))
+    assert [r.task_id for r in store.iter_tasks(page=3)] == [r.task_id for r in store.list_tasks()]
+    assert [r.task_id for r in store.iter_tasks(batch_id="b", page=2)] == [
+        f"bb-{i:03d}" for i in range(5)
+    ]
+    assert store.count_tasks(batch_id="a") == 7 and store.count_tasks() == 12
+    assert list(store.iter_tasks(states=[TaskState.SUCCESS])) == []

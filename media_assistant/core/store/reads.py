@@ -6,7 +6,7 @@ database's reader threads while the writer thread is busy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, func, select
@@ -61,6 +61,41 @@ class ReadModel(StoreBase):
             stmt = stmt.where(T.c.model_kind == kind.value)
         with read_tx(self.engine) as conn:
             return [TaskRecord.from_mapping(m) for m in conn.execute(stmt).mappings()]
+
+    def iter_tasks(
+        self,
+        *,
+        states: Sequence[TaskState] | None = None,
+        batch_id: str | None = None,
+        page: int = 1_000,
+    ) -> Iterator[TaskRecord]:
+        """Every matching task in submission order, read a page at a time (each page its own
+        short transaction): an export of 100,000 tasks neither holds them all in memory nor
+        keeps one read open for minutes (an open reader stops SQLite's WAL checkpoints)."""
+        after = -1
+        while True:
+            stmt = select(T).where(T.c.seq > after).order_by(T.c.seq).limit(page)
+            if states is not None:
+                stmt = stmt.where(T.c.state.in_([s.value for s in states]))
+            if batch_id is not None:
+                stmt = stmt.where(T.c.batch_id == batch_id)
+            with read_tx(self.engine) as conn:
+                rows = [TaskRecord.from_mapping(m) for m in conn.execute(stmt).mappings()]
+            yield from rows
+            if len(rows) < page:
+                return
+            after = rows[-1].seq
+
+    def count_tasks(
+        self, *, states: Sequence[TaskState] | None = None, batch_id: str | None = None
+    ) -> int:
+        stmt = select(func.count()).select_from(T)
+        if states is not None:
+            stmt = stmt.where(T.c.state.in_([s.value for s in states]))
+        if batch_id is not None:
+            stmt = stmt.where(T.c.batch_id == batch_id)
+        with read_tx(self.engine) as conn:
+            return int(conn.execute(stmt).scalar() or 0)
 
     def view_rows(
         self,
