@@ -46,6 +46,10 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)  # closing the window starts a graceful shutdown
+    from media_assistant.gui.app_icon import DESKTOP_ID, app_icon
+
+    app.setWindowIcon(app_icon())  # every window, the taskbar, the dock
+    app.setDesktopFileName(DESKTOP_ID)  # Wayland and docks match the .desktop entry by it
 
     demo_env = None
     if demo:

@@ -30,6 +30,7 @@ from media_assistant.core.records import SubmitResult
 from media_assistant.core.states import TERMINAL_STATES, AccountState, TaskState
 from media_assistant.gui import labels
 from media_assistant.gui.accounts_panel import AccountsPanel
+from media_assistant.gui.app_icon import app_icon
 from media_assistant.gui.batch_dialog import NewBatchDialog
 from media_assistant.gui.batch_progress import BatchProgress
 from media_assistant.gui.controller import AppController
@@ -103,13 +104,12 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.status)
         self.task_actions = TaskActions(self, controller, self.table, self.model)
         self._build_actions()
+        self.setWindowIcon(app_icon())
         self.tray = (
-            QSystemTrayIcon(self.windowIcon(), self)
-            if (QSystemTrayIcon.isSystemTrayAvailable())
-            else None
+            QSystemTrayIcon(app_icon(), self) if QSystemTrayIcon.isSystemTrayAvailable() else None
         )
         if self.tray is not None:
-            self.tray.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon))
+            self.tray.setToolTip(self.tr("Media Assistant"))
             self.tray.show()
 
         bridge = controller.bridge

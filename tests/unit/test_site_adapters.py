@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from media_assistant.assets import sites_dir
 from media_assistant.core.errors import ConfigError
 from media_assistant.providers.web.adapter import builtin_ids, load_adapter, parse_adapter
 
@@ -31,9 +32,7 @@ def test_staleness_is_reported_after_sixty_days() -> None:
 
 
 def test_a_user_file_overrides_the_built_in(tmp_path: Path) -> None:
-    text = (Path(__file__).parents[2] / "media_assistant/resources/sites/sim.toml").read_text(
-        encoding="utf-8"
-    )
+    text = (sites_dir() / "sim.toml").read_text(encoding="utf-8")
     (tmp_path / "sim.toml").write_text(
         text.replace('name = "Simulated', 'name = "Mine'), encoding="utf-8"
     )
@@ -54,9 +53,7 @@ def test_a_user_file_overrides_the_built_in(tmp_path: Path) -> None:
     ],
 )
 def test_bad_adapter_files_name_the_key(mutation: object, expected: str, tmp_path: Path) -> None:
-    text = (Path(__file__).parents[2] / "media_assistant/resources/sites/sim.toml").read_text(
-        encoding="utf-8"
-    )
+    text = (sites_dir() / "sim.toml").read_text(encoding="utf-8")
     bad = tmp_path / "bad.toml"
     bad.write_text(mutation(text), encoding="utf-8")  # type: ignore[operator]
     with pytest.raises(ConfigError) as exc:

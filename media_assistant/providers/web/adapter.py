@@ -1,7 +1,8 @@
 """Site adapters: how to drive one chat site, as data (TOML). No code in adapters.
 
-Built-in adapters live in ``media_assistant/resources/sites/<id>.toml``; an operator's own files in
-``<data-dir>/sites/<id>.toml`` override them; an account may name a file with ``site_file``.
+Built-in adapters live in ``resources/sites/<id>.toml`` (found by media_assistant/assets.py); an
+operator's own files in ``<data-dir>/sites/<id>.toml`` override them; an account may name a file
+with ``site_file``.
 Every selector is an ordered list of CSS fallbacks: the first one that matches anything wins.
 Text markers (rate limits, busy banners) are matched only inside ``alert_regions`` — never in
 the conversation, where a prompt could contain the same words.
@@ -12,12 +13,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from media_assistant.assets import sites_dir
 from media_assistant.core.errors import ConfigError
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -175,8 +176,8 @@ class SiteAdapter(BaseModel):
         return None
 
 
-def _builtin_dir() -> resources.abc.Traversable:
-    return resources.files("media_assistant") / "resources" / "sites"
+def _builtin_dir() -> Path:
+    return sites_dir()
 
 
 def builtin_ids() -> list[str]:
