@@ -1,0 +1,27 @@
+"""Which files of the top-level ``resources/`` the app needs at run time, and where they go
+inside the installed package: one list for the wheel (hatch_build.py) and the PyInstaller
+bundle (media_assistant.spec). media_assistant/assets.py finds them there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RUNTIME_PATTERNS = (
+    "sites/*.toml",  # built-in site adapters
+    "i18n/*.qm",  # compiled translations (the .ts sources stay in the repository)
+    "icons/*.png",  # the app icon, every size (the .ico/.icns go to the executables instead)
+    "icons/*.svg",
+)
+
+
+def runtime_files(root: Path) -> dict[str, str]:
+    """Path relative to the project root -> path inside the installed package."""
+    resources = root / "resources"
+    mapping = {}
+    for pattern in RUNTIME_PATTERNS:
+        for path in sorted(resources.glob(pattern)):
+            relative = path.relative_to(resources).as_posix()
+            mapping[f"resources/{relative}"] = f"media_assistant/resources/{relative}"
+    if not any(target.endswith(".toml") for target in mapping.values()):
+        raise RuntimeError(f"{resources}/sites/*.toml missing: the app cannot work without them")
+    return mapping
