@@ -134,25 +134,28 @@ async def _cancel(task: asyncio.Task[Path]) -> None:
         await task
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("BrowserDownloadDialog", text)
-
-
 def offer_browser_download(parent: QWidget) -> QMessageBox:
     """A non-modal question; "Download" starts a ``BrowserDownloadDialog``."""
     box = QMessageBox(
         QMessageBox.Icon.Question,
-        _tr("No browser for web models"),
-        _tr(
+        QCoreApplication.translate("BrowserDownloadDialog", "No browser for web models"),
+        QCoreApplication.translate(
+            "BrowserDownloadDialog",
             "This computer has no Microsoft Edge, Google Chrome or Chromium for the web "
             "accounts. Media Assistant can download Chromium for them (about 150 MB, once).\n\n"
-            "Download it now? API accounts work either way."
+            "Download it now? API accounts work either way.",
         ),
         QMessageBox.StandardButton.NoButton,
         parent,
     )
-    download = box.addButton(_tr("Download Chromium"), QMessageBox.ButtonRole.AcceptRole)
-    box.addButton(_tr("Not now"), QMessageBox.ButtonRole.RejectRole)
+    download = box.addButton(
+        QCoreApplication.translate("BrowserDownloadDialog", "Download Chromium"),
+        QMessageBox.ButtonRole.AcceptRole,
+    )
+    box.addButton(
+        QCoreApplication.translate("BrowserDownloadDialog", "Not now"),
+        QMessageBox.ButtonRole.RejectRole,
+    )
     box.setWindowModality(Qt.WindowModality.NonModal)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
@@ -171,10 +174,11 @@ def offer_browser_download(parent: QWidget) -> QMessageBox:
 def _show_failure(parent: QWidget, message: str) -> None:
     box = QMessageBox(
         QMessageBox.Icon.Warning,
-        _tr("The browser download failed"),
-        _tr(
+        QCoreApplication.translate("BrowserDownloadDialog", "The browser download failed"),
+        QCoreApplication.translate(
+            "BrowserDownloadDialog",
             "Chromium could not be downloaded. Check the internet connection (or install "
-            "Microsoft Edge or Google Chrome) and start Media Assistant again."
+            "Microsoft Edge or Google Chrome) and start Media Assistant again.",
         ),
         QMessageBox.StandardButton.Ok,
         parent,

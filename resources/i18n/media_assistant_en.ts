@@ -245,14 +245,71 @@ Switch to its window, or close it first.</translation>
     </message>
 </context>
 <context>
+    <name>BrowserDownloadDialog</name>
+    <message>
+        <source>Downloading a browser</source>
+        <translation>Downloading a browser</translation>
+    </message>
+    <message>
+        <source>Starting the download…</source>
+        <translation>Starting the download…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Downloading %1
+%2% of %3</source>
+        <translation>Downloading %1
+%2% of %3</translation>
+    </message>
+    <message>
+        <source>No browser for web models</source>
+        <translation>No browser for web models</translation>
+    </message>
+    <message>
+        <source>This computer has no Microsoft Edge, Google Chrome or Chromium for the web accounts. Media Assistant can download Chromium for them (about 150 MB, once).
+
+Download it now? API accounts work either way.</source>
+        <translation>This computer has no Microsoft Edge, Google Chrome or Chromium for the web accounts. Media Assistant can download Chromium for them (about 150 MB, once).
+
+Download it now? API accounts work either way.</translation>
+    </message>
+    <message>
+        <source>Download Chromium</source>
+        <translation>Download Chromium</translation>
+    </message>
+    <message>
+        <source>Not now</source>
+        <translation>Not now</translation>
+    </message>
+    <message>
+        <source>The browser download failed</source>
+        <translation>The browser download failed</translation>
+    </message>
+    <message>
+        <source>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</source>
+        <translation>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</translation>
+    </message>
+</context>
+<context>
     <name>DemoBanner</name>
     <message>
-        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.</source>
-        <translation>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.</translation>
+        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.&lt;br&gt;&lt;b&gt;Press “Run the sample batch” to watch 14 tasks run on both lanes.&lt;/b&gt;</source>
+        <translation>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.&lt;br&gt;&lt;b&gt;Press “Run the sample batch” to watch 14 tasks run on both lanes.&lt;/b&gt;</translation>
     </message>
     <message>
         <source>Run the sample batch</source>
         <translation>Run the sample batch</translation>
+    </message>
+    <message>
+        <source>Demo mode: the sample batch is running. Watch the lane panels and the table; double-click a finished task to read its result.</source>
+        <translation>Demo mode: the sample batch is running. Watch the lane panels and the table; double-click a finished task to read its result.</translation>
+    </message>
+    <message>
+        <source>Run it again</source>
+        <translation>Run it again</translation>
     </message>
 </context>
 <context>

@@ -244,14 +244,71 @@ Switch to its window, or close it first.</source>
     </message>
 </context>
 <context>
+    <name>BrowserDownloadDialog</name>
+    <message>
+        <source>Downloading a browser</source>
+        <translation>正在下载浏览器</translation>
+    </message>
+    <message>
+        <source>Starting the download…</source>
+        <translation>正在开始下载…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Downloading %1
+%2% of %3</source>
+        <translation>正在下载 %1
+已完成 %2%，共 %3</translation>
+    </message>
+    <message>
+        <source>No browser for web models</source>
+        <translation>没有可供网页模型使用的浏览器</translation>
+    </message>
+    <message>
+        <source>This computer has no Microsoft Edge, Google Chrome or Chromium for the web accounts. Media Assistant can download Chromium for them (about 150 MB, once).
+
+Download it now? API accounts work either way.</source>
+        <translation>这台电脑上没有可供网页账号使用的 Microsoft Edge、Google Chrome 或 Chromium。AI 智能媒体助理可以为它们下载 Chromium（约 150 MB，只需一次）。
+
+现在下载吗？接口账号不受影响，照常工作。</translation>
+    </message>
+    <message>
+        <source>Download Chromium</source>
+        <translation>下载 Chromium</translation>
+    </message>
+    <message>
+        <source>Not now</source>
+        <translation>暂不下载</translation>
+    </message>
+    <message>
+        <source>The browser download failed</source>
+        <translation>浏览器下载失败</translation>
+    </message>
+    <message>
+        <source>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</source>
+        <translation>无法下载 Chromium。请检查网络连接（或安装 Microsoft Edge、Google Chrome），然后重新启动 AI 智能媒体助理。</translation>
+    </message>
+</context>
+<context>
     <name>DemoBanner</name>
     <message>
-        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.</source>
-        <translation>演示模式：使用模拟的网页版和接口模型，以及独立的演示数据文件夹，不会动到你的真实账号。</translation>
+        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.&lt;br&gt;&lt;b&gt;Press “Run the sample batch” to watch 14 tasks run on both lanes.&lt;/b&gt;</source>
+        <translation>演示模式：使用模拟的网页版和接口模型，以及独立的演示数据文件夹，不会动到你的真实账号。&lt;br&gt;&lt;b&gt;点击右侧的“运行示例批次”，观看 14 个任务在两个通道上运行。&lt;/b&gt;</translation>
     </message>
     <message>
         <source>Run the sample batch</source>
         <translation>运行示例批次</translation>
+    </message>
+    <message>
+        <source>Demo mode: the sample batch is running. Watch the lane panels and the table; double-click a finished task to read its result.</source>
+        <translation>演示模式：示例批次正在运行。请留意通道面板和任务表；双击已完成的任务即可查看结果。</translation>
+    </message>
+    <message>
+        <source>Run it again</source>
+        <translation>再运行一次</translation>
     </message>
 </context>
 <context>

@@ -29,6 +29,21 @@ def test_staleness_is_reported_after_sixty_days() -> None:
     assert adapter.staleness_warning(adapter.verified_at + dt.timedelta(days=30)) is None
     warning = adapter.staleness_warning(adapter.verified_at + dt.timedelta(days=61))
     assert warning is not None and "61 days ago" in warning
+    # ... and it says what that means and what to do.
+    assert "keeps working unless the site changed" in warning
+    assert "sites probe http://127.0.0.1" in warning and "sites/sim.toml" in warning
+
+
+def test_sites_list_explains_the_stale_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from media_assistant.cli import main
+
+    assert main(["--data-dir", str(tmp_path), "sites", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "STALE: not re-checked for over 60 days" in out  # yuanbao: verified 2025-04-01
+    assert "keeps working unless the site changed its page" in out
+    assert f"{tmp_path / 'sites'}/<id>.toml" in out
 
 
 def test_a_user_file_overrides_the_built_in(tmp_path: Path) -> None:

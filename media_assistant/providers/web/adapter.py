@@ -164,16 +164,25 @@ class SiteAdapter(BaseModel):
         return (origin or self.origin).rstrip("/") + "/" + path_or_url.lstrip("/")
 
     def staleness_warning(self, today: dt.date | None = None) -> str | None:
+        """What "stale" means and what to do, or None while the adapter is fresh."""
         today = today or dt.date.today()
         if self.verified_at is None:
-            return f"site adapter {self.id!r} has never been verified against the live site"
-        age = (today - self.verified_at).days
-        if age > STALE_AFTER_DAYS:
-            return (
-                f"site adapter {self.id!r} was last verified against the live site on "
-                f"{self.verified_at.isoformat()} ({age} days ago): selectors may have changed"
+            what = f"site adapter {self.id!r} has never been checked against the live site"
+        elif (age := (today - self.verified_at).days) > STALE_AFTER_DAYS:
+            what = (
+                f"site adapter {self.id!r} is stale: last checked against the live site on "
+                f"{self.verified_at.isoformat()}, {age} days ago (sites redesign every few "
+                "months)"
             )
-        return None
+        else:
+            return None
+        return (
+            f"{what}. It keeps working unless the site changed its page; if this site's tasks "
+            "start failing (timeouts, no answer found), the adapter needs updating: "
+            f"`media-assistant sites probe {self.url(self.new_chat_url)}` lists the page's "
+            f"current composer and buttons; put the fixed copy in <data-dir>/sites/{self.id}.toml "
+            "(it overrides the built-in one), or ask for an updated Media Assistant."
+        )
 
 
 def _builtin_dir() -> Path:
