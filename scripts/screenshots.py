@@ -41,6 +41,8 @@ def step():
         QTimer.singleShot(300, step)
         return
     if state["ticks"] == 0:
+        if suffix:  # first what a newcomer sees: the banner saying what to press
+            app.primaryScreen().grabWindow(0).save(str(out / f"demo-start-{suffix}-{lang}.png"))
         w.demo_button.click()
     state["ticks"] += 1
     rows = w.model.rows()
