@@ -25,3 +25,14 @@ def runtime_files(root: Path) -> dict[str, str]:
     if not any(target.endswith(".toml") for target in mapping.values()):
         raise RuntimeError(f"{resources}/sites/*.toml missing: the app cannot work without them")
     return mapping
+
+
+def windows_version_info(root: Path, version: str) -> str:
+    """resources/windows/version_info.txt with the version filled in (PyInstaller's
+    ``version=`` file for the EXEs' Properties > Details)."""
+    from string import Template
+
+    parts = [int(p) for p in version.replace("-", ".").split(".") if p.isdigit()][:4]
+    parts += [0] * (4 - len(parts))
+    template = Template((root / "resources" / "windows" / "version_info.txt").read_text("utf-8"))
+    return template.substitute(version=version, version_tuple=tuple(parts))
