@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import plistlib
 import sys
-from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,16 +21,26 @@ from resource_files import runtime_files, windows_version_info  # noqa: E402
 APP_ID = "org.mediaassistant.MediaAssistant"
 
 
-def test_the_windows_version_resource_parses_with_the_package_version(tmp_path: Path) -> None:
-    # PyInstaller and pefile: requirements/build.txt, installed by scripts/package.sh
-    versioninfo = pytest.importorskip("PyInstaller.utils.win32.versioninfo")
-    path = tmp_path / "version_info.txt"
-    path.write_text(windows_version_info(ROOT, media_assistant.__version__), encoding="utf-8")
-    info = versioninfo.load_version_info_from_text_file(str(path))
-    assert f"'FileVersion', '{media_assistant.__version__}'" in str(info)
+def test_the_windows_version_resource_is_the_expression_pyinstaller_evaluates() -> None:
+    """PyInstaller eval()s the file with its VSVersionInfo classes in scope (on Windows only:
+    its module needs win32api); here the same names record what they were given."""
+
+    def recorder(name: str) -> Any:
+        return lambda *args, **kwargs: (name, args, kwargs)
+
+    names = ("VSVersionInfo", "FixedFileInfo", "StringFileInfo", "StringTable", "StringStruct")
+    scope = {n: recorder(n) for n in (*names, "VarFileInfo", "VarStruct")}
+    text = windows_version_info(ROOT, media_assistant.__version__)
+    name, _, top = eval(text, scope)  # noqa: S307 - our own template, as PyInstaller does
+    assert name == "VSVersionInfo"
     major, minor, patch = (int(p) for p in media_assistant.__version__.split(".")[:3])
-    assert (info.ffi.fileVersionMS, info.ffi.fileVersionLS) == (major << 16 | minor, patch << 16)
-    assert info.toRaw()  # what PyInstaller embeds in the EXE: it must serialise
+    _, _, fixed = top["ffi"]
+    assert fixed["filevers"] == fixed["prodvers"] == (major, minor, patch, 0)
+    strings = [kid for kid in top["kids"] if kid[0] == "StringFileInfo"][0][1][0]
+    for table in strings:  # zh_CN and en
+        values = {args[0]: args[1] for _, args, _ in table[1][1]}
+        assert values["FileVersion"] == values["ProductVersion"] == media_assistant.__version__
+        assert values["OriginalFilename"] == "MediaAssistant.exe"
 
 
 def test_the_macos_entitlements_are_a_property_list() -> None:
