@@ -90,8 +90,9 @@ def run_smoke_test() -> int:
     if smoke.errors:
         report["errors"] = smoke.errors
     ok = bool(smoke.checks) and all(smoke.checks.values())
-    sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+    # print(), not sys.stdout.write: a windowed Windows executable has no stdout (None), where
+    # print does nothing; run the console one (media-assistant.exe) to read the report there.
+    print(json.dumps(report), flush=True)  # ASCII: any console encoding can carry it
     return 0 if ok else 1
 
 

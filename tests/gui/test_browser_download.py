@@ -8,6 +8,7 @@ import asyncio
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -75,10 +76,11 @@ async def wait_for(predicate: object, timeout: float = 20.0) -> None:
 
 
 async def test_download_shows_progress_and_the_browser_is_then_found(
-    tmp_path: Path, qapp: QApplication
+    tmp_path: Path, qtbot: Any
 ) -> None:
     browsers = tmp_path / "browsers"
     dialog = BrowserDownloadDialog(browsers_dir=browsers, command=installer(tmp_path))
+    qtbot.addWidget(dialog)  # deleted on the GUI thread at the end, never by a stray GC
     seen: list[int] = []
     done: list[str] = []
     dialog.downloaded.connect(done.append)
@@ -95,14 +97,13 @@ async def test_download_shows_progress_and_the_browser_is_then_found(
     assert choice.executable_path == str(browsers / "chromium-1255/chrome-linux64/chrome")
 
 
-async def test_a_failed_download_reports_the_installers_words(
-    tmp_path: Path, qapp: QApplication
-) -> None:
+async def test_a_failed_download_reports_the_installers_words(tmp_path: Path, qtbot: Any) -> None:
     import os
 
     os.environ["FAKE_MODE"] = "fail"
     try:
         dialog = BrowserDownloadDialog(browsers_dir=tmp_path / "b", command=installer(tmp_path))
+        qtbot.addWidget(dialog)
         failures: list[str] = []
         dialog.failed.connect(failures.append)
         dialog.start()
@@ -113,12 +114,13 @@ async def test_a_failed_download_reports_the_installers_words(
     assert not dialog.isVisible()
 
 
-async def test_cancel_stops_the_installer(tmp_path: Path, qapp: QApplication) -> None:
+async def test_cancel_stops_the_installer(tmp_path: Path, qtbot: Any) -> None:
     import os
 
     os.environ["FAKE_MODE"] = "slow"
     try:
         dialog = BrowserDownloadDialog(browsers_dir=tmp_path / "b", command=installer(tmp_path))
+        qtbot.addWidget(dialog)
         dialog.start()
         me = psutil.Process()
         await wait_for(lambda: me.children(recursive=True))
