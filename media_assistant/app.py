@@ -46,8 +46,13 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)  # closing the window starts a graceful shutdown
+    from media_assistant.gui.app_icon import DESKTOP_ID, app_icon
+
+    app.setWindowIcon(app_icon())  # every window, the taskbar, the dock
+    app.setDesktopFileName(DESKTOP_ID)  # Wayland and docks match the .desktop entry by it
 
     demo_env = None
+    held: DataDirLock | None = None
     if demo:
         from media_assistant.demo import DemoEnvironment
 
@@ -55,19 +60,23 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
         demo_env = DemoEnvironment(
             data_dir, web_time_scale=0.05 / speed, api_time_scale=0.25 / speed
         )
-        demo_env.start()
-        paths = Paths.resolve(demo_env.data_dir)
+        try:
+            demo_env.start()  # takes <data-dir>/demo's lock before it writes anything
+        except SchedulerBusy as exc:
+            print(f"error: the demo is already running: {exc}", file=sys.stderr)
+            return exc.exit_code
+        paths, held = Paths.resolve(demo_env.data_dir), demo_env.lock
     else:
         paths = Paths.resolve(data_dir, config)
     try:
-        return _run(app, paths, demo=demo)
+        return _run(app, paths, demo=demo, held_lock=held)
     finally:
         if demo_env is not None:
             demo_env.stop()
 
 
 # Strings here use the "App" context: lupdate cannot tell which class ``app.tr`` would use.
-def _run(app: object, paths: Paths, *, demo: bool) -> int:
+def _run(app: object, paths: Paths, *, demo: bool, held_lock: DataDirLock | None = None) -> int:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -91,9 +100,10 @@ def _run(app: object, paths: Paths, *, demo: bool) -> int:
         )
         return exc.exit_code
     install_translators(app, services.config.ui.language)
-    lock = DataDirLock(paths.data_dir)
+    lock = held_lock or DataDirLock(paths.data_dir)
     try:
-        lock.acquire()
+        if held_lock is None:
+            lock.acquire()
     except SchedulerBusy as exc:
         QMessageBox.warning(
             None,
@@ -128,12 +138,14 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
     from media_assistant.gui.controller import AppController
     from media_assistant.gui.log_panel import LogModel
     from media_assistant.gui.main_window import MainWindow
+    from media_assistant.gui.shutdown_signals import ShutdownSignals
     from media_assistant.services import Services
 
     assert isinstance(app, QApplication) and isinstance(services, Services)
     assert isinstance(log_model, LogModel)
     services.bind_loop()  # events on this loop; a statement on its thread is reported
     findings: list[str] = []
+    offer_download = False
     if any(a.kind.value == "web" for a in services.config.accounts):
         from media_assistant.providers.web.checkup import run_checkup
 
@@ -141,6 +153,7 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
             run_checkup, services.config, services.paths, services.accounts
         )
         findings = checkup.problems()
+        offer_download = checkup.browser_downloadable
         for line in findings:
             log.warning("[web] %s", line)
     scheduler = services.scheduler()
@@ -148,6 +161,9 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
     window = MainWindow(controller, log_model)
     closing = asyncio.Event()
     window.close_requested.connect(closing.set)
+    # SIGTERM / SIGHUP / SIGINT: the same graceful path as closing the window.
+    signals = ShutdownSignals(lambda _name: window.close())
+    signals.install()
     cursor = await window.load()
     await controller.follower.start(cursor)  # changes other processes make, from here on
     window.show_startup_findings(findings)
@@ -162,7 +178,14 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
         await asyncio.wait_for(painted, FIRST_PAINT_WAIT_S)
     await scheduler.start()
     log.info("Media Assistant %s started on %s", __version__, services.paths.data_dir)
-    await closing.wait()
+    if offer_download:  # no browser on this PC (frozen): ask, after the window is up
+        from media_assistant.gui.browser_download import offer_browser_download
+
+        offer_browser_download(window)
+    try:
+        await closing.wait()
+    finally:
+        signals.uninstall()
     window.statusBar().showMessage(
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )

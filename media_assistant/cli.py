@@ -38,7 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--demo",
         action="store_true",
-        help="start the desktop app on its built-in demo (simulated models)",
+        help="start the desktop app on its built-in demo (simulated models, in <data-dir>/demo)",
+    )
+    p.add_argument(
+        "--smoke-test",
+        action="store_true",
+        help="check this installation end to end (offscreen, in a temporary data dir) and "
+        "print one JSON report; exit 0 when every check passed",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -159,18 +165,20 @@ def _setup_logging(verbose: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(args.verbose)
+    from media_assistant.providers.web.executable import prepare_frozen_playwright
+
+    prepare_frozen_playwright()  # before anything starts Playwright
+    if args.smoke_test:
+        from media_assistant.smoke import run_smoke_test  # loads Qt
+
+        return run_smoke_test()
     command = args.command or "gui"
     if command == "gui":
         from media_assistant.app import main as gui_main  # the only path that loads Qt
 
         return int(gui_main(data_dir=args.data_dir, config=args.config, demo=args.demo))
     paths = Paths.resolve(args.data_dir, args.config)
-    from media_assistant.commands import accounts, run, tasks, web
-
-    if command == "demo":
-        from media_assistant.commands.demo import cmd_demo
-
-        return cmd_demo(paths if args.data_dir else None, args)
+    from media_assistant.commands import accounts, demo, run, tasks, web
 
     if command == "accounts" and args.accounts_command in ("login", "check"):
         command = "accounts-web"
@@ -185,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cancel": tasks.cmd_cancel,
         "retry": tasks.cmd_retry,
         "accounts": accounts.cmd_accounts,
+        "demo": demo.cmd_demo,
     }
     try:
         return handlers[command](paths, args)

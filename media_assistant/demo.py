@@ -1,6 +1,11 @@
 """The built-in demo: both simulators on free loopback ports, two web accounts and one API
 account, in a demo data dir of its own (never the operator's real data), plus a sample batch.
 
+The demo's folder is ``<data-dir>/demo``: under ``--data-dir`` or ``$MEDIA_ASSISTANT_HOME`` when
+given, else under the per-user data dir. A demo holds that folder's scheduler lock from before it
+writes its config until it stops, so a second demo on the same folder is refused (exit 3) without
+touching the first one's files.
+
 Web accounts drive real Chromium against the simulated chat site when a browser is available,
 and the in-process simulated chat otherwise. Simulated durations are scaled so a newcomer sees
 both lanes finish tasks within a minute.
@@ -15,14 +20,13 @@ import secrets
 import threading
 from pathlib import Path
 
-import platformdirs
-
+from media_assistant.core.locks import DataDirLock
+from media_assistant.core.paths import default_data_dir
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
 
 log = logging.getLogger(__name__)
 
-DEMO_HOME_ENV = "MEDIA_ASSISTANT_DEMO_HOME"
 DEMO_KEY_ENV = "MEDIA_ASSISTANT_DEMO_KEY"
 WEB_ACCOUNTS = ("demo-web-1", "demo-web-2")
 API_ACCOUNT = "demo-api"
@@ -45,13 +49,9 @@ SAMPLE_TOPICS = (
 )
 
 
-def demo_data_dir() -> Path:
-    env = os.environ.get(DEMO_HOME_ENV)
-    return (
-        Path(env)
-        if env
-        else Path(platformdirs.user_data_dir("media-assistant-demo", appauthor=False))
-    )
+def demo_data_dir(home: Path | None = None) -> Path:
+    """``<home>/demo``; home: ``--data-dir``, else $MEDIA_ASSISTANT_HOME, else the per-user dir."""
+    return (home or default_data_dir()).expanduser() / "demo"
 
 
 def sample_batch(batch_id: str = "demo") -> list[NewTask]:
@@ -74,14 +74,18 @@ def sample_batch(batch_id: str = "demo") -> list[NewTask]:
 class DemoEnvironment:
     def __init__(
         self,
-        data_dir: Path | None = None,
+        home: Path | None = None,
         *,
         web_time_scale: float = 0.05,
         api_time_scale: float = 0.25,
         use_browser: bool | None = None,
         headless: bool = True,
+        web_accounts: tuple[str, ...] = WEB_ACCOUNTS,
     ) -> None:
-        self.data_dir = (data_dir or demo_data_dir()).resolve()
+        """``home``: the operator's data dir (``--data-dir``); the demo lives in ``home/demo``."""
+        self.data_dir = demo_data_dir(home).resolve()
+        self.lock = DataDirLock(self.data_dir)
+        self.web_accounts = web_accounts
         self.web_time_scale = web_time_scale
         self.api_time_scale = api_time_scale
         self.use_browser = use_browser
@@ -95,6 +99,17 @@ class DemoEnvironment:
         return self.data_dir / "config.toml"
 
     def start(self) -> None:
+        """Raises ``SchedulerBusy`` (exit 3) when another demo runs on this folder: before
+        anything is started or written."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.lock.acquire()
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
         from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 
         key = f"sk-demo-{secrets.token_hex(8)}"
@@ -115,7 +130,6 @@ class DemoEnvironment:
             origin = chat.start_in_thread()
             self._chat_sim = chat
             site = "sim"
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         self.config_file.write_text(self._config(api_url, site, origin), encoding="utf-8")
         if origin is not None:
             self._sign_in(origin)
@@ -146,7 +160,7 @@ class DemoEnvironment:
         choice = resolve_browser(None)
 
         async def sign_in_all() -> None:
-            for account in WEB_ACCOUNTS:
+            for account in self.web_accounts:
                 await visit(
                     self.data_dir / "profiles" / account,
                     choice,
@@ -186,7 +200,7 @@ class DemoEnvironment:
             'kind = "api"',
             'upstream = "sim-chat"',
         ]
-        for account in WEB_ACCOUNTS:
+        for account in self.web_accounts:
             lines += [
                 "",
                 "[[accounts]]",
@@ -215,3 +229,4 @@ class DemoEnvironment:
             if sim is not None:
                 sim.stop_in_thread()  # type: ignore[attr-defined]
         self._chat_sim = self._api_sim = None
+        self.lock.release()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (scripts/setup.sh), then start Media Assistant on its built-in demo: both simulators on
 # loopback, two web accounts (real Chromium on the simulated chat site) and one API account, in
-# a demo data folder of their own; press "Run the sample batch".
+# a demo data folder of their own (<data-dir>/demo); press "Run the sample batch" (the window
+# says so).
 # With no display it runs the same demo headless in the terminal
 # (or use a virtual one: xvfb-run -a scripts/demo.sh).
 set -euo pipefail

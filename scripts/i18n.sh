@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Update the translation catalogues from the GUI sources, then compile them for the app.
 #
-#   scripts/i18n.sh            lupdate → media_assistant/resources/i18n/media_assistant_<lang>.ts
+#   scripts/i18n.sh            lupdate → resources/i18n/media_assistant_<lang>.ts
 #                              lrelease → the .qm next to each (loaded at run time; packaged)
 #
 # After adding or changing a user-facing string: run this, translate the new entries in the
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
-DIR=media_assistant/resources/i18n
+DIR=resources/i18n
 SOURCES=(media_assistant/gui/*.py media_assistant/app.py)
 mkdir -p "$DIR"
 for lang in zh_CN en; do

@@ -1,6 +1,8 @@
 """Screenshots of the main window on the built-in demo, in zh_CN and en, under Xvfb.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshots.py [OUT_DIR]
+    xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python scripts/screenshots.py \
+        docs/screenshots 1366x768    # the whole small screen: what fits on a laptop
 
 For each language it starts the real app (``media-assistant --demo``) in a subprocess with that
 system locale, presses "Run the sample batch", waits until both lanes have finished work and
@@ -23,7 +25,7 @@ from PySide6.QtWidgets import QApplication
 import media_assistant.app as app_module
 from media_assistant.gui.main_window import MainWindow
 
-out, lang = Path(sys.argv[1]), sys.argv[2]
+out, lang, suffix = Path(sys.argv[1]), sys.argv[2], sys.argv[4]
 # Window geometry of our own: the app's default size, and the user's settings left alone.
 QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, sys.argv[3])
 app = QApplication(sys.argv[:1])
@@ -39,12 +41,18 @@ def step():
         QTimer.singleShot(300, step)
         return
     if state["ticks"] == 0:
+        if suffix:  # first what a newcomer sees: the banner saying what to press
+            app.primaryScreen().grabWindow(0).save(str(out / f"demo-start-{suffix}-{lang}.png"))
         w.demo_button.click()
     state["ticks"] += 1
     rows = w.model.rows()
     done = {r.model_kind for r in rows if r.state == "success"}
     running = [r for r in rows if r.state == "running"]
     if (done == {"web", "api"} and running) or state["ticks"] > 200:
+        if suffix:  # the whole (small) screen: what fits and what does not
+            app.primaryScreen().grabWindow(0).save(str(out / f"main-window-{suffix}-{lang}.png"))
+            w.close()
+            return
         w.grab().save(str(out / f"main-window-{lang}.png"))
         finished = next((r for r in rows if r.state == "success" and r.model_kind == "web"), None)
         if finished is not None:
@@ -64,6 +72,7 @@ sys.exit(app_module.main(data_dir=Path(sys.argv[3]), demo=True))
 
 def main() -> int:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots").resolve()
+    suffix = sys.argv[2] if len(sys.argv) > 2 else ""  # e.g. 1366x768: a whole-screen shot
     out.mkdir(parents=True, exist_ok=True)
     for lang, locale in (("zh_CN", "zh_CN.UTF-8"), ("en", "en_US.UTF-8")):
         with tempfile.TemporaryDirectory(prefix="ma-shot-") as tmp:
@@ -76,9 +85,13 @@ def main() -> int:
                 "MEDIA_ASSISTANT_NO_ERROR_DIALOG": "1",
             }
             subprocess.run(
-                [sys.executable, "-c", CHILD, str(out), lang, tmp], env=env, check=True, timeout=300
+                [sys.executable, "-c", CHILD, str(out), lang, tmp, suffix],
+                env=env,
+                check=True,
+                timeout=300,
             )
-        print(f"{lang}: {out}/main-window-{lang}.png, {out}/task-details-{lang}.png")
+        shots = f"main-window-{suffix}-{lang}.png" if suffix else f"main-window-{lang}.png, ..."
+        print(f"{lang}: {out}/{shots}")
     return 0
 
 

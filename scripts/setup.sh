@@ -2,7 +2,7 @@
 # Set up everything Media Assistant and its tests need, on a fresh Debian machine or an existing
 # checkout: system packages (Chromium for web models, Xvfb + Qt's xcb libraries for real windows,
 # CJK fonts), a virtual environment in .venv with pinned Python dependencies.
-# Idempotent: a second run only checks.
+# Idempotent: a second run only checks. Each step says what it is doing (apt, pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +10,7 @@ APT_PACKAGES=(chromium xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 l
               libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-noto-cjk)
 
 missing=()
+echo "setup: checking system packages"
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
@@ -17,10 +18,12 @@ if ((${#missing[@]})); then
   if command -v apt-get >/dev/null 2>&1; then
     SUDO=""
     [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    echo "setup: installing system packages: ${missing[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >/dev/null
+    echo "setup: apt: updating the package lists"
+    $SUDO apt-get update -q
+    echo "setup: apt: installing ${#missing[@]} system package(s): ${missing[*]}"
+    echo "setup: (Chromium and the CJK fonts are the big ones: a minute or two on a fresh machine)"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+      "${missing[@]}"
   else
     echo "setup: not a Debian system: install these yourself: ${missing[*]}" >&2
   fi
@@ -33,9 +36,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.installed-$(cat pyproject.toml requirements/constraints.txt | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
-  echo "setup: installing Python dependencies"
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -c requirements/constraints.txt -e ".[dev]"
+  echo "setup: pip: upgrading pip in .venv"
+  .venv/bin/python -m pip install --progress-bar off -q --upgrade pip
+  echo "setup: pip: installing the pinned Python dependencies into .venv (PySide6 and Playwright"
+  echo "setup: are ~250 MB: a minute or two on a fresh machine; pip lists each package)"
+  .venv/bin/python -m pip install --progress-bar off -c requirements/constraints.txt -e ".[dev]"
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 echo "== ruff"
-.venv/bin/ruff check media_assistant tests benchmarks
-.venv/bin/ruff format --check media_assistant tests benchmarks
+.venv/bin/ruff check media_assistant tests benchmarks packaging resources
+.venv/bin/ruff format --check media_assistant tests benchmarks packaging resources
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"

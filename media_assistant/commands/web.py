@@ -89,18 +89,29 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def cmd_sites(paths: Paths, args: argparse.Namespace) -> int:
-    from media_assistant.providers.web.adapter import builtin_ids, load_adapter
+    from media_assistant.providers.web.adapter import STALE_AFTER_DAYS, builtin_ids, load_adapter
 
     if args.sites_command == "list":
         user = sorted(p.stem for p in paths.sites.glob("*.toml")) if paths.sites.exists() else []
+        stale = 0
         for site in sorted(set(builtin_ids()) | set(user)):
             adapter = load_adapter(site=site, user_dir=paths.sites)
             where = "user file" if site in user else "built-in"
             verified = adapter.verified_at.isoformat() if adapter.verified_at else "never"
             warning = adapter.staleness_warning()
+            stale += bool(warning)
             print(
                 f"{site:<10} {adapter.name:<28} {where:<9} verified {verified}"
-                + ("  (stale)" if warning else "")
+                + (f"  STALE: not re-checked for over {STALE_AFTER_DAYS} days" if warning else "")
+            )
+        if stale:
+            print(
+                f"\nSTALE: the adapter was last checked against its live site over "
+                f"{STALE_AFTER_DAYS} days ago. It keeps working unless the site changed its "
+                "page. If that site's tasks start failing (timeouts, no answer found): "
+                "`media-assistant sites probe URL` lists the page's current composer and "
+                f"buttons; put a fixed copy in {paths.sites}/<id>.toml (it overrides the "
+                "built-in one), or ask for an updated Media Assistant."
             )
         return EXIT_OK
     from media_assistant.providers.web.executable import resolve_browser

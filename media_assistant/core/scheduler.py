@@ -7,7 +7,6 @@ and owns nothing Qt. One scheduler per data directory (the caller holds a DataDi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Callable, Sequence
@@ -180,8 +179,15 @@ class Scheduler:
                 await lane.stop()
             if self._housekeeping is not None:
                 self._housekeeping.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._housekeeping
+                # Waited for, never re-raised: a housekeeping task that died of its own error
+                # (seen in tests: Qt events processed outside the running loop stepped it with
+                # no loop set) must not stop the rows below from going back to the queue.
+                await asyncio.wait({self._housekeeping})
+                if not self._housekeeping.cancelled() and self._housekeeping.exception():
+                    log.error(
+                        "[scheduler] housekeeping had stopped on an error",
+                        exc_info=self._housekeeping.exception(),
+                    )
             for ra in list(self.runner.attempts.values()):
                 # A provider ignored cancellation: write the row back ourselves.
                 try:

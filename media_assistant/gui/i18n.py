@@ -1,20 +1,17 @@
 """Loading the translation for the chosen language (the system's, unless the settings say
 otherwise). Every user-facing string goes through Qt's ``tr``; the catalogues live in
-``media_assistant/resources/i18n`` as ``media_assistant_<lang>.ts`` (sources, edited with
-Qt Linguist or by hand) compiled to ``.qm`` (``scripts/i18n.sh``)."""
+``resources/i18n`` (media_assistant/assets.py finds them) as ``media_assistant_<lang>.ts``
+(sources, edited with Qt Linguist or by hand) compiled to ``.qm`` (``scripts/i18n.sh``)."""
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
-
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from media_assistant.assets import i18n_dir
+
+__all__ = ["LANGUAGES", "i18n_dir", "install_translators", "resolve_language"]
+
 LANGUAGES = {"zh_CN": "简体中文", "en": "English"}
-
-
-def i18n_dir() -> Path:
-    return Path(str(resources.files("media_assistant") / "resources" / "i18n"))
 
 
 def resolve_language(setting: str) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QPaintEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -30,6 +30,7 @@ from media_assistant.core.records import NewTask, SubmitResult
 from media_assistant.core.states import TERMINAL_STATES, AccountState, TaskState
 from media_assistant.gui import labels
 from media_assistant.gui.accounts_panel import AccountsPanel
+from media_assistant.gui.app_icon import app_icon
 from media_assistant.gui.batch_dialog import NewBatchDialog
 from media_assistant.gui.batch_progress import BatchProgress
 from media_assistant.gui.controller import AppController
@@ -52,6 +53,8 @@ FIRST_PAGE = 2_000  # newest finished tasks loaded before the window shows
 HISTORY_PAGE = 1_000  # then older ones, a page (~40 ms of work) at a time
 HISTORY_PAUSE_MS = 20  # between pages: the window stays responsive while history loads
 TIMELINE_HISTORY_S = 4 * 3600.0  # the timeline's widest span
+FIRST_SIZE = (1400, 900)  # the first window, at most (later: where the operator left it)
+FIRST_SCREEN_SHARE = 0.9  # ... and at most this share of the screen's available area
 
 
 class MainWindow(QMainWindow):
@@ -105,13 +108,12 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.status)
         self.task_actions = TaskActions(self, controller, self.table, self.model)
         self._build_actions()
+        self.setWindowIcon(app_icon())
         self.tray = (
-            QSystemTrayIcon(self.windowIcon(), self)
-            if (QSystemTrayIcon.isSystemTrayAvailable())
-            else None
+            QSystemTrayIcon(app_icon(), self) if QSystemTrayIcon.isSystemTrayAvailable() else None
         )
         if self.tray is not None:
-            self.tray.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon))
+            self.tray.setToolTip(self.tr("Media Assistant"))
             self.tray.show()
 
         bridge = controller.bridge
@@ -457,12 +459,23 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------- window state
 
     def _restore_geometry(self) -> None:
-        settings = QSettings()
-        geometry = settings.value("main/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1400, 900)
+        """Where the operator left it (Qt moves it back onto a screen that still exists); the
+        first time, sized from the screen's available area (a 1366×768 laptop gets ~1230×650,
+        a large monitor at most 1400×900), centred."""
+        geometry = QSettings().value("main/geometry")
+        if geometry is not None and self.restoreGeometry(geometry):
+            return
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(*FIRST_SIZE)
+            return
+        area = screen.availableGeometry()
+        width = min(FIRST_SIZE[0], int(area.width() * FIRST_SCREEN_SHARE))
+        height = min(FIRST_SIZE[1], int(area.height() * FIRST_SCREEN_SHARE))
+        self.resize(width, height)
+        frame = self.frameGeometry()
+        frame.moveCenter(area.center())
+        self.move(frame.topLeft())
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         QSettings().setValue("main/geometry", self.saveGeometry())

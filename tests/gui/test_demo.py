@@ -39,7 +39,8 @@ def test_demo_runs_both_lanes_and_shuts_down_cleanly(
 ) -> None:
     monkeypatch.setenv("MEDIA_ASSISTANT_DEMO_SPEED", "6")  # web 5-60 s → 1-10 s
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # the app installs its own
-    data = tmp_path / "demo"
+    home = tmp_path / "home"
+    data = home / "demo"  # the demo's own folder under --data-dir
     seen: dict[str, Any] = {"lanes": set()}
     threads_before = {t.ident for t in threading.enumerate()}
 
@@ -69,7 +70,7 @@ def test_demo_runs_both_lanes_and_shuts_down_cleanly(
     QTimer.singleShot(200, drive)
     QTimer.singleShot(120_000, lambda: window() and window().close())  # type: ignore[union-attr]
     try:
-        assert app_module.main(data_dir=data, demo=True) == 0
+        assert app_module.main(data_dir=home, demo=True) == 0
     finally:
         qapp.setQuitOnLastWindowClosed(True)
     assert seen["lanes"] == {"web", "api"}, seen

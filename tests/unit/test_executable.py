@@ -206,3 +206,63 @@ def test_this_machine_resolves_something_launchable() -> None:
     assert choice.channel or (
         choice.executable_path and os.stat(choice.executable_path).st_mode & stat.S_IXUSR
     )
+
+
+def test_frozen_prefers_edge_then_chrome_then_system_then_downloaded_chromium(
+    tmp_path: Path,
+) -> None:
+    """The operators' bundle ships no browser: installed ones first, Playwright's last."""
+    downloaded = fake_binary(tmp_path / "ms-playwright/chromium-1200/chrome-linux64/chrome")
+    system = fake_binary(tmp_path / "usr/lib/chromium/chromium")
+    chrome = fake_binary(tmp_path / "opt/google/chrome/chrome")
+    edge = fake_binary(tmp_path / "opt/microsoft/msedge/msedge")
+    frozen = search(tmp_path, frozen=True)
+
+    assert resolve_browser(None, frozen).channel == "msedge"
+    edge.unlink()
+    assert resolve_browser(None, frozen).channel == "chrome"
+    chrome.unlink()
+    assert resolve_browser(None, frozen).executable_path == str(system)
+    system.unlink()
+    assert resolve_browser(None, frozen).executable_path == str(downloaded)
+    downloaded.unlink()
+    with pytest.raises(BrowserNotFound) as caught:
+        resolve_browser(None, frozen)
+    assert caught.value.downloadable
+    assert "download Chromium" in str(caught.value)
+    # Unfrozen (developers, CI): Playwright's Chromium first, and nothing to offer.
+    fake_binary(tmp_path / "usr/lib/chromium/chromium")
+    fake_binary(tmp_path / "ms-playwright/chromium-1200/chrome-linux64/chrome")
+    assert "Playwright's Chromium" in resolve_browser(None, search(tmp_path)).description
+    with pytest.raises(BrowserNotFound) as unfrozen:
+        resolve_browser(None, search(tmp_path / "nothing"))
+    assert not unfrozen.value.downloadable
+
+
+def test_a_configured_browser_wins_in_a_frozen_app_too(tmp_path: Path) -> None:
+    configured = fake_binary(tmp_path / "my" / "chrome")
+    fake_binary(tmp_path / "opt/microsoft/msedge/msedge")
+    choice = resolve_browser(str(configured), search(tmp_path, frozen=True))
+    assert choice.executable_path == str(configured)
+
+
+def test_a_frozen_app_points_playwright_at_the_per_user_browsers_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from media_assistant.providers.web.executable import (
+        managed_browsers_dir,
+        prepare_frozen_playwright,
+    )
+
+    env: dict[str, str] = {}
+    prepare_frozen_playwright(env)
+    assert env == {}  # not frozen: Playwright's own default stays
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", "/nonexistent", raising=False)
+    prepare_frozen_playwright(env)
+    assert env == {"PLAYWRIGHT_BROWSERS_PATH": str(managed_browsers_dir())}
+    own = {"PLAYWRIGHT_BROWSERS_PATH": "/srv/browsers"}
+    prepare_frozen_playwright(own)
+    assert own == {"PLAYWRIGHT_BROWSERS_PATH": "/srv/browsers"}  # the operator's setting wins

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from media_assistant.assets import sites_dir
 from media_assistant.core.errors import ConfigError
 from media_assistant.providers.web.adapter import builtin_ids, load_adapter, parse_adapter
 
@@ -28,12 +29,25 @@ def test_staleness_is_reported_after_sixty_days() -> None:
     assert adapter.staleness_warning(adapter.verified_at + dt.timedelta(days=30)) is None
     warning = adapter.staleness_warning(adapter.verified_at + dt.timedelta(days=61))
     assert warning is not None and "61 days ago" in warning
+    # ... and it says what that means and what to do.
+    assert "keeps working unless the site changed" in warning
+    assert "sites probe http://127.0.0.1" in warning and "sites/sim.toml" in warning
+
+
+def test_sites_list_explains_the_stale_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from media_assistant.cli import main
+
+    assert main(["--data-dir", str(tmp_path), "sites", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "STALE: not re-checked for over 60 days" in out  # yuanbao: verified 2025-04-01
+    assert "keeps working unless the site changed its page" in out
+    assert f"{tmp_path / 'sites'}/<id>.toml" in out
 
 
 def test_a_user_file_overrides_the_built_in(tmp_path: Path) -> None:
-    text = (Path(__file__).parents[2] / "media_assistant/resources/sites/sim.toml").read_text(
-        encoding="utf-8"
-    )
+    text = (sites_dir() / "sim.toml").read_text(encoding="utf-8")
     (tmp_path / "sim.toml").write_text(
         text.replace('name = "Simulated', 'name = "Mine'), encoding="utf-8"
     )
@@ -54,9 +68,7 @@ def test_a_user_file_overrides_the_built_in(tmp_path: Path) -> None:
     ],
 )
 def test_bad_adapter_files_name_the_key(mutation: object, expected: str, tmp_path: Path) -> None:
-    text = (Path(__file__).parents[2] / "media_assistant/resources/sites/sim.toml").read_text(
-        encoding="utf-8"
-    )
+    text = (sites_dir() / "sim.toml").read_text(encoding="utf-8")
     bad = tmp_path / "bad.toml"
     bad.write_text(mutation(text), encoding="utf-8")  # type: ignore[operator]
     with pytest.raises(ConfigError) as exc:

@@ -1,7 +1,8 @@
 """Site adapters: how to drive one chat site, as data (TOML). No code in adapters.
 
-Built-in adapters live in ``media_assistant/resources/sites/<id>.toml``; an operator's own files in
-``<data-dir>/sites/<id>.toml`` override them; an account may name a file with ``site_file``.
+Built-in adapters live in ``resources/sites/<id>.toml`` (found by media_assistant/assets.py); an
+operator's own files in ``<data-dir>/sites/<id>.toml`` override them; an account may name a file
+with ``site_file``.
 Every selector is an ordered list of CSS fallbacks: the first one that matches anything wins.
 Text markers (rate limits, busy banners) are matched only inside ``alert_regions`` — never in
 the conversation, where a prompt could contain the same words.
@@ -12,12 +13,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from media_assistant.assets import sites_dir
 from media_assistant.core.errors import ConfigError
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -163,20 +164,29 @@ class SiteAdapter(BaseModel):
         return (origin or self.origin).rstrip("/") + "/" + path_or_url.lstrip("/")
 
     def staleness_warning(self, today: dt.date | None = None) -> str | None:
+        """What "stale" means and what to do, or None while the adapter is fresh."""
         today = today or dt.date.today()
         if self.verified_at is None:
-            return f"site adapter {self.id!r} has never been verified against the live site"
-        age = (today - self.verified_at).days
-        if age > STALE_AFTER_DAYS:
-            return (
-                f"site adapter {self.id!r} was last verified against the live site on "
-                f"{self.verified_at.isoformat()} ({age} days ago): selectors may have changed"
+            what = f"site adapter {self.id!r} has never been checked against the live site"
+        elif (age := (today - self.verified_at).days) > STALE_AFTER_DAYS:
+            what = (
+                f"site adapter {self.id!r} is stale: last checked against the live site on "
+                f"{self.verified_at.isoformat()}, {age} days ago (sites redesign every few "
+                "months)"
             )
-        return None
+        else:
+            return None
+        return (
+            f"{what}. It keeps working unless the site changed its page; if this site's tasks "
+            "start failing (timeouts, no answer found), the adapter needs updating: "
+            f"`media-assistant sites probe {self.url(self.new_chat_url)}` lists the page's "
+            f"current composer and buttons; put the fixed copy in <data-dir>/sites/{self.id}.toml "
+            "(it overrides the built-in one), or ask for an updated Media Assistant."
+        )
 
 
-def _builtin_dir() -> resources.abc.Traversable:
-    return resources.files("media_assistant") / "resources" / "sites"
+def _builtin_dir() -> Path:
+    return sites_dir()
 
 
 def builtin_ids() -> list[str]:

@@ -26,6 +26,7 @@ class Checkup:
     browser: str | None
     skipped: dict[str, str] = field(default_factory=dict)  # account → why not checked
     notes: list[str] = field(default_factory=list)
+    browser_downloadable: bool = False  # no browser, and the frozen app may download Chromium
 
     @property
     def ok(self) -> bool:
@@ -58,10 +59,12 @@ def run_checkup(config: AppConfig, paths: Paths, accounts: AccountStore) -> Chec
     if not web:
         return Checkup(None, "not needed (no browser-driven accounts)")
     notes: list[str] = []
+    downloadable = False
     try:
         browser: str | None = resolve_browser(config.browser.executable).description
     except BrowserNotFound as exc:
         browser = None
+        downloadable = exc.downloadable
         notes.append(str(exc))
     locks: dict[str, ProfileLock] = {}
     skipped: dict[str, str] = {}
@@ -95,4 +98,4 @@ def run_checkup(config: AppConfig, paths: Paths, accounts: AccountStore) -> Chec
         warning = adapter.staleness_warning()
         if warning:
             notes.append(f"{a.id}: {warning}")
-    return Checkup(report, browser, skipped, notes)
+    return Checkup(report, browser, skipped, notes, downloadable)

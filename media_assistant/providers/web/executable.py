@@ -1,9 +1,13 @@
 """Which browser to launch for web models.
 
-In order: the configured ``[browser] executable`` (an error if it is missing: a typo must not
-silently run another browser); Playwright's own Chromium; an installed Google Chrome or Microsoft
-Edge (as a Playwright ``channel``); a system Chromium. Where to look comes from a
-``BrowserSearch`` — ``BrowserSearch.for_this_machine()`` in the app, temp dirs in tests.
+The configured ``[browser] executable`` always wins (an error if it is missing: a typo must not
+silently run another browser). Then, from a source checkout or a wheel (developers, CI):
+Playwright's own Chromium; an installed Google Chrome or Microsoft Edge (as a Playwright
+``channel``); a system Chromium. In a frozen app (the operators' bundle, which ships no
+browser): Microsoft Edge (on every office Windows PC), Google Chrome, a system Chromium, and last
+Playwright's Chromium in a per-user folder, where ``download.py`` puts it on demand (never on the
+start-up path). Where to look comes from a ``BrowserSearch`` — ``BrowserSearch.for_this_machine()``
+in the app, temp dirs in tests.
 """
 
 from __future__ import annotations
@@ -14,11 +18,15 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import platformdirs
+
+from media_assistant.assets import is_frozen
 from media_assistant.core.errors import ConfigError
+from media_assistant.core.paths import APP_NAME
 
 # Inside a revision dir (``chromium-1255``): the build's folder and the binary in it, per OS.
 # Newer Playwright ships Chrome for Testing builds; older ones plain Chromium snapshots.
@@ -53,14 +61,38 @@ _FIX = (
     'set [browser] executable = "/path/to/chrome" in config.toml, or install Chromium '
     "(`python -m playwright install chromium`, or your system's chromium package)"
 )
+_FIX_FROZEN = (
+    "install Microsoft Edge or Google Chrome, or let Media Assistant download Chromium "
+    "(about 150 MB) when it offers to, or set [browser] executable in config.toml"
+)
+BROWSERS_PATH_ENV = "PLAYWRIGHT_BROWSERS_PATH"
+
+
+def managed_browsers_dir() -> Path:
+    """Where a frozen app keeps the Chromium it downloads on demand: per user, shared by every
+    data dir (it is ~150 MB), outside the install folder (which an update replaces)."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / "ms-playwright"
+
+
+def prepare_frozen_playwright(env: MutableMapping[str, str] | None = None) -> None:
+    """Call before Playwright starts. Frozen, Playwright looks for browsers inside the bundle
+    (it sets PLAYWRIGHT_BROWSERS_PATH=0 unless set), where we ship none: point it at the per-user
+    folder, so a downloaded Chromium is found and ``install`` writes there. An operator's own
+    setting is kept."""
+    target = os.environ if env is None else env
+    if is_frozen() and not target.get(BROWSERS_PATH_ENV):
+        target[BROWSERS_PATH_ENV] = str(managed_browsers_dir())
 
 
 class BrowserNotFound(ConfigError):  # noqa: N818 - reads as what happened
     """No usable browser; the message lists every place tried and how to fix it."""
 
-    def __init__(self, message: str, tried: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, message: str, tried: tuple[str, ...] = (), *, downloadable: bool = False
+    ) -> None:
         super().__init__(message)
         self.tried = tried
+        self.downloadable = downloadable  # a frozen app may offer to download Chromium
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +113,7 @@ class BrowserSearch:
     system: tuple[Path, ...]  # system Chromium binaries
     path_names: tuple[str, ...] = _PATH_NAMES  # looked up on ``path``
     path: str | None = None  # a PATH value; None: do not search PATH
+    frozen: bool = False  # the operators' bundle: installed browsers first, see the docstring
 
     @classmethod
     def for_this_machine(
@@ -89,10 +122,12 @@ class BrowserSearch:
         platform: str = sys.platform,
         env: Mapping[str, str] | None = None,
         home: Path | None = None,
+        frozen: bool | None = None,
     ) -> BrowserSearch:
         env = os.environ if env is None else env
         home = Path.home() if home is None else home
         return cls(
+            frozen=is_frozen() if frozen is None else frozen,
             platform=platform,
             playwright_dir=_playwright_dir(platform, env, home),
             playwright_revision=_playwright_revision(),
@@ -232,24 +267,50 @@ def resolve_browser(configured: str | None, search: BrowserSearch | None = None)
         return _configured(configured)
     search = search or BrowserSearch.for_this_machine()
     tried: list[str] = []
+    if search.frozen:
+        steps = (_installed_channels, _system_chromium, _playwright_chromium)
+    else:
+        steps = (_playwright_chromium, _installed_channels, _system_chromium)
+    for step in steps:
+        choice = step(search, tried)
+        if choice is not None:
+            return choice
+    lines = "\n".join(f"  - {place}" for place in tried)
+    fix = _FIX_FROZEN if search.frozen else _FIX
+    raise BrowserNotFound(
+        f"no browser found for web models. Looked for:\n{lines}\nTo fix: {fix}.",
+        tuple(tried),
+        downloadable=search.frozen,
+    )
 
+
+def _playwright_chromium(search: BrowserSearch, tried: list[str]) -> BrowserChoice | None:
     found = _find_playwright_chromium(search)
     if found is not None:
         binary, revision = found
         return BrowserChoice(str(binary), None, f"Playwright's Chromium ({revision}) {binary}")
     where = search.playwright_dir or "(no Playwright browsers directory)"
-    tried.append(f"Playwright's Chromium: {where}/chromium-*/ (run `python -m playwright install`)")
+    how = "downloaded on demand" if search.frozen else "run `python -m playwright install`"
+    tried.append(f"Playwright's Chromium: {where}/chromium-*/ ({how})")
+    return None
 
-    for channel, path in search.channels:
+
+def _installed_channels(search: BrowserSearch, tried: list[str]) -> BrowserChoice | None:
+    channels = search.channels
+    if search.frozen:  # Edge first: it is on every office Windows PC, kept up to date
+        channels = tuple(sorted(channels, key=lambda c: c[0] != "msedge"))
+    for channel, path in channels:
         if _is_executable(path):
             return BrowserChoice(None, channel, f"installed {channel} (channel) {path}")
         tried.append(f"{channel} (Playwright channel): {path}")
+    return None
 
+
+def _system_chromium(search: BrowserSearch, tried: list[str]) -> BrowserChoice | None:
     for path in search.system:
         if _is_executable(path):
             return BrowserChoice(str(path), None, f"system Chromium {path}")
         tried.append(f"system Chromium: {path}")
-
     if search.path is not None:
         for name in search.path_names:
             hit = shutil.which(name, path=search.path)
@@ -257,8 +318,4 @@ def resolve_browser(configured: str | None, search: BrowserSearch | None = None)
                 real = _unwrap(Path(hit))
                 return BrowserChoice(str(real), None, f"system Chromium {real} (from PATH: {hit})")
             tried.append(f"{name} on PATH")
-
-    lines = "\n".join(f"  - {place}" for place in tried)
-    raise BrowserNotFound(
-        f"no browser found for web models. Looked for:\n{lines}\nTo fix: {_FIX}.", tuple(tried)
-    )
+    return None

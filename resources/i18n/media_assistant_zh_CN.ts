@@ -1,58 +1,58 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
-<TS version="2.1" language="en_US">
+<TS version="2.1" language="zh_CN">
 <context>
     <name>AccountState</name>
     <message>
         <source>Working</source>
-        <translation>Working</translation>
+        <translation>正常</translation>
     </message>
     <message>
         <source>Switched off</source>
-        <translation>Switched off</translation>
+        <translation>已停用</translation>
     </message>
     <message>
         <source>Cooling down</source>
-        <translation>Cooling down</translation>
+        <translation>冷却中</translation>
     </message>
     <message>
         <source>Needs login</source>
-        <translation>Needs login</translation>
+        <translation>需要登录</translation>
     </message>
     <message>
         <source>Key rejected</source>
-        <translation>Key rejected</translation>
+        <translation>密钥被拒绝</translation>
     </message>
     <message>
         <source>Needs attention</source>
-        <translation>Needs attention</translation>
+        <translation>需要处理</translation>
     </message>
 </context>
 <context>
     <name>AccountsPanel</name>
     <message>
         <source>Account</source>
-        <translation>Account</translation>
+        <translation>账号</translation>
     </message>
     <message>
         <source>State</source>
-        <translation>State</translation>
+        <translation>状态</translation>
     </message>
     <message>
         <source>On</source>
-        <translation>On</translation>
+        <translation>启用</translation>
     </message>
     <message>
         <source>Give this account work</source>
-        <translation>Give this account work</translation>
+        <translation>给此账号分配任务</translation>
     </message>
     <message>
         <source>Log in</source>
-        <translation>Log in</translation>
+        <translation>登录</translation>
     </message>
     <message>
         <source>Open this account&apos;s browser profile to sign in</source>
-        <translation>Open this account&apos;s browser profile to sign in</translation>
+        <translation>打开此账号专用的浏览器窗口进行登录</translation>
     </message>
     <message>
         <source>×</source>
@@ -60,40 +60,40 @@
     </message>
     <message>
         <source>Requests in flight (1..5)</source>
-        <translation>Requests in flight (1..5)</translation>
+        <translation>并发请求数（1～5）</translation>
     </message>
 </context>
 <context>
     <name>App</name>
     <message>
         <source>Media Assistant</source>
-        <translation>Media Assistant</translation>
+        <translation>AI 智能媒体助理</translation>
     </message>
     <message>
         <source>The configuration cannot be used:
 
 %1</source>
-        <translation>The configuration cannot be used:
+        <translation>配置文件无法使用：
 
 %1</translation>
     </message>
     <message>
         <source>Media Assistant is already running</source>
-        <translation>Media Assistant is already running</translation>
+        <translation>AI 智能媒体助理已在运行</translation>
     </message>
     <message>
         <source>Another Media Assistant is working on this data folder:
 %1
 
 Switch to its window, or close it first.</source>
-        <translation>Another Media Assistant is working on this data folder:
+        <translation>另一个 AI 智能媒体助理正在使用此数据文件夹：
 %1
 
-Switch to its window, or close it first.</translation>
+请切换到它的窗口，或先将它关闭。</translation>
     </message>
     <message>
         <source>Shutting down: running tasks go back to the queue…</source>
-        <translation>Shutting down: running tasks go back to the queue…</translation>
+        <translation>正在退出：运行中的任务将放回队列…</translation>
     </message>
     <message>
         <source>%1
@@ -101,158 +101,214 @@ Switch to its window, or close it first.</translation>
 (log: %2)</source>
         <translation>%1
 
-(log: %2)</translation>
+（日志：%2）</translation>
     </message>
 </context>
 <context>
     <name>AppController</name>
     <message>
         <source>this account has no browser to sign in with</source>
-        <translation>this account has no browser to sign in with</translation>
+        <translation>此账号没有可用于登录的浏览器</translation>
     </message>
     <message>
         <source>signing in…</source>
-        <translation>signing in…</translation>
+        <translation>正在登录…</translation>
     </message>
     <message>
         <source>the profile is still in use; try again in a moment</source>
-        <translation>the profile is still in use; try again in a moment</translation>
+        <translation>浏览器配置仍被占用，请稍后再试</translation>
     </message>
 </context>
 <context>
     <name>BatchFilePage</name>
     <message>
         <source>Drop a CSV, XLSX or JSONL file here</source>
-        <translation>Drop a CSV, XLSX or JSONL file here</translation>
+        <translation>将 CSV、XLSX 或 JSONL 文件拖到这里</translation>
     </message>
     <message>
         <source>&amp;Choose file…</source>
-        <translation>&amp;Choose file…</translation>
+        <translation>选择文件(&amp;C)…</translation>
     </message>
     <message>
         <source>C&amp;hoose another…</source>
-        <translation>C&amp;hoose another…</translation>
+        <translation>更换文件(&amp;H)…</translation>
     </message>
     <message>
         <source>Prompt from the file&apos;s prompt column</source>
-        <translation>Prompt from the file&apos;s prompt column</translation>
+        <translation>使用文件中的提示词列</translation>
     </message>
     <message>
         <source>Prompt from a template:</source>
-        <translation>Prompt from a template:</translation>
+        <translation>用模板生成提示词：</translation>
     </message>
     <message>
         <source>The prompt with {column} placeholders, e.g. Write an article about {topic}</source>
-        <translation>The prompt with {column} placeholders, e.g. Write an article about {topic}</translation>
+        <translation>含 {列名} 占位符的提示词，例如：写一篇关于{主题}的文章</translation>
     </message>
     <message>
         <source>Insert column:</source>
-        <translation>Insert column:</translation>
+        <translation>插入列：</translation>
     </message>
     <message>
         <source>Prompts of the first rows:</source>
-        <translation>Prompts of the first rows:</translation>
+        <translation>前几行生成的提示词：</translation>
     </message>
     <message>
         <source>Reading…</source>
-        <translation>Reading…</translation>
+        <translation>正在读取…</translation>
     </message>
     <message numerus="yes">
         <source>%n row(s)</source>
         <translation>
-            <numerusform>%n row</numerusform>
-            <numerusform>%n rows</numerusform>
+            <numerusform>共 %n 行</numerusform>
         </translation>
     </message>
     <message>
         <source>Insert this column into the template at the cursor</source>
-        <translation>Insert this column into the template at the cursor</translation>
+        <translation>在模板的光标处插入此列</translation>
     </message>
     <message>
         <source>Prompt from the file&apos;s prompt column (this file has none)</source>
-        <translation>Prompt from the file&apos;s prompt column (this file has none)</translation>
+        <translation>使用文件中的提示词列（此文件没有该列）</translation>
     </message>
     <message>
         <source>Choose a file.</source>
-        <translation>Choose a file.</translation>
+        <translation>请选择文件。</translation>
     </message>
     <message>
         <source>Write a template, or insert a column below.</source>
-        <translation>Write a template, or insert a column below.</translation>
+        <translation>请填写模板，或在下方插入列。</translation>
     </message>
     <message>
         <source>Not a column of this file: %1</source>
-        <translation>Not a column of this file: %1</translation>
+        <translation>文件中没有这些列：%1</translation>
     </message>
     <message>
         <source>Choose a batch file</source>
-        <translation>Choose a batch file</translation>
+        <translation>选择批次文件</translation>
     </message>
     <message>
         <source>Batch files (%1);;All files (*)</source>
-        <translation>Batch files (%1);;All files (*)</translation>
+        <translation>批次文件 (%1);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
     <name>BatchOptionsForm</name>
     <message>
         <source>No models are configured</source>
-        <translation>No models are configured</translation>
+        <translation>尚未配置模型</translation>
     </message>
     <message>
         <source>Higher runs first; 0 is normal.</source>
-        <translation>Higher runs first; 0 is normal.</translation>
+        <translation>数值越大越先运行；0 为普通。</translation>
     </message>
     <message>
         <source>higher runs first</source>
-        <translation>higher runs first</translation>
+        <translation>越大越优先</translation>
     </message>
     <message>
         <source>&amp;System prompt (optional)</source>
-        <translation>&amp;System prompt (optional)</translation>
+        <translation>系统提示词（可选）(&amp;S)</translation>
     </message>
     <message>
         <source>&amp;Model:</source>
-        <translation>&amp;Model:</translation>
+        <translation>模型(&amp;M)：</translation>
     </message>
     <message>
         <source>P&amp;riority:</source>
-        <translation>P&amp;riority:</translation>
+        <translation>优先级(&amp;R)：</translation>
     </message>
     <message>
         <source>&amp;Batch id:</source>
-        <translation>&amp;Batch id:</translation>
+        <translation>批次 ID(&amp;B)：</translation>
     </message>
     <message>
         <source>The file has a model column: it wins; rows that leave it empty use this one.</source>
-        <translation>The file has a model column: it wins; rows that leave it empty use this one.</translation>
+        <translation>文件中有模型列，以该列为准；该列为空的行使用这里选的模型。</translation>
     </message>
     <message>
         <source>Taken from the file&apos;s priority column (empty cells count as 0).</source>
-        <translation>Taken from the file&apos;s priority column (empty cells count as 0).</translation>
+        <translation>取自文件的优先级列（空单元格按 0 计）。</translation>
     </message>
     <message>
         <source>Rows with their own system_prompt keep it.</source>
-        <translation>Rows with their own system_prompt keep it.</translation>
+        <translation>自带 system_prompt 的行保留各自的系统提示词。</translation>
     </message>
     <message>
         <source>This model is sent only the prompt: no system prompt.</source>
-        <translation>This model is sent only the prompt: no system prompt.</translation>
+        <translation>此模型只发送提示词，不发送系统提示词。</translation>
     </message>
     <message>
         <source>Web model: the system prompt is typed into the chat page as text.</source>
-        <translation>Web model: the system prompt is typed into the chat page as text.</translation>
+        <translation>网页版模型：系统提示词会作为普通文字输入聊天页面。</translation>
+    </message>
+</context>
+<context>
+    <name>BrowserDownloadDialog</name>
+    <message>
+        <source>Downloading a browser</source>
+        <translation>正在下载浏览器</translation>
+    </message>
+    <message>
+        <source>Starting the download…</source>
+        <translation>正在开始下载…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Downloading %1
+%2% of %3</source>
+        <translation>正在下载 %1
+已完成 %2%，共 %3</translation>
+    </message>
+    <message>
+        <source>No browser for web models</source>
+        <translation>没有可供网页模型使用的浏览器</translation>
+    </message>
+    <message>
+        <source>This computer has no Microsoft Edge, Google Chrome or Chromium for the web accounts. Media Assistant can download Chromium for them (about 150 MB, once).
+
+Download it now? API accounts work either way.</source>
+        <translation>这台电脑上没有可供网页账号使用的 Microsoft Edge、Google Chrome 或 Chromium。AI 智能媒体助理可以为它们下载 Chromium（约 150 MB，只需一次）。
+
+现在下载吗？接口账号不受影响，照常工作。</translation>
+    </message>
+    <message>
+        <source>Download Chromium</source>
+        <translation>下载 Chromium</translation>
+    </message>
+    <message>
+        <source>Not now</source>
+        <translation>暂不下载</translation>
+    </message>
+    <message>
+        <source>The browser download failed</source>
+        <translation>浏览器下载失败</translation>
+    </message>
+    <message>
+        <source>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</source>
+        <translation>无法下载 Chromium。请检查网络连接（或安装 Microsoft Edge、Google Chrome），然后重新启动 AI 智能媒体助理。</translation>
     </message>
 </context>
 <context>
     <name>DemoBanner</name>
     <message>
-        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.</source>
-        <translation>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.</translation>
+        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.&lt;br&gt;&lt;b&gt;Press “Run the sample batch” to watch 14 tasks run on both lanes.&lt;/b&gt;</source>
+        <translation>演示模式：使用模拟的网页版和接口模型，以及独立的演示数据文件夹，不会动到你的真实账号。&lt;br&gt;&lt;b&gt;点击右侧的“运行示例批次”，观看 14 个任务在两个通道上运行。&lt;/b&gt;</translation>
     </message>
     <message>
         <source>Run the sample batch</source>
-        <translation>Run the sample batch</translation>
+        <translation>运行示例批次</translation>
+    </message>
+    <message>
+        <source>Demo mode: the sample batch is running. Watch the lane panels and the table; double-click a finished task to read its result.</source>
+        <translation>演示模式：示例批次正在运行。请留意通道面板和任务表；双击已完成的任务即可查看结果。</translation>
+    </message>
+    <message>
+        <source>Run it again</source>
+        <translation>再运行一次</translation>
     </message>
 </context>
 <context>
@@ -260,145 +316,145 @@ Switch to its window, or close it first.</translation>
     <message>
         <source>%1s</source>
         <comment>seconds</comment>
-        <translation>%1s</translation>
+        <translation>%1秒</translation>
     </message>
     <message>
         <source>%1m%2s</source>
         <comment>minutes, seconds</comment>
-        <translation>%1m%2s</translation>
+        <translation>%1分%2秒</translation>
     </message>
     <message>
         <source>%1h%2m</source>
         <comment>hours, minutes</comment>
-        <translation>%1h%2m</translation>
+        <translation>%1小时%2分</translation>
     </message>
 </context>
 <context>
     <name>ErrorKind</name>
     <message>
         <source>API key rejected</source>
-        <translation>API key rejected</translation>
+        <translation>密钥被拒绝</translation>
     </message>
     <message>
         <source>Request refused as invalid</source>
-        <translation>Request refused as invalid</translation>
+        <translation>请求无效，已被拒绝</translation>
     </message>
     <message>
         <source>Prompt too long for the model</source>
-        <translation>Prompt too long for the model</translation>
+        <translation>提示词超出模型长度限制</translation>
     </message>
     <message>
         <source>Blocked by the content policy</source>
-        <translation>Blocked by the content policy</translation>
+        <translation>被内容安全策略拦截</translation>
     </message>
     <message>
         <source>Quota used up</source>
-        <translation>Quota used up</translation>
+        <translation>额度已用完</translation>
     </message>
     <message>
         <source>Login required</source>
-        <translation>Login required</translation>
+        <translation>需要重新登录</translation>
     </message>
     <message>
         <source>Bad input</source>
-        <translation>Bad input</translation>
+        <translation>输入有误</translation>
     </message>
     <message>
         <source>Configuration problem</source>
-        <translation>Configuration problem</translation>
+        <translation>配置有误</translation>
     </message>
     <message>
         <source>Browser profile in use by another program</source>
-        <translation>Browser profile in use by another program</translation>
+        <translation>浏览器配置被其他程序占用</translation>
     </message>
     <message>
         <source>No enabled account serves this model</source>
-        <translation>No enabled account serves this model</translation>
+        <translation>没有已启用的账号支持此模型</translation>
     </message>
     <message>
         <source>Deadline passed while waiting</source>
-        <translation>Deadline passed while waiting</translation>
+        <translation>等待超过截止时间</translation>
     </message>
     <message>
         <source>Rate limited</source>
-        <translation>Rate limited</translation>
+        <translation>触发限流</translation>
     </message>
     <message>
         <source>Site busy</source>
-        <translation>Site busy</translation>
+        <translation>网站繁忙</translation>
     </message>
     <message>
         <source>Captcha to solve</source>
-        <translation>Captcha to solve</translation>
+        <translation>需要完成验证码</translation>
     </message>
     <message>
         <source>Server error</source>
-        <translation>Server error</translation>
+        <translation>服务器错误</translation>
     </message>
     <message>
         <source>Network error</source>
-        <translation>Network error</translation>
+        <translation>网络错误</translation>
     </message>
     <message>
         <source>Timed out</source>
-        <translation>Timed out</translation>
+        <translation>超时</translation>
     </message>
     <message>
         <source>Malformed response</source>
-        <translation>Malformed response</translation>
+        <translation>响应格式异常</translation>
     </message>
     <message>
         <source>Two answers overlapped in one chat session</source>
-        <translation>Two answers overlapped in one chat session</translation>
+        <translation>同一会话中回答重叠</translation>
     </message>
     <message>
         <source>Browser crashed</source>
-        <translation>Browser crashed</translation>
+        <translation>浏览器崩溃</translation>
     </message>
     <message>
         <source>Heartbeat lost</source>
-        <translation>Heartbeat lost</translation>
+        <translation>心跳丢失</translation>
     </message>
     <message>
         <source>Internal error</source>
-        <translation>Internal error</translation>
+        <translation>内部错误</translation>
     </message>
     <message>
         <source>Canceled</source>
-        <translation>Canceled</translation>
+        <translation>已取消</translation>
     </message>
 </context>
 <context>
     <name>EventLogModel</name>
     <message>
         <source>Time</source>
-        <translation>Time</translation>
+        <translation>时间</translation>
     </message>
     <message>
         <source>Kind</source>
-        <translation>Kind</translation>
+        <translation>类型</translation>
     </message>
     <message>
         <source>Attempt</source>
-        <translation>Attempt</translation>
+        <translation>尝试</translation>
     </message>
     <message>
         <source>Message</source>
-        <translation>Message</translation>
+        <translation>消息</translation>
     </message>
 </context>
 <context>
     <name>EventLogView</name>
     <message>
         <source>Copy</source>
-        <translation>Copy</translation>
+        <translation>复制</translation>
     </message>
 </context>
 <context>
     <name>JobRunner</name>
     <message>
         <source>Cancel</source>
-        <translation>Cancel</translation>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -406,42 +462,42 @@ Switch to its window, or close it first.</translation>
     <message>
         <source>%1: %2</source>
         <comment>error kind: the site&apos;s error message</comment>
-        <translation>%1: %2</translation>
+        <translation>%1：%2</translation>
     </message>
     <message>
         <source>Near the rate limit</source>
-        <translation>Near the rate limit</translation>
+        <translation>接近速率上限</translation>
     </message>
     <message>
         <source>%1, %2 left</source>
         <comment>cool-down reason, time left</comment>
-        <translation>%1, %2 left</translation>
+        <translation>%1，剩余 %2</translation>
     </message>
 </context>
 <context>
     <name>Lane</name>
     <message>
         <source>Web</source>
-        <translation>Web</translation>
+        <translation>网页版</translation>
     </message>
     <message>
         <source>API</source>
-        <translation>API</translation>
+        <translation>接口</translation>
     </message>
     <message>
         <source>Web lane</source>
-        <translation>Web lane</translation>
+        <translation>网页版通道</translation>
     </message>
     <message>
         <source>API lane</source>
-        <translation>API lane</translation>
+        <translation>接口通道</translation>
     </message>
 </context>
 <context>
     <name>LanePanel</name>
     <message>
         <source>%1 of %2 done</source>
-        <translation>%1 of %2 done</translation>
+        <translation>已完成 %1 / %2</translation>
     </message>
     <message>
         <source>%1 · %2</source>
@@ -451,181 +507,174 @@ Switch to its window, or close it first.</translation>
     <message numerus="yes">
         <source>%n account(s)</source>
         <translation>
-            <numerusform>%n account</numerusform>
-            <numerusform>%n accounts</numerusform>
+            <numerusform>%n 个账号</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n slot(s) free</source>
         <translation>
-            <numerusform>%n slot free</numerusform>
-            <numerusform>%n slots free</numerusform>
+            <numerusform>%n 个空闲槽位</numerusform>
         </translation>
     </message>
     <message>
         <source>%1/min</source>
-        <translation>%1/min</translation>
+        <translation>%1 个/分钟</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation>Idle</translation>
+        <translation>空闲</translation>
     </message>
     <message>
         <source>ETA %1 (about %2)</source>
-        <translation>ETA %1 (about %2)</translation>
+        <translation>预计剩余 %1（约 %2 完成）</translation>
     </message>
     <message>
         <source>ETA: no account can take these tasks now</source>
-        <translation>ETA: no account can take these tasks now</translation>
+        <translation>预计时间：目前没有账号能处理这些任务</translation>
     </message>
     <message>
         <source>ETA after the first task finishes</source>
-        <translation>ETA after the first task finishes</translation>
+        <translation>首个任务完成后给出预计时间</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) without a heartbeat for 90 s</source>
         <translation>
-            <numerusform>%n task without a heartbeat for 90 s</numerusform>
-            <numerusform>%n tasks without a heartbeat for 90 s</numerusform>
+            <numerusform>%n 个任务已 90 秒无心跳</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) without a heartbeat for 30 s</source>
         <translation>
-            <numerusform>%n task without a heartbeat for 30 s</numerusform>
-            <numerusform>%n tasks without a heartbeat for 30 s</numerusform>
+            <numerusform>%n 个任务已 30 秒无心跳</numerusform>
         </translation>
     </message>
     <message>
         <source>no available account for: %1</source>
-        <translation>no available account for: %1</translation>
+        <translation>以下模型没有可用账号：%1</translation>
     </message>
 </context>
 <context>
     <name>LogPanel</name>
     <message>
         <source>All lines</source>
-        <translation>All lines</translation>
+        <translation>全部日志</translation>
     </message>
     <message>
         <source>Info and up</source>
-        <translation>Info and up</translation>
+        <translation>信息及以上</translation>
     </message>
     <message>
         <source>Warnings and errors</source>
-        <translation>Warnings and errors</translation>
+        <translation>警告和错误</translation>
     </message>
     <message>
         <source>Errors only</source>
-        <translation>Errors only</translation>
+        <translation>仅错误</translation>
     </message>
     <message>
         <source>Filter log…</source>
-        <translation>Filter log…</translation>
+        <translation>筛选日志…</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
         <source>Media Assistant</source>
-        <translation>Media Assistant</translation>
+        <translation>AI 智能媒体助理</translation>
     </message>
     <message>
         <source>Timeline</source>
-        <translation>Timeline</translation>
+        <translation>时间线</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation>Log</translation>
+        <translation>日志</translation>
     </message>
     <message>
         <source>Last 5 minutes</source>
-        <translation>Last 5 minutes</translation>
+        <translation>最近 5 分钟</translation>
     </message>
     <message>
         <source>Last 15 minutes</source>
-        <translation>Last 15 minutes</translation>
+        <translation>最近 15 分钟</translation>
     </message>
     <message>
         <source>Last hour</source>
-        <translation>Last hour</translation>
+        <translation>最近 1 小时</translation>
     </message>
     <message>
         <source>Last 4 hours</source>
-        <translation>Last 4 hours</translation>
+        <translation>最近 4 小时</translation>
     </message>
     <message>
         <source>Span:</source>
-        <translation>Span:</translation>
+        <translation>时间范围：</translation>
     </message>
     <message>
         <source>Actions</source>
-        <translation>Actions</translation>
+        <translation>操作</translation>
     </message>
     <message>
         <source>New batch…</source>
-        <translation>New batch…</translation>
+        <translation>新建批次…</translation>
     </message>
     <message>
         <source>Settings…</source>
-        <translation>Settings…</translation>
+        <translation>设置…</translation>
     </message>
     <message>
         <source>Account %1 needs you</source>
-        <translation>Account %1 needs you</translation>
+        <translation>账号 %1 需要处理</translation>
     </message>
     <message>
         <source>%1/%2 done — Media Assistant</source>
-        <translation>%1/%2 done — Media Assistant</translation>
+        <translation>已完成 %1/%2 — AI 智能媒体助理</translation>
     </message>
     <message>
         <source>Batch %1 finished</source>
-        <translation>Batch %1 finished</translation>
+        <translation>批次 %1 已结束</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s), %1 not successful</source>
         <translation>
-            <numerusform>%n task, %1 not successful</numerusform>
-            <numerusform>%n tasks, %1 not successful</numerusform>
+            <numerusform>共 %n 个任务，%1 个未成功</numerusform>
         </translation>
     </message>
     <message>
         <source>%1: %2</source>
         <comment>notice title: text</comment>
-        <translation>%1: %2</translation>
+        <translation>%1：%2</translation>
     </message>
     <message>
         <source>Batch %1 submitted</source>
-        <translation>Batch %1 submitted</translation>
+        <translation>批次 %1 已提交</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) added</source>
         <translation>
-            <numerusform>%n task added</numerusform>
-            <numerusform>%n tasks added</numerusform>
+            <numerusform>新增 %n 个任务</numerusform>
         </translation>
     </message>
     <message>
         <source>Sign in to %1 in the browser window, then close it</source>
-        <translation>Sign in to %1 in the browser window, then close it</translation>
+        <translation>请在浏览器窗口中登录 %1，完成后关闭该窗口</translation>
     </message>
     <message>
         <source>%1: signed in (%2)</source>
-        <translation>%1: signed in (%2)</translation>
+        <translation>%1：已登录（%2）</translation>
     </message>
     <message>
         <source>%1: not signed in (%2)</source>
-        <translation>%1: not signed in (%2)</translation>
+        <translation>%1：未登录（%2）</translation>
     </message>
     <message>
         <source>Self-check: all clear</source>
-        <translation>Self-check: all clear</translation>
+        <translation>自检：一切正常</translation>
     </message>
     <message numerus="yes">
         <source>Self-check: %n finding(s) — see the log</source>
         <translation>
-            <numerusform>Self-check: %n finding — see the log</numerusform>
-            <numerusform>Self-check: %n findings — see the log</numerusform>
+            <numerusform>自检：发现 %n 个问题，详见日志</numerusform>
         </translation>
     </message>
 </context>
@@ -633,354 +682,347 @@ Switch to its window, or close it first.</translation>
     <name>NewBatchDialog</name>
     <message>
         <source>New batch</source>
-        <translation>New batch</translation>
+        <translation>新建批次</translation>
     </message>
     <message>
         <source>&amp;Paste prompts</source>
-        <translation>&amp;Paste prompts</translation>
+        <translation>粘贴提示词(&amp;P)</translation>
     </message>
     <message>
         <source>&amp;Import file</source>
-        <translation>&amp;Import file</translation>
+        <translation>导入文件(&amp;I)</translation>
     </message>
     <message>
         <source>One prompt per line. Empty lines are skipped.</source>
-        <translation>One prompt per line. Empty lines are skipped.</translation>
+        <translation>每行一条提示词，空行会被跳过。</translation>
     </message>
     <message numerus="yes">
         <source>%n prompt(s)</source>
         <translation>
-            <numerusform>%n prompt</numerusform>
-            <numerusform>%n prompts</numerusform>
+            <numerusform>%n 条提示词</numerusform>
         </translation>
     </message>
     <message>
         <source>Reading the file…</source>
-        <translation>Reading the file…</translation>
+        <translation>正在读取文件…</translation>
     </message>
     <message>
         <source>Submit</source>
-        <translation>Submit</translation>
+        <translation>提交</translation>
     </message>
     <message>
         <source>Submit the batch (Ctrl+Enter)</source>
-        <translation>Submit the batch (Ctrl+Enter)</translation>
+        <translation>提交批次（Ctrl+Enter）</translation>
     </message>
     <message>
         <source>No models are configured.</source>
-        <translation>No models are configured.</translation>
+        <translation>尚未配置模型。</translation>
     </message>
     <message>
         <source>Enter a batch id.</source>
-        <translation>Enter a batch id.</translation>
+        <translation>请输入批次 ID。</translation>
     </message>
     <message>
         <source>Paste at least one prompt.</source>
-        <translation>Paste at least one prompt.</translation>
+        <translation>请至少粘贴一条提示词。</translation>
     </message>
     <message>
         <source>This file cannot be used:</source>
-        <translation>This file cannot be used:</translation>
+        <translation>此文件无法使用：</translation>
     </message>
     <message>
         <source>Nothing was submitted. Fix these problems and try again:</source>
-        <translation>Nothing was submitted. Fix these problems and try again:</translation>
+        <translation>未提交任何任务。请修正以下问题后重试：</translation>
     </message>
 </context>
 <context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
-        <translation>Settings</translation>
+        <translation>设置</translation>
     </message>
     <message>
         <source>automatic (Playwright&apos;s Chromium, Chrome/Edge, chromium)</source>
-        <translation>automatic (Playwright&apos;s Chromium, Chrome/Edge, chromium)</translation>
+        <translation>自动（Playwright 自带的 Chromium、Chrome/Edge、chromium）</translation>
     </message>
     <message>
         <source>Browse…</source>
-        <translation>Browse…</translation>
+        <translation>浏览…</translation>
     </message>
     <message>
         <source>System default</source>
-        <translation>System default</translation>
+        <translation>跟随系统</translation>
     </message>
     <message>
         <source>Browser for web models:</source>
-        <translation>Browser for web models:</translation>
+        <translation>网页版模型使用的浏览器：</translation>
     </message>
     <message>
         <source>Web task timeout:</source>
-        <translation>Web task timeout:</translation>
+        <translation>网页版任务超时：</translation>
     </message>
     <message>
         <source>API task timeout:</source>
-        <translation>API task timeout:</translation>
+        <translation>接口任务超时：</translation>
     </message>
     <message>
         <source>Language:</source>
-        <translation>Language:</translation>
+        <translation>界面语言：</translation>
     </message>
     <message>
         <source>Saved to %1. Language and browser changes apply at the next start.</source>
-        <translation>Saved to %1. Language and browser changes apply at the next start.</translation>
+        <translation>保存到 %1。语言和浏览器的更改在下次启动后生效。</translation>
     </message>
     <message>
         <source> s</source>
-        <translation> s</translation>
+        <translation> 秒</translation>
     </message>
     <message>
         <source>Browser executable</source>
-        <translation>Browser executable</translation>
+        <translation>选择浏览器程序</translation>
     </message>
 </context>
 <context>
     <name>TaskActions</name>
     <message>
         <source>Cancel</source>
-        <translation>Cancel</translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>Cancel batch</source>
-        <translation>Cancel batch</translation>
+        <translation>取消批次</translation>
     </message>
     <message>
         <source>Retry</source>
-        <translation>Retry</translation>
+        <translation>重试</translation>
     </message>
     <message>
         <source>Retry all failed</source>
-        <translation>Retry all failed</translation>
+        <translation>重试全部失败</translation>
     </message>
     <message>
         <source>Export…</source>
-        <translation>Export…</translation>
+        <translation>导出…</translation>
     </message>
     <message>
         <source>%1 canceled, %2 stopping at their next checkpoint</source>
-        <translation>%1 canceled, %2 stopping at their next checkpoint</translation>
+        <translation>已取消 %1 个，%2 个将在下一个检查点停止</translation>
     </message>
     <message>
         <source>Pick a batch in the filter, or select one of its tasks</source>
-        <translation>Pick a batch in the filter, or select one of its tasks</translation>
+        <translation>请先在筛选栏选择批次，或选中该批次中的任务</translation>
     </message>
     <message>
         <source>Cancel every unfinished task of batch %1?</source>
-        <translation>Cancel every unfinished task of batch %1?</translation>
+        <translation>取消批次 %1 中所有未完成的任务？</translation>
     </message>
     <message>
         <source>%1 canceled, %2 stopping</source>
-        <translation>%1 canceled, %2 stopping</translation>
+        <translation>已取消 %1 个，%2 个正在停止</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) back in the queue</source>
         <translation>
-            <numerusform>%n task back in the queue</numerusform>
-            <numerusform>%n tasks back in the queue</numerusform>
+            <numerusform>%n 个任务已重新排队</numerusform>
         </translation>
     </message>
     <message>
         <source>Export tasks</source>
-        <translation>Export tasks</translation>
+        <translation>导出任务</translation>
     </message>
     <message>
         <source>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</source>
-        <translation>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</translation>
+        <translation>Excel 表格 (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON Lines (*.jsonl)</translation>
     </message>
     <message>
         <source>Exporting to %1…</source>
-        <translation>Exporting to %1…</translation>
+        <translation>正在导出到 %1…</translation>
     </message>
     <message>
         <source>Export canceled; nothing was written</source>
-        <translation>Export canceled; nothing was written</translation>
+        <translation>导出已取消，未写入任何文件</translation>
     </message>
     <message>
         <source>Export failed</source>
-        <translation>Export failed</translation>
+        <translation>导出失败</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) written to %1</source>
         <translation>
-            <numerusform>%n task written to %1</numerusform>
-            <numerusform>%n tasks written to %1</numerusform>
+            <numerusform>已导出 %n 个任务到 %1</numerusform>
         </translation>
     </message>
     <message>
         <source>Export finished</source>
-        <translation>Export finished</translation>
+        <translation>导出完成</translation>
     </message>
     <message>
         <source>Open folder</source>
-        <translation>Open folder</translation>
+        <translation>打开文件夹</translation>
     </message>
 </context>
 <context>
     <name>TaskDetailsDialog</name>
     <message>
         <source>&amp;Result</source>
-        <translation>&amp;Result</translation>
+        <translation>结果(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;Prompt</source>
-        <translation>&amp;Prompt</translation>
+        <translation>提示词(&amp;P)</translation>
     </message>
     <message>
         <source>&amp;Event log</source>
-        <translation>&amp;Event log</translation>
+        <translation>事件日志(&amp;E)</translation>
     </message>
     <message>
         <source>Task %1</source>
-        <translation>Task %1</translation>
+        <translation>任务 %1</translation>
     </message>
     <message numerus="yes">
         <source>&amp;Event log (%n)</source>
         <translation>
-            <numerusform>&amp;Event log (%n)</numerusform>
-            <numerusform>&amp;Event log (%n)</numerusform>
+            <numerusform>事件日志（%n）(&amp;E)</numerusform>
         </translation>
     </message>
     <message>
         <source>Model:</source>
-        <translation>Model:</translation>
+        <translation>模型：</translation>
     </message>
     <message>
         <source>Lane:</source>
-        <translation>Lane:</translation>
+        <translation>通道：</translation>
     </message>
     <message>
         <source>Account:</source>
-        <translation>Account:</translation>
+        <translation>账号：</translation>
     </message>
     <message>
         <source>Attempt:</source>
-        <translation>Attempt:</translation>
+        <translation>尝试次数：</translation>
     </message>
     <message>
         <source>Started:</source>
-        <translation>Started:</translation>
+        <translation>开始：</translation>
     </message>
     <message>
         <source>Finished:</source>
-        <translation>Finished:</translation>
+        <translation>结束：</translation>
     </message>
     <message>
         <source>Duration:</source>
-        <translation>Duration:</translation>
+        <translation>耗时：</translation>
     </message>
     <message>
         <source>Priority:</source>
-        <translation>Priority:</translation>
+        <translation>优先级：</translation>
     </message>
     <message>
         <source>Task %1 · batch %2</source>
-        <translation>Task %1 · batch %2</translation>
+        <translation>任务 %1 · 批次 %2</translation>
     </message>
     <message>
         <source>%1 so far</source>
-        <translation>%1 so far</translation>
+        <translation>已用 %1</translation>
     </message>
     <message>
         <source>%1 — cancel requested</source>
-        <translation>%1 — cancel requested</translation>
+        <translation>%1 — 已请求取消</translation>
     </message>
     <message>
         <source>Waiting to retry at %1</source>
-        <translation>Waiting to retry at %1</translation>
+        <translation>将于 %1 重试</translation>
     </message>
     <message>
         <source>System prompt:</source>
-        <translation>System prompt:</translation>
+        <translation>系统提示词：</translation>
     </message>
     <message>
         <source>Prompt:</source>
-        <translation>Prompt:</translation>
+        <translation>提示词：</translation>
     </message>
 </context>
 <context>
     <name>TaskEventKind</name>
     <message>
         <source>State</source>
-        <translation>State</translation>
+        <translation>状态</translation>
     </message>
     <message>
         <source>Retry</source>
-        <translation>Retry</translation>
+        <translation>重试</translation>
     </message>
     <message>
         <source>Self-check</source>
-        <translation>Self-check</translation>
+        <translation>自检</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation>Log</translation>
+        <translation>日志</translation>
     </message>
     <message>
         <source>Error</source>
-        <translation>Error</translation>
+        <translation>错误</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation>Cancel</translation>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
     <name>TaskResultPage</name>
     <message>
         <source>Show ra&amp;w text</source>
-        <translation>Show ra&amp;w text</translation>
+        <translation>显示原文(&amp;W)</translation>
     </message>
     <message>
         <source>&amp;Copy</source>
-        <translation>&amp;Copy</translation>
+        <translation>复制(&amp;C)</translation>
     </message>
     <message>
         <source>Copy the answer&apos;s raw text to the clipboard</source>
-        <translation>Copy the answer&apos;s raw text to the clipboard</translation>
+        <translation>将回答原文复制到剪贴板</translation>
     </message>
     <message numerus="yes">
         <source>Reasoning (%Ln character(s))</source>
         <translation>
-            <numerusform>Reasoning (%Ln character)</numerusform>
-            <numerusform>Reasoning (%Ln characters)</numerusform>
+            <numerusform>思考过程（%Ln 字）</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Generating… %Ln character(s) so far</source>
         <translation>
-            <numerusform>Generating… %Ln character so far</numerusform>
-            <numerusform>Generating… %Ln characters so far</numerusform>
+            <numerusform>正在生成… 已生成 %Ln 字</numerusform>
         </translation>
     </message>
     <message>
         <source>Generating… waiting for the first characters</source>
-        <translation>Generating… waiting for the first characters</translation>
+        <translation>正在生成… 等待模型开始输出</translation>
     </message>
     <message>
         <source>Waiting for a free account</source>
-        <translation>Waiting for a free account</translation>
+        <translation>等待空闲账号</translation>
     </message>
     <message>
         <source>No answer: the task failed (see the error above and the event log)</source>
-        <translation>No answer: the task failed (see the error above and the event log)</translation>
+        <translation>没有回答：任务失败（见上方错误信息和事件日志）</translation>
     </message>
     <message>
         <source>No answer: the task was canceled</source>
-        <translation>No answer: the task was canceled</translation>
+        <translation>没有回答：任务已取消</translation>
     </message>
     <message>
         <source>The task finished without an answer</source>
-        <translation>The task finished without an answer</translation>
+        <translation>任务已结束，但没有回答</translation>
     </message>
     <message>
         <source>Copied to the clipboard</source>
-        <translation>Copied to the clipboard</translation>
+        <translation>已复制到剪贴板</translation>
     </message>
     <message numerus="yes">
         <source>%Ln character(s)</source>
         <translation>
-            <numerusform>%Ln character</numerusform>
-            <numerusform>%Ln characters</numerusform>
+            <numerusform>%Ln 字</numerusform>
         </translation>
     </message>
 </context>
@@ -988,129 +1030,126 @@ Switch to its window, or close it first.</translation>
     <name>TaskState</name>
     <message>
         <source>Pending</source>
-        <translation>Pending</translation>
+        <translation>等待中</translation>
     </message>
     <message>
         <source>Running</source>
-        <translation>Running</translation>
+        <translation>运行中</translation>
     </message>
     <message>
         <source>Succeeded</source>
-        <translation>Succeeded</translation>
+        <translation>成功</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation>Failed</translation>
+        <translation>失败</translation>
     </message>
     <message>
         <source>Canceled</source>
-        <translation>Canceled</translation>
+        <translation>已取消</translation>
     </message>
 </context>
 <context>
     <name>TaskTable</name>
     <message>
         <source>Filter by text, task id or error…</source>
-        <translation>Filter by text, task id or error…</translation>
+        <translation>按内容、任务 ID 或错误筛选…</translation>
     </message>
     <message>
         <source>All states</source>
-        <translation>All states</translation>
+        <translation>全部状态</translation>
     </message>
     <message>
         <source>Not finished</source>
-        <translation>Not finished</translation>
+        <translation>未完成</translation>
     </message>
     <message>
         <source>Needs a look</source>
-        <translation>Needs a look</translation>
+        <translation>需要查看</translation>
     </message>
     <message>
         <source>Both lanes</source>
-        <translation>Both lanes</translation>
+        <translation>全部通道</translation>
     </message>
     <message>
         <source>All batches</source>
-        <translation>All batches</translation>
+        <translation>全部批次</translation>
     </message>
     <message>
         <source>Details…</source>
-        <translation>Details…</translation>
+        <translation>详情…</translation>
     </message>
     <message numerus="yes">
         <source>Cancel %n task(s)</source>
         <translation>
-            <numerusform>Cancel %n task</numerusform>
-            <numerusform>Cancel %n tasks</numerusform>
+            <numerusform>取消 %n 个任务</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Retry %n task(s)</source>
         <translation>
-            <numerusform>Retry %n task</numerusform>
-            <numerusform>Retry %n tasks</numerusform>
+            <numerusform>重试 %n 个任务</numerusform>
         </translation>
     </message>
     <message>
         <source>Export selection…</source>
-        <translation>Export selection…</translation>
+        <translation>导出所选…</translation>
     </message>
 </context>
 <context>
     <name>TaskTableModel</name>
     <message>
         <source>Task</source>
-        <translation>Task</translation>
+        <translation>任务</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation>Model</translation>
+        <translation>模型</translation>
     </message>
     <message>
         <source>Lane</source>
-        <translation>Lane</translation>
+        <translation>通道</translation>
     </message>
     <message>
         <source>Account</source>
-        <translation>Account</translation>
+        <translation>账号</translation>
     </message>
     <message>
         <source>State</source>
-        <translation>State</translation>
+        <translation>状态</translation>
     </message>
     <message>
         <source>Attempt</source>
-        <translation>Attempt</translation>
+        <translation>尝试次数</translation>
     </message>
     <message>
         <source>Heartbeat</source>
-        <translation>Heartbeat</translation>
+        <translation>心跳</translation>
     </message>
     <message>
         <source>Started</source>
-        <translation>Started</translation>
+        <translation>开始时间</translation>
     </message>
     <message>
         <source>Duration</source>
-        <translation>Duration</translation>
+        <translation>耗时</translation>
     </message>
     <message>
         <source>Error</source>
-        <translation>Error</translation>
+        <translation>错误</translation>
     </message>
     <message>
         <source>Canceling…</source>
-        <translation>Canceling…</translation>
+        <translation>正在取消…</translation>
     </message>
     <message>
         <source>Retry in %1</source>
-        <translation>Retry in %1</translation>
+        <translation>%1后重试</translation>
     </message>
     <message numerus="yes">
         <source>%n characters so far</source>
         <translation>
-            <numerusform>%n character so far</numerusform>
-            <numerusform>%n characters so far</numerusform>
+            <numerusform>已生成 %n 字</numerusform>
         </translation>
     </message>
 </context>
@@ -1118,35 +1157,35 @@ Switch to its window, or close it first.</translation>
     <name>TimelineWidget</name>
     <message>
         <source>%1 so far</source>
-        <translation>%1 so far</translation>
+        <translation>已用 %1</translation>
     </message>
     <message>
         <source>Task: %1</source>
-        <translation>Task: %1</translation>
+        <translation>任务：%1</translation>
     </message>
     <message>
         <source>State: %1</source>
-        <translation>State: %1</translation>
+        <translation>状态：%1</translation>
     </message>
     <message>
         <source>Duration: %1</source>
-        <translation>Duration: %1</translation>
+        <translation>耗时：%1</translation>
     </message>
     <message>
         <source>Started: %1</source>
-        <translation>Started: %1</translation>
+        <translation>开始：%1</translation>
     </message>
     <message>
         <source>Follow</source>
-        <translation>Follow</translation>
+        <translation>跟随</translation>
     </message>
     <message>
         <source>Keep now at the right edge. Drag or scroll to look back, double-click to return.</source>
-        <translation>Keep now at the right edge. Drag or scroll to look back, double-click to return.</translation>
+        <translation>让当前时间保持在最右侧。拖动或滚动可回看，双击空白处回到当前。</translation>
     </message>
     <message>
         <source>Task timeline</source>
-        <translation>Task timeline</translation>
+        <translation>任务时间线</translation>
     </message>
 </context>
 </TS>

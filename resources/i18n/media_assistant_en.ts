@@ -1,58 +1,58 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
-<TS version="2.1" language="zh_CN">
+<TS version="2.1" language="en_US">
 <context>
     <name>AccountState</name>
     <message>
         <source>Working</source>
-        <translation>正常</translation>
+        <translation>Working</translation>
     </message>
     <message>
         <source>Switched off</source>
-        <translation>已停用</translation>
+        <translation>Switched off</translation>
     </message>
     <message>
         <source>Cooling down</source>
-        <translation>冷却中</translation>
+        <translation>Cooling down</translation>
     </message>
     <message>
         <source>Needs login</source>
-        <translation>需要登录</translation>
+        <translation>Needs login</translation>
     </message>
     <message>
         <source>Key rejected</source>
-        <translation>密钥被拒绝</translation>
+        <translation>Key rejected</translation>
     </message>
     <message>
         <source>Needs attention</source>
-        <translation>需要处理</translation>
+        <translation>Needs attention</translation>
     </message>
 </context>
 <context>
     <name>AccountsPanel</name>
     <message>
         <source>Account</source>
-        <translation>账号</translation>
+        <translation>Account</translation>
     </message>
     <message>
         <source>State</source>
-        <translation>状态</translation>
+        <translation>State</translation>
     </message>
     <message>
         <source>On</source>
-        <translation>启用</translation>
+        <translation>On</translation>
     </message>
     <message>
         <source>Give this account work</source>
-        <translation>给此账号分配任务</translation>
+        <translation>Give this account work</translation>
     </message>
     <message>
         <source>Log in</source>
-        <translation>登录</translation>
+        <translation>Log in</translation>
     </message>
     <message>
         <source>Open this account&apos;s browser profile to sign in</source>
-        <translation>打开此账号专用的浏览器窗口进行登录</translation>
+        <translation>Open this account&apos;s browser profile to sign in</translation>
     </message>
     <message>
         <source>×</source>
@@ -60,40 +60,40 @@
     </message>
     <message>
         <source>Requests in flight (1..5)</source>
-        <translation>并发请求数（1～5）</translation>
+        <translation>Requests in flight (1..5)</translation>
     </message>
 </context>
 <context>
     <name>App</name>
     <message>
         <source>Media Assistant</source>
-        <translation>AI 智能媒体助理</translation>
+        <translation>Media Assistant</translation>
     </message>
     <message>
         <source>The configuration cannot be used:
 
 %1</source>
-        <translation>配置文件无法使用：
+        <translation>The configuration cannot be used:
 
 %1</translation>
     </message>
     <message>
         <source>Media Assistant is already running</source>
-        <translation>AI 智能媒体助理已在运行</translation>
+        <translation>Media Assistant is already running</translation>
     </message>
     <message>
         <source>Another Media Assistant is working on this data folder:
 %1
 
 Switch to its window, or close it first.</source>
-        <translation>另一个 AI 智能媒体助理正在使用此数据文件夹：
+        <translation>Another Media Assistant is working on this data folder:
 %1
 
-请切换到它的窗口，或先将它关闭。</translation>
+Switch to its window, or close it first.</translation>
     </message>
     <message>
         <source>Shutting down: running tasks go back to the queue…</source>
-        <translation>正在退出：运行中的任务将放回队列…</translation>
+        <translation>Shutting down: running tasks go back to the queue…</translation>
     </message>
     <message>
         <source>%1
@@ -101,157 +101,215 @@ Switch to its window, or close it first.</source>
 (log: %2)</source>
         <translation>%1
 
-（日志：%2）</translation>
+(log: %2)</translation>
     </message>
 </context>
 <context>
     <name>AppController</name>
     <message>
         <source>this account has no browser to sign in with</source>
-        <translation>此账号没有可用于登录的浏览器</translation>
+        <translation>this account has no browser to sign in with</translation>
     </message>
     <message>
         <source>signing in…</source>
-        <translation>正在登录…</translation>
+        <translation>signing in…</translation>
     </message>
     <message>
         <source>the profile is still in use; try again in a moment</source>
-        <translation>浏览器配置仍被占用，请稍后再试</translation>
+        <translation>the profile is still in use; try again in a moment</translation>
     </message>
 </context>
 <context>
     <name>BatchFilePage</name>
     <message>
         <source>Drop a CSV, XLSX or JSONL file here</source>
-        <translation>将 CSV、XLSX 或 JSONL 文件拖到这里</translation>
+        <translation>Drop a CSV, XLSX or JSONL file here</translation>
     </message>
     <message>
         <source>&amp;Choose file…</source>
-        <translation>选择文件(&amp;C)…</translation>
+        <translation>&amp;Choose file…</translation>
     </message>
     <message>
         <source>C&amp;hoose another…</source>
-        <translation>更换文件(&amp;H)…</translation>
+        <translation>C&amp;hoose another…</translation>
     </message>
     <message>
         <source>Prompt from the file&apos;s prompt column</source>
-        <translation>使用文件中的提示词列</translation>
+        <translation>Prompt from the file&apos;s prompt column</translation>
     </message>
     <message>
         <source>Prompt from a template:</source>
-        <translation>用模板生成提示词：</translation>
+        <translation>Prompt from a template:</translation>
     </message>
     <message>
         <source>The prompt with {column} placeholders, e.g. Write an article about {topic}</source>
-        <translation>含 {列名} 占位符的提示词，例如：写一篇关于{主题}的文章</translation>
+        <translation>The prompt with {column} placeholders, e.g. Write an article about {topic}</translation>
     </message>
     <message>
         <source>Insert column:</source>
-        <translation>插入列：</translation>
+        <translation>Insert column:</translation>
     </message>
     <message>
         <source>Prompts of the first rows:</source>
-        <translation>前几行生成的提示词：</translation>
+        <translation>Prompts of the first rows:</translation>
     </message>
     <message>
         <source>Reading…</source>
-        <translation>正在读取…</translation>
+        <translation>Reading…</translation>
     </message>
     <message numerus="yes">
         <source>%n row(s)</source>
         <translation>
-            <numerusform>共 %n 行</numerusform>
+            <numerusform>%n row</numerusform>
+            <numerusform>%n rows</numerusform>
         </translation>
     </message>
     <message>
         <source>Insert this column into the template at the cursor</source>
-        <translation>在模板的光标处插入此列</translation>
+        <translation>Insert this column into the template at the cursor</translation>
     </message>
     <message>
         <source>Prompt from the file&apos;s prompt column (this file has none)</source>
-        <translation>使用文件中的提示词列（此文件没有该列）</translation>
+        <translation>Prompt from the file&apos;s prompt column (this file has none)</translation>
     </message>
     <message>
         <source>Choose a file.</source>
-        <translation>请选择文件。</translation>
+        <translation>Choose a file.</translation>
     </message>
     <message>
         <source>Write a template, or insert a column below.</source>
-        <translation>请填写模板，或在下方插入列。</translation>
+        <translation>Write a template, or insert a column below.</translation>
     </message>
     <message>
         <source>Not a column of this file: %1</source>
-        <translation>文件中没有这些列：%1</translation>
+        <translation>Not a column of this file: %1</translation>
     </message>
     <message>
         <source>Choose a batch file</source>
-        <translation>选择批次文件</translation>
+        <translation>Choose a batch file</translation>
     </message>
     <message>
         <source>Batch files (%1);;All files (*)</source>
-        <translation>批次文件 (%1);;所有文件 (*)</translation>
+        <translation>Batch files (%1);;All files (*)</translation>
     </message>
 </context>
 <context>
     <name>BatchOptionsForm</name>
     <message>
         <source>No models are configured</source>
-        <translation>尚未配置模型</translation>
+        <translation>No models are configured</translation>
     </message>
     <message>
         <source>Higher runs first; 0 is normal.</source>
-        <translation>数值越大越先运行；0 为普通。</translation>
+        <translation>Higher runs first; 0 is normal.</translation>
     </message>
     <message>
         <source>higher runs first</source>
-        <translation>越大越优先</translation>
+        <translation>higher runs first</translation>
     </message>
     <message>
         <source>&amp;System prompt (optional)</source>
-        <translation>系统提示词（可选）(&amp;S)</translation>
+        <translation>&amp;System prompt (optional)</translation>
     </message>
     <message>
         <source>&amp;Model:</source>
-        <translation>模型(&amp;M)：</translation>
+        <translation>&amp;Model:</translation>
     </message>
     <message>
         <source>P&amp;riority:</source>
-        <translation>优先级(&amp;R)：</translation>
+        <translation>P&amp;riority:</translation>
     </message>
     <message>
         <source>&amp;Batch id:</source>
-        <translation>批次 ID(&amp;B)：</translation>
+        <translation>&amp;Batch id:</translation>
     </message>
     <message>
         <source>The file has a model column: it wins; rows that leave it empty use this one.</source>
-        <translation>文件中有模型列，以该列为准；该列为空的行使用这里选的模型。</translation>
+        <translation>The file has a model column: it wins; rows that leave it empty use this one.</translation>
     </message>
     <message>
         <source>Taken from the file&apos;s priority column (empty cells count as 0).</source>
-        <translation>取自文件的优先级列（空单元格按 0 计）。</translation>
+        <translation>Taken from the file&apos;s priority column (empty cells count as 0).</translation>
     </message>
     <message>
         <source>Rows with their own system_prompt keep it.</source>
-        <translation>自带 system_prompt 的行保留各自的系统提示词。</translation>
+        <translation>Rows with their own system_prompt keep it.</translation>
     </message>
     <message>
         <source>This model is sent only the prompt: no system prompt.</source>
-        <translation>此模型只发送提示词，不发送系统提示词。</translation>
+        <translation>This model is sent only the prompt: no system prompt.</translation>
     </message>
     <message>
         <source>Web model: the system prompt is typed into the chat page as text.</source>
-        <translation>网页版模型：系统提示词会作为普通文字输入聊天页面。</translation>
+        <translation>Web model: the system prompt is typed into the chat page as text.</translation>
+    </message>
+</context>
+<context>
+    <name>BrowserDownloadDialog</name>
+    <message>
+        <source>Downloading a browser</source>
+        <translation>Downloading a browser</translation>
+    </message>
+    <message>
+        <source>Starting the download…</source>
+        <translation>Starting the download…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Downloading %1
+%2% of %3</source>
+        <translation>Downloading %1
+%2% of %3</translation>
+    </message>
+    <message>
+        <source>No browser for web models</source>
+        <translation>No browser for web models</translation>
+    </message>
+    <message>
+        <source>This computer has no Microsoft Edge, Google Chrome or Chromium for the web accounts. Media Assistant can download Chromium for them (about 150 MB, once).
+
+Download it now? API accounts work either way.</source>
+        <translation>This computer has no Microsoft Edge, Google Chrome or Chromium for the web accounts. Media Assistant can download Chromium for them (about 150 MB, once).
+
+Download it now? API accounts work either way.</translation>
+    </message>
+    <message>
+        <source>Download Chromium</source>
+        <translation>Download Chromium</translation>
+    </message>
+    <message>
+        <source>Not now</source>
+        <translation>Not now</translation>
+    </message>
+    <message>
+        <source>The browser download failed</source>
+        <translation>The browser download failed</translation>
+    </message>
+    <message>
+        <source>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</source>
+        <translation>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</translation>
     </message>
 </context>
 <context>
     <name>DemoBanner</name>
     <message>
-        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.</source>
-        <translation>演示模式：使用模拟的网页版和接口模型，以及独立的演示数据文件夹，不会动到你的真实账号。</translation>
+        <source>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.&lt;br&gt;&lt;b&gt;Press “Run the sample batch” to watch 14 tasks run on both lanes.&lt;/b&gt;</source>
+        <translation>Demo mode: simulated web and API models, a demo data folder of its own. Nothing here touches your real accounts.&lt;br&gt;&lt;b&gt;Press “Run the sample batch” to watch 14 tasks run on both lanes.&lt;/b&gt;</translation>
     </message>
     <message>
         <source>Run the sample batch</source>
-        <translation>运行示例批次</translation>
+        <translation>Run the sample batch</translation>
+    </message>
+    <message>
+        <source>Demo mode: the sample batch is running. Watch the lane panels and the table; double-click a finished task to read its result.</source>
+        <translation>Demo mode: the sample batch is running. Watch the lane panels and the table; double-click a finished task to read its result.</translation>
+    </message>
+    <message>
+        <source>Run it again</source>
+        <translation>Run it again</translation>
     </message>
 </context>
 <context>
@@ -259,145 +317,145 @@ Switch to its window, or close it first.</source>
     <message>
         <source>%1s</source>
         <comment>seconds</comment>
-        <translation>%1秒</translation>
+        <translation>%1s</translation>
     </message>
     <message>
         <source>%1m%2s</source>
         <comment>minutes, seconds</comment>
-        <translation>%1分%2秒</translation>
+        <translation>%1m%2s</translation>
     </message>
     <message>
         <source>%1h%2m</source>
         <comment>hours, minutes</comment>
-        <translation>%1小时%2分</translation>
+        <translation>%1h%2m</translation>
     </message>
 </context>
 <context>
     <name>ErrorKind</name>
     <message>
         <source>API key rejected</source>
-        <translation>密钥被拒绝</translation>
+        <translation>API key rejected</translation>
     </message>
     <message>
         <source>Request refused as invalid</source>
-        <translation>请求无效，已被拒绝</translation>
+        <translation>Request refused as invalid</translation>
     </message>
     <message>
         <source>Prompt too long for the model</source>
-        <translation>提示词超出模型长度限制</translation>
+        <translation>Prompt too long for the model</translation>
     </message>
     <message>
         <source>Blocked by the content policy</source>
-        <translation>被内容安全策略拦截</translation>
+        <translation>Blocked by the content policy</translation>
     </message>
     <message>
         <source>Quota used up</source>
-        <translation>额度已用完</translation>
+        <translation>Quota used up</translation>
     </message>
     <message>
         <source>Login required</source>
-        <translation>需要重新登录</translation>
+        <translation>Login required</translation>
     </message>
     <message>
         <source>Bad input</source>
-        <translation>输入有误</translation>
+        <translation>Bad input</translation>
     </message>
     <message>
         <source>Configuration problem</source>
-        <translation>配置有误</translation>
+        <translation>Configuration problem</translation>
     </message>
     <message>
         <source>Browser profile in use by another program</source>
-        <translation>浏览器配置被其他程序占用</translation>
+        <translation>Browser profile in use by another program</translation>
     </message>
     <message>
         <source>No enabled account serves this model</source>
-        <translation>没有已启用的账号支持此模型</translation>
+        <translation>No enabled account serves this model</translation>
     </message>
     <message>
         <source>Deadline passed while waiting</source>
-        <translation>等待超过截止时间</translation>
+        <translation>Deadline passed while waiting</translation>
     </message>
     <message>
         <source>Rate limited</source>
-        <translation>触发限流</translation>
+        <translation>Rate limited</translation>
     </message>
     <message>
         <source>Site busy</source>
-        <translation>网站繁忙</translation>
+        <translation>Site busy</translation>
     </message>
     <message>
         <source>Captcha to solve</source>
-        <translation>需要完成验证码</translation>
+        <translation>Captcha to solve</translation>
     </message>
     <message>
         <source>Server error</source>
-        <translation>服务器错误</translation>
+        <translation>Server error</translation>
     </message>
     <message>
         <source>Network error</source>
-        <translation>网络错误</translation>
+        <translation>Network error</translation>
     </message>
     <message>
         <source>Timed out</source>
-        <translation>超时</translation>
+        <translation>Timed out</translation>
     </message>
     <message>
         <source>Malformed response</source>
-        <translation>响应格式异常</translation>
+        <translation>Malformed response</translation>
     </message>
     <message>
         <source>Two answers overlapped in one chat session</source>
-        <translation>同一会话中回答重叠</translation>
+        <translation>Two answers overlapped in one chat session</translation>
     </message>
     <message>
         <source>Browser crashed</source>
-        <translation>浏览器崩溃</translation>
+        <translation>Browser crashed</translation>
     </message>
     <message>
         <source>Heartbeat lost</source>
-        <translation>心跳丢失</translation>
+        <translation>Heartbeat lost</translation>
     </message>
     <message>
         <source>Internal error</source>
-        <translation>内部错误</translation>
+        <translation>Internal error</translation>
     </message>
     <message>
         <source>Canceled</source>
-        <translation>已取消</translation>
+        <translation>Canceled</translation>
     </message>
 </context>
 <context>
     <name>EventLogModel</name>
     <message>
         <source>Time</source>
-        <translation>时间</translation>
+        <translation>Time</translation>
     </message>
     <message>
         <source>Kind</source>
-        <translation>类型</translation>
+        <translation>Kind</translation>
     </message>
     <message>
         <source>Attempt</source>
-        <translation>尝试</translation>
+        <translation>Attempt</translation>
     </message>
     <message>
         <source>Message</source>
-        <translation>消息</translation>
+        <translation>Message</translation>
     </message>
 </context>
 <context>
     <name>EventLogView</name>
     <message>
         <source>Copy</source>
-        <translation>复制</translation>
+        <translation>Copy</translation>
     </message>
 </context>
 <context>
     <name>JobRunner</name>
     <message>
         <source>Cancel</source>
-        <translation>取消</translation>
+        <translation>Cancel</translation>
     </message>
 </context>
 <context>
@@ -405,42 +463,42 @@ Switch to its window, or close it first.</source>
     <message>
         <source>%1: %2</source>
         <comment>error kind: the site&apos;s error message</comment>
-        <translation>%1：%2</translation>
+        <translation>%1: %2</translation>
     </message>
     <message>
         <source>Near the rate limit</source>
-        <translation>接近速率上限</translation>
+        <translation>Near the rate limit</translation>
     </message>
     <message>
         <source>%1, %2 left</source>
         <comment>cool-down reason, time left</comment>
-        <translation>%1，剩余 %2</translation>
+        <translation>%1, %2 left</translation>
     </message>
 </context>
 <context>
     <name>Lane</name>
     <message>
         <source>Web</source>
-        <translation>网页版</translation>
+        <translation>Web</translation>
     </message>
     <message>
         <source>API</source>
-        <translation>接口</translation>
+        <translation>API</translation>
     </message>
     <message>
         <source>Web lane</source>
-        <translation>网页版通道</translation>
+        <translation>Web lane</translation>
     </message>
     <message>
         <source>API lane</source>
-        <translation>接口通道</translation>
+        <translation>API lane</translation>
     </message>
 </context>
 <context>
     <name>LanePanel</name>
     <message>
         <source>%1 of %2 done</source>
-        <translation>已完成 %1 / %2</translation>
+        <translation>%1 of %2 done</translation>
     </message>
     <message>
         <source>%1 · %2</source>
@@ -450,174 +508,181 @@ Switch to its window, or close it first.</source>
     <message numerus="yes">
         <source>%n account(s)</source>
         <translation>
-            <numerusform>%n 个账号</numerusform>
+            <numerusform>%n account</numerusform>
+            <numerusform>%n accounts</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n slot(s) free</source>
         <translation>
-            <numerusform>%n 个空闲槽位</numerusform>
+            <numerusform>%n slot free</numerusform>
+            <numerusform>%n slots free</numerusform>
         </translation>
     </message>
     <message>
         <source>%1/min</source>
-        <translation>%1 个/分钟</translation>
+        <translation>%1/min</translation>
     </message>
     <message>
         <source>Idle</source>
-        <translation>空闲</translation>
+        <translation>Idle</translation>
     </message>
     <message>
         <source>ETA %1 (about %2)</source>
-        <translation>预计剩余 %1（约 %2 完成）</translation>
+        <translation>ETA %1 (about %2)</translation>
     </message>
     <message>
         <source>ETA: no account can take these tasks now</source>
-        <translation>预计时间：目前没有账号能处理这些任务</translation>
+        <translation>ETA: no account can take these tasks now</translation>
     </message>
     <message>
         <source>ETA after the first task finishes</source>
-        <translation>首个任务完成后给出预计时间</translation>
+        <translation>ETA after the first task finishes</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) without a heartbeat for 90 s</source>
         <translation>
-            <numerusform>%n 个任务已 90 秒无心跳</numerusform>
+            <numerusform>%n task without a heartbeat for 90 s</numerusform>
+            <numerusform>%n tasks without a heartbeat for 90 s</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) without a heartbeat for 30 s</source>
         <translation>
-            <numerusform>%n 个任务已 30 秒无心跳</numerusform>
+            <numerusform>%n task without a heartbeat for 30 s</numerusform>
+            <numerusform>%n tasks without a heartbeat for 30 s</numerusform>
         </translation>
     </message>
     <message>
         <source>no available account for: %1</source>
-        <translation>以下模型没有可用账号：%1</translation>
+        <translation>no available account for: %1</translation>
     </message>
 </context>
 <context>
     <name>LogPanel</name>
     <message>
         <source>All lines</source>
-        <translation>全部日志</translation>
+        <translation>All lines</translation>
     </message>
     <message>
         <source>Info and up</source>
-        <translation>信息及以上</translation>
+        <translation>Info and up</translation>
     </message>
     <message>
         <source>Warnings and errors</source>
-        <translation>警告和错误</translation>
+        <translation>Warnings and errors</translation>
     </message>
     <message>
         <source>Errors only</source>
-        <translation>仅错误</translation>
+        <translation>Errors only</translation>
     </message>
     <message>
         <source>Filter log…</source>
-        <translation>筛选日志…</translation>
+        <translation>Filter log…</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
         <source>Media Assistant</source>
-        <translation>AI 智能媒体助理</translation>
+        <translation>Media Assistant</translation>
     </message>
     <message>
         <source>Timeline</source>
-        <translation>时间线</translation>
+        <translation>Timeline</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation>日志</translation>
+        <translation>Log</translation>
     </message>
     <message>
         <source>Last 5 minutes</source>
-        <translation>最近 5 分钟</translation>
+        <translation>Last 5 minutes</translation>
     </message>
     <message>
         <source>Last 15 minutes</source>
-        <translation>最近 15 分钟</translation>
+        <translation>Last 15 minutes</translation>
     </message>
     <message>
         <source>Last hour</source>
-        <translation>最近 1 小时</translation>
+        <translation>Last hour</translation>
     </message>
     <message>
         <source>Last 4 hours</source>
-        <translation>最近 4 小时</translation>
+        <translation>Last 4 hours</translation>
     </message>
     <message>
         <source>Span:</source>
-        <translation>时间范围：</translation>
+        <translation>Span:</translation>
     </message>
     <message>
         <source>Actions</source>
-        <translation>操作</translation>
+        <translation>Actions</translation>
     </message>
     <message>
         <source>New batch…</source>
-        <translation>新建批次…</translation>
+        <translation>New batch…</translation>
     </message>
     <message>
         <source>Settings…</source>
-        <translation>设置…</translation>
+        <translation>Settings…</translation>
     </message>
     <message>
         <source>Account %1 needs you</source>
-        <translation>账号 %1 需要处理</translation>
+        <translation>Account %1 needs you</translation>
     </message>
     <message>
         <source>%1/%2 done — Media Assistant</source>
-        <translation>已完成 %1/%2 — AI 智能媒体助理</translation>
+        <translation>%1/%2 done — Media Assistant</translation>
     </message>
     <message>
         <source>Batch %1 finished</source>
-        <translation>批次 %1 已结束</translation>
+        <translation>Batch %1 finished</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s), %1 not successful</source>
         <translation>
-            <numerusform>共 %n 个任务，%1 个未成功</numerusform>
+            <numerusform>%n task, %1 not successful</numerusform>
+            <numerusform>%n tasks, %1 not successful</numerusform>
         </translation>
     </message>
     <message>
         <source>%1: %2</source>
         <comment>notice title: text</comment>
-        <translation>%1：%2</translation>
+        <translation>%1: %2</translation>
     </message>
     <message>
         <source>Batch %1 submitted</source>
-        <translation>批次 %1 已提交</translation>
+        <translation>Batch %1 submitted</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) added</source>
         <translation>
-            <numerusform>新增 %n 个任务</numerusform>
+            <numerusform>%n task added</numerusform>
+            <numerusform>%n tasks added</numerusform>
         </translation>
     </message>
     <message>
         <source>Sign in to %1 in the browser window, then close it</source>
-        <translation>请在浏览器窗口中登录 %1，完成后关闭该窗口</translation>
+        <translation>Sign in to %1 in the browser window, then close it</translation>
     </message>
     <message>
         <source>%1: signed in (%2)</source>
-        <translation>%1：已登录（%2）</translation>
+        <translation>%1: signed in (%2)</translation>
     </message>
     <message>
         <source>%1: not signed in (%2)</source>
-        <translation>%1：未登录（%2）</translation>
+        <translation>%1: not signed in (%2)</translation>
     </message>
     <message>
         <source>Self-check: all clear</source>
-        <translation>自检：一切正常</translation>
+        <translation>Self-check: all clear</translation>
     </message>
     <message numerus="yes">
         <source>Self-check: %n finding(s) — see the log</source>
         <translation>
-            <numerusform>自检：发现 %n 个问题，详见日志</numerusform>
+            <numerusform>Self-check: %n finding — see the log</numerusform>
+            <numerusform>Self-check: %n findings — see the log</numerusform>
         </translation>
     </message>
 </context>
@@ -625,347 +690,354 @@ Switch to its window, or close it first.</source>
     <name>NewBatchDialog</name>
     <message>
         <source>New batch</source>
-        <translation>新建批次</translation>
+        <translation>New batch</translation>
     </message>
     <message>
         <source>&amp;Paste prompts</source>
-        <translation>粘贴提示词(&amp;P)</translation>
+        <translation>&amp;Paste prompts</translation>
     </message>
     <message>
         <source>&amp;Import file</source>
-        <translation>导入文件(&amp;I)</translation>
+        <translation>&amp;Import file</translation>
     </message>
     <message>
         <source>One prompt per line. Empty lines are skipped.</source>
-        <translation>每行一条提示词，空行会被跳过。</translation>
+        <translation>One prompt per line. Empty lines are skipped.</translation>
     </message>
     <message numerus="yes">
         <source>%n prompt(s)</source>
         <translation>
-            <numerusform>%n 条提示词</numerusform>
+            <numerusform>%n prompt</numerusform>
+            <numerusform>%n prompts</numerusform>
         </translation>
     </message>
     <message>
         <source>Reading the file…</source>
-        <translation>正在读取文件…</translation>
+        <translation>Reading the file…</translation>
     </message>
     <message>
         <source>Submit</source>
-        <translation>提交</translation>
+        <translation>Submit</translation>
     </message>
     <message>
         <source>Submit the batch (Ctrl+Enter)</source>
-        <translation>提交批次（Ctrl+Enter）</translation>
+        <translation>Submit the batch (Ctrl+Enter)</translation>
     </message>
     <message>
         <source>No models are configured.</source>
-        <translation>尚未配置模型。</translation>
+        <translation>No models are configured.</translation>
     </message>
     <message>
         <source>Enter a batch id.</source>
-        <translation>请输入批次 ID。</translation>
+        <translation>Enter a batch id.</translation>
     </message>
     <message>
         <source>Paste at least one prompt.</source>
-        <translation>请至少粘贴一条提示词。</translation>
+        <translation>Paste at least one prompt.</translation>
     </message>
     <message>
         <source>This file cannot be used:</source>
-        <translation>此文件无法使用：</translation>
+        <translation>This file cannot be used:</translation>
     </message>
     <message>
         <source>Nothing was submitted. Fix these problems and try again:</source>
-        <translation>未提交任何任务。请修正以下问题后重试：</translation>
+        <translation>Nothing was submitted. Fix these problems and try again:</translation>
     </message>
 </context>
 <context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
-        <translation>设置</translation>
+        <translation>Settings</translation>
     </message>
     <message>
         <source>automatic (Playwright&apos;s Chromium, Chrome/Edge, chromium)</source>
-        <translation>自动（Playwright 自带的 Chromium、Chrome/Edge、chromium）</translation>
+        <translation>automatic (Playwright&apos;s Chromium, Chrome/Edge, chromium)</translation>
     </message>
     <message>
         <source>Browse…</source>
-        <translation>浏览…</translation>
+        <translation>Browse…</translation>
     </message>
     <message>
         <source>System default</source>
-        <translation>跟随系统</translation>
+        <translation>System default</translation>
     </message>
     <message>
         <source>Browser for web models:</source>
-        <translation>网页版模型使用的浏览器：</translation>
+        <translation>Browser for web models:</translation>
     </message>
     <message>
         <source>Web task timeout:</source>
-        <translation>网页版任务超时：</translation>
+        <translation>Web task timeout:</translation>
     </message>
     <message>
         <source>API task timeout:</source>
-        <translation>接口任务超时：</translation>
+        <translation>API task timeout:</translation>
     </message>
     <message>
         <source>Language:</source>
-        <translation>界面语言：</translation>
+        <translation>Language:</translation>
     </message>
     <message>
         <source>Saved to %1. Language and browser changes apply at the next start.</source>
-        <translation>保存到 %1。语言和浏览器的更改在下次启动后生效。</translation>
+        <translation>Saved to %1. Language and browser changes apply at the next start.</translation>
     </message>
     <message>
         <source> s</source>
-        <translation> 秒</translation>
+        <translation> s</translation>
     </message>
     <message>
         <source>Browser executable</source>
-        <translation>选择浏览器程序</translation>
+        <translation>Browser executable</translation>
     </message>
 </context>
 <context>
     <name>TaskActions</name>
     <message>
         <source>Cancel</source>
-        <translation>取消</translation>
+        <translation>Cancel</translation>
     </message>
     <message>
         <source>Cancel batch</source>
-        <translation>取消批次</translation>
+        <translation>Cancel batch</translation>
     </message>
     <message>
         <source>Retry</source>
-        <translation>重试</translation>
+        <translation>Retry</translation>
     </message>
     <message>
         <source>Retry all failed</source>
-        <translation>重试全部失败</translation>
+        <translation>Retry all failed</translation>
     </message>
     <message>
         <source>Export…</source>
-        <translation>导出…</translation>
+        <translation>Export…</translation>
     </message>
     <message>
         <source>%1 canceled, %2 stopping at their next checkpoint</source>
-        <translation>已取消 %1 个，%2 个将在下一个检查点停止</translation>
+        <translation>%1 canceled, %2 stopping at their next checkpoint</translation>
     </message>
     <message>
         <source>Pick a batch in the filter, or select one of its tasks</source>
-        <translation>请先在筛选栏选择批次，或选中该批次中的任务</translation>
+        <translation>Pick a batch in the filter, or select one of its tasks</translation>
     </message>
     <message>
         <source>Cancel every unfinished task of batch %1?</source>
-        <translation>取消批次 %1 中所有未完成的任务？</translation>
+        <translation>Cancel every unfinished task of batch %1?</translation>
     </message>
     <message>
         <source>%1 canceled, %2 stopping</source>
-        <translation>已取消 %1 个，%2 个正在停止</translation>
+        <translation>%1 canceled, %2 stopping</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) back in the queue</source>
         <translation>
-            <numerusform>%n 个任务已重新排队</numerusform>
+            <numerusform>%n task back in the queue</numerusform>
+            <numerusform>%n tasks back in the queue</numerusform>
         </translation>
     </message>
     <message>
         <source>Export tasks</source>
-        <translation>导出任务</translation>
+        <translation>Export tasks</translation>
     </message>
     <message>
         <source>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</source>
-        <translation>Excel 表格 (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON Lines (*.jsonl)</translation>
+        <translation>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</translation>
     </message>
     <message>
         <source>Exporting to %1…</source>
-        <translation>正在导出到 %1…</translation>
+        <translation>Exporting to %1…</translation>
     </message>
     <message>
         <source>Export canceled; nothing was written</source>
-        <translation>导出已取消，未写入任何文件</translation>
+        <translation>Export canceled; nothing was written</translation>
     </message>
     <message>
         <source>Export failed</source>
-        <translation>导出失败</translation>
+        <translation>Export failed</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) written to %1</source>
         <translation>
-            <numerusform>已导出 %n 个任务到 %1</numerusform>
+            <numerusform>%n task written to %1</numerusform>
+            <numerusform>%n tasks written to %1</numerusform>
         </translation>
     </message>
     <message>
         <source>Export finished</source>
-        <translation>导出完成</translation>
+        <translation>Export finished</translation>
     </message>
     <message>
         <source>Open folder</source>
-        <translation>打开文件夹</translation>
+        <translation>Open folder</translation>
     </message>
 </context>
 <context>
     <name>TaskDetailsDialog</name>
     <message>
         <source>&amp;Result</source>
-        <translation>结果(&amp;R)</translation>
+        <translation>&amp;Result</translation>
     </message>
     <message>
         <source>&amp;Prompt</source>
-        <translation>提示词(&amp;P)</translation>
+        <translation>&amp;Prompt</translation>
     </message>
     <message>
         <source>&amp;Event log</source>
-        <translation>事件日志(&amp;E)</translation>
+        <translation>&amp;Event log</translation>
     </message>
     <message>
         <source>Task %1</source>
-        <translation>任务 %1</translation>
+        <translation>Task %1</translation>
     </message>
     <message numerus="yes">
         <source>&amp;Event log (%n)</source>
         <translation>
-            <numerusform>事件日志（%n）(&amp;E)</numerusform>
+            <numerusform>&amp;Event log (%n)</numerusform>
+            <numerusform>&amp;Event log (%n)</numerusform>
         </translation>
     </message>
     <message>
         <source>Model:</source>
-        <translation>模型：</translation>
+        <translation>Model:</translation>
     </message>
     <message>
         <source>Lane:</source>
-        <translation>通道：</translation>
+        <translation>Lane:</translation>
     </message>
     <message>
         <source>Account:</source>
-        <translation>账号：</translation>
+        <translation>Account:</translation>
     </message>
     <message>
         <source>Attempt:</source>
-        <translation>尝试次数：</translation>
+        <translation>Attempt:</translation>
     </message>
     <message>
         <source>Started:</source>
-        <translation>开始：</translation>
+        <translation>Started:</translation>
     </message>
     <message>
         <source>Finished:</source>
-        <translation>结束：</translation>
+        <translation>Finished:</translation>
     </message>
     <message>
         <source>Duration:</source>
-        <translation>耗时：</translation>
+        <translation>Duration:</translation>
     </message>
     <message>
         <source>Priority:</source>
-        <translation>优先级：</translation>
+        <translation>Priority:</translation>
     </message>
     <message>
         <source>Task %1 · batch %2</source>
-        <translation>任务 %1 · 批次 %2</translation>
+        <translation>Task %1 · batch %2</translation>
     </message>
     <message>
         <source>%1 so far</source>
-        <translation>已用 %1</translation>
+        <translation>%1 so far</translation>
     </message>
     <message>
         <source>%1 — cancel requested</source>
-        <translation>%1 — 已请求取消</translation>
+        <translation>%1 — cancel requested</translation>
     </message>
     <message>
         <source>Waiting to retry at %1</source>
-        <translation>将于 %1 重试</translation>
+        <translation>Waiting to retry at %1</translation>
     </message>
     <message>
         <source>System prompt:</source>
-        <translation>系统提示词：</translation>
+        <translation>System prompt:</translation>
     </message>
     <message>
         <source>Prompt:</source>
-        <translation>提示词：</translation>
+        <translation>Prompt:</translation>
     </message>
 </context>
 <context>
     <name>TaskEventKind</name>
     <message>
         <source>State</source>
-        <translation>状态</translation>
+        <translation>State</translation>
     </message>
     <message>
         <source>Retry</source>
-        <translation>重试</translation>
+        <translation>Retry</translation>
     </message>
     <message>
         <source>Self-check</source>
-        <translation>自检</translation>
+        <translation>Self-check</translation>
     </message>
     <message>
         <source>Log</source>
-        <translation>日志</translation>
+        <translation>Log</translation>
     </message>
     <message>
         <source>Error</source>
-        <translation>错误</translation>
+        <translation>Error</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation>取消</translation>
+        <translation>Cancel</translation>
     </message>
 </context>
 <context>
     <name>TaskResultPage</name>
     <message>
         <source>Show ra&amp;w text</source>
-        <translation>显示原文(&amp;W)</translation>
+        <translation>Show ra&amp;w text</translation>
     </message>
     <message>
         <source>&amp;Copy</source>
-        <translation>复制(&amp;C)</translation>
+        <translation>&amp;Copy</translation>
     </message>
     <message>
         <source>Copy the answer&apos;s raw text to the clipboard</source>
-        <translation>将回答原文复制到剪贴板</translation>
+        <translation>Copy the answer&apos;s raw text to the clipboard</translation>
     </message>
     <message numerus="yes">
         <source>Reasoning (%Ln character(s))</source>
         <translation>
-            <numerusform>思考过程（%Ln 字）</numerusform>
+            <numerusform>Reasoning (%Ln character)</numerusform>
+            <numerusform>Reasoning (%Ln characters)</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Generating… %Ln character(s) so far</source>
         <translation>
-            <numerusform>正在生成… 已生成 %Ln 字</numerusform>
+            <numerusform>Generating… %Ln character so far</numerusform>
+            <numerusform>Generating… %Ln characters so far</numerusform>
         </translation>
     </message>
     <message>
         <source>Generating… waiting for the first characters</source>
-        <translation>正在生成… 等待模型开始输出</translation>
+        <translation>Generating… waiting for the first characters</translation>
     </message>
     <message>
         <source>Waiting for a free account</source>
-        <translation>等待空闲账号</translation>
+        <translation>Waiting for a free account</translation>
     </message>
     <message>
         <source>No answer: the task failed (see the error above and the event log)</source>
-        <translation>没有回答：任务失败（见上方错误信息和事件日志）</translation>
+        <translation>No answer: the task failed (see the error above and the event log)</translation>
     </message>
     <message>
         <source>No answer: the task was canceled</source>
-        <translation>没有回答：任务已取消</translation>
+        <translation>No answer: the task was canceled</translation>
     </message>
     <message>
         <source>The task finished without an answer</source>
-        <translation>任务已结束，但没有回答</translation>
+        <translation>The task finished without an answer</translation>
     </message>
     <message>
         <source>Copied to the clipboard</source>
-        <translation>已复制到剪贴板</translation>
+        <translation>Copied to the clipboard</translation>
     </message>
     <message numerus="yes">
         <source>%Ln character(s)</source>
         <translation>
-            <numerusform>%Ln 字</numerusform>
+            <numerusform>%Ln character</numerusform>
+            <numerusform>%Ln characters</numerusform>
         </translation>
     </message>
 </context>
@@ -973,126 +1045,129 @@ Switch to its window, or close it first.</source>
     <name>TaskState</name>
     <message>
         <source>Pending</source>
-        <translation>等待中</translation>
+        <translation>Pending</translation>
     </message>
     <message>
         <source>Running</source>
-        <translation>运行中</translation>
+        <translation>Running</translation>
     </message>
     <message>
         <source>Succeeded</source>
-        <translation>成功</translation>
+        <translation>Succeeded</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation>失败</translation>
+        <translation>Failed</translation>
     </message>
     <message>
         <source>Canceled</source>
-        <translation>已取消</translation>
+        <translation>Canceled</translation>
     </message>
 </context>
 <context>
     <name>TaskTable</name>
     <message>
         <source>Filter by text, task id or error…</source>
-        <translation>按内容、任务 ID 或错误筛选…</translation>
+        <translation>Filter by text, task id or error…</translation>
     </message>
     <message>
         <source>All states</source>
-        <translation>全部状态</translation>
+        <translation>All states</translation>
     </message>
     <message>
         <source>Not finished</source>
-        <translation>未完成</translation>
+        <translation>Not finished</translation>
     </message>
     <message>
         <source>Needs a look</source>
-        <translation>需要查看</translation>
+        <translation>Needs a look</translation>
     </message>
     <message>
         <source>Both lanes</source>
-        <translation>全部通道</translation>
+        <translation>Both lanes</translation>
     </message>
     <message>
         <source>All batches</source>
-        <translation>全部批次</translation>
+        <translation>All batches</translation>
     </message>
     <message>
         <source>Details…</source>
-        <translation>详情…</translation>
+        <translation>Details…</translation>
     </message>
     <message numerus="yes">
         <source>Cancel %n task(s)</source>
         <translation>
-            <numerusform>取消 %n 个任务</numerusform>
+            <numerusform>Cancel %n task</numerusform>
+            <numerusform>Cancel %n tasks</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Retry %n task(s)</source>
         <translation>
-            <numerusform>重试 %n 个任务</numerusform>
+            <numerusform>Retry %n task</numerusform>
+            <numerusform>Retry %n tasks</numerusform>
         </translation>
     </message>
     <message>
         <source>Export selection…</source>
-        <translation>导出所选…</translation>
+        <translation>Export selection…</translation>
     </message>
 </context>
 <context>
     <name>TaskTableModel</name>
     <message>
         <source>Task</source>
-        <translation>任务</translation>
+        <translation>Task</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation>模型</translation>
+        <translation>Model</translation>
     </message>
     <message>
         <source>Lane</source>
-        <translation>通道</translation>
+        <translation>Lane</translation>
     </message>
     <message>
         <source>Account</source>
-        <translation>账号</translation>
+        <translation>Account</translation>
     </message>
     <message>
         <source>State</source>
-        <translation>状态</translation>
+        <translation>State</translation>
     </message>
     <message>
         <source>Attempt</source>
-        <translation>尝试次数</translation>
+        <translation>Attempt</translation>
     </message>
     <message>
         <source>Heartbeat</source>
-        <translation>心跳</translation>
+        <translation>Heartbeat</translation>
     </message>
     <message>
         <source>Started</source>
-        <translation>开始时间</translation>
+        <translation>Started</translation>
     </message>
     <message>
         <source>Duration</source>
-        <translation>耗时</translation>
+        <translation>Duration</translation>
     </message>
     <message>
         <source>Error</source>
-        <translation>错误</translation>
+        <translation>Error</translation>
     </message>
     <message>
         <source>Canceling…</source>
-        <translation>正在取消…</translation>
+        <translation>Canceling…</translation>
     </message>
     <message>
         <source>Retry in %1</source>
-        <translation>%1后重试</translation>
+        <translation>Retry in %1</translation>
     </message>
     <message numerus="yes">
         <source>%n characters so far</source>
         <translation>
-            <numerusform>已生成 %n 字</numerusform>
+            <numerusform>%n character so far</numerusform>
+            <numerusform>%n characters so far</numerusform>
         </translation>
     </message>
 </context>
@@ -1100,35 +1175,35 @@ Switch to its window, or close it first.</source>
     <name>TimelineWidget</name>
     <message>
         <source>%1 so far</source>
-        <translation>已用 %1</translation>
+        <translation>%1 so far</translation>
     </message>
     <message>
         <source>Task: %1</source>
-        <translation>任务：%1</translation>
+        <translation>Task: %1</translation>
     </message>
     <message>
         <source>State: %1</source>
-        <translation>状态：%1</translation>
+        <translation>State: %1</translation>
     </message>
     <message>
         <source>Duration: %1</source>
-        <translation>耗时：%1</translation>
+        <translation>Duration: %1</translation>
     </message>
     <message>
         <source>Started: %1</source>
-        <translation>开始：%1</translation>
+        <translation>Started: %1</translation>
     </message>
     <message>
         <source>Follow</source>
-        <translation>跟随</translation>
+        <translation>Follow</translation>
     </message>
     <message>
         <source>Keep now at the right edge. Drag or scroll to look back, double-click to return.</source>
-        <translation>让当前时间保持在最右侧。拖动或滚动可回看，双击空白处回到当前。</translation>
+        <translation>Keep now at the right edge. Drag or scroll to look back, double-click to return.</translation>
     </message>
     <message>
         <source>Task timeline</source>
-        <translation>任务时间线</translation>
+        <translation>Task timeline</translation>
     </message>
 </context>
 </TS>
