@@ -50,6 +50,7 @@ from media_assistant.core.records import (
 )
 from media_assistant.core.schema import TaskEventRow, TaskRow
 from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.task_ids import settle_generated_ids
 
 log = logging.getLogger(__name__)
 
@@ -204,12 +205,14 @@ class Store:
     # ------------------------------------------------------------------ submit
 
     def submit(self, tasks: Sequence[NewTask], *, max_attempts: int = 3) -> SubmitResult:
-        """Insert new tasks in one transaction; ids already present are skipped, not duplicated."""
+        """Insert new tasks in one transaction. Supplied ids already present are skipped, not
+        duplicated; generated ones that are taken get fresh numbers (core/task_ids.py)."""
         batch_id = tasks[0].batch_id if tasks else ""
         now = self.clock.now()
         added: list[str] = []
         skipped: list[str] = []
         with write_tx(self.engine, durable=True) as conn:
+            tasks = settle_generated_ids(conn, tasks)
             existing: set[str] = set()
             ids = [t.task_id for t in tasks]
             for chunk in _chunks(ids):
