@@ -6,20 +6,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime as dt
 import logging
 import signal
 import sys
 import time
 from collections import Counter
 
-from media_assistant.commands.common import read_batch_args
+from media_assistant.commands.common import open_services, read_batch_args, submit_report
+from media_assistant.core.backups import latest_backup
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
-from media_assistant.core.locks import DataDirLock
+from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler, StuckModel
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store_file import damaged
+from media_assistant.core.upkeep import start_of_day
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
@@ -84,17 +88,34 @@ class Progress:
 
 
 def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
-    services = Services.open(paths)
+    services = open_services(paths, args)
     try:
         tasks = read_batch_args(services, args) if args.batch else []
         lock = DataDirLock(paths.data_dir)
         lock.acquire()
         try:
+            runtime_dir()  # the lock folder is ours alone (UnsafeLockDir → exit 2)
+            _daily_upkeep(services)
             return asyncio.run(_run(services, tasks))
         finally:
             lock.release()
     finally:
         services.close()
+
+
+def _daily_upkeep(services: Services) -> None:
+    """Once a day, before any work: check the whole store, then back it up (core/backups.py).
+    A store that fails the check stops the run (StoreDamaged, exit 5) before the batch is
+    imported, and never replaces a good backup."""
+    paths = services.paths
+    latest = latest_backup(paths.backups)
+    if latest is None or latest.made_at.date() != dt.date.today():
+        print("checking the task store and backing it up (once a day)…", flush=True)
+    outcome = start_of_day(paths, services.config)
+    if outcome.damage is not None:
+        raise damaged(paths.database, f"the daily check found: {outcome.damage}", paths.backups)
+    if outcome.made is not None:
+        print(f"backup: {outcome.made.path} ({outcome.made.tasks} tasks)", flush=True)
 
 
 async def _run(services: Services, tasks: list[NewTask]) -> int:
@@ -107,15 +128,7 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
     await scheduler.start()
     if tasks:
         result = scheduler.submit(tasks)
-        print(
-            f"batch {result.batch_id}: {len(result.added)} tasks added"
-            + (
-                f", {len(result.skipped)} already present (not added again)"
-                if result.skipped
-                else ""
-            ),
-            flush=True,
-        )
+        print(submit_report(result), flush=True)
         rerun = {
             r.task_id
             for r in store.get_many(list(result.skipped))

@@ -45,8 +45,18 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 }
 
 
+# The oldest schema version this code can read without migrating it: read-only commands (status,
+# export, lists) never write, so they read an older store as it is. Versions 2 and 3 only added
+# indexes. A step that adds or renames a column must raise this to its own version.
+OLDEST_READABLE = 1
+
+
 class SchemaTooNew(RuntimeError):
     pass
+
+
+class SchemaTooOld(RuntimeError):
+    """A read-only command met a store older than it can read; a scheduler start upgrades it."""
 
 
 def current_version(conn: Connection) -> int | None:
@@ -63,7 +73,31 @@ def _stamp(conn: Connection, version: int) -> None:
     conn.execute(table.insert().values(key="schema_version", value=str(version)))
 
 
+def check_readable(engine: Engine) -> int:
+    """The store's version, if this code can read it as it is (nothing is written)."""
+    with engine.connect() as conn, conn.begin():
+        version = current_version(conn)
+    if version is None:
+        raise SchemaTooOld("the database has no Media Assistant tables")
+    if version > schema.SCHEMA_VERSION:
+        raise SchemaTooNew(
+            f"the database has schema version {version}, newer than this app's "
+            f"{schema.SCHEMA_VERSION}: update Media Assistant"
+        )
+    if version < OLDEST_READABLE:
+        raise SchemaTooOld(
+            f"the database has schema version {version}; 'media-assistant run' (or the app) "
+            "upgrades it"
+        )
+    return version
+
+
 def upgrade(engine: Engine) -> int:
+    # Look first without the write lock: an up-to-date store (every open but the first after
+    # an update) then costs no write transaction, and so never waits for another writer.
+    with engine.connect() as conn, conn.begin():
+        if current_version(conn) == schema.SCHEMA_VERSION:
+            return schema.SCHEMA_VERSION
     with engine.connect().execution_options(write=True) as conn, conn.begin():
         version = current_version(conn)
         if version is None:
