@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from media_assistant import __version__
-from media_assistant.core.errors import SchedulerBusy, StoreDamaged, UserError
+from media_assistant.core.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
 from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.paths import Paths
 from media_assistant.core.private_files import PrivateRotatingFileHandler, private_dir
@@ -84,6 +84,16 @@ def _run(app: object, paths: Paths, *, demo: bool) -> int:
         runtime_dir()  # the lock folder is ours alone (UnsafeLockDir, a UserError)
         services = _open_services(app, paths)
     except StoreDamaged as exc:  # no backup, or the operator chose not to restore one
+        return exc.exit_code
+    except StoreLocked as exc:
+        install_translators(app, "auto")
+        QMessageBox.critical(
+            None,
+            QCoreApplication.translate("App", "Media Assistant"),
+            QCoreApplication.translate(
+                "App", "The task database is held by another program:\n\n%1"
+            ).replace("%1", str(exc)),
+        )
         return exc.exit_code
     except UserError as exc:
         install_translators(app, "auto")

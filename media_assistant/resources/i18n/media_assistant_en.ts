@@ -70,6 +70,14 @@
         <translation>Media Assistant</translation>
     </message>
     <message>
+        <source>The task database is held by another program:
+
+%1</source>
+        <translation>The task database is held by another program:
+
+%1</translation>
+    </message>
+    <message>
         <source>The configuration cannot be used:
 
 %1</source>

@@ -70,6 +70,14 @@
         <translation>AI 智能媒体助理</translation>
     </message>
     <message>
+        <source>The task database is held by another program:
+
+%1</source>
+        <translation>任务数据库正被其他程序占用：
+
+%1</translation>
+    </message>
+    <message>
         <source>The configuration cannot be used:
 
 %1</source>
