@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import psutil
 from media_assistant.core.batch_import import read_batch
 from media_assistant.core.errors import InputError
 from media_assistant.core.paths import Paths
+from media_assistant.core.private_files import PrivateRotatingFileHandler
 from media_assistant.core.records import NewTask, SubmitResult
 from media_assistant.services import Services
 
@@ -86,3 +88,11 @@ def submit_report(result: SubmitResult) -> str:
             result.skipped
         )
     return line
+
+
+def log_file_in_use() -> str | None:
+    """The CLI's log file (cli.py sets it up), to name it in a one-line error."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, PrivateRotatingFileHandler):
+            return handler.baseFilename
+    return None

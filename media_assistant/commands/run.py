@@ -13,8 +13,14 @@ import sys
 import time
 from collections import Counter
 
-from media_assistant.commands.common import open_services, read_batch_args, submit_report
+from media_assistant.commands.common import (
+    log_file_in_use,
+    open_services,
+    read_batch_args,
+    submit_report,
+)
 from media_assistant.core.backups import latest_backup
+from media_assistant.core.errors import StoreDamaged, StoreLocked
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
 from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.paths import Paths
@@ -22,7 +28,7 @@ from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler, StuckModel
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store import Store
-from media_assistant.core.store_file import damaged
+from media_assistant.core.store_file import damaged, translate
 from media_assistant.core.upkeep import start_of_day
 from media_assistant.services import Services
 
@@ -176,11 +182,17 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    if runner.exception() is not None:
-        log.error("the scheduler stopped on an internal error", exc_info=runner.exception())
+    error = runner.exception()
+    if error is not None:
+        log.error("the scheduler stopped on an internal error", exc_info=error)
+        known = translate(error, services.paths.database, services.paths.backups)
+        if isinstance(known, StoreDamaged | StoreLocked):  # the store failed mid-run
+            print(f"error: {known} (running tasks went back to the queue)", file=sys.stderr)
+            return known.exit_code
+        where = log_file_in_use() or "the log"
         print(
-            f"internal error: {runner.exception()!r} (running tasks went back to the queue; "
-            "see the log, then run again)",
+            f"internal error: {error!r} (running tasks went back to the queue; "
+            f"details in {where}, then run again)",
             file=sys.stderr,
         )
         return EXIT_INTERNAL
