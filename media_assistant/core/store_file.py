@@ -66,14 +66,13 @@ def check_store(
     if not path.exists() or path.stat().st_size == 0:
         return None
     if wait_s is None:
-        return _look(path, write=write, timeout=BUSY_TIMEOUT_MS / 1000, wait_s=None)
+        return _look(path, write=write, timeout=BUSY_TIMEOUT_MS / 1000, final=True)
     deadline = time.monotonic() + wait_s
     told = False
     while True:
+        final = time.monotonic() >= deadline
         try:
-            return _look(
-                path, write=write, timeout=0, wait_s=wait_s if time.monotonic() >= deadline else 0
-            )
+            return _look(path, write=write, timeout=0, final=final, waited_s=wait_s)
         except _Locked:
             pass
         if not told and notify is not None:
@@ -86,9 +85,11 @@ class _Locked(Exception):
     pass
 
 
-def _look(path: Path, *, write: bool, timeout: float, wait_s: float | None) -> str | None:
+def _look(
+    path: Path, *, write: bool, timeout: float, final: bool, waited_s: float | None = None
+) -> str | None:
     """Read the schema through SQLite: the damage found, or None. Locked: :class:`_Locked`
-    while ``wait_s`` is 0 (the caller retries), else :class:`StoreLocked`."""
+    (the caller retries), or on the ``final`` look :class:`StoreLocked`."""
     con = sqlite3.connect(path, timeout=timeout, isolation_level=None)
     try:
         con.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -98,9 +99,9 @@ def _look(path: Path, *, write: bool, timeout: float, wait_s: float | None) -> s
     except sqlite3.OperationalError as exc:
         if not _is_lock(str(exc)):
             return str(exc)
-        if wait_s == 0:
+        if not final:
             raise _Locked from None
-        waited = f" for {wait_s:.0f} s" if wait_s else ""
+        waited = f" for {waited_s:.0f} s" if waited_s else ""
         raise StoreLocked(
             f"the database {path} stayed locked by another process{waited}; nothing was "
             "changed. Try again when it is free (--db-wait S waits longer)"

@@ -7,6 +7,10 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
+from media_assistant.core.errors import StoreLocked
+from media_assistant.core.store_file import check_store
 from tests.faults.conftest import Holder, cli, no_traceback, rows, write_config, write_csv
 
 EXIT_LOCKED = 7
@@ -129,3 +133,15 @@ def test_readers_give_up_after_the_bound_with_exit_7(tmp_path: Path, hold: list[
         assert lines[0].startswith(BUSY) and "stayed locked" in lines[-1], lines
         assert time.monotonic() - started < 20
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_zero_wait_gives_up_at_once(tmp_path: Path, hold: list[Holder]) -> None:
+    """``--db-wait 0``: one look, then exit 7 (it must not spin)."""
+    data = store_with_tasks(tmp_path)
+    db = data / "media-assistant.db"
+    hold.append(Holder(db, 30, exclusive_mode=True))
+    heard: list[str] = []
+    started = time.monotonic()
+    with pytest.raises(StoreLocked, match="stayed locked"):
+        check_store(db, wait_s=0, notify=heard.append)
+    assert time.monotonic() - started < 2 and heard == []
