@@ -101,12 +101,25 @@ def daily_backup(
     latest = latest_backup(folder)
     if latest is not None and latest.made_at.date() == now.date():
         return DailyOutcome(existing=latest)
+    if not _has_tasks(database):  # nothing to lose yet: no copy to push a real one out
+        return DailyOutcome()
     problem = quick_check(database)
     if problem is not None:
         return DailyOutcome(damage=problem)
     made = backup_store(database, folder / backup_name(now))
     prune_backups(folder, keep)
     return DailyOutcome(made=made)
+
+
+def _has_tasks(database: Path) -> bool:
+    try:
+        con = sqlite3.connect(database, timeout=10)
+        try:
+            return con.execute("SELECT 1 FROM tasks LIMIT 1").fetchone() is not None
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return True  # let the check say what is wrong
 
 
 def backup_store(database: Path, target: Path) -> BackupResult:
