@@ -16,6 +16,7 @@ to the store. ``backup [-o FILE]`` copies the store (also while a scheduler runs
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from collections.abc import Sequence
@@ -241,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(gui_main(data_dir=args.data_dir, config=args.config, demo=args.demo))
     paths = Paths.resolve(args.data_dir, args.config)
+    with contextlib.suppress(OSError):  # a data dir we cannot create: the command says why
+        private_dir(paths.data_dir)
     log_file = _setup_logging(args.verbose, paths.logs / LOG_FILE)
     try:
         return _dispatch(command, paths, args)
