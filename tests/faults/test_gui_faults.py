@@ -130,3 +130,49 @@ def test_without_a_backup_the_app_says_so_and_leaves_the_file(tmp_path: Path, qt
         app_module._open_services(QApplication.instance(), paths)
     assert "no backup" in seen[0] and str(paths.database) in seen[0]
     assert digest(paths.database) == before
+
+
+async def test_the_app_checks_and_backs_up_once_a_day(tmp_path: Path, qtbot: Any) -> None:
+    """The desktop app is a scheduler too: its first start of the day checks and copies the
+    store (off the GUI thread); a store failing the check gets a warning, not a backup."""
+    from PySide6.QtWidgets import QWidget
+
+    from media_assistant.gui.store_recovery import DailyUpkeep
+
+    data = tmp_path / "data"
+    write_config(data)
+    services = Services.open(Paths.resolve(data))
+    try:
+        services.store.submit([NewTask("t0", "web-model", ModelKind.WEB, "p", "b")])
+        window = QWidget()
+        qtbot.addWidget(window)
+        outcome = await DailyUpkeep(services, window).run()
+        assert outcome.made is not None and outcome.made.tasks == 1
+        again = await DailyUpkeep(services, window).run()
+        assert again.made is None and again.existing is not None
+    finally:
+        services.close()
+    # Damage inside the file (an index page), with yesterday's backup as the only one.
+    import sqlite3
+
+    for b in list_backups(services.paths.backups):
+        b.path.unlink()
+    db = services.paths.database
+    con = sqlite3.connect(db)
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'ix_tasks_seq'").fetchone()
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    with db.open("r+b") as f:
+        f.seek((root[0] - 1) * size + 8)
+        f.write(b"\xff" * 64)
+    services = Services.open(Paths.resolve(data))
+    try:
+        upkeep = DailyUpkeep(services, window)
+        outcome = await upkeep.run()
+        assert outcome.damage is not None and outcome.made is None
+        assert upkeep.notice is not None and upkeep.notice.isVisible()
+        assert "media-assistant restore" in upkeep.notice.text()
+        assert list_backups(services.paths.backups) == []
+    finally:
+        services.close()
