@@ -19,7 +19,7 @@ from media_assistant.commands.common import (
     read_batch_args,
     submit_report,
 )
-from media_assistant.core.backups import latest_backup
+from media_assistant.core.backups import has_tasks, latest_backup
 from media_assistant.core.errors import StoreDamaged, StoreLocked
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
 from media_assistant.core.locks import DataDirLock, runtime_dir
@@ -115,7 +115,8 @@ def _daily_upkeep(services: Services) -> None:
     imported, and never replaces a good backup."""
     paths = services.paths
     latest = latest_backup(paths.backups)
-    if latest is None or latest.made_at.date() != dt.date.today():
+    due = latest is None or latest.made_at.date() != dt.date.today()
+    if due and has_tasks(paths.database):  # it can take a while on a big store: say so
         print("checking the task store and backing it up (once a day)…", flush=True)
     outcome = start_of_day(paths, services.config)
     if outcome.damage is not None:

@@ -101,7 +101,7 @@ def daily_backup(
     latest = latest_backup(folder)
     if latest is not None and latest.made_at.date() == now.date():
         return DailyOutcome(existing=latest)
-    if not _has_tasks(database):  # nothing to lose yet: no copy to push a real one out
+    if not has_tasks(database):  # nothing to lose yet: no copy to push a real one out
         return DailyOutcome()
     problem = quick_check(database)
     if problem is not None:
@@ -111,7 +111,7 @@ def daily_backup(
     return DailyOutcome(made=made)
 
 
-def _has_tasks(database: Path) -> bool:
+def has_tasks(database: Path) -> bool:
     try:
         con = sqlite3.connect(database, timeout=10)
         try:
