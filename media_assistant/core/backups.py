@@ -112,6 +112,9 @@ def daily_backup(
 
 
 def has_tasks(database: Path) -> bool:
+    """Whether the store holds any task (never creates the file)."""
+    if not database.exists() or database.stat().st_size == 0:
+        return False
     try:
         con = sqlite3.connect(database, timeout=10)
         try:
