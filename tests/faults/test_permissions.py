@@ -26,7 +26,8 @@ def test_data_dir_store_logs_exports_and_backups_are_private(tmp_path: Path) -> 
     batch = write_csv(
         tmp_path / "b.csv", [{"prompt": f"secret plan {i}", "model": "web-model"} for i in range(3)]
     )
-    ran = cli(data, "-v", "run", str(batch))
+    assert cli(data, "submit", str(batch)).returncode == 0
+    ran = cli(data, "-v", "run")  # its daily backup copies the store with the three prompts
     assert ran.returncode == 0, ran.stdout + ran.stderr
     db = data / "media-assistant.db"
     con = sqlite3.connect(db)  # keep the -wal/-shm files around to look at them
