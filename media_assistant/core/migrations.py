@@ -46,8 +46,9 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 
 
 # The oldest schema version this code can read without migrating it: read-only commands (status,
-# export, lists) never write, so they read an older store as it is. Versions 2 and 3 only added
-# indexes. A step that adds or renames a column must raise this to its own version.
+# export, lists) do not write, so they read an older store as it is. Versions 2 and 3 only added
+# indexes. A step that adds or renames a column must raise this to its own version (an older
+# store is then upgraded by the first command that opens it, read-only or not).
 OLDEST_READABLE = 1
 
 

@@ -39,6 +39,7 @@ from sqlalchemy import exc as sa_exc
 
 from media_assistant.core.db import BUSY_TIMEOUT_MS, open_engine, sqlite_url
 from media_assistant.core.errors import StoreDamaged, StoreLocked
+from media_assistant.core.migrations import SchemaTooOld
 from media_assistant.core.private_files import make_private, sqlite_files
 
 PROBE_EVERY_S = 0.25
@@ -162,7 +163,15 @@ def open_store(
         raise damaged(database, problem, backups)
     has_schema = database.exists() and database.stat().st_size > 0
     try:
-        engine = open_engine(sqlite_url(database), read_only=read_only and has_schema)
+        try:
+            engine = open_engine(sqlite_url(database), read_only=read_only and has_schema)
+        except SchemaTooOld:
+            # The first command after an update that changed the tables migrates the store,
+            # even a read-only one: it could not read it otherwise (migrations.OLDEST_READABLE).
+            problem = check_store(database, write=True, wait_s=wait_s, notify=notify)
+            if problem is not None:
+                raise damaged(database, problem, backups) from None
+            engine = open_engine(sqlite_url(database))
     except sa_exc.DBAPIError as exc:
         raise translate(exc, database, backups) from None
     make_private(sqlite_files(database))

@@ -4,6 +4,7 @@ store is waited for with a message, bounded, then exit 7."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from pathlib import Path
 
@@ -145,3 +146,33 @@ def test_a_zero_wait_gives_up_at_once(tmp_path: Path, hold: list[Holder]) -> Non
     with pytest.raises(StoreLocked, match="stayed locked"):
         check_store(db, wait_s=0, notify=heard.append)
     assert time.monotonic() - started < 2 and heard == []
+
+
+def _stamp(db: Path, version: int) -> None:
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+    con.commit()
+    con.close()
+
+
+def _version(db: Path) -> int:
+    return int(rows(db, "SELECT value FROM meta WHERE key = 'schema_version'")[0]["value"])
+
+
+def test_a_read_only_open_migrates_only_what_it_could_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Migrations wrote on every open of an older store, ``status`` included. Now a read-only
+    open leaves a store it can read as it is; only one older than ``OLDEST_READABLE`` (a step
+    that changed the tables) is upgraded, once, by whichever command comes first."""
+    from media_assistant.core import migrations, schema
+    from media_assistant.core.store_file import open_store
+
+    db = tmp_path / "media-assistant.db"
+    open_store(db).dispose()
+    _stamp(db, schema.SCHEMA_VERSION - 1)
+    open_store(db, read_only=True).dispose()
+    assert _version(db) == schema.SCHEMA_VERSION - 1
+    monkeypatch.setattr(migrations, "OLDEST_READABLE", schema.SCHEMA_VERSION)
+    open_store(db, read_only=True, wait_s=5).dispose()
+    assert _version(db) == schema.SCHEMA_VERSION
