@@ -38,10 +38,10 @@ def test_the_window_names_every_skipped_id(tmp_path: Path, qtbot: Any) -> None:
             NewTask(f"row-{i:02d}", "web-model", ModelKind.WEB, f"prompt {i}", "file")
             for i in range(12)
         ]
-        window._notify_submitted(controller.submit(supplied))
+        window._notify_submitted(services.store.submit(supplied))
         assert window.skipped_notice is None  # nothing skipped, nothing to say
         again = [*supplied, NewTask("row-99", "web-model", ModelKind.WEB, "new", "file")]
-        window._notify_submitted(controller.submit(again))
+        window._notify_submitted(services.store.submit(again))
         notice = window.skipped_notice
         assert notice is not None and notice.isVisible()
         assert "12" in notice.text()
@@ -54,8 +54,8 @@ def test_the_window_names_every_skipped_id(tmp_path: Path, qtbot: Any) -> None:
         pasted = tasks_from_lines(
             "a\nb", model="web-model", models={"web-model": ModelKind.WEB}, batch_id="file"
         )
-        window._notify_submitted(controller.submit(pasted))
-        window._notify_submitted(controller.submit(pasted))
+        window._notify_submitted(services.store.submit(pasted))
+        window._notify_submitted(services.store.submit(pasted))
         assert window.skipped_notice is None
         assert len(rows(data / "media-assistant.db")) == 12 + 1 + 4
         controller.bridge.close()
