@@ -12,11 +12,16 @@ import sys
 import traceback
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from media_assistant import __version__
-from media_assistant.core.errors import SchedulerBusy, UserError
-from media_assistant.core.locks import DataDirLock
+from media_assistant.core.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
+from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.paths import Paths
+from media_assistant.core.private_files import PrivateRotatingFileHandler, private_dir
+
+if TYPE_CHECKING:
+    from media_assistant.services import Services
 
 FIRST_PAINT_WAIT_S = 2.0  # the scheduler starts once the window is drawn, or after this
 
@@ -24,11 +29,9 @@ log = logging.getLogger("media_assistant.app")
 
 
 def _setup_file_log(paths: Paths) -> Path:
-    paths.logs.mkdir(parents=True, exist_ok=True)
+    private_dir(paths.logs)
     path = paths.logs / "media-assistant.log"
-    handler = logging.handlers.RotatingFileHandler(
-        path, maxBytes=5_000_000, backupCount=5, encoding="utf-8"
-    )
+    handler = PrivateRotatingFileHandler(path, maxBytes=5_000_000, backupCount=5, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
@@ -83,12 +86,24 @@ def _run(app: object, paths: Paths, *, demo: bool, held_lock: DataDirLock | None
     from media_assistant.gui.event_loop import AppEventLoop
     from media_assistant.gui.i18n import install_translators
     from media_assistant.gui.log_panel import LogModel, QtLogHandler
-    from media_assistant.services import Services
 
     assert isinstance(app, QApplication)
     log_file = _setup_file_log(paths)
     try:
-        services = Services.open(paths)
+        runtime_dir()  # the lock folder is ours alone (UnsafeLockDir, a UserError)
+        services = _open_services(app, paths)
+    except StoreDamaged as exc:  # no backup, or the operator chose not to restore one
+        return exc.exit_code
+    except StoreLocked as exc:
+        install_translators(app, "auto")
+        QMessageBox.critical(
+            None,
+            QCoreApplication.translate("App", "Media Assistant"),
+            QCoreApplication.translate(
+                "App", "The task database is held by another program:\n\n%1"
+            ).replace("%1", str(exc)),
+        )
+        return exc.exit_code
     except UserError as exc:
         install_translators(app, "auto")
         QMessageBox.critical(
@@ -131,6 +146,25 @@ def _run(app: object, paths: Paths, *, demo: bool, held_lock: DataDirLock | None
         lock.release()
 
 
+def _open_services(app: object, paths: Paths) -> Services:
+    """Services.open; a damaged store is offered its latest backup before any window shows."""
+    from PySide6.QtWidgets import QApplication
+
+    from media_assistant.gui.i18n import install_translators
+    from media_assistant.gui.store_recovery import StoreRecovery
+    from media_assistant.services import Services
+
+    assert isinstance(app, QApplication)
+    while True:
+        try:
+            return Services.open(paths)
+        except StoreDamaged as exc:
+            log.error("%s", exc)
+            install_translators(app, "auto")
+            if not StoreRecovery(paths).offer(exc):
+                raise
+
+
 async def _amain(app: object, services: object, log_model: object, *, demo: bool) -> int:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
@@ -139,6 +173,7 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
     from media_assistant.gui.log_panel import LogModel
     from media_assistant.gui.main_window import MainWindow
     from media_assistant.gui.shutdown_signals import ShutdownSignals
+    from media_assistant.gui.store_recovery import DailyUpkeep
     from media_assistant.services import Services
 
     assert isinstance(app, QApplication) and isinstance(services, Services)
@@ -182,6 +217,7 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
         from media_assistant.gui.browser_download import offer_browser_download
 
         offer_browser_download(window)
+    upkeep = asyncio.ensure_future(DailyUpkeep(services, window).run())  # check + backup
     try:
         await closing.wait()
     finally:
@@ -190,6 +226,8 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )
     await scheduler.stop()
+    if not upkeep.done():  # a backup in progress finishes: its thread cannot be interrupted
+        await asyncio.wait({upkeep})
     await controller.close()
     window.deleteLater()
     app.quit()

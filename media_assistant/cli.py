@@ -2,22 +2,38 @@
 
 Exit codes: 0 done / all succeeded, 1 some tasks failed, were canceled or cannot progress,
 2 bad input or configuration (nothing imported), 3 another scheduler holds the data dir,
-4 internal error (running tasks went back to the queue), 130 interrupted (Ctrl-C, SIGTERM).
+4 internal error (running tasks went back to the queue; one line on stderr, the traceback in
+the log file it names), 5 the task store is damaged or unreadable (the file is left as it is;
+the message names it and the backup to restore), 7 the database stayed locked by another
+process longer than ``--db-wait`` (nothing was changed), 130 interrupted (Ctrl-C, SIGTERM).
+6 is reserved (disk full).
+
+Commands that only read (``status``, ``export``, ``accounts list``, ``sites list``) never write
+to the store. ``backup [-o FILE]`` copies the store (also while a scheduler runs);
+``restore FILE`` puts a checked backup in its place, keeping the current file aside.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from media_assistant import __version__
-from media_assistant.core.errors import SchedulerBusy, UserError
+from media_assistant.core.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
 from media_assistant.core.paths import HOME_ENV, Paths
+from media_assistant.core.private_files import PrivateRotatingFileHandler, private_dir
 
-EXIT_OK, EXIT_SOME_FAILED, EXIT_BAD_INPUT, EXIT_BUSY = 0, 1, 2, 3
+EXIT_OK, EXIT_SOME_FAILED, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_STORE_DAMAGED, EXIT_STORE_LOCKED, EXIT_INTERRUPTED = 5, 7, 130
+LOG_FILE = "cli.log"
+DB_WAIT_S = 30.0  # --db-wait default
+
+log = logging.getLogger("media_assistant.cli")
+_installed: list[logging.Handler] = []
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, help="config file (default: <data-dir>/config.toml)")
     p.add_argument(
         "-v", "--verbose", action="count", default=0, help="more log output (-vv: debug)"
+    )
+    p.add_argument(
+        "--db-wait",
+        type=float,
+        default=DB_WAIT_S,
+        metavar="SECONDS",
+        help="how long to wait while another process holds the database, then exit 7 "
+        f"(default {DB_WAIT_S:.0f})",
     )
     p.add_argument(
         "--demo",
@@ -118,6 +142,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="web accounts use the in-process simulated chat, not Chromium",
     )
 
+    backup = sub.add_parser(
+        "backup", help="copy the task store (works while a scheduler runs), checked"
+    )
+    backup.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="the copy (default: <data-dir>/backups/media-assistant-<time>.db; 7 are kept)",
+    )
+    restore = sub.add_parser(
+        "restore",
+        help="replace the task store by a backup (checked first; the current store is kept "
+        "aside); refused while a scheduler runs",
+    )
+    restore.add_argument("file", type=Path, metavar="FILE")
+
     sites = sub.add_parser("sites", help="site adapters for web models")
     sites_sub = sites.add_subparsers(dest="sites_command", metavar="ACTION", required=True)
     sites_sub.add_parser("list", help="built-in and user adapters, with when they were verified")
@@ -152,33 +192,89 @@ def _batch_args(p: argparse.ArgumentParser, *, required: bool) -> None:
     p.add_argument("--batch-id", help="batch id (default: file name + time)")
 
 
-def _setup_logging(verbose: int) -> None:
+class _ConsoleFormatter(logging.Formatter):
+    """Tracebacks go to the log file only; the terminal gets the message line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info or record.exc_text or record.stack_info:
+            record = logging.makeLogRecord(record.__dict__)
+            record.exc_info = record.exc_text = record.stack_info = None
+        return super().format(record)
+
+
+_FILE_ONLY = {"file_only": True}
+
+
+def _setup_logging(verbose: int, log_file: Path | None = None) -> Path | None:
+    """Warnings (more with -v) on stderr; with ``log_file`` also INFO and tracebacks there
+    (0600, rotated). Returns the log file actually in use."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(
-        level=level,
-        format="%(asctime)s %(levelname)-7s %(message)s",
-        datefmt="%H:%M:%S",
-        stream=sys.stderr,
+    root = logging.getLogger()
+    for old in _installed:  # main() may run more than once in a process (tests)
+        root.removeHandler(old)
+        old.close()
+    _installed.clear()
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(level)
+    console.setFormatter(_ConsoleFormatter("%(asctime)s %(levelname)-7s %(message)s", "%H:%M:%S"))
+    console.addFilter(lambda record: not getattr(record, "file_only", False))
+    root.addHandler(console)
+    _installed.append(console)
+    root.setLevel(min(level, logging.INFO) if log_file else level)
+    if log_file is None:
+        return None
+    try:
+        private_dir(log_file.parent)
+        handler = PrivateRotatingFileHandler(
+            log_file, maxBytes=5_000_000, backupCount=3, encoding="utf-8", delay=True
+        )
+    except OSError:
+        return None
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(levelname)-7s %(name)s %(message)s")
     )
+    root.addHandler(handler)
+    _installed.append(handler)
+    return log_file
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _setup_logging(args.verbose)
     from media_assistant.providers.web.executable import prepare_frozen_playwright
 
     prepare_frozen_playwright()  # before anything starts Playwright
     if args.smoke_test:
+        _setup_logging(args.verbose)
         from media_assistant.smoke import run_smoke_test  # loads Qt
 
         return run_smoke_test()
     command = args.command or "gui"
     if command == "gui":
+        _setup_logging(args.verbose)
         from media_assistant.app import main as gui_main  # the only path that loads Qt
 
         return int(gui_main(data_dir=args.data_dir, config=args.config, demo=args.demo))
     paths = Paths.resolve(args.data_dir, args.config)
-    from media_assistant.commands import accounts, demo, run, tasks, web
+    with contextlib.suppress(OSError):  # a data dir we cannot create: the command says why
+        private_dir(paths.data_dir)
+    log_file = _setup_logging(args.verbose, paths.logs / LOG_FILE)
+    try:
+        return _dispatch(command, paths, args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SchedulerBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BUSY
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # never a traceback on an operator's terminal
+        return _report_unexpected(exc, paths, log_file)
+
+
+def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
+    from media_assistant.commands import accounts, demo, run, store, tasks, web
 
     if command == "accounts" and args.accounts_command in ("login", "check"):
         command = "accounts-web"
@@ -194,17 +290,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         "retry": tasks.cmd_retry,
         "accounts": accounts.cmd_accounts,
         "demo": demo.cmd_demo,
+        "backup": store.cmd_backup,
+        "restore": store.cmd_restore,
     }
-    try:
-        return handlers[command](paths, args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except SchedulerBusy as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BUSY
-    except KeyboardInterrupt:
-        return 130
+    return handlers[command](paths, args)
+
+
+def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> int:
+    """A damaged or locked store met mid-command gets its own code; anything else is an
+    internal error: one line here, the traceback in the log."""
+    from media_assistant.core.migrations import SchemaTooNew, SchemaTooOld
+    from media_assistant.core.store_file import translate
+
+    known = translate(exc, paths.database, paths.backups)
+    if isinstance(known, StoreDamaged | StoreLocked):
+        # A traceback only when the error surfaced from the database mid-command.
+        log.error("%s", known, exc_info=exc if known is not exc else None, extra=_FILE_ONLY)
+        print(f"error: {known}", file=sys.stderr)
+        return EXIT_STORE_DAMAGED if isinstance(known, StoreDamaged) else EXIT_STORE_LOCKED
+    if isinstance(exc, SchemaTooNew | SchemaTooOld):
+        print(f"error: {paths.database}: {exc}", file=sys.stderr)
+        return EXIT_STORE_DAMAGED
+    log.error("internal error", exc_info=exc, extra=_FILE_ONLY)
+    where = f"details in {log_file}" if log_file else "run again with -vv for details"
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    print(
+        f"internal error: {type(exc).__name__}{': ' + first if first else ''} ({where})",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

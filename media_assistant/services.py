@@ -7,6 +7,7 @@ the same operations, run on the database threads (``db``), awaited.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
@@ -14,13 +15,14 @@ from sqlalchemy import Engine
 from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, SystemClock
 from media_assistant.core.config import AppConfig, load_config
-from media_assistant.core.db import open_engine, sqlite_url
 from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.events import EventBus
 from media_assistant.core.paths import Paths
 from media_assistant.core.scheduler import ProviderFactory, Scheduler
 from media_assistant.core.store import Store
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
+from media_assistant.core.store_file import open_store
+from media_assistant.providers.adapter_check import check_site_adapters
 
 
 @dataclass
@@ -40,20 +42,39 @@ class Services:
 
     @classmethod
     def open(
-        cls, paths: Paths, *, require_config: bool = True, clock: Clock | None = None
+        cls,
+        paths: Paths,
+        *,
+        require_config: bool = True,
+        clock: Clock | None = None,
+        read_only: bool = False,
+        db_wait_s: float | None = None,
+        notify: Callable[[str], None] | None = None,
     ) -> Services:
-        """Load and validate the config (ConfigError → exit 2), then open the database."""
+        """Load and validate the config and every web account's site adapter (ConfigError →
+        exit 2), then open the database (core/store_file.py): checked first (StoreDamaged →
+        exit 5, the file untouched), waited for while another process holds it (with
+        ``db_wait_s``; StoreLocked → exit 7). ``read_only`` (status, export, lists) writes
+        nothing: no account sync, no migration, ``query_only`` connections."""
         if require_config or paths.config_file.exists():
             config = load_config(paths.config_file)
+            check_site_adapters(config, paths)
         else:
             config = AppConfig()
         paths.ensure()
         clock = clock or SystemClock()
         bus = EventBus()
-        engine = open_engine(sqlite_url(paths.database))
+        engine = open_store(
+            paths.database,
+            read_only=read_only,
+            backups=paths.backups,
+            wait_s=db_wait_s,
+            notify=notify,
+        )
         store = Store(engine, clock, bus)
         accounts = AccountStore(engine, clock, bus)
-        accounts.sync([(a.id, a.kind, a.enabled) for a in config.accounts])
+        if not read_only:
+            accounts.sync([(a.id, a.kind, a.enabled) for a in config.accounts])
         return cls(paths, config, engine, store, accounts, clock, bus, DbThreads())
 
     def scheduler(self, provider_factory: ProviderFactory | None = None) -> Scheduler:

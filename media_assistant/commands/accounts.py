@@ -6,16 +6,15 @@ import argparse
 import getpass
 import sys
 
-from media_assistant.commands.common import print_json
+from media_assistant.commands.common import open_services, print_json
 from media_assistant.commands.tasks import status_data
 from media_assistant.core.errors import InputError
 from media_assistant.core.paths import Paths
 from media_assistant.core.states import AccountProblem, ModelKind
-from media_assistant.services import Services
 
 
 def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
-    services = Services.open(paths)
+    services = open_services(paths, args, read_only=args.accounts_command == "list")
     try:
         action = args.accounts_command
         if action == "list":

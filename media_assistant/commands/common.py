@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +15,27 @@ import psutil
 from media_assistant.core.batch_import import read_batch
 from media_assistant.core.errors import InputError
 from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
+from media_assistant.core.private_files import PrivateRotatingFileHandler
+from media_assistant.core.records import NewTask, SubmitResult
 from media_assistant.services import Services
+
+
+def open_services(
+    paths: Paths,
+    args: argparse.Namespace,
+    *,
+    read_only: bool = False,
+    require_config: bool = True,
+) -> Services:
+    """The store for a headless command: waits (saying so on stderr) up to ``--db-wait`` seconds
+    while another process holds the database, then StoreLocked (exit 7)."""
+    return Services.open(
+        paths,
+        require_config=require_config,
+        read_only=read_only,
+        db_wait_s=getattr(args, "db_wait", None),
+        notify=lambda message: print(message, file=sys.stderr, flush=True),
+    )
 
 
 def read_batch_args(services: Services, args: argparse.Namespace) -> list[NewTask]:
@@ -56,3 +77,22 @@ def scheduler_holder(paths: Paths) -> dict[str, Any] | None:
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def submit_report(result: SubmitResult) -> str:
+    """``batch B: N tasks added`` and, when ids the operator supplied were already present, every
+    one of them (they are not added again: re-importing a file is idempotent)."""
+    line = f"batch {result.batch_id}: {len(result.added)} tasks added"
+    if result.skipped:
+        line += f", {len(result.skipped)} already present (skipped, not added again): " + ", ".join(
+            result.skipped
+        )
+    return line
+
+
+def log_file_in_use() -> str | None:
+    """The CLI's log file (cli.py sets it up), to name it in a one-line error."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, PrivateRotatingFileHandler):
+            return handler.baseFilename
+    return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime as dt
 import logging
 import signal
 import sys
@@ -14,14 +15,23 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from media_assistant.commands.common import read_batch_args
+from media_assistant.commands.common import (
+    log_file_in_use,
+    open_services,
+    read_batch_args,
+    submit_report,
+)
+from media_assistant.core.backups import has_tasks, latest_backup
+from media_assistant.core.errors import StoreDamaged, StoreLocked
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
-from media_assistant.core.locks import DataDirLock
+from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler, StuckModel
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store.facade import AsyncStore
+from media_assistant.core.store_file import damaged, translate
+from media_assistant.core.upkeep import start_of_day
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
@@ -88,17 +98,35 @@ class Progress:
 
 
 def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
-    services = Services.open(paths)
+    services = open_services(paths, args)
     try:
         tasks = read_batch_args(services, args) if args.batch else []
         lock = DataDirLock(paths.data_dir)
         lock.acquire()
         try:
+            runtime_dir()  # the lock folder is ours alone (UnsafeLockDir → exit 2)
+            _daily_upkeep(services)
             return asyncio.run(_run(services, tasks))
         finally:
             lock.release()
     finally:
         services.close()
+
+
+def _daily_upkeep(services: Services) -> None:
+    """Once a day, before any work: check the whole store, then back it up (core/backups.py).
+    A store that fails the check stops the run (StoreDamaged, exit 5) before the batch is
+    imported, and never replaces a good backup."""
+    paths = services.paths
+    latest = latest_backup(paths.backups)
+    due = latest is None or latest.made_at.date() != dt.date.today()
+    if due and has_tasks(paths.database):  # it can take a while on a big store: say so
+        print("checking the task store and backing it up (once a day)…", flush=True)
+    outcome = start_of_day(paths, services.config)
+    if outcome.damage is not None:
+        raise damaged(paths.database, f"the daily check found: {outcome.damage}", paths.backups)
+    if outcome.made is not None:
+        print(f"backup: {outcome.made.path} ({outcome.made.tasks} tasks)", flush=True)
 
 
 async def _run(services: Services, tasks: list[NewTask]) -> int:
@@ -112,15 +140,7 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
     await scheduler.start()
     if tasks:
         result = await scheduler.submit(tasks)
-        print(
-            f"batch {result.batch_id}: {len(result.added)} tasks added"
-            + (
-                f", {len(result.skipped)} already present (not added again)"
-                if result.skipped
-                else ""
-            ),
-            flush=True,
-        )
+        print(submit_report(result), flush=True)
         rerun = {
             r["task_id"]
             for r in await store.view_rows(list(result.skipped))
@@ -168,11 +188,17 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    if runner.exception() is not None:
-        log.error("the scheduler stopped on an internal error", exc_info=runner.exception())
+    error = runner.exception()
+    if error is not None:
+        log.error("the scheduler stopped on an internal error", exc_info=error)
+        known = translate(error, services.paths.database, services.paths.backups)
+        if isinstance(known, StoreDamaged | StoreLocked):  # the store failed mid-run
+            print(f"error: {known} (running tasks went back to the queue)", file=sys.stderr)
+            return known.exit_code
+        where = log_file_in_use() or "the log"
         print(
-            f"internal error: {runner.exception()!r} (running tasks went back to the queue; "
-            "see the log, then run again)",
+            f"internal error: {error!r} (running tasks went back to the queue; "
+            f"details in {where}, then run again)",
             file=sys.stderr,
         )
         return EXIT_INTERNAL

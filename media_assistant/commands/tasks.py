@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import argparse
 
-from media_assistant.commands.common import print_json, read_batch_args, scheduler_holder
+from media_assistant.commands.common import (
+    open_services,
+    print_json,
+    read_batch_args,
+    scheduler_holder,
+    submit_report,
+)
 from media_assistant.core.errors import InputError
 from media_assistant.core.export import export_tasks
 from media_assistant.core.paths import Paths
@@ -16,16 +22,13 @@ EXIT_OK, EXIT_SOME_FAILED = 0, 1
 
 
 def cmd_submit(paths: Paths, args: argparse.Namespace) -> int:
-    services = Services.open(paths)
+    services = open_services(paths, args)
     try:
         tasks = read_batch_args(services, args)
         result = services.store.submit(tasks, max_attempts=services.config.scheduler.max_attempts)
     finally:
         services.close()
-    print(
-        f"batch {result.batch_id}: {len(result.added)} tasks added"
-        + (f", {len(result.skipped)} already present (skipped)" if result.skipped else "")
-    )
+    print(submit_report(result))
     return EXIT_OK
 
 
@@ -45,7 +48,8 @@ def status_data(services: Services) -> dict[str, object]:
             {
                 "id": a.id,
                 "kind": a.kind.value,
-                "state": st.state(now).value if st else "unknown",
+                # No row yet (a read-only command does not create one): its configured state.
+                "state": st.state(now).value if st else ("enabled" if a.enabled else "disabled"),
                 "reason": st.reason(now) if st else "",
                 "models": a.models,
                 "concurrency": ((st.concurrency if st else None) or a.concurrency)
@@ -62,7 +66,7 @@ def status_data(services: Services) -> dict[str, object]:
 
 
 def cmd_status(paths: Paths, args: argparse.Namespace) -> int:
-    services = Services.open(paths, require_config=False)
+    services = open_services(paths, args, read_only=True, require_config=False)
     try:
         data = status_data(services)
     finally:
@@ -98,7 +102,7 @@ def cmd_status(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def cmd_export(paths: Paths, args: argparse.Namespace) -> int:
-    services = Services.open(paths, require_config=False)
+    services = open_services(paths, args, read_only=True, require_config=False)
     try:
         states = [TaskState(s) for s in args.state] if args.state else None
         records = services.store.iter_tasks(states=states, batch_id=args.batch)
@@ -112,7 +116,7 @@ def cmd_export(paths: Paths, args: argparse.Namespace) -> int:
 def cmd_cancel(paths: Paths, args: argparse.Namespace) -> int:
     if not args.ids and not args.batch:
         raise InputError("cancel: name task ids or --batch B")
-    services = Services.open(paths, require_config=False)
+    services = open_services(paths, args, require_config=False)
     try:
         if args.ids:
             _check_known(services, args.ids)
@@ -129,7 +133,7 @@ def cmd_cancel(paths: Paths, args: argparse.Namespace) -> int:
 def cmd_retry(paths: Paths, args: argparse.Namespace) -> int:
     if not args.ids and not args.failed:
         raise InputError("retry: name task ids or --failed")
-    services = Services.open(paths, require_config=False)
+    services = open_services(paths, args, require_config=False)
     try:
         if args.ids:
             _check_known(services, args.ids)

@@ -8,7 +8,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from media_assistant.core.config import AccountConfig
+from media_assistant.commands.common import open_services
+from media_assistant.core.config import AccountConfig, AppConfig, load_config
 from media_assistant.core.errors import InputError
 from media_assistant.core.locks import ProfileLock
 from media_assistant.core.paths import Paths
@@ -16,7 +17,7 @@ from media_assistant.core.states import AccountProblem, ModelKind
 from media_assistant.providers.registry import FAKE_SITE
 from media_assistant.services import Services
 
-EXIT_OK, EXIT_PROBLEM = 0, 1
+EXIT_OK, EXIT_PROBLEM, EXIT_BAD_CONFIG = 0, 1, 2
 
 
 def _web_accounts(services: Services) -> list[AccountConfig]:
@@ -26,7 +27,7 @@ def _web_accounts(services: Services) -> list[AccountConfig]:
 def cmd_selfcheck(paths: Paths, args: argparse.Namespace) -> int:
     from media_assistant.providers.web.checkup import run_checkup
 
-    services = Services.open(paths)
+    services = open_services(paths, args)
     try:
         checkup = run_checkup(services.config, paths, services.accounts)
     finally:
@@ -53,7 +54,7 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
     from media_assistant.providers.web.executable import resolve_browser
     from media_assistant.providers.web.signin import check_login, login_interactive
 
-    services = Services.open(paths)
+    services = open_services(paths, args)
     try:
         account = _account_for_login(services, args.account_id)
         adapter = load_adapter(site=account.site, site_file=account.site_file, user_dir=paths.sites)
@@ -88,36 +89,50 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
     return EXIT_OK if state.logged_in else EXIT_PROBLEM
 
 
-def cmd_sites(paths: Paths, args: argparse.Namespace) -> int:
-    from media_assistant.providers.web.adapter import STALE_AFTER_DAYS, builtin_ids, load_adapter
+def _list_sites(paths: Paths) -> int:
+    """Read-only, and without the database: built-in adapters, the operator's, and every
+    account's ``site_file``; one that cannot be loaded is listed with why (then exit 2)."""
+    from media_assistant.providers.adapter_check import adapter_entries
+    from media_assistant.providers.web.adapter import STALE_AFTER_DAYS
 
+    config = load_config(paths.config_file) if paths.config_file.exists() else AppConfig()
+    broken = stale = 0
+    for e in adapter_entries(config, paths):
+        used = f"  (account {', '.join(e.used_by)})" if e.used_by else ""
+        where = f"{e.where} {e.path}" if e.where == "site_file" else e.where
+        if e.adapter is None:
+            broken += 1
+            print(f"{e.site:<10} {'CANNOT BE LOADED':<28} {where}{used}")
+            for line in (e.error or "").splitlines():
+                print(f"{'':<10} {line}")
+            continue
+        verified = e.adapter.verified_at.isoformat() if e.adapter.verified_at else "never"
+        warning = e.adapter.staleness_warning()
+        stale += bool(warning)
+        mark = f"  STALE: not re-checked for over {STALE_AFTER_DAYS} days" if warning else ""
+        print(f"{e.site:<10} {e.adapter.name:<28} {where:<9} verified {verified}{mark}{used}")
+    if stale:
+        print(
+            f"\nSTALE: the adapter was last checked against its live site over "
+            f"{STALE_AFTER_DAYS} days ago. It keeps working unless the site changed its "
+            "page. If that site's tasks start failing (timeouts, no answer found): "
+            "`media-assistant sites probe URL` lists the page's current composer and "
+            f"buttons; put a fixed copy in {paths.sites}/<id>.toml (it overrides the "
+            "built-in one), or ask for an updated Media Assistant."
+        )
+    if broken:
+        print(f"error: {broken} site adapter(s) cannot be loaded (see above)", file=sys.stderr)
+        return EXIT_BAD_CONFIG
+    return EXIT_OK
+
+
+def cmd_sites(paths: Paths, args: argparse.Namespace) -> int:
     if args.sites_command == "list":
-        user = sorted(p.stem for p in paths.sites.glob("*.toml")) if paths.sites.exists() else []
-        stale = 0
-        for site in sorted(set(builtin_ids()) | set(user)):
-            adapter = load_adapter(site=site, user_dir=paths.sites)
-            where = "user file" if site in user else "built-in"
-            verified = adapter.verified_at.isoformat() if adapter.verified_at else "never"
-            warning = adapter.staleness_warning()
-            stale += bool(warning)
-            print(
-                f"{site:<10} {adapter.name:<28} {where:<9} verified {verified}"
-                + (f"  STALE: not re-checked for over {STALE_AFTER_DAYS} days" if warning else "")
-            )
-        if stale:
-            print(
-                f"\nSTALE: the adapter was last checked against its live site over "
-                f"{STALE_AFTER_DAYS} days ago. It keeps working unless the site changed its "
-                "page. If that site's tasks start failing (timeouts, no answer found): "
-                "`media-assistant sites probe URL` lists the page's current composer and "
-                f"buttons; put a fixed copy in {paths.sites}/<id>.toml (it overrides the "
-                "built-in one), or ask for an updated Media Assistant."
-            )
-        return EXIT_OK
+        return _list_sites(paths)
     from media_assistant.providers.web.executable import resolve_browser
     from media_assistant.providers.web.probe import probe
 
-    services = Services.open(paths, require_config=False)
+    services = open_services(paths, args, read_only=True, require_config=False)
     try:
         choice = resolve_browser(services.config.browser.executable)
         if args.account:

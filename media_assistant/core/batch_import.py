@@ -27,10 +27,18 @@ from pathlib import Path
 from media_assistant.core.errors import InputError
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
+from media_assistant.core.task_ids import generated_task_id
 
 SUPPORTED_SUFFIXES = (".csv", ".tsv", ".xlsx", ".jsonl")
 MAX_REPORTED_PROBLEMS = 20
 MAX_TASK_ID_LENGTH = 200
+# One limit for every format (CSV, TSV, XLSX, JSONL, pasted text): a prompt after its template
+# is filled in, a system prompt, and any cell of the file. Generous for an article's source
+# material, and far below what would make the store or a chat composer choke.
+MAX_PROMPT_CHARS = 100_000
+# The csv module's own limit (131,072 by default) would refuse a long cell before the check
+# above could name its column; this one only bounds a runaway unquoted field.
+_CSV_FIELD_LIMIT = 64 * 1024 * 1024
 
 # Canonical column -> accepted headers (compared after _normalize: case, spaces and "-" ignored).
 _ALIASES: dict[str, tuple[str, ...]] = {
@@ -101,15 +109,23 @@ def tasks_from_lines(
     prompts = [line.strip() for line in text.splitlines() if line.strip()]
     if not prompts:
         raise InputError("no prompts: paste one prompt per line")
+    too_long = [
+        f"line {n}: {_too_long('the prompt', len(line))}"
+        for n, line in enumerate(text.splitlines(), start=1)
+        if len(line.strip()) > MAX_PROMPT_CHARS
+    ]
+    if too_long:
+        _raise_if_any("pasted text", [(0, line) for line in too_long])
     return [
         NewTask(
-            task_id=f"{batch_id}-{n:05d}",
+            task_id=generated_task_id(batch_id, n),
             model=model,
             model_kind=models[model],
             prompt=prompt,
             batch_id=batch_id,
             system_prompt=system_prompt or None,
             priority=priority,
+            generated_id=True,
         )
         for n, prompt in enumerate(prompts, start=1)
     ]
@@ -232,6 +248,14 @@ class _TaskBuilder:
             tokens.append((literal, index))
         self.tokens = tokens
 
+    def _check_cell_sizes(self, at: str, number: int, cells: list[str]) -> None:
+        for index, value in enumerate(cells):
+            if len(value) > MAX_PROMPT_CHARS:
+                name = self.table.columns[index] or f"#{index + 1}"
+                self.problems.append(
+                    (number, at + f"column {name!r}: " + _too_long("the value", len(value)))
+                )
+
     def build(self, *, template_given: bool) -> list[NewTask]:
         tasks: list[NewTask] = []
         seen_ids: dict[str, int] = {}
@@ -248,6 +272,7 @@ class _TaskBuilder:
         for number, cells in self.table.rows:
             at = f"{unit} {number}: "
             problems_before = len(self.problems)
+            self._check_cell_sizes(at, number, cells)
             if tokens is not None:
                 prompt = "".join(lit + ("" if i is None else cells[i]) for lit, i in tokens).strip()
                 if check_prompt and not prompt:
@@ -256,6 +281,9 @@ class _TaskBuilder:
                 prompt = cell(cells, "prompt")
                 if check_prompt and not prompt:
                     self.problems.append((number, at + f"{self._col('prompt')}: empty prompt"))
+
+            if len(prompt) > MAX_PROMPT_CHARS and len(self.problems) == problems_before:
+                self.problems.append((number, at + _too_long("the prompt", len(prompt))))
 
             model = cell(cells, "model") or self.default_model
             kind = None if model is None else self.models.get(model)
@@ -273,7 +301,7 @@ class _TaskBuilder:
                     self.problems.append((number, at + f"{self._col('task_id')}: {problem}"))
                 seen_ids.setdefault(task_id, number)
             else:
-                task_id = f"{self.batch_id}-{number:05d}"
+                task_id = generated_task_id(self.batch_id, number)
 
             priority = 0
             if raw_priority := cell(cells, "priority"):
@@ -295,6 +323,7 @@ class _TaskBuilder:
                     system_prompt=system_prompt or None,
                     title=cell(cells, "title") or None,
                     priority=priority,
+                    generated_id="task_id" not in self.column_of,
                 )
             )
         for model, numbers in unknown_models.items():
@@ -304,6 +333,13 @@ class _TaskBuilder:
                 (numbers[0], f"{where}: {col}: {_unknown_model(model, self.models)}")
             )
         return tasks
+
+
+def _too_long(what: str, length: int) -> str:
+    return (
+        f"{what} is {length:,} characters long; the limit is {MAX_PROMPT_CHARS:,} "
+        "(for every batch format: CSV, XLSX, JSONL, pasted text)"
+    )
 
 
 def _task_id_problem(task_id: str, seen: Mapping[str, int], unit: str) -> str | None:
@@ -482,6 +518,7 @@ def _read_delimited(path: Path, data: bytes, *, delimiter: str | None) -> _Table
         io.StringIO(text, newline=""), delimiter=delimiter or _sniff_delimiter(text), strict=True
     )
     records: list[list[str]] = []
+    limit = csv.field_size_limit(_CSV_FIELD_LIMIT)  # process-wide: put back below
     try:
         records.extend(reader)
     except csv.Error as exc:
@@ -489,6 +526,8 @@ def _read_delimited(path: Path, data: bytes, *, delimiter: str | None) -> _Table
         if "unexpected end of data" in detail:
             detail = 'a quoted value is never closed (unterminated ")'
         raise InputError(f"{path}: row {len(records) + 1}: malformed CSV: {detail}") from None
+    finally:
+        csv.field_size_limit(limit)
     return _grid_to_table(enumerate(records, start=1), strict_width=True)
 
 

@@ -6,12 +6,18 @@ Errors name the file and the key: ``config.toml: accounts[1] (ds-api).concurrenc
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from media_assistant.core.diagnostics import (
+    DEFAULT_KEEP_DAYS,
+    DEFAULT_MAX_MB,
+    DiagnosticsRetention,
+)
 from media_assistant.core.errors import ConfigError
 from media_assistant.core.states import ModelKind
 
@@ -31,6 +37,21 @@ class BrowserConfig(BaseModel):
     recycle_after_tasks: int = Field(
         50, ge=1, description="Restart an account's browser after this many tasks."
     )
+
+
+class DiagnosticsConfig(BaseModel):
+    """Screenshots and DOM dumps of failed web tasks, in ``<data-dir>/diagnostics``."""
+
+    model_config = _STRICT
+    keep_days: float = Field(
+        DEFAULT_KEEP_DAYS, gt=0, description="Files older than this many days are removed."
+    )
+    max_mb: float = Field(
+        DEFAULT_MAX_MB, gt=0, description="The oldest files go while the folder holds more."
+    )
+
+    def retention(self) -> DiagnosticsRetention:
+        return DiagnosticsRetention(self.keep_days, self.max_mb)
 
 
 class UiConfig(BaseModel):
@@ -116,6 +137,38 @@ class ModelConfig(BaseModel):
     system_prompt: str | None = Field(None, description="Default system prompt for its tasks.")
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def api_key_env_problem(value: str) -> str | None:
+    """Why ``api_key_env`` is not the name of an environment variable, or None.
+
+    Pasting the key itself there (``api_key_env = "sk-…"``) is an easy mistake, and the value
+    would then travel into logs, the database, ``status --json`` and exports. So anything that
+    is not a plain variable name, or looks like a secret (20+ characters of lower-case letters
+    and digits without an underscore — variable names are written ``DEEPSEEK_API_KEY``), is
+    refused. The message never repeats the value.
+    """
+    looks_secret = (
+        len(value) >= 20
+        and "_" not in value
+        and any(c.isdigit() for c in value)
+        and any(c.islower() for c in value)
+    )
+    if _ENV_NAME.fullmatch(value) and not looks_secret and len(value) <= 100:
+        return None
+    hint = (
+        "it looks like an API key was pasted there (the value is not shown)"
+        if looks_secret or value.lower().startswith(("sk-", "sk_")) or len(value) > 100
+        else "the value is not a variable name (letters, digits and _, not starting with a digit)"
+    )
+    return (
+        "'api_key_env' must name an environment variable that holds the key, e.g. "
+        f'api_key_env = "DEEPSEEK_API_KEY"; {hint}. Put the key in that variable, or store it '
+        "with 'media-assistant accounts set-key ID'"
+    )
+
+
 class AccountConfig(BaseModel):
     model_config = _STRICT
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -123,7 +176,11 @@ class AccountConfig(BaseModel):
     models: list[str] = Field(min_length=1)
     enabled: bool = Field(True, description="Initial state; the operator's toggle then wins.")
     # web
-    site: str | None = Field(None, description="Built-in site adapter id (web accounts).")
+    site: str | None = Field(
+        None,
+        pattern=r"^[a-z0-9][a-z0-9_-]*$",
+        description="Site adapter id (web accounts): built-in, or <data-dir>/sites/<id>.toml.",
+    )
     site_file: str | None = Field(None, description="Path to a site adapter TOML (web accounts).")
     origin: str | None = Field(
         None, description="Overrides the adapter's origin (self-hosted chat, the simulator)."
@@ -148,6 +205,8 @@ class AccountConfig(BaseModel):
                 if getattr(self, key) is not None:
                     raise ValueError(f"'{key}' is for API accounts, not web accounts")
         else:
+            if self.api_key_env is not None and (problem := api_key_env_problem(self.api_key_env)):
+                raise ValueError(problem)
             if not self.base_url:
                 raise ValueError("an API account needs 'base_url'")
             if not self.base_url.startswith(("http://", "https://")):
@@ -161,6 +220,7 @@ class AccountConfig(BaseModel):
 class AppConfig(BaseModel):
     model_config = _STRICT
     browser: BrowserConfig = BrowserConfig()
+    diagnostics: DiagnosticsConfig = DiagnosticsConfig()
     ui: UiConfig = UiConfig()
     scheduler: SchedulerConfig = SchedulerConfig()
     lanes: LanesConfig = LanesConfig()
@@ -189,13 +249,22 @@ def _cross_check(cfg: AppConfig) -> list[tuple[str, str]]:
         if m.name in seen_models:
             problems.append((f"models[{i}].name", f"duplicate model name {m.name!r}"))
         seen_models[m.name] = i
-    seen_accounts: set[str] = set()
+    seen_accounts: dict[str, str] = {}  # case-folded -> as written
     served: set[str] = set()
     for i, a in enumerate(cfg.accounts):
         where = f"accounts[{i}] ({a.id})"
-        if a.id in seen_accounts:
+        earlier = seen_accounts.get(a.id.casefold())
+        if earlier == a.id:
             problems.append((f"{where}.id", f"duplicate account id {a.id!r}"))
-        seen_accounts.add(a.id)
+        elif earlier is not None:
+            problems.append(
+                (
+                    f"{where}.id",
+                    f"account ids {earlier!r} and {a.id!r} differ only in letter case: on "
+                    "Windows and macOS they would share one browser profile folder",
+                )
+            )
+        seen_accounts.setdefault(a.id.casefold(), a.id)
         for name in a.models:
             model = cfg.model(name)
             if model is None:

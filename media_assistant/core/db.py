@@ -63,24 +63,33 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 
 
-def open_engine(url: str) -> Engine:
-    """Create the engine and bring the schema to the current version."""
+def open_engine(url: str, *, read_only: bool = False) -> Engine:
+    """Create the engine and bring the schema to the current version.
+
+    ``read_only`` (status, export, lists): every connection is ``query_only`` (a write would
+    fail, not wait for a lock), the journal mode is left as it is, and the schema is only
+    checked to be readable, never migrated (core/migrations.py ``OLDEST_READABLE``).
+    """
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
-        _install_sqlite_hooks(engine)
+        _install_sqlite_hooks(engine, read_only=read_only)
     else:
         engine = create_engine(url, pool_pre_ping=True)
-    migrations.upgrade(engine)
+    if read_only:
+        migrations.check_readable(engine)
+    else:
+        migrations.upgrade(engine)
     return engine
 
 
-def _install_sqlite_hooks(engine: Engine) -> None:
+def _install_sqlite_hooks(engine: Engine, *, read_only: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
         # Let SQLAlchemy's begin event emit BEGIN itself (pysqlite's own handling defers it).
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
+        # WAL is a persistent property of the file: set by every writer, inherited by readers.
+        cur.execute("PRAGMA query_only=ON" if read_only else "PRAGMA journal_mode=WAL")
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")

@@ -110,3 +110,22 @@ class SchedulerBusy(Exception):  # noqa: N818
 class AccountUnavailable(Exception):  # noqa: N818
     """A provider cannot be built for an account (no API key, unknown site): the account gets
     no work and shows why, instead of failing its tasks one after another."""
+
+
+class StoreDamaged(Exception):  # noqa: N818
+    """The task store cannot be used as it is: not a database, truncated, or corrupt (CLI exit
+    code 5). The file is left untouched; the message names it and what to do."""
+
+    exit_code = 5
+
+    def __init__(self, path: str, detail: str, advice: str) -> None:
+        super().__init__(f"the task store {path} is damaged or unreadable: {detail}. {advice}")
+        self.path = path
+        self.detail = detail
+        self.advice = advice
+
+
+class StoreLocked(Exception):  # noqa: N818
+    """Another process held the database longer than we were willing to wait (CLI exit code 7)."""
+
+    exit_code = 7

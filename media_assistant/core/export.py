@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from media_assistant.core.errors import InputError
+from media_assistant.core.private_files import create_private, make_private
 from media_assistant.core.records import TaskRecord
 
 EXPORT_FIELDS = (
@@ -72,8 +73,8 @@ def _resolve_format(path: Path, fmt: str | None) -> str:
 
 
 def write_atomically(path: Path, write: Callable[[Path], int]) -> int:
-    """``write`` fills a temporary file beside ``path``, which then replaces ``path`` in one
-    step: a reader never sees half a file. Failures leave no temporary file behind and come
+    """``write`` fills a temporary file (0600) beside ``path``, which then replaces ``path`` in
+    one step: a reader never sees half a file. Failures leave no temporary file behind and come
     back as :class:`InputError` naming the path."""
     if not path.parent.is_dir():
         raise InputError(f"{path}: the folder {path.parent} does not exist")
@@ -81,7 +82,9 @@ def write_atomically(path: Path, write: Callable[[Path], int]) -> int:
         raise InputError(f"{path}: is a folder")
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
+        create_private(tmp)  # 0600 from the first byte: exports hold prompts and answers
         count = write(tmp)
+        make_private(tmp)  # in case a writer replaced the file rather than filling it
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -135,7 +138,7 @@ def _spreadsheet_safe(text: str) -> str:
 def _write_csv(records: Iterable[TaskRecord], tmp: Path) -> int:
     count = 0
     # BOM: Excel reads BOM-less CSV in the ANSI code page and garbles Chinese.
-    with open(tmp, "x", encoding="utf-8-sig", newline="") as file:
+    with open(tmp, "w", encoding="utf-8-sig", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(EXPORT_FIELDS)
         for record in records:
@@ -149,7 +152,7 @@ def _write_csv(records: Iterable[TaskRecord], tmp: Path) -> int:
 
 def _write_jsonl(records: Iterable[TaskRecord], tmp: Path) -> int:
     count = 0
-    with open(tmp, "x", encoding="utf-8", newline="\n") as file:
+    with open(tmp, "w", encoding="utf-8", newline="\n") as file:
         for record in records:
             line = json.dumps(
                 dict(zip(EXPORT_FIELDS, _values(record), strict=True)), ensure_ascii=False
@@ -165,7 +168,7 @@ def _write_jsonl(records: Iterable[TaskRecord], tmp: Path) -> int:
 
 def _write_markdown(records: Iterable[TaskRecord], tmp: Path) -> int:
     count = 0
-    with open(tmp, "x", encoding="utf-8", newline="\n") as file:
+    with open(tmp, "w", encoding="utf-8", newline="\n") as file:
         for record in records:
             row = dict(zip(EXPORT_FIELDS, _values(record), strict=True))
             if count:
@@ -250,7 +253,7 @@ def _write_xlsx(records: Iterable[TaskRecord], tmp: Path) -> int:
         sheet.append(out)
         count += 1
     sheet.auto_filter.ref = f"A1:{get_column_letter(len(EXPORT_FIELDS))}{count + 1}"
-    with open(tmp, "xb") as file:
+    with open(tmp, "wb") as file:
         workbook.save(file)
         _flush_to_disk(file)
     return count

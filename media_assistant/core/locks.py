@@ -1,23 +1,37 @@
 """Cross-process locks: one scheduler per data dir, one user of each browser profile.
 
-Profile locks live in a per-user runtime directory whose name carries a hash of the OS user
-name, so two users on one machine never share (or block) each other's locks, while two
-instances of the app (or two data dirs) run by the same user cannot drive one profile at once.
+Profile locks live in the per-user runtime directory platformdirs gives (``$XDG_RUNTIME_DIR``,
+``/run/user/<uid>``, else a ``runtime-<uid>`` folder in the temporary directory; on Windows and
+macOS the user's own temporary folders), in a folder whose name carries a hash of the OS user
+name: two users on one machine never share (or block) each other's locks, while two instances
+of the app (or two data dirs) run by the same user cannot drive one profile at once.
+
+Where that folder sits in a shared place, another local user could create it first and so hold
+or swap our lock files. So it is checked on every use: a directory (not a symbolic link),
+owned by us, mode 0700 — else :class:`UnsafeLockDir` (exit 2) names it and what to do.
 """
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import hashlib
 import json
 import os
 import socket
-import tempfile
+import warnings
 from pathlib import Path
 
+import platformdirs
 from filelock import FileLock, Timeout
 
-from media_assistant.core.errors import SchedulerBusy
+from media_assistant.core.errors import SchedulerBusy, UserError
+from media_assistant.core.paths import APP_NAME
+from media_assistant.core.private_files import dir_problem
+
+
+class UnsafeLockDir(UserError):
+    """The lock folder is not ours alone (exit 2, like any other setup problem)."""
 
 
 def _user_hash() -> str:
@@ -29,8 +43,28 @@ def _user_hash() -> str:
 
 
 def runtime_dir() -> Path:
-    path = Path(tempfile.gettempdir()) / f"media-assistant-{_user_hash()}"
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """The folder for this user's lock files, created and checked (see the module docstring)."""
+    with warnings.catch_warnings():
+        # platformdirs warns when it falls back (no XDG_RUNTIME_DIR): expected on servers.
+        warnings.simplefilter("ignore")
+        try:
+            base = Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
+        except PermissionError as exc:
+            raise UnsafeLockDir(
+                f"no private runtime folder for lock files ({exc}); set XDG_RUNTIME_DIR to a "
+                "folder only you can use"
+            ) from None
+    path = base / f"locks-{_user_hash()}"
+    for folder in (base, path):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        problem = dir_problem(folder)
+        if problem is not None:
+            raise UnsafeLockDir(
+                f"the lock folder {folder} {problem}: another local user may have created it "
+                "to block or take over Media Assistant's locks. Remove it (it only ever holds "
+                "lock files), or set XDG_RUNTIME_DIR to a folder only you can use"
+            )
     return path
 
 
@@ -40,9 +74,7 @@ class ProfileLock:
     def __init__(self, profile_dir: Path) -> None:
         self.profile_dir = profile_dir.resolve()
         digest = hashlib.sha256(str(self.profile_dir).encode("utf-8")).hexdigest()[:16]
-        locks = runtime_dir() / "locks"
-        locks.mkdir(mode=0o700, exist_ok=True)
-        self.path = locks / f"profile-{digest}.lock"
+        self.path = runtime_dir() / f"profile-{digest}.lock"
         self._lock = FileLock(self.path, timeout=0, thread_local=False)
 
     def try_acquire(self) -> bool:

@@ -41,7 +41,8 @@ def _v3_seq_index(conn: Connection) -> None:
 def _v4_event_origin(conn: Connection) -> None:
     """Event rows say which process wrote them, so a window following the log (``changes_since``)
     can skip the changes it already heard about in-process."""
-    conn.execute(text("ALTER TABLE task_events ADD COLUMN origin VARCHAR"))
+    if "origin" not in {c["name"] for c in inspect(conn).get_columns("task_events")}:
+        conn.execute(text("ALTER TABLE task_events ADD COLUMN origin VARCHAR"))
 
 
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
@@ -52,8 +53,19 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 }
 
 
+# The oldest schema version this code can read without migrating it: read-only commands (status,
+# export, lists) do not write, so they read an older store as it is. Versions 2 and 3 only added
+# indexes. A step that adds or renames a column must raise this to its own version (an older
+# store is then upgraded by the first command that opens it, read-only or not).
+OLDEST_READABLE = 4  # version 4 added task_events.origin, which every read of events selects
+
+
 class SchemaTooNew(RuntimeError):
     pass
+
+
+class SchemaTooOld(RuntimeError):
+    """A read-only command met a store older than it can read; a scheduler start upgrades it."""
 
 
 def current_version(conn: Connection) -> int | None:
@@ -70,7 +82,31 @@ def _stamp(conn: Connection, version: int) -> None:
     conn.execute(table.insert().values(key="schema_version", value=str(version)))
 
 
+def check_readable(engine: Engine) -> int:
+    """The store's version, if this code can read it as it is (nothing is written)."""
+    with engine.connect() as conn, conn.begin():
+        version = current_version(conn)
+    if version is None:
+        raise SchemaTooOld("the database has no Media Assistant tables")
+    if version > schema.SCHEMA_VERSION:
+        raise SchemaTooNew(
+            f"the database has schema version {version}, newer than this app's "
+            f"{schema.SCHEMA_VERSION}: update Media Assistant"
+        )
+    if version < OLDEST_READABLE:
+        raise SchemaTooOld(
+            f"the database has schema version {version}; 'media-assistant run' (or the app) "
+            "upgrades it"
+        )
+    return version
+
+
 def upgrade(engine: Engine) -> int:
+    # Look first without the write lock: an up-to-date store (every open but the first after
+    # an update) then costs no write transaction, and so never waits for another writer.
+    with engine.connect() as conn, conn.begin():
+        if current_version(conn) == schema.SCHEMA_VERSION:
+            return schema.SCHEMA_VERSION
     with engine.connect().execution_options(write=True) as conn, conn.begin():
         version = current_version(conn)
         if version is None:

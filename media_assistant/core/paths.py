@@ -9,6 +9,8 @@ from pathlib import Path
 
 import platformdirs
 
+from media_assistant.core.private_files import private_dir
+
 APP_NAME = "media-assistant"
 HOME_ENV = "MEDIA_ASSISTANT_HOME"
 
@@ -52,9 +54,16 @@ class Paths:
         return self.data_dir / "diagnostics"
 
     @property
+    def backups(self) -> Path:
+        """Daily copies of the task store (core/backups.py)."""
+        return self.data_dir / "backups"
+
+    @property
     def logs(self) -> Path:
-        return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+        """Inside the data dir (0700): logs quote prompts and site messages."""
+        return self.data_dir / "logs"
 
     def ensure(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.profiles.mkdir(mode=0o700, exist_ok=True)
+        """The data dir and the profiles dir exist and are private (0700 on POSIX)."""
+        private_dir(self.data_dir)
+        private_dir(self.profiles)

@@ -13,7 +13,10 @@ from media_assistant.core.states import ModelKind, TaskState
 
 @dataclass(frozen=True, slots=True)
 class NewTask:
-    """One task to submit. ``task_id`` is the client's: re-importing it creates nothing new."""
+    """One task to submit. A ``task_id`` the operator supplied makes re-imports idempotent (an
+    id already present is skipped). One the app made up (``generated_id``, ``<batch>-00001``) is
+    only a proposal: if it is taken, the store numbers the submission's generated ids on from
+    the batch's highest (see :mod:`media_assistant.core.task_ids`), so nothing is dropped."""
 
     task_id: str
     model: str
@@ -23,6 +26,7 @@ class NewTask:
     system_prompt: str | None = None
     title: str | None = None
     priority: int = 0
+    generated_id: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +102,7 @@ class Claim:
 @dataclass(frozen=True, slots=True)
 class SubmitResult:
     added: tuple[str, ...]
-    skipped: tuple[str, ...]  # task ids already present (idempotent re-import)
+    skipped: tuple[str, ...]  # operator-supplied task ids already present (idempotent re-import)
     batch_id: str
 
 

@@ -38,6 +38,7 @@ from media_assistant.gui.demo_banner import DemoBanner
 from media_assistant.gui.jobs import spawn
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel, LogPanel
+from media_assistant.gui.submit_notice import SkippedIdsNotice
 from media_assistant.gui.task_actions import TaskActions
 from media_assistant.gui.task_details import TaskDetailsDialog
 from media_assistant.gui.task_model import TaskTableModel
@@ -74,6 +75,7 @@ class MainWindow(QMainWindow):
         self.timeline.set_accounts([(a.id, a.kind.value) for a in controller.accounts])
         self.log_panel = LogPanel(log_model, self)
         self._details: dict[str, TaskDetailsDialog] = {}
+        self.skipped_notice: SkippedIdsNotice | None = None
         self.batches = BatchProgress()
         self._notified_login: set[str] = set()
         self._history_before: int | None = None  # older finished tasks still to load
@@ -411,10 +413,12 @@ class MainWindow(QMainWindow):
         self._notify_submitted(await self.controller.submit(tasks))
 
     def _notify_submitted(self, result: SubmitResult) -> None:
-        self._notify(
-            self.tr("Batch %1 submitted").replace("%1", result.batch_id),
-            self.tr("%n task(s) added", "", len(result.added)),
-        )
+        text = self.tr("%n task(s) added", "", len(result.added))
+        if result.skipped:  # supplied ids already present: say which, never in silence
+            text += self.tr("; %n already present, not added again", "", len(result.skipped))
+            self.skipped_notice = SkippedIdsNotice(result, self)
+            self.skipped_notice.open()
+        self._notify(self.tr("Batch %1 submitted").replace("%1", result.batch_id), text)
 
     def _open_settings(self) -> None:
         from media_assistant.gui.settings_dialog import SettingsDialog

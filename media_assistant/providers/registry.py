@@ -92,6 +92,7 @@ class ProviderRegistry:
             adapter,
             origin=account.origin,
             diagnostics_dir=self.paths.diagnostics,
+            diagnostics_retention=self.config.diagnostics.retention(),
             record_browser=self._record_browser,
             recorded_browser=self._recorded_browser,
         )

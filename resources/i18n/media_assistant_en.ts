@@ -70,6 +70,14 @@
         <translation>Media Assistant</translation>
     </message>
     <message>
+        <source>The task database is held by another program:
+
+%1</source>
+        <translation>The task database is held by another program:
+
+%1</translation>
+    </message>
+    <message>
         <source>The configuration cannot be used:
 
 %1</source>
@@ -291,6 +299,25 @@ Download it now? API accounts work either way.</translation>
     <message>
         <source>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</source>
         <translation>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</translation>
+    </message>
+</context>
+<context>
+    <name>DailyUpkeep</name>
+    <message>
+        <source>The daily check of the task database found damage:
+
+%1
+
+No backup was made over the good ones. Close Media Assistant and restore the latest backup: media-assistant restore FILE</source>
+        <translation>The daily check of the task database found damage:
+
+%1
+
+No backup was made over the good ones. Close Media Assistant and restore the latest backup: media-assistant restore FILE</translation>
+    </message>
+    <message>
+        <source>Media Assistant</source>
+        <translation>Media Assistant</translation>
     </message>
 </context>
 <context>
@@ -651,6 +678,13 @@ Download it now? API accounts work either way.</translation>
         <comment>notice title: text</comment>
         <translation>%1: %2</translation>
     </message>
+    <message numerus="yes">
+        <source>; %n already present, not added again</source>
+        <translation>
+            <numerusform>; %n already present, not added again</numerusform>
+            <numerusform>; %n already present, not added again</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Batch %1 submitted</source>
         <translation>Batch %1 submitted</translation>
@@ -789,6 +823,70 @@ Download it now? API accounts work either way.</translation>
     <message>
         <source>Browser executable</source>
         <translation>Browser executable</translation>
+    </message>
+</context>
+<context>
+    <name>SkippedIdsNotice</name>
+    <message>
+        <source>Tasks already present</source>
+        <translation>Tasks already present</translation>
+    </message>
+    <message numerus="yes">
+        <source>Batch %1: %n task(s) with these ids were already present and were not added again:</source>
+        <translation>
+            <numerusform>Batch %1: %n task with this id was already present and was not added again:</numerusform>
+            <numerusform>Batch %1: %n tasks with these ids were already present and were not added again:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more (see the details)</source>
+        <translation>
+            <numerusform>… and %n more (see the details)</numerusform>
+            <numerusform>… and %n more (see the details)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>StoreRecovery</name>
+    <message>
+        <source>The task database cannot be opened:
+
+%1</source>
+        <translation>The task database cannot be opened:
+
+%1</translation>
+    </message>
+    <message>
+        <source>There is no backup to restore.</source>
+        <translation>There is no backup to restore.</translation>
+    </message>
+    <message>
+        <source>Restore the latest backup, made %1? The damaged file is kept beside it.</source>
+        <translation>Restore the latest backup, made %1? The damaged file is kept beside it.</translation>
+    </message>
+    <message>
+        <source>Media Assistant</source>
+        <translation>Media Assistant</translation>
+    </message>
+    <message>
+        <source>Restore backup</source>
+        <translation>Restore backup</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>Quit</translation>
+    </message>
+    <message>
+        <source>The backup could not be restored:
+
+%1</source>
+        <translation>The backup could not be restored:
+
+%1</translation>
+    </message>
+    <message>
+        <source>Restoring the backup…</source>
+        <translation>Restoring the backup…</translation>
     </message>
 </context>
 <context>

@@ -70,6 +70,14 @@
         <translation>AI 智能媒体助理</translation>
     </message>
     <message>
+        <source>The task database is held by another program:
+
+%1</source>
+        <translation>任务数据库正被其他程序占用：
+
+%1</translation>
+    </message>
+    <message>
         <source>The configuration cannot be used:
 
 %1</source>
@@ -290,6 +298,25 @@ Download it now? API accounts work either way.</source>
     <message>
         <source>Chromium could not be downloaded. Check the internet connection (or install Microsoft Edge or Google Chrome) and start Media Assistant again.</source>
         <translation>无法下载 Chromium。请检查网络连接（或安装 Microsoft Edge、Google Chrome），然后重新启动 AI 智能媒体助理。</translation>
+    </message>
+</context>
+<context>
+    <name>DailyUpkeep</name>
+    <message>
+        <source>The daily check of the task database found damage:
+
+%1
+
+No backup was made over the good ones. Close Media Assistant and restore the latest backup: media-assistant restore FILE</source>
+        <translation>每日检查发现任务数据库已损坏：
+
+%1
+
+没有用它覆盖完好的备份。请关闭 AI 智能媒体助理，然后恢复最新的备份：media-assistant restore 文件</translation>
+    </message>
+    <message>
+        <source>Media Assistant</source>
+        <translation>AI 智能媒体助理</translation>
     </message>
 </context>
 <context>
@@ -645,6 +672,12 @@ Download it now? API accounts work either way.</source>
         <comment>notice title: text</comment>
         <translation>%1：%2</translation>
     </message>
+    <message numerus="yes">
+        <source>; %n already present, not added again</source>
+        <translation>
+            <numerusform>；%n 个已存在，未重复添加</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Batch %1 submitted</source>
         <translation>批次 %1 已提交</translation>
@@ -780,6 +813,68 @@ Download it now? API accounts work either way.</source>
     <message>
         <source>Browser executable</source>
         <translation>选择浏览器程序</translation>
+    </message>
+</context>
+<context>
+    <name>SkippedIdsNotice</name>
+    <message>
+        <source>Tasks already present</source>
+        <translation>任务已存在</translation>
+    </message>
+    <message numerus="yes">
+        <source>Batch %1: %n task(s) with these ids were already present and were not added again:</source>
+        <translation>
+            <numerusform>批次 %1：以下 %n 个任务 ID 已存在，未重复添加：</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more (see the details)</source>
+        <translation>
+            <numerusform>……还有 %n 个（见详细信息）</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>StoreRecovery</name>
+    <message>
+        <source>The task database cannot be opened:
+
+%1</source>
+        <translation>无法打开任务数据库：
+
+%1</translation>
+    </message>
+    <message>
+        <source>There is no backup to restore.</source>
+        <translation>没有可恢复的备份。</translation>
+    </message>
+    <message>
+        <source>Restore the latest backup, made %1? The damaged file is kept beside it.</source>
+        <translation>要恢复最新的备份（创建于 %1）吗？损坏的文件会保留在旁边。</translation>
+    </message>
+    <message>
+        <source>Media Assistant</source>
+        <translation>AI 智能媒体助理</translation>
+    </message>
+    <message>
+        <source>Restore backup</source>
+        <translation>恢复备份</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>The backup could not be restored:
+
+%1</source>
+        <translation>无法恢复备份：
+
+%1</translation>
+    </message>
+    <message>
+        <source>Restoring the backup…</source>
+        <translation>正在恢复备份…</translation>
     </message>
 </context>
 <context>

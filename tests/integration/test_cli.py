@@ -155,7 +155,8 @@ def test_bad_config_exits_2_naming_the_key_and_imports_nothing(
 
 def test_a_second_scheduler_on_the_same_data_dir_exits_3(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    write_config(data, lo=20, hi=30)  # still running when the checks below are done
+    # Long enough that the first run is still going after two more CLI calls on a busy machine.
+    write_config(data, lo=20, hi=30)
     batch = write_batch(tmp_path / "batch.csv", 4)
     first = subprocess.Popen(
         [sys.executable, "-m", "media_assistant", "--data-dir", str(data), "run", str(batch)],

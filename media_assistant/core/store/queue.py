@@ -14,6 +14,7 @@ from media_assistant.core.events import TaskChange, TasksAdded
 from media_assistant.core.records import Claim, NewTask, SubmitResult
 from media_assistant.core.states import ModelKind
 from media_assistant.core.store.base import PENDING, RUNNING, E, StoreBase, T, chunks, view_row
+from media_assistant.core.task_ids import settle_generated_ids
 
 log = logging.getLogger(__name__)
 
@@ -73,12 +74,14 @@ _CLAIM = (
 
 class QueueRoom(StoreBase):
     def submit(self, tasks: Sequence[NewTask], *, max_attempts: int = 3) -> SubmitResult:
-        """Insert new tasks in one transaction; ids already present are skipped, not duplicated."""
+        """Insert new tasks in one transaction. Supplied ids already present are skipped, not
+        duplicated; generated ones that are taken get fresh numbers (core/task_ids.py)."""
         batch_id = tasks[0].batch_id if tasks else ""
         now = self.clock.now()
         added: list[str] = []
         skipped: list[str] = []
         with write_tx(self.engine, durable=True) as conn:
+            tasks = settle_generated_ids(conn, tasks)
             existing: set[str] = set()
             ids = [t.task_id for t in tasks]
             for chunk in chunks(ids):

@@ -18,7 +18,9 @@ from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
 
+from media_assistant.core import diagnostics
 from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.filenames import safe_file_stem
 from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
@@ -61,6 +63,7 @@ class WebProvider:
         *,
         origin: str | None = None,
         diagnostics_dir: Path | None = None,
+        diagnostics_retention: diagnostics.DiagnosticsRetention | None = None,
         record_browser: RecordBrowser | None = None,
         recorded_browser: RecordedLookup | None = None,
     ) -> None:
@@ -69,6 +72,7 @@ class WebProvider:
         self.adapter = adapter
         self.browser: AccountBrowser = driver.account(account_id, profile_dir, adapter, origin)
         self.diagnostics_dir = diagnostics_dir
+        self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
         self._record_browser = record_browser
         self._recorded_browser = recorded_browser
 
@@ -231,8 +235,11 @@ class WebProvider:
         chat = self.browser.chat
         if self.diagnostics_dir is None or chat is None:
             return
-        stem = self.diagnostics_dir / f"{ctx.task.task_id}-attempt{ctx.task.attempt}"
+        # A task id is the operator's text: never a path of its own (core/filenames.py).
+        name = f"{safe_file_stem(ctx.task.task_id)}-attempt{ctx.task.attempt}"
+        stem = self.diagnostics_dir / name
         try:
+            await asyncio.to_thread(diagnostics.prepare_folder, self.diagnostics_dir)
             saved = await asyncio.wait_for(
                 self.driver.service.call(chat.save_diagnostics(stem)), 10.0
             )
@@ -240,6 +247,11 @@ class WebProvider:
             return
         if saved:
             ctx.log("saved for diagnosis: " + ", ".join(str(p) for p in saved))
+            # 0600, then the folder is kept to its days / megabytes ([diagnostics] config).
+            with contextlib.suppress(OSError):
+                await asyncio.to_thread(
+                    diagnostics.settle, self.diagnostics_dir, saved, self.diagnostics_retention
+                )
 
 
 def _first_line(exc: BaseException) -> str:

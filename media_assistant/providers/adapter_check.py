@@ -1,0 +1,81 @@
+"""Every web account's site adapter is loaded and validated when the config is: before a batch is
+imported, so a misspelt ``site`` or a typo in an adapter file is a config error (exit 2, nothing
+imported) rather than a night of pending tasks that cannot start.
+
+An adapter comes from the account's ``site_file``, else ``<data-dir>/sites/<site>.toml``, else
+the built-in one (providers/web/adapter.py ``load_adapter``, the same call the provider makes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from media_assistant.core.config import AccountConfig, AppConfig
+from media_assistant.core.errors import ConfigError
+from media_assistant.core.paths import Paths
+from media_assistant.core.states import ModelKind
+from media_assistant.providers.registry import FAKE_SITE
+from media_assistant.providers.web.adapter import SiteAdapter, builtin_ids, load_adapter
+
+
+def check_site_adapters(config: AppConfig, paths: Paths) -> None:
+    """:class:`ConfigError` listing every web account whose adapter cannot be used."""
+    problems: list[str] = []
+    for i, account in enumerate(config.accounts):
+        if account.kind is not ModelKind.WEB or account.site == FAKE_SITE:
+            continue
+        key = "site_file" if account.site_file is not None else "site"
+        try:
+            _load(account, paths)
+        except ConfigError as exc:
+            where = f"{paths.config_file}: accounts[{i}] ({account.id}).{key}"
+            problems.extend(f"{where}: {line}" for line in str(exc).splitlines())
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def _load(account: AccountConfig, paths: Paths) -> SiteAdapter:
+    return load_adapter(site=account.site, site_file=account.site_file, user_dir=paths.sites)
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterEntry:
+    """One line of ``sites list``: an adapter, or why it cannot be loaded."""
+
+    site: str
+    where: str  # "built-in", "user file", "site_file"
+    path: str | None
+    used_by: tuple[str, ...]
+    adapter: SiteAdapter | None
+    error: str | None
+
+
+def adapter_entries(config: AppConfig, paths: Paths) -> list[AdapterEntry]:
+    """Built-in adapters, the operator's in ``<data>/sites``, and every account's ``site_file``."""
+    user = sorted(p.stem for p in paths.sites.glob("*.toml")) if paths.sites.is_dir() else []
+    users_of: dict[str, list[str]] = {}
+    for a in config.accounts:
+        if a.kind is ModelKind.WEB and a.site is not None:
+            users_of.setdefault(a.site, []).append(a.id)
+    entries = []
+    for site in sorted(set(builtin_ids()) | set(user)):
+        where = "user file" if site in user else "built-in"
+        path = str(paths.sites / f"{site}.toml") if site in user else None
+        try:
+            adapter, error = load_adapter(site=site, user_dir=paths.sites), None
+        except ConfigError as exc:
+            adapter, error = None, str(exc)
+        entries.append(
+            AdapterEntry(site, where, path, tuple(users_of.get(site, [])), adapter, error)
+        )
+    for a in config.accounts:
+        if a.kind is ModelKind.WEB and a.site_file is not None:
+            try:
+                adapter, error = load_adapter(site_file=a.site_file), None
+            except ConfigError as exc:
+                adapter, error = None, str(exc)
+            site = adapter.id if adapter is not None else "?"
+            path = str(Path(a.site_file).expanduser())
+            entries.append(AdapterEntry(site, "site_file", path, (a.id,), adapter, error))
+    return entries
