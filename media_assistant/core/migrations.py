@@ -38,10 +38,28 @@ def _v3_seq_index(conn: Connection) -> None:
     _create_index(conn, "ix_tasks_seq")
 
 
+def _v4_reserved(conn: Connection) -> None:
+    """Placeholder on this branch: step 4 belongs to issue 10 (the integrator's), merged in its
+    place. Step 5 below does not depend on anything step 4 does."""
+
+
+def _v5_pacing_and_plain_text(conn: Connection) -> None:
+    """Web field round (issue 11): the ``account_pacing`` table (pacing state that survives a
+    restart) and ``tasks.result_plain`` (a web answer's plain text beside its Markdown).
+    Idempotent: each part is skipped when already there."""
+    table = schema.AccountPacingRow.__table__  # type: ignore[attr-defined]
+    table.create(conn, checkfirst=True)
+    columns = {c["name"] for c in inspect(conn).get_columns("tasks")}
+    if "result_plain" not in columns:
+        conn.execute(text("ALTER TABLE tasks ADD COLUMN result_plain TEXT"))
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
 STEPS: dict[int, Callable[[Connection], None]] = {
     2: _v2_pending_not_before_index,
     3: _v3_seq_index,
+    4: _v4_reserved,
+    5: _v5_pacing_and_plain_text,
 }
 
 

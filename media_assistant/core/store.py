@@ -408,12 +408,14 @@ class Store:
         *,
         reasoning: str | None = None,
         usage: dict[str, int] | None = None,
+        plain: str | None = None,
     ) -> bool:
         now = self.clock.now()
         values = {
             "state": TaskState.SUCCESS.value,
             "finished_at": now,
             "result_text": text,
+            "result_plain": plain,
             "reasoning_text": reasoning,
             "usage_json": json.dumps(usage) if usage else None,
             "progress_chars": len(text),
@@ -753,6 +755,7 @@ class Store:
             "error_kind": None,
             "error_message": None,
             "result_text": None,
+            "result_plain": None,
             "reasoning_text": None,
             "usage_json": None,
             "progress_chars": 0,

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from media_assistant.core.errors import ConfigError
+from media_assistant.core.pacing import PacingConfig
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -132,6 +133,9 @@ class SiteAdapter(BaseModel):
     markers: AdapterMarkers = AdapterMarkers()
     input: AdapterInput = AdapterInput()
     timing: AdapterTiming = AdapterTiming()
+    pacing: PacingConfig | None = Field(
+        None, description="Per-site pacing defaults; an account's `pacing` overrides each key."
+    )
 
     @model_validator(mode="after")
     def _poll_selectors_are_css(self) -> SiteAdapter:

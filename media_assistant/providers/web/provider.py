@@ -67,6 +67,7 @@ class WebProvider:
         self.driver = driver
         self.account_id = account_id
         self.adapter = adapter
+        self.pacing_defaults = adapter.pacing  # the web lane's pacer reads the site's defaults
         self.browser: AccountBrowser = driver.account(account_id, profile_dir, adapter, origin)
         self.diagnostics_dir = diagnostics_dir
         self._record_browser = record_browser
