@@ -576,7 +576,7 @@ class PacingPlanner:
     risk signals are not predicted.
     """
 
-    __slots__ = ("_policy", "_state", "_tz", "_extra", "_day", "_running_end")
+    __slots__ = ("_policy", "_state", "_tz")
 
     def __init__(
         self, policy: PacingPolicy, state: PacingState, tz: dt.tzinfo | None = None
@@ -593,6 +593,19 @@ class PacingPlanner:
             paused_until=state.paused_until,
         )
         self._tz = tz
+
+    def fresh(self) -> PacingPlanner:
+        """A copy to plan with (planning advances the copy, never this one)."""
+        return PacingPlanner(self._policy, self._state, self._tz)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, PacingPlanner)
+            and self._policy == other._policy
+            and self._state == other._state
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     def start_after(self, free_at: float) -> float:
         """The start of the next task on an account whose slot is free at ``free_at``."""
