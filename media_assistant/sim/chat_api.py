@@ -89,6 +89,16 @@ class ChatApi:
         conversation = self._conversations.get(conversation_id or "")
         return conversation if conversation is not None and conversation.user == user else None
 
+    def answers_of(self, user: str) -> list[str]:
+        """Every answer the user got, as the model wrote it (Markdown), oldest first."""
+        return [
+            m.text
+            for c in list(self._conversations.values())
+            if c.user == user
+            for m in list(c.messages)
+            if m.role == "assistant"
+        ]
+
     def conversations_of(self, user: str) -> list[Conversation]:
         """Newest first; conversations that never got a message are left out."""
         mine = [c for c in self._conversations.values() if c.user == user and c.messages]

@@ -160,6 +160,10 @@ class ChatSiteSimulator(ThreadedServer):
         """Per user; see :class:`UserStats`."""
         return self._stats.snapshot()
 
+    def answers(self, user: str) -> list[str]:
+        """Every answer ``user`` got, exactly as generated (Markdown answers: the source)."""
+        return self._api.answers_of(user)
+
     def user_stats(self, user: str) -> UserStats:
         """One user's stats (all zero if the site never heard of them)."""
         return self._stats.user(user)

@@ -133,6 +133,7 @@ class ChatPage:
             "markdown_attribute": a.markdown_attribute,
         }
         self.used_new_chat_control = False  # the last open_new_chat clicked the control
+        self.new_chat_fell_back = False  # ...tried to, got no empty chat, loaded the URL
 
     # ---------------------------------------------------------------- reading
 
@@ -176,10 +177,11 @@ class ChatPage:
         returned marks the alerts showing now as old news.
         """
         choice = self.adapter.model_choice
-        self.used_new_chat_control = False
-        if self.adapter.selectors.new_chat and self._on_site() and await self._click_new_chat():
-            self.used_new_chat_control = True
-        else:
+        self.used_new_chat_control = self.new_chat_fell_back = False
+        if self.adapter.selectors.new_chat and self._on_site():
+            self.used_new_chat_control = await self._click_new_chat()
+            self.new_chat_fell_back = not self.used_new_chat_control
+        if not self.used_new_chat_control:
             url = self.adapter.new_chat_url
             if model is not None and choice is not None and choice.url is not None:
                 url = choice.url.replace("{model}", choice.site_name(model))

@@ -104,6 +104,13 @@ class WebProvider:
         assert chat is not None
         try:
             before = await call(chat.open_new_chat(ctx.task.upstream_model))
+            if chat.new_chat_fell_back:
+                ctx.log(
+                    f"the new-chat control {self.adapter.selectors.new_chat} gave no empty chat "
+                    f"within {self.adapter.timing.new_chat_timeout_s:.0f} s: loaded "
+                    "new_chat_url instead (slower; check the adapter)",
+                    level=logging.WARNING,
+                )
             ctx.checkpoint()
             await call(chat.type_prompt(page_text(ctx.task)))
             await call(chat.send(before))
