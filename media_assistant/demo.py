@@ -197,6 +197,11 @@ class DemoEnvironment:
             ]
             if origin:
                 lines.append(f'origin = "{origin}"')
+            if account == WEB_ACCOUNTS[-1]:
+                # Pacing on one account, to show it (real sites' defaults are minutes: README).
+                lines.append(
+                    "pacing = { min_gap_s = 8, jitter_s = 4, max_per_window = 4, window_s = 120 }"
+                )
         lines += [
             "",
             "[[accounts]]",

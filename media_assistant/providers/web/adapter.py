@@ -24,7 +24,7 @@ from media_assistant.core.pacing import PacingConfig
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-_PLAYWRIGHT_ONLY = re.compile(r":has-text\(|:text\(|^text=|>>|:visible|^xpath=|^//")
+PLAYWRIGHT_ONLY = re.compile(r":has-text\(|:text\(|^text=|>>|:visible|^xpath=|^//")
 
 # An adapter not checked against its live site for this long gets a warning in the log/GUI.
 STALE_AFTER_DAYS = 60
@@ -289,7 +289,7 @@ class SiteAdapter(BaseModel):
             polled[f"markers.{name}.selectors"] = getattr(m, name).selectors
         for key, selectors in polled.items():
             for sel in selectors:
-                if _PLAYWRIGHT_ONLY.search(sel):
+                if PLAYWRIGHT_ONLY.search(sel):
                     raise ValueError(
                         f"{key}: {sel!r} uses Playwright-only syntax; polled selectors must be "
                         "plain CSS (use markers.*.buttons / texts for text matches)"

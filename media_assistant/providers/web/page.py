@@ -21,12 +21,15 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from media_assistant.core.errors import ErrorKind, ProviderError
 from media_assistant.providers.web.adapter import (
     GENERIC_ERROR_SELECTORS,
+    PLAYWRIGHT_ONLY,
     Marker,
     SiteAdapter,
 )
 from media_assistant.providers.web.page_scripts import EXTRACT_JS, SNAPSHOT_JS
 
 MARKERS = ("login_lost", "captcha", "rate_limited", "busy", "conflict", "error")
+
+_NAVIGATED = re.compile(r"context was destroyed|navigat|Target page, context or browser", re.I)
 
 MARKER_ERRORS: dict[str, ErrorKind] = {
     "login_lost": ErrorKind.LOGIN_REQUIRED,
@@ -50,6 +53,7 @@ class Snapshot:
     alerts: str
     markers: dict[str, str | None] = field(default_factory=dict)
     answer_error: str | None = None  # an error box inside the last answer
+    composer: bool = False  # a composer is visible (plain-CSS input selectors only)
 
     def problem(self) -> tuple[str, str] | None:
         """The first marker present, by severity: (marker name, what matched)."""
@@ -105,6 +109,7 @@ class ChatPage:
         s, m, a = adapter.selectors, adapter.markers, adapter.answer
         errors = [*a.error_selectors, *(GENERIC_ERROR_SELECTORS if a.generic_errors else [])]
         self._poll_cfg: dict[str, Any] = {
+            "input": s.input,
             "answer": s.answer,
             "reasoning": s.reasoning,
             "generating": s.generating,
@@ -132,16 +137,39 @@ class ChatPage:
             "markdown_source": a.markdown_source,
             "markdown_attribute": a.markdown_attribute,
         }
+        # Input selectors with Playwright-only syntax cannot be checked inside the poll script.
+        self._composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)
         self.used_new_chat_control = False  # the last open_new_chat clicked the control
         self.new_chat_fell_back = False  # ...tried to, got no empty chat, loaded the URL
 
     # ---------------------------------------------------------------- reading
 
-    async def snapshot(self, *, mark: bool = False) -> Snapshot:
-        """``mark``: alerts showing now are old news for the snapshots that follow."""
-        cfg = {**self._poll_cfg, "mark": True} if mark else self._poll_cfg
-        raw = await self.page.evaluate(SNAPSHOT_JS, cfg)
-        return Snapshot(**raw)
+    async def snapshot(
+        self, *, mark: bool = False, wait_ms: int = 0, after: Snapshot | None = None
+    ) -> Snapshot:
+        """One poll. ``mark``: alerts showing now are old news for the snapshots that follow.
+        ``wait_ms`` (with the previous poll ``after``): wait in the page up to that long for a
+        new done marker or the generating indicator to go, then read."""
+        cfg = self._poll_cfg
+        if mark or wait_ms:
+            cfg = {
+                **cfg,
+                "mark": mark,
+                "wait_ms": wait_ms,
+                "wait_done": after.done if after is not None else 0,
+                "wait_generating": bool(after and after.generating),
+            }
+        for tries_left in (2, 1, 0):
+            try:
+                raw = await self.page.evaluate(SNAPSHOT_JS, cfg)
+                return Snapshot(**raw)
+            except PlaywrightError as exc:
+                # The page navigated while we read it (a redirect to a login page, say): read
+                # the new page. Anything else is a real error.
+                if not tries_left or not _NAVIGATED.search(str(exc)):
+                    raise
+                await self.page.wait_for_timeout(100)
+        raise AssertionError("unreachable")
 
     async def extract_answer(self) -> dict[str, Any] | None:
         """The last answer's cleaned HTML, its text, and the site's own Markdown if declared."""
@@ -178,18 +206,21 @@ class ChatPage:
         """
         choice = self.adapter.model_choice
         self.used_new_chat_control = self.new_chat_fell_back = False
+        snap: Snapshot | None = None
         if self.adapter.selectors.new_chat and self._on_site():
-            self.used_new_chat_control = await self._click_new_chat()
-            self.new_chat_fell_back = not self.used_new_chat_control
-        if not self.used_new_chat_control:
+            snap = await self._click_new_chat()
+            self.used_new_chat_control = snap is not None
+            self.new_chat_fell_back = snap is None
+        if snap is None:
             url = self.adapter.new_chat_url
             if model is not None and choice is not None and choice.url is not None:
                 url = choice.url.replace("{model}", choice.site_name(model))
             await self._load(self.adapter.url(url, self.origin))
-        await self._wait_for_composer()
+            await self._wait_for_composer()
         if model is not None and choice is not None:
             await self._choose_model(model)
-        return await self.snapshot(mark=True)
+            snap = None
+        return snap if snap is not None else await self.snapshot(mark=True)
 
     def _on_site(self) -> bool:
         origin = (self.origin or self.adapter.origin).rstrip("/")
@@ -206,33 +237,43 @@ class ChatPage:
                 ErrorKind.NETWORK, f"{url} did not load within {timing.page_load_timeout_s:.0f} s"
             ) from None
 
-    async def _click_new_chat(self) -> bool:
-        """Click the new-chat control; True once the page shows an empty chat."""
+    async def _click_new_chat(self) -> Snapshot | None:
+        """Click the new-chat control; the (marking) snapshot of the empty chat it shows, or
+        None when it shows none in time or a login/captcha marker comes up (the page load
+        then checks those properly)."""
         control = await self._first_present(self.adapter.selectors.new_chat)
         if control is None:
-            return False
+            return None
         timeout = self.adapter.timing.new_chat_timeout_s
         try:
             await control.click(timeout=timeout * 1000)
         except (PlaywrightTimeout, PlaywrightError):
-            return False
+            return None
         composer = self.composer()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
-                snap = await self.snapshot()
+                snap = await self.snapshot(mark=True)
+                if snap.markers.get("login_lost") or snap.markers.get("captcha"):
+                    return None
                 if (
                     snap.answers == 0
                     and snap.users == 0
                     and not snap.generating
-                    and await composer.count()
-                    and await composer.is_visible()
+                    and (
+                        snap.composer
+                        or (
+                            self._composer_by_locator
+                            and await composer.count()
+                            and await composer.is_visible()
+                        )
+                    )
                 ):
-                    return True
+                    return snap
             except PlaywrightError:  # the control navigated: the old page's context is gone
                 pass
             await self.page.wait_for_timeout(50)
-        return False
+        return None
 
     async def _wait_for_composer(self) -> Snapshot:
         timing = self.adapter.timing

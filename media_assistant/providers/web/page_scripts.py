@@ -12,10 +12,10 @@ from __future__ import annotations
 # an aria-live region can hold the whole conversation (a prompt containing "too many requests"
 # must not look like a rate limit), so text inside conversation elements is skipped; and a
 # toast that was already up before the prompt was sent (left from the previous task, or from
-# another tab) is not news, so alerts seen by the "mark" snapshot are ignored while their text
-# stays the same.
+# another tab) is not news, so alerts seen by a "mark" snapshot are ignored by the snapshots
+# after it while their text stays the same.
 SNAPSHOT_JS = """
-(cfg) => {
+async (cfg) => {
   const visible = (el) => {
     if (!el || !el.isConnected) return false;
     const st = getComputedStyle(el);
@@ -35,6 +35,25 @@ SNAPSHOT_JS = """
     try { return el.matches(s); } catch (e) { return false; }
   });
   const text = (el) => (el ? (el.innerText || el.textContent || '') : null);
+  // Waiting polls: return early when the page signals the end (a new done marker, the
+  // generating indicator gone) or navigates, else after wait_ms. Done detection then costs a
+  // round trip instead of half a poll interval.
+  if (cfg.wait_ms > 0) {
+    const signalled = () => all(cfg.done).filter(visible).length > cfg.wait_done
+      || (cfg.wait_generating && !all(cfg.generating).some(visible));
+    if (!signalled()) {
+      await new Promise((resolve) => {
+        let timer = null;
+        const observer = new MutationObserver(() => {
+          if (signalled()) finish();
+        });
+        const finish = () => { observer.disconnect(); clearTimeout(timer); resolve(); };
+        timer = setTimeout(finish, cfg.wait_ms);
+        observer.observe(document.documentElement,
+          { subtree: true, childList: true, attributes: true, characterData: true });
+      });
+    }
+  }
   const answers = all(cfg.answer);
   const last = answers.length ? answers[answers.length - 1] : null;
   const reasoning = all(cfg.reasoning);
@@ -61,9 +80,9 @@ SNAPSHOT_JS = """
     const up = region.parentElement;
     if (conv.length && (matchesAny(region, conv) || (up && up.closest(conv.join(','))))) continue;
     const t = (outsideConversation(region) || '').trim();
-    if (cfg.mark) { seen.set(region, t); continue; }
-    if (!t || seen.get(region) === t) continue;
-    alertTexts.push(t);
+    const old = seen.get(region) === t;
+    if (cfg.mark) seen.set(region, t);
+    if (t && !old) alertTexts.push(t);
   }
   const alerts = alertTexts.join('\\n');
 
@@ -113,6 +132,7 @@ SNAPSHOT_JS = """
     text: text(last),
     reasoning: reasoning.length ? text(reasoning[reasoning.length - 1]) : null,
     generating: all(cfg.generating).some(visible),
+    composer: all(cfg.input).some(visible),
     done: all(cfg.done).filter(visible).length,
     users: all(cfg.user_message).length,
     alerts: alerts,

@@ -179,6 +179,8 @@ class WebProvider:
         sent_at = last_change = time.monotonic()
         last_text: str | None = None
         stable = empty_done = 0
+        snap: Snapshot | None = None
+        wait_ms = 0  # the first read at once; then polls that wait in the page (see snapshot)
         while True:
             if ctx.cancel_requested:
                 clicked = await call(chat.stop_generating())
@@ -190,7 +192,7 @@ class WebProvider:
                 if not await self._quiesce():
                     ctx.log("the site kept generating: its browser was closed", kind="error")
                 raise TaskCanceled(ctx.task.task_id)
-            snap = await call(chat.snapshot())
+            snap = await call(chat.snapshot(wait_ms=wait_ms, after=snap))
             problem = watch.problem(snap)
             if problem is not None:
                 raise marker_error(problem, snap)
@@ -244,9 +246,13 @@ class WebProvider:
                     f"still generating after "
                     f"{timing.hard_timeout_s:.0f} s ({len(last_text or '')} chars)",
                 )
-            confirming = is_new and not snap.generating and fresh_done
             ctx.heartbeat()
-            await asyncio.sleep((timing.confirm_ms if confirming else timing.poll_ms) / 1000)
+            if is_new and not snap.generating and fresh_done:
+                # Done marker seen: one re-read after confirm_ms must find the text unchanged.
+                await asyncio.sleep(timing.confirm_ms / 1000)
+                wait_ms = 0
+            else:
+                wait_ms = timing.poll_ms
 
     async def _accept(self, ctx: TaskContext, snap: Snapshot) -> GenerationResult:
         """The finished answer as Markdown, unless it is an error dressed as an answer."""
