@@ -109,8 +109,14 @@ class DemoEnvironment:
             from media_assistant.sim.chat_config import ChatSiteConfig
             from media_assistant.sim.chat_site import ChatSiteSimulator
 
+            # Markdown answers and a client-side New chat button, as real chat UIs have.
             chat = ChatSiteSimulator(
-                ChatSiteConfig(latency_s=(31, 370), time_scale=self.web_time_scale)
+                ChatSiteConfig(
+                    latency_s=(31, 370),
+                    time_scale=self.web_time_scale,
+                    markdown_answers=True,
+                    new_chat_button=True,
+                )
             )
             origin = chat.start_in_thread()
             self._chat_sim = chat

@@ -1,6 +1,10 @@
 """Screenshots of the main window on the built-in demo, in zh_CN and en, under Xvfb.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshots.py [OUT_DIR]
+    xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python scripts/screenshots.py OUT 1366x768
+
+An optional WIDTHxHEIGHT sizes the main window (a small laptop screen); the files then carry it
+in their names (main-window-zh_CN-1366x768.png).
 
 For each language it starts the real app (``media-assistant --demo``) in a subprocess with that
 system locale, presses "Run the sample batch", waits until both lanes have finished work and
@@ -23,7 +27,8 @@ from PySide6.QtWidgets import QApplication
 import media_assistant.app as app_module
 from media_assistant.gui.main_window import MainWindow
 
-out, lang = Path(sys.argv[1]), sys.argv[2]
+out, lang, size = Path(sys.argv[1]), sys.argv[2], sys.argv[4]
+suffix = f"-{size}" if size else ""
 # Window geometry of our own: the app's default size, and the user's settings left alone.
 QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, sys.argv[3])
 app = QApplication(sys.argv[:1])
@@ -39,19 +44,22 @@ def step():
         QTimer.singleShot(300, step)
         return
     if state["ticks"] == 0:
+        if size:
+            width, height = (int(x) for x in size.split("x"))
+            w.resize(width, height)
         w.demo_button.click()
     state["ticks"] += 1
     rows = w.model.rows()
     done = {r.model_kind for r in rows if r.state == "success"}
     running = [r for r in rows if r.state == "running"]
     if (done == {"web", "api"} and running) or state["ticks"] > 200:
-        w.grab().save(str(out / f"main-window-{lang}.png"))
+        w.grab().save(str(out / f"main-window-{lang}{suffix}.png"))
         finished = next((r for r in rows if r.state == "success" and r.model_kind == "web"), None)
         if finished is not None:
             w.open_details(finished.task_id)
             dialog = w._details[finished.task_id]
             QTimer.singleShot(800, lambda: (dialog.grab().save(
-                str(out / f"task-details-{lang}.png")), w.close()))
+                str(out / f"task-details-{lang}{suffix}.png")), w.close()))
         else:
             w.close()
         return
@@ -64,6 +72,7 @@ sys.exit(app_module.main(data_dir=Path(sys.argv[3]), demo=True))
 
 def main() -> int:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots").resolve()
+    size = sys.argv[2] if len(sys.argv) > 2 else ""
     out.mkdir(parents=True, exist_ok=True)
     for lang, locale in (("zh_CN", "zh_CN.UTF-8"), ("en", "en_US.UTF-8")):
         with tempfile.TemporaryDirectory(prefix="ma-shot-") as tmp:
@@ -76,7 +85,10 @@ def main() -> int:
                 "MEDIA_ASSISTANT_NO_ERROR_DIALOG": "1",
             }
             subprocess.run(
-                [sys.executable, "-c", CHILD, str(out), lang, tmp], env=env, check=True, timeout=300
+                [sys.executable, "-c", CHILD, str(out), lang, tmp, size],
+                env=env,
+                check=True,
+                timeout=300,
             )
         print(f"{lang}: {out}/main-window-{lang}.png, {out}/task-details-{lang}.png")
     return 0

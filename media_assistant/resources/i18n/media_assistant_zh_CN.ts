@@ -729,7 +729,7 @@ Switch to its window, or close it first.</source>
     <message>
         <source>%1 of %2 in %3</source>
         <comment>prompts used of the limit, in the window</comment>
-        <translation>%3 内已用 %1/%2</translation>
+        <translation>%3内已用 %1/%2</translation>
     </message>
     <message>
         <source>%1 of %2 today</source>
