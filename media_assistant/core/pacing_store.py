@@ -41,9 +41,10 @@ class PacingStore:
             "state_json": json.dumps(state.to_json(), separators=(",", ":")),
             "updated_at": now,
         }
-        # Durable: a daily cap or a 6-hour pause must not be forgotten in a power cut.
-        # Portable upsert (SQLite and PostgreSQL): the write transaction holds the lock.
-        with write_tx(self.engine, durable=True) as conn:
+        # Portable upsert (SQLite and PostgreSQL): the write transaction holds the lock. Not
+        # fsynced (WAL, synchronous=NORMAL): it survives an app crash; a power cut may lose
+        # the last prompt or two, which is not worth an fsync per prompt on the lane's loop.
+        with write_tx(self.engine) as conn:
             changed = conn.execute(
                 update(P).where(P.c.account_id == account_id).values(**values)
             ).rowcount
