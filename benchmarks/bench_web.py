@@ -54,11 +54,12 @@ PHASE_NOTES = {
     "browser_ensure": "reuse the warm browser, or close + launch it",
     "browser_close": "closing the previous browser (cold only; inside ensure)",
     "browser_launch": "launch_persistent_context + first page (cold only; inside ensure)",
-    "new_chat": "goto /chat + wait for the composer",
+    "new_chat": "click New chat and see an empty chat (a page load when the site has none)",
     "type": "click + insert_text + verify",
     "type_to_request": "typing done → the site received the completion request (send click)",
     "send_confirm": "send click → page shows the message (overlaps the generation)",
-    "done_detect": "site wrote the last chunk → provider accepted the answer",
+    "done_detect": "site wrote the last chunk → provider accepted the answer (in-page wait "
+    "returns on the done marker, then one confirm_ms re-read)",
     "record_result": "provider returned → finished_at written",
     "db_finish": "the success write (finished_at is stamped as it begins: not in the overhead)",
 }
@@ -446,7 +447,9 @@ def markdown(result: dict[str, Any]) -> str:
         "|---|---|---|---|",
     ]
     for name in (*PHASES, "snapshot_mean"):
-        note = PHASE_NOTES.get(name, "one page.evaluate poll round trip")
+        note = PHASE_NOTES.get(
+            name, "one poll: a page.evaluate that waits in the page up to poll_ms for a change"
+        )
         lines.append(
             f"| {name} | {_ms(warm['phases_median_s'][name])} | "
             f"{_ms(cold['phases_median_s'][name])} | {note} |"
@@ -517,8 +520,9 @@ def _where_it_goes(warm: dict[str, Any], ok: bool, passed: bool) -> str:
     )[:4]
     top = ", ".join(f"{n} {_ms(v)}" for n, v in ranked)
     limit = (
-        "done detection is bounded by the adapter's polling (a poll every poll_ms, then one "
-        "confirm_ms re-read), page loads and typing by Chromium's round trips"
+        "done detection is one round trip after the done marker plus the confirm_ms re-read "
+        "(polls wait in the page and return when it signals the end); new chat, typing and "
+        "sending are Chromium round trips"
     )
     head = "within the target" if passed else f"{_s(warm['overhead_s']['median'])} per task"
     return f"{head}; largest warm phases: {top}. {limit}."
