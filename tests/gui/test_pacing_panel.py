@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shiboken6
 
 from media_assistant.core.pacing import PacingState
 from media_assistant.core.pacing_store import PacingStore
@@ -62,7 +63,8 @@ async def env(tmp_path: Path, qtbot: Any) -> AsyncIterator[Env]:
     yield Env(window, controller, scheduler, services)
     await scheduler.stop()
     controller.bridge.close()
-    window.close()
+    if shiboken6.isValid(window):  # qtbot may have deleted it already
+        window.close()
     services.close()
 
 

@@ -58,9 +58,11 @@ async def test_gaps_and_window_on_one_account_never_delay_the_other_or_the_api_l
     assert all(b[0] - a[1] >= 300 for a, b in zip(paced, paced[1:], strict=False))
     starts = [start for start, _ in paced]
     assert all(sum(1 for x in starts if t <= x < t + 3600) <= 3 for t in starts)
-    # The unpaced account ran back to back and took most of the work.
+    # The unpaced account ran back to back (its gaps are loop turns, far below the paced
+    # account's 300 s even on a loaded machine, where 1 real ms is 0.2 s here) and took most
+    # of the work.
     assert len(free) > len(paced) >= 1
-    assert max(b[0] - a[1] for a, b in zip(free, free[1:], strict=False)) < 30
+    assert max(b[0] - a[1] for a, b in zip(free, free[1:], strict=False)) < 150
     # The API lane was not held back by anything: its last task ended long before the web's.
     api_end = max(r.finished_at or 0 for r in h.store.list_tasks(kind=ModelKind.API))
     web_end = max(end for _, end in paced + free)
