@@ -93,16 +93,16 @@ def schema_of(path: Path) -> set[tuple[str, str]]:
         c.close()
 
 
-def test_a_version_3_database_gets_the_pacing_table_and_plain_text_column(tmp_path: Path) -> None:
-    """Step 5 on a database at version 3 (step 4 is the integrator's: independent of it)."""
+def test_a_version_4_database_gets_the_pacing_table_and_plain_text_column(tmp_path: Path) -> None:
+    """Step 5 alone, on a database at version 4: it needs nothing step 4 does."""
     fresh = tmp_path / "fresh.db"
     open_engine(sqlite_url(fresh)).dispose()
-    old = tmp_path / "v3.db"
+    old = tmp_path / "v4.db"
     open_engine(sqlite_url(old)).dispose()
     con = sqlite3.connect(old)
     con.execute("DROP TABLE account_pacing")
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")
-    con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     con.commit()
     con.close()
     open_engine(sqlite_url(old)).dispose()
