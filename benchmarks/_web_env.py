@@ -84,10 +84,10 @@ class SiteTimeline:
         book = sim._stats  # private, but the only place the site's own clock shows
         record_text, started, ended = book.record_text, book.started, book.ended
 
-        def on_text(user: str, text: str) -> None:
+        def on_text(user: str, text: str, model: str | None = None) -> None:
             with self._lock:
                 self._last_text[user] = text
-            record_text(user, text)
+            record_text(user, text, model)
 
         def on_started(user: str) -> None:
             with self._lock:
@@ -219,8 +219,15 @@ class WebLaneRun:
     """One scheduler run on one signed-in web account; ``recycle_after`` 1 = a cold browser for
     every task (the default, 50, keeps it warm)."""
 
-    def __init__(self, data_dir: Path, sim: ChatSiteSimulator, recycle_after: int) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        sim: ChatSiteSimulator,
+        recycle_after: int,
+        site_file: Path | None = None,
+    ) -> None:
         self.sim = sim
+        site: dict[str, str] = {"site_file": str(site_file)} if site_file else {"site": "sim"}
         self.paths = Paths.resolve(data_dir)
         self.paths.ensure()
         self.config = parse_config(
@@ -235,7 +242,7 @@ class WebLaneRun:
                     {
                         "id": ACCOUNT,
                         "kind": "web",
-                        "site": "sim",
+                        **site,
                         "origin": sim.base_url,
                         "models": [MODEL],
                     }

@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     acc.add_parser("check", help="is a web account still logged in?").add_argument(
         "account_id", metavar="ID"
     )
+    acc.add_parser(
+        "clear-pacing",
+        help="end a web account's pacing cooldown or risk pause now (prompt counts stay)",
+    ).add_argument("account_id", metavar="ID")
     conc = acc.add_parser("set-concurrency", help="requests in flight for an API account (1..5)")
     conc.add_argument("account_id", metavar="ID")
     conc.add_argument("concurrency", type=int)

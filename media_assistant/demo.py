@@ -124,8 +124,14 @@ class DemoEnvironment:
             from media_assistant.sim.chat_config import ChatSiteConfig
             from media_assistant.sim.chat_site import ChatSiteSimulator
 
+            # Markdown answers and a client-side New chat button, as real chat UIs have.
             chat = ChatSiteSimulator(
-                ChatSiteConfig(latency_s=(31, 370), time_scale=self.web_time_scale)
+                ChatSiteConfig(
+                    latency_s=(31, 370),
+                    time_scale=self.web_time_scale,
+                    markdown_answers=True,
+                    new_chat_button=True,
+                )
             )
             origin = chat.start_in_thread()
             self._chat_sim = chat
@@ -211,6 +217,11 @@ class DemoEnvironment:
             ]
             if origin:
                 lines.append(f'origin = "{origin}"')
+            if account == WEB_ACCOUNTS[-1]:
+                # Pacing on one account, to show it (real sites' defaults are minutes: README).
+                lines.append(
+                    "pacing = { min_gap_s = 8, jitter_s = 4, max_per_window = 4, window_s = 120 }"
+                )
         lines += [
             "",
             "[[accounts]]",

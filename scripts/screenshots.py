@@ -4,6 +4,10 @@
     xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python scripts/screenshots.py \
         docs/screenshots 1366x768    # the whole small screen: what fits on a laptop
 
+With WIDTHxHEIGHT (the Xvfb screen's size) the app sizes its first window from that screen as it
+does for an operator; the shots are the whole screen and carry the size in their names
+(demo-start-1366x768-zh_CN.png, main-window-1366x768-zh_CN.png, task-details-1366x768-zh_CN.png).
+
 For each language it starts the real app (``media-assistant --demo``) in a subprocess with that
 system locale, presses "Run the sample batch", waits until both lanes have finished work and
 tasks are still running, opens one task's details, and saves PNGs. Look at them.
@@ -51,15 +55,14 @@ def step():
     if (done == {"web", "api"} and running) or state["ticks"] > 200:
         if suffix:  # the whole (small) screen: what fits and what does not
             app.primaryScreen().grabWindow(0).save(str(out / f"main-window-{suffix}-{lang}.png"))
-            w.close()
-            return
-        w.grab().save(str(out / f"main-window-{lang}.png"))
+        else:
+            w.grab().save(str(out / f"main-window-{lang}.png"))
         finished = next((r for r in rows if r.state == "success" and r.model_kind == "web"), None)
         if finished is not None:
             w.open_details(finished.task_id)
             dialog = w._details[finished.task_id]
             QTimer.singleShot(800, lambda: (dialog.grab().save(
-                str(out / f"task-details-{lang}.png")), w.close()))
+                str(out / f"task-details-{suffix + '-' if suffix else ''}{lang}.png")), w.close()))
         else:
             w.close()
         return

@@ -37,6 +37,17 @@ def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
         if action in ("enable", "disable"):
             services.accounts.set_enabled(account.id, action == "enable")
             print(f"{account.id}: {action}d")
+        elif action == "clear-pacing":
+            if account.kind is not ModelKind.WEB:
+                raise InputError(f"{account.id} is an API account: it has no pacing")
+            from media_assistant.commands.pacing import clear_pacing
+
+            cleared = clear_pacing(services, account)
+            print(
+                f"{account.id}: pacing cooldown and risk pause cleared"
+                if cleared
+                else f"{account.id}: nothing to clear (no pacing state yet)"
+            )
         elif action == "set-concurrency":
             if account.kind is not ModelKind.API:
                 raise InputError(

@@ -12,6 +12,7 @@ from media_assistant.commands.common import (
     scheduler_holder,
     submit_report,
 )
+from media_assistant.commands.pacing import pacing_status
 from media_assistant.core.errors import InputError
 from media_assistant.core.export import export_tasks
 from media_assistant.core.paths import Paths
@@ -41,6 +42,7 @@ def status_data(services: Services) -> dict[str, object]:
         lanes[kind.value] = row
     now = services.clock.now()
     statuses = services.accounts.all()
+    pacing = pacing_status(services)
     accounts = []
     for a in services.config.accounts:
         st = statuses.get(a.id)
@@ -55,6 +57,7 @@ def status_data(services: Services) -> dict[str, object]:
                 "concurrency": ((st.concurrency if st else None) or a.concurrency)
                 if a.kind is ModelKind.API
                 else 1,
+                **({"pacing": pacing.get(a.id)} if a.kind is ModelKind.WEB else {}),
             }
         )
     return {
@@ -97,6 +100,8 @@ def cmd_status(paths: Paths, args: argparse.Namespace) -> int:
         for a in accounts:
             extra = f"  concurrency {a['concurrency']}" if a["kind"] == "api" else ""
             reason = f"  ({a['reason']})" if a["reason"] else ""
+            paced = a.get("pacing")
+            extra += f"  pacing: {paced['text'] or 'ready'}" if paced else ""
             print(f"  [{a['kind']}] {a['id']:<20} {a['state']:<22}{extra}{reason}")
     return EXIT_OK
 

@@ -19,6 +19,7 @@ from media_assistant.core.diagnostics import (
     DiagnosticsRetention,
 )
 from media_assistant.core.errors import ConfigError
+from media_assistant.core.pacing import PacingConfig
 from media_assistant.core.states import ModelKind
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -185,6 +186,11 @@ class AccountConfig(BaseModel):
     origin: str | None = Field(
         None, description="Overrides the adapter's origin (self-hosted chat, the simulator)."
     )
+    pacing: PacingConfig | None = Field(
+        None,
+        description="Pacing of this web account; each key overrides its adapter's [pacing] "
+        "default (core/pacing.py; README 'Pacing').",
+    )
     # api
     base_url: str | None = Field(None, description="OpenAI-compatible base URL, e.g. .../v1.")
     api_key_env: str | None = Field(
@@ -211,7 +217,7 @@ class AccountConfig(BaseModel):
                 raise ValueError("an API account needs 'base_url'")
             if not self.base_url.startswith(("http://", "https://")):
                 raise ValueError("'base_url' must start with http:// or https://")
-            for key in ("site", "site_file", "origin"):
+            for key in ("site", "site_file", "origin", "pacing"):
                 if getattr(self, key) is not None:
                     raise ValueError(f"'{key}' is for web accounts, not API accounts")
         return self

@@ -50,6 +50,12 @@ class DbThreads:
         """Queue a write on the writer thread; the caller may or may not wait for it."""
         return self._writer.submit(functools.partial(fn, *args, **kwargs))
 
+    def submit_read(
+        self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs
+    ) -> concurrent.futures.Future[R]:
+        """Queue a read on a reader thread; the caller may or may not wait for it."""
+        return self._readers.submit(functools.partial(fn, *args, **kwargs))
+
     async def write(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """Run a write on the writer thread and await it.
 
@@ -60,8 +66,7 @@ class DbThreads:
 
     async def read(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """Run a read on a reader thread and await it."""
-        future = self._readers.submit(functools.partial(fn, *args, **kwargs))
-        return await asyncio.wrap_future(future)
+        return await asyncio.wrap_future(self.submit_read(fn, *args, **kwargs))
 
     def write_soon(self, fn: Callable[P, object], /, *args: P.args, **kwargs: P.kwargs) -> None:
         """Fire and forget (log lines): queued behind earlier writes, errors logged."""

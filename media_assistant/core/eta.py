@@ -17,9 +17,10 @@ import heapq
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import median
 
+from media_assistant.core.pacing import PacingPlanner
 from media_assistant.core.states import TaskState
 
 # Samples per key the duration medians look at: recent enough to follow a site that slows down
@@ -51,6 +52,8 @@ class Slot:
     models: frozenset[str]
     slots: int
     available: bool  # enabled / cooling down (comes back) vs disabled / needs login (not counted)
+    # A paced web account: when it may start each next task (gaps, window, cap, hours, holds).
+    pacing: PacingPlanner | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +162,9 @@ def estimate_lane(
     Running tasks count with their remaining time (:meth:`DurationModel.remaining`) even on an
     account that is no longer available; they simply do not free a slot for new work there.
     Cooling-down accounts are counted as available from now (their pause is short next to a
-    batch).
+    batch). A paced account (``Slot.pacing``) starts each task when its pacing allows: after
+    its gap, within its window and daily cap, inside its active hours, after a running
+    cooldown or pause (see :class:`~media_assistant.core.pacing.PacingPlanner`).
     """
     now = snapshot.now
     stale, dead = _heartbeat_health(snapshot.heartbeat_ages, stale_after_s, dead_after_s)
@@ -205,6 +210,12 @@ def _simulate(snapshot: LaneSnapshot, servers: list[Slot], durations: DurationMo
         latest = max(latest, now + (durations.remaining(model, account_id, now - started_at) or 0))
     head = [times[0] for times in free]
     versions = [0] * len(servers)
+    # Paced accounts start their next task when pacing allows, not when their slot frees.
+    pacers = [s.pacing.fresh() if s.pacing is not None else None for s in servers]
+    busy = {account_id for _, account_id, _ in snapshot.running}
+    for i, planner in enumerate(pacers):
+        if planner is not None and servers[i].account_id in busy:
+            planner.running_until(head[i])
 
     scans: dict[str, tuple[tuple[int, float], ...]] = {}
     heaps: dict[str, tuple[list[tuple[float, int, int]], dict[int, float]]] = {}
@@ -214,7 +225,7 @@ def _simulate(snapshot: LaneSnapshot, servers: list[Slot], durations: DurationMo
             for i, server in enumerate(servers)
             if model in server.models
         }
-        if len(cost) > _SCAN_MAX_CANDIDATES:
+        if len(cost) > _SCAN_MAX_CANDIDATES and not any(pacers[i] for i in cost):
             heap = [(head[i] + d, i, 0) for i, d in cost.items()]
             heapq.heapify(heap)
             heaps[model] = (heap, cost)
@@ -225,11 +236,14 @@ def _simulate(snapshot: LaneSnapshot, servers: list[Slot], durations: DurationMo
     for model in snapshot.pending_models:
         candidates = scans.get(model)
         if candidates is not None:
-            finish, i = math.inf, -1
+            finish, i, start = math.inf, -1, 0.0
             for j, d in candidates:
-                end = head[j] + d
-                if end < finish:
-                    finish, i = end, j
+                planner = pacers[j]
+                begin = head[j] if planner is None else planner.start_after(head[j])
+                if begin + d < finish:
+                    finish, i, start = begin + d, j, begin
+            if (planner := pacers[i]) is not None:
+                planner.commit(start, finish)
             heapreplace(free[i], finish)
             head[i] = free[i][0]
             versions[i] += 1

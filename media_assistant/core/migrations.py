@@ -45,11 +45,23 @@ def _v4_event_origin(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE task_events ADD COLUMN origin VARCHAR"))
 
 
+def _v5_pacing_and_plain_text(conn: Connection) -> None:
+    """Web field round (issue 11): the ``account_pacing`` table (pacing state that survives a
+    restart) and ``tasks.result_plain`` (a web answer's plain text beside its Markdown).
+    Idempotent: each part is skipped when already there."""
+    table = schema.AccountPacingRow.__table__  # type: ignore[attr-defined]
+    table.create(conn, checkfirst=True)
+    columns = {c["name"] for c in inspect(conn).get_columns("tasks")}
+    if "result_plain" not in columns:
+        conn.execute(text("ALTER TABLE tasks ADD COLUMN result_plain TEXT"))
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
 STEPS: dict[int, Callable[[Connection], None]] = {
     2: _v2_pending_not_before_index,
     3: _v3_seq_index,
     4: _v4_event_origin,
+    5: _v5_pacing_and_plain_text,
 }
 
 
@@ -57,7 +69,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # export, lists) do not write, so they read an older store as it is. Versions 2 and 3 only added
 # indexes. A step that adds or renames a column must raise this to its own version (an older
 # store is then upgraded by the first command that opens it, read-only or not).
-OLDEST_READABLE = 4  # version 4 added task_events.origin, which every read of events selects
+OLDEST_READABLE = 5  # 4 added task_events.origin, 5 tasks.result_plain: both read by every query
 
 
 class SchemaTooNew(RuntimeError):

@@ -40,10 +40,11 @@ class TaskSpec:
 
 @dataclass(slots=True)
 class GenerationResult:
-    text: str
+    text: str  # web models: the answer as Markdown, rebuilt from the page's rendered HTML
     reasoning: str | None = None
     usage: dict[str, int] = field(default_factory=dict)
     truncated: bool = False  # ended by a timeout rather than by the model
+    plain_text: str | None = None  # web models: the answer as the page showed it (innerText)
 
 
 class TaskContext(Protocol):

@@ -63,6 +63,8 @@ class TaskRecord:
     usage_json: str | None
     error_kind: str | None
     error_message: str | None
+    # Web answers: the page's plain text beside the Markdown in result_text (schema v5).
+    result_plain: str | None = None
 
     @classmethod
     def from_mapping(cls, row: Mapping[str, Any] | RowMapping) -> TaskRecord:

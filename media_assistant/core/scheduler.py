@@ -152,6 +152,9 @@ class Scheduler:
             ModelKind.WEB: WebLane(self.rt, self.runner, self.providers, self._profile_dir),
             ModelKind.API: ApiLane(self.rt, self.runner, self.providers),
         }
+        web = self.lanes[ModelKind.WEB]
+        if isinstance(web, WebLane):
+            await web.pacer.load()  # saved pacing state: a restart keeps caps and pauses
         self._unsubscribe = self.store.bus.subscribe(self._on_store_event)
         for lane in self.lanes.values():
             lane.start()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class TaskRow(SQLModel, table=True):
@@ -46,6 +46,9 @@ class TaskRow(SQLModel, table=True):
     progress_chars: int = 0
     result_text: str | None = Field(default=None, sa_column=Column(Text))
     reasoning_text: str | None = Field(default=None, sa_column=Column(Text))
+    # Web answers: result_text is the Markdown rebuilt from the page; this is the text as the
+    # page showed it (innerText), kept for whoever needs it (schema version 5).
+    result_plain: str | None = Field(default=None, sa_column=Column(Text))
     usage_json: str | None = None
     error_kind: str | None = None
     error_message: str | None = Field(default=None, sa_column=Column(Text))
@@ -122,6 +125,18 @@ class AccountRow(SQLModel, table=True):
     concurrency: int | None = None  # operator override of the config (API accounts, 1..5)
     browser_pid: int | None = None  # web: the browser we launched, for later self-checks
     browser_started_at: float | None = None
+    updated_at: float = 0.0
+
+
+class AccountPacingRow(SQLModel, table=True):
+    """What pacing remembers per web account (schema version 5): prompt times in the window,
+    today's count, the last answer's end, cooldowns and pauses, as JSON (core/pacing.py's
+    PacingState). A row of its own, so a restart keeps a daily cap and a 6-hour pause."""
+
+    __tablename__ = "account_pacing"
+
+    account_id: str = Field(primary_key=True)
+    state_json: str = Field(sa_column=Column(Text, nullable=False))
     updated_at: float = 0.0
 
 

@@ -1,5 +1,6 @@
-"""Every account: its state and why, a countdown while it cools down, an enable toggle, "Log in"
-for web accounts, concurrency 1..5 for API accounts. The words for states and cool-down reasons
+"""Every account: its state and why, a countdown while it cools down, its pacing (web: "next
+task in 1:42 · 3 of 4 in 30 min"), an enable toggle, "Log in" for web accounts, concurrency
+1..5 for API accounts. The words for states and cool-down reasons
 are the GUI's (labels.py); a problem's detail is the site's or API's own text, shown as it is."""
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.account_store import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
+from media_assistant.core.pacing import Hold, PacingView
 from media_assistant.core.states import AccountState, ModelKind
 from media_assistant.gui import labels
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.jobs import spawn
+from media_assistant.gui.pacing_labels import pacing_text, pause_notice
 from media_assistant.gui.style import ACCOUNT_COLORS, LANE_COLORS
 
 COL_NAME, COL_STATE, COL_ENABLED, COL_ACTION = range(4)
@@ -30,6 +33,8 @@ COL_NAME, COL_STATE, COL_ENABLED, COL_ACTION = range(4)
 
 class AccountsPanel(QWidget):
     login_requested = Signal(str)
+    # (title, text): the risk guard paused an account for hours; the window tells the operator.
+    attention_needed = Signal(str, str)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -53,6 +58,7 @@ class AccountsPanel(QWidget):
         self._rows: dict[str, int] = {}
         self._toggles: dict[str, QCheckBox] = {}
         self._spins: dict[str, QSpinBox] = {}
+        self._holds: dict[str, Hold] = {}
         self._build()
         controller.bridge.account_changed.connect(self._on_bridge_account_changed)
         self._tick = QTimer(self)  # countdowns
@@ -106,6 +112,10 @@ class AccountsPanel(QWidget):
             assert item is not None
             reason = labels.account_reason(status, now)
             text = labels.account_state(state) + (f"\n{reason}" if reason else "")
+            paced = self.controller.pacing(account.id) if account.kind is ModelKind.WEB else None
+            if paced is not None:
+                text += "\n" + (pacing_text(paced, now) or self.tr("pacing: ready"))
+                self._notice_pause(account.id, paced, now)
             if item.text() != text:
                 item.setText(text)
                 item.setToolTip(_tooltip(status, state, reason))
@@ -124,6 +134,13 @@ class AccountsPanel(QWidget):
                     spin.blockSignals(True)
                     spin.setValue(wanted)
                     spin.blockSignals(False)
+
+    def _notice_pause(self, account_id: str, paced: PacingView, now: float) -> None:
+        before, self._holds[account_id] = self._holds.get(account_id), paced.hold
+        if paced.hold is Hold.PAUSED and before not in (None, Hold.PAUSED):
+            self.attention_needed.emit(
+                self.tr("Account %1 paused").replace("%1", account_id), pause_notice(paced, now)
+            )
 
     def _on_bridge_account_changed(self, _account_id: str) -> None:
         self.refresh()

@@ -19,6 +19,8 @@ from media_assistant.core.config import AccountConfig
 from media_assistant.core.eta import Slot
 from media_assistant.core.events import AccountChanged, Event
 from media_assistant.core.export import export_tasks
+from media_assistant.core.pacer import Pacer
+from media_assistant.core.pacing import PacingView
 from media_assistant.core.records import (
     CancelResult,
     NewTask,
@@ -74,6 +76,11 @@ class AppController(QObject):
 
     def account_status(self, account_id: str) -> AccountStatus | None:
         return self.statuses.get(account_id)
+
+    def pacing(self, account_id: str) -> PacingView | None:
+        """A web account's pacing now (None: not paced, or the scheduler has not started)."""
+        pacer = getattr(self.scheduler.lanes.get(ModelKind.WEB), "pacer", None)
+        return pacer.view(account_id) if isinstance(pacer, Pacer) else None
 
     def models(self) -> list[tuple[str, str]]:
         return [(m.name, m.kind.value) for m in self.services.config.models]
@@ -178,6 +185,7 @@ class AppController(QObject):
         """The lane's capacity: one slot per web account, ``concurrency`` per API account."""
         now = self.now()
         out = []
+        pacer = getattr(self.scheduler.lanes.get(ModelKind.WEB), "pacer", None)
         for a in self.accounts:
             if a.kind.value != lane:
                 continue
@@ -188,5 +196,6 @@ class AppController(QObject):
                 if a.kind is ModelKind.WEB
                 else ((status.concurrency if status else None) or a.concurrency)
             )
-            out.append(Slot(a.id, frozenset(a.models), slots, state.recovers_by_itself))
+            planner = pacer.planner(a.id) if isinstance(pacer, Pacer) else None
+            out.append(Slot(a.id, frozenset(a.models), slots, state.recovers_by_itself, planner))
         return out

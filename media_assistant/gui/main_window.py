@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
         self.table.retry_requested.connect(self.task_actions.retry_tasks)
         self.table.export_requested.connect(self.task_actions.export_tasks)
         self.accounts.login_requested.connect(self._on_accounts_login_requested)
+        self.accounts.attention_needed.connect(self._notify)
         self.timeline.task_activated.connect(self.open_details)
 
         self._tick = QTimer(self)

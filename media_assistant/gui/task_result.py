@@ -1,7 +1,8 @@
 """The Result tab of the task details: the answer, and what the task is doing until there is one.
 
 The answer shows as rendered Markdown or as raw text, with the model's reasoning folded away
-above it; a live update that leaves the text as it was keeps the reader's place.
+above it; a live update that leaves the text as it was keeps the reader's place. Web answers
+are Markdown rebuilt from the page; their plain text (as the page showed it) can be copied too.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class TaskResultPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._text: str | None = None  # the answer as the model wrote it
+        self._plain: str | None = None  # web answers: the text as the page showed it
         self._shown_result: str | None = None
         self._shown_reasoning: str | None = None
 
@@ -46,6 +48,13 @@ class TaskResultPage(QWidget):
         self.copy_button.setObjectName("copyButton")
         self.copy_button.setToolTip(self.tr("Copy the answer's raw text to the clipboard"))
         self.copy_button.clicked.connect(self._on_copy_button_clicked)
+        self.copy_plain_button = QPushButton(self.tr("Copy &plain text"), self)
+        self.copy_plain_button.setObjectName("copyPlainButton")
+        self.copy_plain_button.setToolTip(
+            self.tr("Copy the answer as plain text (as the page showed it)")
+        )
+        self.copy_plain_button.clicked.connect(self._on_copy_plain_button_clicked)
+        self.copy_plain_button.hide()
         self.result_info = QLabel(self)
         self.result_info.setObjectName("resultInfo")
         self.result_info.setStyleSheet(_MUTED)
@@ -53,6 +62,7 @@ class TaskResultPage(QWidget):
         bar.addWidget(self.result_info, 1)
         bar.addWidget(self.raw_toggle)
         bar.addWidget(self.copy_button)
+        bar.addWidget(self.copy_plain_button)
 
         self.reasoning_toggle = QToolButton(self)
         self.reasoning_toggle.setCheckable(True)
@@ -107,6 +117,8 @@ class TaskResultPage(QWidget):
 
     def show_record(self, record: TaskRecord) -> None:
         text = self._text = record.result_text
+        self._plain = record.result_plain
+        self.copy_plain_button.setVisible(text is not None and bool(record.result_plain))
         if text is None:
             self.result_stack.setCurrentIndex(0)
             self.progress_label.setText(self._no_result_text(record))
@@ -155,6 +167,12 @@ class TaskResultPage(QWidget):
     def _on_copy_button_clicked(self) -> None:
         if self._text is not None:
             QGuiApplication.clipboard().setText(self._text)
+            self.result_info.setText(self.tr("Copied to the clipboard"))
+            QTimer.singleShot(2500, self, self._show_char_count)
+
+    def _on_copy_plain_button_clicked(self) -> None:
+        if self._plain:
+            QGuiApplication.clipboard().setText(self._plain)
             self.result_info.setText(self.tr("Copied to the clipboard"))
             QTimer.singleShot(2500, self, self._show_char_count)
 

@@ -85,6 +85,14 @@ class ProviderRegistry:
             )
         except ConfigError as exc:
             raise AccountUnavailable(f"web account {account.id}: {exc}") from None
+        for name in account.models:
+            model = self.config.model(name)
+            if model is not None and model.upstream and adapter.model_choice is None:
+                raise AccountUnavailable(
+                    f"web account {account.id}: model {name!r} sets upstream = "
+                    f"{model.upstream!r}, but site adapter {adapter.id!r} has no [model_choice] "
+                    "saying how to pick the site's model (see docs/ADAPTERS.md)"
+                )
         return WebProvider(
             self.driver,
             account.id,

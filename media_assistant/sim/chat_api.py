@@ -26,6 +26,7 @@ from media_assistant.sim.chat_generation import (
     Message,
     compose_answer,
 )
+from media_assistant.sim.chat_markdown import ERROR_BOX_TEXT, ERROR_TEXT_ANSWER, compose_markdown
 from media_assistant.sim.chat_sessions import COOKIE_NAME, Identity, SessionBook
 from media_assistant.sim.chat_stats import ChatStatsBook
 
@@ -49,7 +50,9 @@ def _sse(event: dict[str, Any]) -> bytes:
 def _end_event(generation: Generation) -> dict[str, Any]:
     if generation.error is not None:
         return {"type": "error", "code": generation.error.code, "message": generation.error.message}
-    return {"type": "done" if generation.outcome == "completed" else "stopped"}
+    if generation.outcome == "completed":
+        return {"type": "done", "error_box": generation.message.error_box}
+    return {"type": "stopped"}
 
 
 class ChatApi:
@@ -86,6 +89,16 @@ class ChatApi:
         conversation = self._conversations.get(conversation_id or "")
         return conversation if conversation is not None and conversation.user == user else None
 
+    def answers_of(self, user: str) -> list[str]:
+        """Every answer the user got, as the model wrote it (Markdown), oldest first."""
+        return [
+            m.text
+            for c in list(self._conversations.values())
+            if c.user == user
+            for m in list(c.messages)
+            if m.role == "assistant"
+        ]
+
     def conversations_of(self, user: str) -> list[Conversation]:
         """Newest first; conversations that never got a message are left out."""
         mine = [c for c in self._conversations.values() if c.user == user and c.messages]
@@ -113,6 +126,9 @@ class ChatApi:
             body = await request.json()
             text, conversation_id = body.get("text"), body.get("conversation_id")
             regenerate = bool(body.get("regenerate", False))
+            model = body.get("model")
+            if not (model is None or isinstance(model, str)):
+                raise TypeError("'model' must be a string or null")
             if not (isinstance(text, str) or (regenerate and text is None)):
                 raise TypeError("'text' must be a string")
             if not (conversation_id is None or isinstance(conversation_id, str)):
@@ -120,7 +136,7 @@ class ChatApi:
         except (ValueError, TypeError, AttributeError) as exc:
             return error_response(400, "bad_request", f"invalid request: {exc}")
         if isinstance(text, str):
-            self._stats.record_text(identity.user, text)
+            self._stats.record_text(identity.user, text, model)
         return await self._answer(request, identity, text, conversation_id)
 
     async def _answer(
@@ -163,22 +179,38 @@ class ChatApi:
         else:
             conversation.messages.append(Message("user", text))
         fail_after = CHUNKS_BEFORE_MIDSTREAM_ERROR if fault is ChatFault.ERROR_MIDSTREAM else None
-        return await self._stream(request, self._begin(user, conversation, text, fail_after))
+        return await self._stream(request, self._begin(user, conversation, text, fail_after, fault))
 
     def _begin(
-        self, user: str, conversation: Conversation, text: str, fail_after: int | None
+        self,
+        user: str,
+        conversation: Conversation,
+        text: str,
+        fail_after: int | None,
+        fault: ChatFault | None = None,
     ) -> Generation:
         config = self._config
         message = Message("assistant", state="generating")
         conversation.messages.append(message)
+        length = self._rng.randint(*config.answer_chars)
+        if fault in (ChatFault.ERROR_IN_ANSWER, ChatFault.EMPTY_ANSWER):
+            answer = ""
+        elif fault is ChatFault.ERROR_TEXT_ANSWER:
+            answer = ERROR_TEXT_ANSWER
+        elif config.markdown_answers:
+            answer = compose_markdown(text, self._rng, length)
+        else:
+            answer = compose_answer(text, self._rng, length)
         generation = Generation(
             user=user,
             conversation=conversation,
             message=message,
-            answer=compose_answer(text, self._rng, self._rng.randint(*config.answer_chars)),
+            answer=answer,
             latency_s=self._rng.uniform(*config.latency_s) * config.time_scale,
             fail_after_chunks=fail_after,
             on_end=self._on_generation_end,
+            markdown=config.markdown_answers,
+            error_box=ERROR_BOX_TEXT if fault is ChatFault.ERROR_IN_ANSWER else None,
         )
         streaming = self._streaming.setdefault(user, [])
         streaming.append(generation)
@@ -221,7 +253,10 @@ class ChatApi:
             sent = 0
             while True:
                 while sent < len(generation.emitted):
-                    await response.write(_sse({"type": "delta", "text": generation.emitted[sent]}))
+                    delta = {"type": "delta", "text": generation.emitted[sent]}
+                    if generation.markdown:  # the page shows the rendered answer so far
+                        delta["html"] = generation.message.html or ""
+                    await response.write(_sse(delta))
                     sent += 1
                 if generation.outcome is not None:
                     break

@@ -14,6 +14,13 @@ class ChatSiteConfig:
     users: dict[str, str] | None = None  # username → password; None: any non-empty pair
     session_secret: str | None = None  # fixed: logins survive simulator restarts; None: random
     keep_generating_on_disconnect: bool = True  # real sites do; False: a gone page stops it
+    # -- variations seen on real chat UIs (all off by default) ------------------------------
+    markdown_answers: bool = False  # answers in Markdown, rendered to HTML on the page
+    page_load_s: tuple[float, float] = (0.0, 0.0)  # a full page load takes this long (real s)
+    new_chat_button: bool = False  # a client-side New chat button (no page load)
+    new_chat_s: float = 0.4  # how long that button takes to show an empty chat (real s)
+    signin_flash_s: float = 0.0  # > 0: every full load first shows a sign-in screen this long
+    models: tuple[str, ...] = ()  # a model picker with these models (first: the default)
 
     def __post_init__(self) -> None:
         low, high = self.latency_s
@@ -21,5 +28,9 @@ class ChatSiteConfig:
             raise ValueError(f"latency_s must be 0 <= low <= high, got {self.latency_s}")
         if self.time_scale <= 0:
             raise ValueError("time_scale must be positive")
+        if not 0 <= self.page_load_s[0] <= self.page_load_s[1]:
+            raise ValueError(f"page_load_s must be 0 <= low <= high, got {self.page_load_s}")
+        if self.new_chat_s < 0 or self.signin_flash_s < 0:
+            raise ValueError("new_chat_s and signin_flash_s must not be negative")
         if not 0 <= self.answer_chars[0] <= self.answer_chars[1]:
             raise ValueError(f"answer_chars must be 0 <= low <= high, got {self.answer_chars}")

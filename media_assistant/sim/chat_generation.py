@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from media_assistant.sim.chat_markdown import render
 from media_assistant.sim.chat_stats import Outcome
 
 MessageState = Literal["done", "generating", "stopped", "failed"]
@@ -68,6 +69,8 @@ class Message:
     state: MessageState = "done"
     error: str | None = None
     id: str = field(default_factory=new_id)
+    html: str | None = None  # Markdown answers: the text rendered, as the page shows it
+    error_box: str | None = None  # an error drawn inside the answer area (then "done")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +79,8 @@ class Message:
             "text": self.text,
             "state": self.state,
             "error": self.error,
+            "html": self.html,
+            "error_box": self.error_box,
         }
 
 
@@ -113,6 +118,8 @@ class Generation:
         latency_s: float,
         fail_after_chunks: int | None,
         on_end: Callable[[Generation], None],
+        markdown: bool = False,
+        error_box: str | None = None,
     ) -> None:
         self.user = user
         self.conversation = conversation
@@ -125,6 +132,8 @@ class Generation:
         self._step_s = (latency_s - self._first_s) / max(1, len(self.pieces))
         self._fail_after = fail_after_chunks
         self._on_end = on_end
+        self.markdown = markdown
+        self.error_box = error_box
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -161,7 +170,11 @@ class Generation:
                 return
             self.emitted.append(piece)
             self.message.text += piece
+            if self.markdown:
+                self.message.html = render(self.message.text)
             self._notify()
             due = started + self._first_s + (index + 1) * self._step_s
             await asyncio.sleep(max(0.0, due - loop.time()))
+        if self.error_box is not None:
+            self.message.error_box = self.error_box
         self.finish("completed")

@@ -7,15 +7,18 @@ without a valid session redirects to ``/login``.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import html
 import json
+import random
 from importlib import resources
 from typing import Any
 
 from aiohttp import web
 
 from media_assistant.sim.chat_api import ChatApi
+from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_faults import ChatFaultBook
 from media_assistant.sim.chat_sessions import COOKIE_MAX_AGE_S, COOKIE_NAME, SessionBook
 
@@ -60,10 +63,18 @@ def _html(text: str, status: int = 200) -> web.Response:
 
 
 class ChatPages:
-    def __init__(self, sessions: SessionBook, faults: ChatFaultBook, api: ChatApi) -> None:
+    def __init__(
+        self,
+        sessions: SessionBook,
+        faults: ChatFaultBook,
+        api: ChatApi,
+        config: ChatSiteConfig | None = None,
+    ) -> None:
         self._sessions = sessions
         self._faults = faults
         self._api = api
+        self._config = config or ChatSiteConfig()
+        self._rng = random.Random(self._config.seed)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/", self._handle_root)
@@ -118,6 +129,9 @@ class ChatPages:
         user = self._user(request)
         if user is None:
             raise web.HTTPFound("/login")
+        low, high = self._config.page_load_s
+        if high > 0:  # a heavy real UI: the page (and so its composer) takes seconds to come
+            await asyncio.sleep(self._rng.uniform(low, high))
         conversation_id = request.match_info.get("conversation_id")
         conversation = self._api.conversation(user, conversation_id)
         if conversation_id is not None and conversation is None:
@@ -130,5 +144,13 @@ class ChatPages:
                 {"id": c.id, "title": c.title} for c in self._api.conversations_of(user)
             ],
             "challenged": self._faults.challenged(user),
+            "variations": {
+                "markdown": self._config.markdown_answers,
+                "new_chat_button": self._config.new_chat_button,
+                "new_chat_ms": round(self._config.new_chat_s * 1000),
+                "signin_flash_ms": round(self._config.signin_flash_s * 1000),
+                "models": list(self._config.models),
+                "model": request.query.get("model"),
+            },
         }
         return _html(chat_page(state))

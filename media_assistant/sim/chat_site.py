@@ -98,7 +98,7 @@ class ChatSiteSimulator(ThreadedServer):
         self._faults = ChatFaultBook()
         self._stats = ChatStatsBook()
         self._api = ChatApi(self.config, self._sessions, self._faults, self._stats)
-        self._pages = ChatPages(self._sessions, self._faults, self._api)
+        self._pages = ChatPages(self._sessions, self._faults, self._api, self.config)
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
 
@@ -159,6 +159,10 @@ class ChatSiteSimulator(ThreadedServer):
     def stats(self) -> dict[str, UserStats]:
         """Per user; see :class:`UserStats`."""
         return self._stats.snapshot()
+
+    def answers(self, user: str) -> list[str]:
+        """Every answer ``user`` got, exactly as generated (Markdown answers: the source)."""
+        return self._api.answers_of(user)
 
     def user_stats(self, user: str) -> UserStats:
         """One user's stats (all zero if the site never heard of them)."""

@@ -19,6 +19,7 @@ class UserStats(TypedDict):
     failed: int  # ended by an error event: conflict, error_midstream, simulator shutdown
     rejected: int  # refused before generating: 429, busy, captcha (not 401)
     texts: list[str]  # every text received by /api/chat/completion, exactly as received
+    models: list[str | None]  # the model each of those requests asked for (picker / URL)
 
 
 def _zero() -> UserStats:
@@ -32,6 +33,7 @@ def _zero() -> UserStats:
         failed=0,
         rejected=0,
         texts=[],
+        models=[],
     )
 
 
@@ -48,9 +50,10 @@ class ChatStatsBook:
             stats = self._users[user] = _zero()
         return stats
 
-    def record_text(self, user: str, text: str) -> None:
+    def record_text(self, user: str, text: str, model: str | None = None) -> None:
         with self._lock:
             self._of(user)["texts"].append(text)
+            self._of(user)["models"].append(model)
 
     def rejected(self, user: str) -> None:
         with self._lock:

@@ -62,6 +62,14 @@
         <source>Requests in flight (1..5)</source>
         <translation>Requests in flight (1..5)</translation>
     </message>
+    <message>
+        <source>pacing: ready</source>
+        <translation>pacing: ready</translation>
+    </message>
+    <message>
+        <source>Account %1 paused</source>
+        <translation>Account %1 paused</translation>
+    </message>
 </context>
 <context>
     <name>App</name>
@@ -779,6 +787,91 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>Pacing</name>
+    <message>
+        <source>%1 min</source>
+        <comment>minutes</comment>
+        <translation>%1 min</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <comment>hours and minutes</comment>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <comment>seconds</comment>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <comment>hours</comment>
+        <translation>%1 h</translation>
+    </message>
+    <message>
+        <source>next task in %1</source>
+        <translation>next task in %1</translation>
+    </message>
+    <message>
+        <source>window full, next task in %1</source>
+        <translation>window full, next task in %1</translation>
+    </message>
+    <message>
+        <source>cooling down: %1, %2</source>
+        <comment>risk kind, time left</comment>
+        <translation>cooling down: %1, %2</translation>
+    </message>
+    <message>
+        <source>paused until %1 (risk signals in a row)</source>
+        <translation>paused until %1 (risk signals in a row)</translation>
+    </message>
+    <message>
+        <source>paused until %1 (active hours %2)</source>
+        <translation>paused until %1 (active hours %2)</translation>
+    </message>
+    <message>
+        <source>daily cap reached, paused until %1</source>
+        <translation>daily cap reached, paused until %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 in %3</source>
+        <comment>prompts used of the limit, in the window</comment>
+        <translation>%1 of %2 in %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 today</source>
+        <comment>prompts used of the daily cap</comment>
+        <translation>%1 of %2 today</translation>
+    </message>
+    <message>
+        <source>%1 risk signals in a row (%2): no new tasks until %3</source>
+        <translation>%1 risk signals in a row (%2): no new tasks until %3</translation>
+    </message>
+</context>
+<context>
+    <name>PacingKind</name>
+    <message>
+        <source>captcha</source>
+        <translation>captcha</translation>
+    </message>
+    <message>
+        <source>rate limit</source>
+        <translation>rate limit</translation>
+    </message>
+    <message>
+        <source>site busy</source>
+        <translation>site busy</translation>
+    </message>
+    <message>
+        <source>login lost</source>
+        <translation>login lost</translation>
+    </message>
+    <message>
+        <source>site conflict</source>
+        <translation>site conflict</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
@@ -1092,6 +1185,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Copy the answer&apos;s raw text to the clipboard</source>
         <translation>Copy the answer&apos;s raw text to the clipboard</translation>
+    </message>
+    <message>
+        <source>Copy &amp;plain text</source>
+        <translation>Copy &amp;plain text</translation>
+    </message>
+    <message>
+        <source>Copy the answer as plain text (as the page showed it)</source>
+        <translation>Copy the answer as plain text (as the page showed it)</translation>
     </message>
     <message numerus="yes">
         <source>Reasoning (%Ln character(s))</source>

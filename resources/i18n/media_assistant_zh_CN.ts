@@ -62,6 +62,14 @@
         <source>Requests in flight (1..5)</source>
         <translation>并发请求数（1～5）</translation>
     </message>
+    <message>
+        <source>pacing: ready</source>
+        <translation>节奏：可以开始</translation>
+    </message>
+    <message>
+        <source>Account %1 paused</source>
+        <translation>账号 %1 已暂停</translation>
+    </message>
 </context>
 <context>
     <name>App</name>
@@ -769,6 +777,91 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>Pacing</name>
+    <message>
+        <source>%1 min</source>
+        <comment>minutes</comment>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <comment>hours and minutes</comment>
+        <translation>%1 小时 %2 分钟</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <comment>seconds</comment>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <comment>hours</comment>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <source>next task in %1</source>
+        <translation>%1 后开始下一个任务</translation>
+    </message>
+    <message>
+        <source>window full, next task in %1</source>
+        <translation>时间窗已满，%1 后开始下一个任务</translation>
+    </message>
+    <message>
+        <source>cooling down: %1, %2</source>
+        <comment>risk kind, time left</comment>
+        <translation>冷却中：%1，还剩 %2</translation>
+    </message>
+    <message>
+        <source>paused until %1 (risk signals in a row)</source>
+        <translation>暂停至 %1（连续出现风险信号）</translation>
+    </message>
+    <message>
+        <source>paused until %1 (active hours %2)</source>
+        <translation>暂停至 %1（工作时段 %2）</translation>
+    </message>
+    <message>
+        <source>daily cap reached, paused until %1</source>
+        <translation>已达每日上限，暂停至 %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 in %3</source>
+        <comment>prompts used of the limit, in the window</comment>
+        <translation>%3内已用 %1/%2</translation>
+    </message>
+    <message>
+        <source>%1 of %2 today</source>
+        <comment>prompts used of the daily cap</comment>
+        <translation>今日已用 %1/%2</translation>
+    </message>
+    <message>
+        <source>%1 risk signals in a row (%2): no new tasks until %3</source>
+        <translation>连续 %1 次风险信号（%2）：%3 前不再分配新任务</translation>
+    </message>
+</context>
+<context>
+    <name>PacingKind</name>
+    <message>
+        <source>captcha</source>
+        <translation>人机验证</translation>
+    </message>
+    <message>
+        <source>rate limit</source>
+        <translation>请求限流</translation>
+    </message>
+    <message>
+        <source>site busy</source>
+        <translation>网站繁忙</translation>
+    </message>
+    <message>
+        <source>login lost</source>
+        <translation>登录失效</translation>
+    </message>
+    <message>
+        <source>site conflict</source>
+        <translation>会话冲突</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
@@ -1077,6 +1170,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Copy the answer&apos;s raw text to the clipboard</source>
         <translation>将回答原文复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>Copy &amp;plain text</source>
+        <translation>复制纯文本(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Copy the answer as plain text (as the page showed it)</source>
+        <translation>复制纯文本答案（与网页上显示的一致）</translation>
     </message>
     <message numerus="yes">
         <source>Reasoning (%Ln character(s))</source>

@@ -112,6 +112,28 @@ def test_copy_puts_the_raw_text_on_the_clipboard(qtbot: QtBot, open_dialog: Any)
     assert QGuiApplication.clipboard().text() == ANSWER
 
 
+def test_a_web_answers_tables_code_and_plain_text(qtbot: QtBot, open_dialog: Any) -> None:
+    """What the web provider rebuilds from a page: the viewer renders its table and code
+    block, and the page's plain text can be copied beside the Markdown."""
+    import random
+
+    from media_assistant.sim.chat_markdown import compose_markdown
+
+    markdown = compose_markdown("写一篇文章", random.Random(5), 400)
+    plain = "plain text as the page showed it"
+    dialog = open_dialog(make_record(result_text=markdown, result_plain=plain))
+    page = dialog.result_page
+    html = page.result_view.document().toHtml()
+    assert "<table" in html and "<li" in html and "https://example.com/guide/" in html
+    assert "```" not in page.result_view.document().toPlainText()  # a code block, not fences
+    assert page.copy_plain_button.isVisible()
+    QGuiApplication.clipboard().clear()
+    qtbot.mouseClick(page.copy_plain_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == plain
+    api = open_dialog(make_record(model_kind="api", result_plain=None))
+    assert not api.result_page.copy_plain_button.isVisible()
+
+
 def test_reasoning_section_only_when_there_is_reasoning(qtbot: QtBot, open_dialog: Any) -> None:
     plain = open_dialog(make_record())
     plain_page = plain.result_page

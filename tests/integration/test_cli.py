@@ -306,3 +306,52 @@ def test_main_in_process_reports_bad_input_as_exit_2(
     write_config(data)
     assert main(["--data-dir", str(data), "submit", str(tmp_path / "missing.csv")]) == 2
     assert "missing.csv: no such file" in capsys.readouterr().err
+
+
+def test_status_shows_each_web_accounts_pacing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    config = write_config(data)
+    text = config.read_text(encoding="utf-8").replace(
+        'id = "web-1"\nkind = "web"\nsite = "fake"\nmodels = ["web-model"]\n',
+        'id = "web-1"\nkind = "web"\nsite = "fake"\nmodels = ["web-model"]\n'
+        "pacing = { min_gap_s = 3600, max_per_window = 4, window_s = 1800, daily_cap = 50 }\n",
+    )
+    config.write_text(text, encoding="utf-8")
+    result = cli(data, "run", str(write_batch(tmp_path / "b.csv", 4)))
+    assert result.returncode == 0, result.stderr
+    by_account = {r["account_id"] for r in rows(data)}
+    assert by_account == {"web-1", "web-2"}  # web-1 waited its hour; web-2 did the rest
+    assert sum(1 for r in rows(data) if r["account_id"] == "web-1") == 1
+    status = json.loads(cli(data, "status", "--json").stdout)
+    accounts = {a["id"]: a for a in status["accounts"]}
+    paced = accounts["web-1"]["pacing"]
+    assert paced["hold"] == "gap" and 3500 < paced["wait_s"] <= 3600
+    assert paced["window"] == {"used": 1, "limit": 4, "window_s": 1800.0}
+    assert paced["today"] == {"used": 1, "cap": 50}
+    assert paced["text"].startswith("next task in 59:") or paced["text"].startswith(
+        "next task in 1:00:"
+    )
+    assert "1 of 4 in 30 min" in paced["text"] and "1 of 50 today" in paced["text"]
+    assert accounts["web-2"]["pacing"] is None
+    plain = cli(data, "status").stdout
+    assert "pacing: next task in" in plain
+    cleared = cli(data, "accounts", "clear-pacing", "web-1")
+    assert cleared.returncode == 0 and "cleared" in cleared.stdout
+    bad = cli(data, "accounts", "clear-pacing", "nobody")
+    assert bad.returncode == 2 and "unknown account" in bad.stderr
+
+
+def test_a_bad_pacing_key_is_a_config_error_naming_file_and_key(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    config = write_config(data)
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            'site = "fake"\nmodels = ["web-model"]\n',
+            'site = "fake"\nmodels = ["web-model"]\npacing = { min_gap = 5 }\n',
+            1,
+        ),
+        encoding="utf-8",
+    )
+    result = cli(data, "status")
+    assert result.returncode == 2
+    assert f"{config}: accounts[0] (web-1).pacing.min_gap: unknown key" in result.stderr

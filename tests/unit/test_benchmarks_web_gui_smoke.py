@@ -56,3 +56,16 @@ def test_web_benchmark_subtracts_the_sites_own_generation_time() -> None:
     assert warm["phases_s"]["done_detect"] > 0 and warm["snapshots"] >= 3
     text = bench_web.markdown(result)
     assert text.startswith("## B4") and "| overhead per task |" in text
+
+
+@pytest.mark.chromium
+def test_slow_ui_benchmark_loads_the_page_once_then_clicks_new_chat() -> None:
+    result = bench_web.measure_slow_ui(1, 1, generation_s=0.6, page_load_s=(1.5, 1.5))
+    assert result["checks"]["all_succeeded_with_their_own_answer"]
+    assert result["checks"]["chromium_left_behind"] == 0
+    click, reload_ = result["click"], result["reload"]
+    # A New chat click is far cheaper than the 1.5 s page load it replaces.
+    assert click["phases_median_s"]["new_chat"] < 1.0 < reload_["phases_median_s"]["new_chat"]
+    assert click["overhead_s"]["median"] < reload_["overhead_s"]["median"]
+    text = bench_web.markdown({**bench_web.measure(1, 0, generation_s=0.6), "slow_ui": result})
+    assert "### B4b" in text and "New chat control" in text

@@ -17,6 +17,7 @@ from media_assistant.core.eta import (
     Slot,
     estimate_lane,
 )
+from media_assistant.core.pacing import PacingPlanner, PacingPolicy, PacingState
 
 NOW = 1_700_000_000.0
 WEB = "deepseek-r1-web"
@@ -416,3 +417,50 @@ def test_ten_thousand_pending_over_ten_accounts_is_fast() -> None:
     print(f"estimate_lane: 10k pending × 10 accounts, 2k samples: {elapsed * 1000:.1f} ms")
     assert result.basis == "observed" and result.eta_s is not None and result.eta_s > 0
     assert elapsed < 0.5  # sanity bound only; the target is well under 50 ms
+
+
+# --- pacing: the ETA waits where the lane will wait ----------------------------------------------
+
+
+def paced(account: str, policy: PacingPolicy, state: PacingState | None = None) -> Slot:
+    return Slot(account, frozenset((WEB,)), 1, True, PacingPlanner(policy, state or PacingState()))
+
+
+def test_pacing_gaps_and_window_are_in_the_eta() -> None:
+    policy = PacingPolicy(min_gap_s=120, max_per_window=4, window_s=1800)
+    result = estimate(
+        pending=[WEB] * 8,
+        finished=history(WEB, "w1", [60, 60, 60]),
+        servers=[paced("w1", policy)],
+    )
+    # Starts 0, 180, 360, 540; the fifth waits for the first to leave the window (1800),
+    # then 1980, 2160, 2340; the last ends at 2400.
+    assert result.eta_s == pytest.approx(2400.0)
+
+
+def test_a_running_task_on_a_paced_account_is_followed_by_its_gap() -> None:
+    policy = PacingPolicy(min_gap_s=100)
+    result = estimate(
+        pending=[WEB],
+        running=[(WEB, "w1", NOW - 20.0)],  # 40 s to go
+        finished=history(WEB, "w1", [60, 60, 60]),
+        servers=[paced("w1", policy)],
+    )
+    assert result.eta_s == pytest.approx(40.0 + 100.0 + 60.0)
+
+
+def test_a_cooling_paced_account_leaves_the_work_to_the_other() -> None:
+    policy = PacingPolicy(cooldowns={"captcha": 2700})
+    state = PacingState(cooldown_kind="captcha", cooldown_until=NOW + 2700)
+    result = estimate(
+        pending=[WEB] * 4,
+        finished=history(WEB, "w1", [60, 60]) + history(WEB, "w2", [60, 60]),
+        servers=[paced("w1", policy, state), web("w2")],
+    )
+    assert result.eta_s == pytest.approx(240.0)  # w2 alone, back to back
+
+
+def test_paced_slots_compare_by_their_pacing_so_the_panel_re_estimates() -> None:
+    policy = PacingPolicy(min_gap_s=60)
+    assert paced("w1", policy) == paced("w1", policy)
+    assert paced("w1", policy) != paced("w1", policy, PacingState(last_end_at=NOW))

@@ -296,3 +296,24 @@ def test_local_iso_has_offset_and_whole_seconds() -> None:
     text = local_iso(CREATED)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", text)
     assert dt.datetime.fromisoformat(text).timestamp() == int(CREATED)
+
+
+@pytest.mark.parametrize("fmt", ["md", "jsonl", "csv"])
+def test_a_web_answers_markdown_is_exported_intact(tmp_path: Path, fmt: str) -> None:
+    """Web results are Markdown rebuilt from the page: exports carry it, structure and all."""
+    import random
+
+    from media_assistant.sim.chat_markdown import compose_markdown
+
+    markdown = compose_markdown("写一篇文章", random.Random(2), 300)
+    web = record("w-1", model_kind="web", result_text=markdown, result_plain="PLAIN-XYZ")
+    path = tmp_path / f"out.{fmt}"
+    assert export_tasks([web], path) == 1
+    text = path.read_text(encoding="utf-8-sig")
+    if fmt == "jsonl":
+        assert json.loads(text)["result_text"] == markdown
+    elif fmt == "md":
+        assert markdown in text
+    else:
+        assert "| item | price |" in text and "```" in text
+    assert "PLAIN-XYZ" not in text  # only the export fields leave the store

@@ -51,6 +51,8 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     con.execute("DROP INDEX ix_tasks_state_not_before")  # added by version 2
     con.execute("DROP INDEX ix_tasks_seq")  # added by version 3
     con.execute("ALTER TABLE task_events DROP COLUMN origin")  # added by version 4
+    con.execute("DROP TABLE account_pacing")  # added by version 5
+    con.execute("ALTER TABLE tasks DROP COLUMN result_plain")  # added by version 5
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
         "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
@@ -63,25 +65,6 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     engine = open_engine(sqlite_url(old))
     engine.dispose()
 
-    def schema_of(path: Path) -> set[tuple[str, ...]]:
-        """Indexes by their SQL; tables by their columns (ALTER TABLE ADD COLUMN writes the
-        same table with other white space than CREATE TABLE)."""
-        c = sqlite3.connect(path)
-        try:
-            out: set[tuple[str, ...]] = set(
-                c.execute(
-                    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql NOT NULL"
-                )
-            )
-            for (table,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-                for cid, name, kind, notnull, default, pk in c.execute(
-                    f"PRAGMA table_info({table})"
-                ):
-                    out.add((table, str(cid), name, kind, str(notnull), str(default), str(pk)))
-            return out
-        finally:
-            c.close()
-
     assert schema_of(old) == schema_of(fresh)
     c = sqlite3.connect(old)
     assert c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (
@@ -89,6 +72,48 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     )
     assert c.execute("SELECT task_id FROM tasks").fetchall() == [("kept",)]  # data kept
     c.close()
+
+
+def schema_of(path: Path) -> set[tuple[str, str]]:
+    """Indexes by their SQL; tables by their columns (an added column sits at the end of a
+    migrated table and of its CREATE text, so the texts differ where the columns do not)."""
+    c = sqlite3.connect(path)
+    try:
+        out = set(
+            c.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+            )
+        )
+        for (table,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+            columns = sorted(
+                tuple(map(str, r[1:])) for r in c.execute(f"PRAGMA table_info({table})")
+            )
+            out.add((table, repr(columns)))
+        return out
+    finally:
+        c.close()
+
+
+def test_a_version_4_database_gets_the_pacing_table_and_plain_text_column(tmp_path: Path) -> None:
+    """Step 5 alone, on a database at version 4: it needs nothing step 4 does."""
+    fresh = tmp_path / "fresh.db"
+    open_engine(sqlite_url(fresh)).dispose()
+    old = tmp_path / "v4.db"
+    open_engine(sqlite_url(old)).dispose()
+    con = sqlite3.connect(old)
+    con.execute("DROP TABLE account_pacing")
+    con.execute("ALTER TABLE tasks DROP COLUMN result_plain")
+    con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    open_engine(sqlite_url(old)).dispose()
+    assert schema_of(old) == schema_of(fresh)
+    # Run twice over (a crash between the two parts): nothing is added twice.
+    engine = open_engine(sqlite_url(old))
+    with engine.begin() as conn:
+        migrations.STEPS[5](conn)
+    engine.dispose()
+    assert schema_of(old) == schema_of(fresh)
 
 
 def test_a_development_version_2_database_gets_the_final_step_2_index(tmp_path: Path) -> None:

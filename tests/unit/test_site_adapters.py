@@ -84,3 +84,65 @@ def test_unknown_site_lists_the_known_ones() -> None:
 def test_invalid_toml_is_reported() -> None:
     with pytest.raises(ConfigError, match="x.toml: invalid TOML"):
         parse_adapter("id = ", "x.toml")
+
+
+def test_the_example_in_the_adapter_documentation_is_a_valid_adapter() -> None:
+    """docs/ADAPTERS.md is what operators write adapters from: its example must load."""
+    import re
+    from pathlib import Path
+
+    from media_assistant.core.pacing import resolve_policy
+    from media_assistant.providers.web.adapter import parse_adapter
+
+    doc = (Path(__file__).parents[2] / "docs" / "ADAPTERS.md").read_text(encoding="utf-8")
+    example = re.search(r"## A complete example.*?```toml\n(.*?)```", doc, re.S)
+    assert example is not None
+    adapter = parse_adapter(example.group(1), "docs/ADAPTERS.md")
+    assert adapter.model_choice is not None and adapter.model_choice.site_name("pro") == (
+        "Example-Pro"
+    )
+    assert adapter.answer.exclude == [".code-block-header", ".citation"]
+    policy = resolve_policy(adapter.pacing, None, headless=False)
+    assert (policy.min_gap_s, policy.max_per_window, policy.risk_events) == (120, 4, 3)
+
+
+def test_every_adapter_key_is_documented() -> None:
+    from pathlib import Path
+
+    from pydantic import BaseModel
+
+    from media_assistant.core.pacing import CooldownsConfig, PacingConfig
+    from media_assistant.providers.web.adapter import (
+        AdapterAnswer,
+        AdapterInput,
+        AdapterMarkers,
+        AdapterSelectors,
+        AdapterTiming,
+        Marker,
+        ModelChoice,
+        SiteAdapter,
+    )
+
+    doc = (Path(__file__).parents[2] / "docs" / "ADAPTERS.md").read_text(encoding="utf-8")
+    models: list[type[BaseModel]] = [
+        SiteAdapter,
+        AdapterSelectors,
+        AdapterMarkers,
+        Marker,
+        AdapterAnswer,
+        ModelChoice,
+        AdapterInput,
+        AdapterTiming,
+        PacingConfig,
+        CooldownsConfig,
+    ]
+    missing = [
+        f"{m.__name__}.{name}"
+        for m in models
+        for name in m.model_fields
+        if not any(
+            form in doc
+            for form in (f"`{name}`", f"`{name},", f" {name}`", f"[{name}]", f"[pacing.{name}]")
+        )
+    ]
+    assert missing == []

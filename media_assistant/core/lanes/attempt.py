@@ -300,7 +300,9 @@ class AttemptRunner:
         if outcome.result is not None:
             r = outcome.result
             ok = await self._persist(
-                lambda: store.finish_success(claim, r.text, reasoning=r.reasoning, usage=r.usage)
+                lambda: store.finish_success(
+                    claim, r.text, reasoning=r.reasoning, usage=r.usage, plain=r.plain_text
+                )
             )
             self._report(ok, log, claim, f"succeeded ({len(r.text)} chars)")
             return

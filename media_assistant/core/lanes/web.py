@@ -7,11 +7,13 @@ import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from media_assistant.core.clock import wait_event
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.locks import ProfileLock
+from media_assistant.core.pacer import lane_pacer
 from media_assistant.core.provider import Provider
 from media_assistant.core.states import AccountProblem, ModelKind
 
@@ -36,6 +38,9 @@ class WebLane(Lane):
         # (ProfileLock), and the database's partial unique index on running web rows.
         self.account_locks: dict[str, asyncio.Lock] = {a.id: asyncio.Lock() for a in self.accounts}
         self.running: dict[str, str] = {}  # account id → task id
+        # Pacing per account (min gap, window, daily cap, active hours, risk cooldowns):
+        # a paced account does not claim, so its work waits for the other accounts.
+        self.pacer = lane_pacer(runtime, self.accounts, providers)
 
     async def _account_loop(self, account: AccountConfig) -> None:
         log = self.account_log(account)
@@ -71,6 +76,10 @@ class WebLane(Lane):
                             )
                             log.error("%s", detail)
                             continue
+                    paced = self.pacer.wait_s(account.id)
+                    if paced > 0:
+                        await wait_event(wake, min(paced, self.rt.idle_poll_s), self.rt.clock)
+                        continue
                     claim = await self.claim(account)
                     if claim is None:
                         await self.wait_for_work(account, wake)
@@ -80,8 +89,10 @@ class WebLane(Lane):
                     # both generations when a second one starts; raising this to two broke
                     # production twice (web failures 7 % → 34 %). Not a setting, on purpose.
                     self.running[account.id] = claim.task_id
+                    self.pacer.started(account.id)
+                    outcome = None
                     try:
-                        await self.runner.run(
+                        outcome = await self.runner.run(
                             claim,
                             provider,
                             account,
@@ -95,6 +106,7 @@ class WebLane(Lane):
                         log.exception("%s: attempt crashed", claim.task_id)
                         await self.rt.clock.sleep(self.rt.idle_poll_s)
                     finally:
+                        self.pacer.ended(account.id, claim.task_id, outcome)
                         del self.running[account.id]
         finally:
             if profile_lock is not None:

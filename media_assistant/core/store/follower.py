@@ -17,7 +17,6 @@ a newer change of ours — a view fed by the bus cannot be sent back in time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from media_assistant.core.account_store import AccountStatus
@@ -48,11 +47,14 @@ class DatabaseFollower:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="db-follower")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        """Cancel the tick and wait for it; an error it died of is logged, never re-raised
+        (a shutdown must go on)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.wait({task})
+            if not task.cancelled() and task.exception() is not None:
+                log.warning("the database follower had stopped: %r", task.exception())
 
     async def _run(self) -> None:
         while True:

@@ -114,6 +114,7 @@ class OperatorRoom(StoreBase):
             "error_kind": None,
             "error_message": None,
             "result_text": None,
+            "result_plain": None,
             "reasoning_text": None,
             "usage_json": None,
             "progress_chars": 0,

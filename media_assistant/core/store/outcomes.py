@@ -96,12 +96,14 @@ class OutcomeRoom(StoreBase):
         *,
         reasoning: str | None = None,
         usage: dict[str, int] | None = None,
+        plain: str | None = None,
     ) -> bool:
         now = self.clock.now()
         values = {
             "state": TaskState.SUCCESS.value,
             "finished_at": now,
             "result_text": text,
+            "result_plain": plain,
             "reasoning_text": reasoning,
             "usage_json": json.dumps(usage) if usage else None,
             "progress_chars": len(text),

@@ -20,11 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from media_assistant.assets import sites_dir
 from media_assistant.core.errors import ConfigError
+from media_assistant.core.pacing import PacingConfig
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-_PLAYWRIGHT_ONLY = re.compile(r":has-text\(|:text\(|^text=|>>|:visible|^xpath=|^//")
+PLAYWRIGHT_ONLY = re.compile(r":has-text\(|:text\(|^text=|>>|:visible|^xpath=|^//")
 
 # An adapter not checked against its live site for this long gets a warning in the log/GUI.
 STALE_AFTER_DAYS = 60
@@ -53,8 +54,126 @@ class AdapterSelectors(BaseModel):
         default_factory=list, description="Sent user messages (confirms a send landed)."
     )
     new_chat: list[str] = Field(
-        default_factory=list, description="New-chat control, if new_chat_url cannot be used."
+        default_factory=list,
+        description="New-chat control: clicked instead of loading new_chat_url (much faster on "
+        "heavy pages); an empty chat is confirmed, else new_chat_url is loaded.",
     )
+    conversation: list[str] = Field(
+        default_factory=list,
+        description="Elements holding the conversation; text markers never read inside them "
+        "(answer, reasoning and user_message elements are excluded as well).",
+    )
+
+
+# Error boxes a chat UI draws inside an answer, recognised on any site (answer.generic_errors).
+GENERIC_ERROR_SELECTORS = [
+    '[role="alert"]',
+    '[class*="error" i]',
+    '[class*="failed" i]',
+    "[data-error]",
+    '[data-status="error"]',
+]
+# Answers that are nothing but one of these (ignoring case, spaces and punctuation) are the
+# backend failing politely, not an answer (answer.generic_errors).
+GENERIC_ERROR_TEXTS = [
+    "服务器繁忙，请稍后再试",
+    "服务器繁忙，请稍后重试",
+    "系统繁忙，请稍后再试",
+    "网络错误，请重试",
+    "网络错误",
+    "网络异常，请稍后重试",
+    "请求失败",
+    "请求失败，请重试",
+    "出错了",
+    "出错了，请稍后重试",
+    "生成失败",
+    "回答生成失败，请重试",
+    "抱歉，回答生成失败，请重试",
+    "Something went wrong",
+    "Something went wrong. Please try again.",
+    "Sorry, something went wrong. Please try again.",
+    "An error occurred",
+    "An error occurred. Please try again.",
+    "Network error",
+    "Network error, please retry",
+    "Server busy, please try again later",
+    "There was an error generating a response",
+    "Error in message stream",
+]
+
+
+class AdapterAnswer(BaseModel):
+    """How the answer becomes ``result_text`` (Markdown) and when an answer is a failure."""
+
+    model_config = _STRICT
+    format: Literal["html", "text"] = Field(
+        "html",
+        description="html: rebuild Markdown from the answer's rendered HTML (markdownify); "
+        "text: the answer element's text as it is (sites that show raw Markdown).",
+    )
+    container: list[str] = Field(
+        default_factory=list,
+        description="The whole message around an answer element (its closest match): where "
+        "markdown_source and error boxes are looked for. Empty: the answer element itself.",
+    )
+    exclude: list[str] = Field(
+        default_factory=list,
+        description="Elements inside the answer left out of the result (code-block headers, "
+        "citation chips, feedback bars). Buttons, SVG icons and scripts always are.",
+    )
+    code_language: list[str] = Field(
+        default_factory=list,
+        description="Inside a code block's wrapper (up to 3 levels above its <pre>): the "
+        "element whose text names the language, for sites without a language-* class.",
+    )
+    markdown_source: list[str] = Field(
+        default_factory=list,
+        description="Inside the container: an element holding the answer's Markdown as the "
+        "site's copy control copies it (read in the page, never via the clipboard).",
+    )
+    markdown_attribute: str | None = Field(
+        None, description="Read this attribute of markdown_source (e.g. data-clipboard-text)."
+    )
+    error_selectors: list[str] = Field(
+        default_factory=list, description="Error boxes inside the answer or its container."
+    )
+    error_texts: list[str] = Field(
+        default_factory=list, description="An answer that is only one of these is a failure."
+    )
+    generic_errors: bool = Field(
+        True, description="Also use the built-in error boxes and error texts (see ADAPTERS.md)."
+    )
+
+
+class ModelChoice(BaseModel):
+    """How a web model's ``upstream`` picks the site's own model (``{model}`` is replaced)."""
+
+    model_config = _STRICT
+    names: dict[str, str] = Field(
+        default_factory=dict, description="upstream value → the site's name (default: as is)."
+    )
+    url: str | None = Field(
+        None, description='New chats open at this URL, e.g. "/chat?model={model}".'
+    )
+    steps: list[list[str]] = Field(
+        default_factory=list,
+        description="UI steps, in order; each is a list of fallback selectors to click.",
+    )
+    confirm: list[str] = Field(
+        default_factory=list,
+        description="Present once the model is chosen; when already present, steps are skipped.",
+    )
+
+    @model_validator(mode="after")
+    def _one_way(self) -> ModelChoice:
+        if self.url is None and not self.steps:
+            raise ValueError("model_choice needs 'url' or 'steps'")
+        if self.url is not None and "{model}" not in self.url:
+            raise ValueError("model_choice.url must contain {model}")
+        return self
+
+    def site_name(self, upstream: str) -> str:
+        return self.names.get(upstream, upstream)
 
 
 class Marker(BaseModel):
@@ -115,6 +234,15 @@ class AdapterTiming(BaseModel):
     done_grace_s: float = Field(
         8.0, gt=0, description="Generating gone, text stable, no done marker: accept after this."
     )
+    marker_persist_s: float = Field(
+        3.0,
+        ge=0,
+        description="A login or captcha marker must hold this long before it fails anything "
+        "(a sign-in screen flashing while a page loads is not a lost login).",
+    )
+    new_chat_timeout_s: float = Field(
+        5.0, gt=0, description="Clicking new_chat must show an empty chat within this long."
+    )
 
 
 class SiteAdapter(BaseModel):
@@ -133,6 +261,11 @@ class SiteAdapter(BaseModel):
     markers: AdapterMarkers = AdapterMarkers()
     input: AdapterInput = AdapterInput()
     timing: AdapterTiming = AdapterTiming()
+    answer: AdapterAnswer = AdapterAnswer()
+    model_choice: ModelChoice | None = None
+    pacing: PacingConfig | None = Field(
+        None, description="Per-site pacing defaults; an account's `pacing` overrides each key."
+    )
 
     @model_validator(mode="after")
     def _poll_selectors_are_css(self) -> SiteAdapter:
@@ -145,13 +278,19 @@ class SiteAdapter(BaseModel):
             "selectors.answer": s.answer,
             "selectors.reasoning": s.reasoning,
             "selectors.user_message": s.user_message,
+            "selectors.conversation": s.conversation,
             "markers.alert_regions": m.alert_regions,
+            "answer.container": self.answer.container,
+            "answer.exclude": self.answer.exclude,
+            "answer.code_language": self.answer.code_language,
+            "answer.markdown_source": self.answer.markdown_source,
+            "answer.error_selectors": self.answer.error_selectors,
         }
         for name in ("login_lost", "rate_limited", "busy", "captcha", "conflict", "error"):
             polled[f"markers.{name}.selectors"] = getattr(m, name).selectors
         for key, selectors in polled.items():
             for sel in selectors:
-                if _PLAYWRIGHT_ONLY.search(sel):
+                if PLAYWRIGHT_ONLY.search(sel):
                     raise ValueError(
                         f"{key}: {sel!r} uses Playwright-only syntax; polled selectors must be "
                         "plain CSS (use markers.*.buttons / texts for text matches)"

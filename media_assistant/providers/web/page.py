@@ -1,24 +1,35 @@
 """Driving one chat page with a site adapter: open a new chat, type, send, read, stop.
 
-Runs on the browser service's loop. Reads use one script per poll (one round trip); actions use
-Playwright locators so they get real input events (rich-text editors ignore ``.value``).
-Nothing is ever read through the OS clipboard: concurrent browsers share it.
+Runs on the browser service's loop. Reads use one script per poll (one round trip, see
+:mod:`page_scripts`); actions use Playwright locators so they get real input events
+(rich-text editors ignore ``.value``). Nothing is ever read through the OS clipboard:
+concurrent browsers share it.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from media_assistant.core.errors import ErrorKind, ProviderError
-from media_assistant.providers.web.adapter import Marker, SiteAdapter
+from media_assistant.providers.web.adapter import (
+    GENERIC_ERROR_SELECTORS,
+    PLAYWRIGHT_ONLY,
+    Marker,
+    SiteAdapter,
+)
+from media_assistant.providers.web.page_scripts import EXTRACT_JS, SNAPSHOT_JS
 
 MARKERS = ("login_lost", "captcha", "rate_limited", "busy", "conflict", "error")
+
+_NAVIGATED = re.compile(r"context was destroyed|navigat|Target page, context or browser", re.I)
 
 MARKER_ERRORS: dict[str, ErrorKind] = {
     "login_lost": ErrorKind.LOGIN_REQUIRED,
@@ -28,61 +39,6 @@ MARKER_ERRORS: dict[str, ErrorKind] = {
     "conflict": ErrorKind.SESSION_CONFLICT,
     "error": ErrorKind.SERVER_ERROR,
 }
-
-_SNAPSHOT_JS = """
-(cfg) => {
-  const visible = (el) => {
-    if (!el || !el.isConnected) return false;
-    const st = getComputedStyle(el);
-    if (st.display === 'none' || st.visibility === 'hidden') return false;
-    const r = el.getBoundingClientRect();
-    return r.width > 0 || r.height > 0;
-  };
-  const all = (sels) => {
-    for (const s of sels) {
-      let found;
-      try { found = document.querySelectorAll(s); } catch (e) { continue; }
-      if (found.length) return Array.from(found);
-    }
-    return [];
-  };
-  const text = (el) => (el ? (el.innerText || el.textContent || '') : null);
-  const answers = all(cfg.answer);
-  const last = answers.length ? answers[answers.length - 1] : null;
-  const reasoning = all(cfg.reasoning);
-  const alerts = all(cfg.alert_regions).filter(visible).map(text).join('\\n');
-  let buttons = null;
-  const marker = (m) => {
-    const url = location.href;
-    for (const u of m.url) if (url.includes(u)) return 'url ' + u;
-    for (const s of m.selectors) {
-      try { if (Array.from(document.querySelectorAll(s)).some(visible)) return s; } catch (e) {}
-    }
-    for (const t of m.texts) if (alerts.includes(t)) return t;
-    if (m.buttons.length) {
-      if (buttons === null) {
-        buttons = Array.from(document.querySelectorAll('button, a, [role=button]'))
-          .filter(visible).map((e) => text(e).trim());
-      }
-      for (const b of m.buttons) if (buttons.includes(b)) return b;
-    }
-    return null;
-  };
-  const markers = {};
-  for (const [name, m] of Object.entries(cfg.markers)) markers[name] = marker(m);
-  return {
-    url: location.href,
-    answers: answers.length,
-    text: text(last),
-    reasoning: reasoning.length ? text(reasoning[reasoning.length - 1]) : null,
-    generating: all(cfg.generating).some(visible),
-    done: all(cfg.done).filter(visible).length,
-    users: all(cfg.user_message).length,
-    alerts: alerts,
-    markers: markers,
-  };
-}
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +52,8 @@ class Snapshot:
     users: int
     alerts: str
     markers: dict[str, str | None] = field(default_factory=dict)
+    answer_error: str | None = None  # an error box inside the last answer
+    composer: bool = False  # a composer is visible (plain-CSS input selectors only)
 
     def problem(self) -> tuple[str, str] | None:
         """The first marker present, by severity: (marker name, what matched)."""
@@ -104,6 +62,39 @@ class Snapshot:
             if hit:
                 return name, hit
         return None
+
+
+# Markers that fail a task only once they have held for timing.marker_persist_s: a sign-in
+# screen flashing while a page loads is not a lost login.
+PERSISTENT_MARKERS = ("login_lost", "captcha")
+
+
+class MarkerWatch:
+    """Applies ``marker_persist_s`` to login/captcha markers; other markers count at once."""
+
+    def __init__(self, persist_s: float) -> None:
+        self.persist_s = persist_s
+        self._since: dict[str, float] = {}
+
+    def problem(self, snap: Snapshot, now: float | None = None) -> tuple[str, str] | None:
+        now = time.monotonic() if now is None else now
+        for name in PERSISTENT_MARKERS:
+            if snap.markers.get(name):
+                self._since.setdefault(name, now)
+            else:
+                self._since.pop(name, None)
+        for name in MARKERS:
+            hit = snap.markers.get(name)
+            if not hit:
+                continue
+            if name in PERSISTENT_MARKERS and now - self._since[name] < self.persist_s:
+                continue
+            return name, hit
+        return None
+
+    def pending(self) -> bool:
+        """A login/captcha marker is showing but has not held long enough yet."""
+        return bool(self._since)
 
 
 def _marker_cfg(m: Marker) -> dict[str, list[str]]:
@@ -115,8 +106,10 @@ class ChatPage:
         self.page = page
         self.adapter = adapter
         self.origin = origin
-        s, m = adapter.selectors, adapter.markers
+        s, m, a = adapter.selectors, adapter.markers, adapter.answer
+        errors = [*a.error_selectors, *(GENERIC_ERROR_SELECTORS if a.generic_errors else [])]
         self._poll_cfg: dict[str, Any] = {
+            "input": s.input,
             "answer": s.answer,
             "reasoning": s.reasoning,
             "generating": s.generating,
@@ -124,13 +117,64 @@ class ChatPage:
             "user_message": s.user_message,
             "alert_regions": m.alert_regions,
             "markers": {name: _marker_cfg(getattr(m, name)) for name in MARKERS},
+            # Text markers never read inside these (the promise in ADAPTERS.md).
+            "conversation": [
+                *s.conversation,
+                *s.answer,
+                *s.reasoning,
+                *s.user_message,
+                *a.container,
+            ],
+            "container": a.container,
+            "error_selectors": errors,
+            "mark": False,
         }
+        self._extract_cfg: dict[str, Any] = {
+            "answer": s.answer,
+            "exclude": a.exclude,
+            "code_language": a.code_language,
+            "container": a.container,
+            "markdown_source": a.markdown_source,
+            "markdown_attribute": a.markdown_attribute,
+        }
+        # Input selectors with Playwright-only syntax cannot be checked inside the poll script.
+        self._composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)
+        self.used_new_chat_control = False  # the last open_new_chat clicked the control
+        self.new_chat_fell_back = False  # ...tried to, got no empty chat, loaded the URL
 
     # ---------------------------------------------------------------- reading
 
-    async def snapshot(self) -> Snapshot:
-        raw = await self.page.evaluate(_SNAPSHOT_JS, self._poll_cfg)
-        return Snapshot(**raw)
+    async def snapshot(
+        self, *, mark: bool = False, wait_ms: int = 0, after: Snapshot | None = None
+    ) -> Snapshot:
+        """One poll. ``mark``: alerts showing now are old news for the snapshots that follow.
+        ``wait_ms`` (with the previous poll ``after``): wait in the page up to that long for a
+        new done marker or the generating indicator to go, then read."""
+        cfg = self._poll_cfg
+        if mark or wait_ms:
+            cfg = {
+                **cfg,
+                "mark": mark,
+                "wait_ms": wait_ms,
+                "wait_done": after.done if after is not None else 0,
+                "wait_generating": bool(after and after.generating),
+            }
+        for tries_left in (2, 1, 0):
+            try:
+                raw = await self.page.evaluate(SNAPSHOT_JS, cfg)
+                return Snapshot(**raw)
+            except PlaywrightError as exc:
+                # The page navigated while we read it (a redirect to a login page, say): read
+                # the new page. Anything else is a real error.
+                if not tries_left or not _NAVIGATED.search(str(exc)):
+                    raise
+                await self.page.wait_for_timeout(100)
+        raise AssertionError("unreachable")
+
+    async def extract_answer(self) -> dict[str, Any] | None:
+        """The last answer's cleaned HTML, its text, and the site's own Markdown if declared."""
+        result = await self.page.evaluate(EXTRACT_JS, self._extract_cfg)
+        return result if isinstance(result, dict) else None
 
     def _first(self, selectors: list[str]) -> Locator:
         """The ordered fallbacks as one locator: the first selector with a match wins."""
@@ -151,10 +195,39 @@ class ChatPage:
 
     # ---------------------------------------------------------------- actions
 
-    async def open_new_chat(self) -> Snapshot:
-        """Load a fresh conversation; the composer must show up (or a reason why it won't)."""
+    async def open_new_chat(self, model: str | None = None) -> Snapshot:
+        """A fresh, empty conversation with the composer showing (or a reason why not).
+
+        Clicks the site's new-chat control when the adapter declares one and the page is
+        already on the site (~0.4 s on a heavy real UI, against 2-4 s for a page load), and
+        confirms an empty chat; otherwise, or if that fails, loads ``new_chat_url``. Then picks
+        the site's ``model`` if one is asked for (adapter ``[model_choice]``). The snapshot
+        returned marks the alerts showing now as old news.
+        """
+        choice = self.adapter.model_choice
+        self.used_new_chat_control = self.new_chat_fell_back = False
+        snap: Snapshot | None = None
+        if self.adapter.selectors.new_chat and self._on_site():
+            snap = await self._click_new_chat()
+            self.used_new_chat_control = snap is not None
+            self.new_chat_fell_back = snap is None
+        if snap is None:
+            url = self.adapter.new_chat_url
+            if model is not None and choice is not None and choice.url is not None:
+                url = choice.url.replace("{model}", choice.site_name(model))
+            await self._load(self.adapter.url(url, self.origin))
+            await self._wait_for_composer()
+        if model is not None and choice is not None:
+            await self._choose_model(model)
+            snap = None
+        return snap if snap is not None else await self.snapshot(mark=True)
+
+    def _on_site(self) -> bool:
+        origin = (self.origin or self.adapter.origin).rstrip("/")
+        return self.page.url.startswith(origin)
+
+    async def _load(self, url: str) -> None:
         timing = self.adapter.timing
-        url = self.adapter.url(self.adapter.new_chat_url, self.origin)
         try:
             await self.page.goto(
                 url, wait_until="domcontentloaded", timeout=timing.page_load_timeout_s * 1000
@@ -163,26 +236,102 @@ class ChatPage:
             raise ProviderError(
                 ErrorKind.NETWORK, f"{url} did not load within {timing.page_load_timeout_s:.0f} s"
             ) from None
+
+    async def _click_new_chat(self) -> Snapshot | None:
+        """Click the new-chat control; the (marking) snapshot of the empty chat it shows, or
+        None when it shows none in time or a login/captcha marker comes up (the page load
+        then checks those properly)."""
+        control = await self._first_present(self.adapter.selectors.new_chat)
+        if control is None:
+            return None
+        timeout = self.adapter.timing.new_chat_timeout_s
+        try:
+            await control.click(timeout=timeout * 1000)
+        except (PlaywrightTimeout, PlaywrightError):
+            return None
         composer = self.composer()
-        deadline = timing.page_load_timeout_s * 1000
-        waited = 0.0
-        step = 250.0
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                snap = await self.snapshot(mark=True)
+                if snap.markers.get("login_lost") or snap.markers.get("captcha"):
+                    return None
+                if (
+                    snap.answers == 0
+                    and snap.users == 0
+                    and not snap.generating
+                    and (
+                        snap.composer
+                        or (
+                            self._composer_by_locator
+                            and await composer.count()
+                            and await composer.is_visible()
+                        )
+                    )
+                ):
+                    return snap
+            except PlaywrightError:  # the control navigated: the old page's context is gone
+                pass
+            await self.page.wait_for_timeout(50)
+        return None
+
+    async def _wait_for_composer(self) -> Snapshot:
+        timing = self.adapter.timing
+        composer = self.composer()
+        watch = MarkerWatch(timing.marker_persist_s)
+        deadline = time.monotonic() + timing.page_load_timeout_s
         while True:
-            snap = await self.snapshot()
-            problem = snap.problem()
+            try:
+                snap = await self.snapshot()
+            except PlaywrightError:  # navigating (a redirect): look again in a moment
+                await self.page.wait_for_timeout(100)
+                continue
+            problem = watch.problem(snap)
             if problem and problem[0] in ("login_lost", "captcha"):
                 raise marker_error(problem, snap)
-            if await composer.count() and await composer.is_visible():
+            if not watch.pending() and await composer.count() and await composer.is_visible():
                 return snap
-            if waited >= deadline:
+            if time.monotonic() >= deadline:
                 raise ProviderError(
                     ErrorKind.BAD_CONFIG,
                     f"no composer on {snap.url} after {timing.page_load_timeout_s:.0f} s "
                     f"(selectors {self.adapter.selectors.input}): logged out, or the site "
                     f"changed and adapter {self.adapter.id!r} needs updating",
                 )
-            await self.page.wait_for_timeout(step)
-            waited += step
+            await self.page.wait_for_timeout(100)
+
+    async def _choose_model(self, model: str) -> None:
+        """Pick the site's model: skipped when ``confirm`` already shows it; else the steps."""
+        choice = self.adapter.model_choice
+        assert choice is not None
+        name = choice.site_name(model)
+        confirm = [sel.replace("{model}", name) for sel in choice.confirm]
+        if confirm and await self._first_present(confirm) is not None:
+            return
+        timeout = self.adapter.timing.send_timeout_s * 1000
+        for i, step in enumerate(choice.steps, 1):
+            target = await self._wait_present([sel.replace("{model}", name) for sel in step])
+            if target is None:
+                raise ProviderError(
+                    ErrorKind.BAD_CONFIG,
+                    f"model_choice step {i} found nothing to click ({step}) for model "
+                    f"{name!r}: adapter {self.adapter.id!r} needs updating",
+                )
+            await target.click(timeout=timeout)
+        if confirm and await self._wait_present(confirm) is None:
+            raise ProviderError(
+                ErrorKind.BAD_CONFIG,
+                f"the site did not confirm model {name!r} ({choice.confirm}) after the "
+                f"model_choice steps",
+            )
+
+    async def _wait_present(self, selectors: list[str], timeout_s: float = 3.0) -> Locator | None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            found = await self._first_present(selectors)
+            if found is not None or time.monotonic() >= deadline:
+                return found
+            await self.page.wait_for_timeout(50)
 
     async def type_prompt(self, text: str) -> None:
         """Put ``text`` into the composer with real input events and check what landed."""
@@ -229,9 +378,10 @@ class ChatPage:
         else:
             await self.composer().press("Enter")
         waited, step = 0.0, 100.0
+        watch = MarkerWatch(timing.marker_persist_s)
         while waited < timing.send_timeout_s * 1000:
             snap = await self.snapshot()
-            problem = snap.problem()
+            problem = watch.problem(snap)
             if problem:
                 raise marker_error(problem, snap)
             if snap.users > before.users or snap.generating or snap.answers > before.answers:

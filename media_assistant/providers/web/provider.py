@@ -4,7 +4,10 @@ Runs on the lane's loop and talks to the browser through the driver's service, o
 at a time; the watching loop (and so every heartbeat, checkpoint and timeout) stays here.
 Finished means several signals agree: the generating indicator is gone, a new done marker is
 present (or, without one, the text held still for N polls), and the text did not change on a
-last re-read. Only an answer that is new since the send is accepted.
+last re-read. Only an answer that is new since the send is accepted, and never an error in
+disguise: an error box inside the answer, an empty answer, or one that is only a known error
+text fails the attempt even with a done marker. The result is the answer as Markdown
+(:mod:`markdown`), its plain text kept beside it.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from media_assistant.core import diagnostics
 from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
 from media_assistant.core.filenames import safe_file_stem
 from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
-from media_assistant.providers.web.adapter import SiteAdapter
+from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
-from media_assistant.providers.web.page import Snapshot, marker_error
+from media_assistant.providers.web.markdown import html_to_markdown, only_error_text
+from media_assistant.providers.web.page import MarkerWatch, Snapshot, marker_error
 from media_assistant.providers.web.selfcheck import RecordedBrowser
 
 log = logging.getLogger(__name__)
@@ -70,6 +74,7 @@ class WebProvider:
         self.driver = driver
         self.account_id = account_id
         self.adapter = adapter
+        self.pacing_defaults = adapter.pacing  # the web lane's pacer reads the site's defaults
         self.browser: AccountBrowser = driver.account(account_id, profile_dir, adapter, origin)
         self.diagnostics_dir = diagnostics_dir
         self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
@@ -102,7 +107,14 @@ class WebProvider:
         chat = self.browser.chat
         assert chat is not None
         try:
-            before = await call(chat.open_new_chat())
+            before = await call(chat.open_new_chat(ctx.task.upstream_model))
+            if chat.new_chat_fell_back:
+                ctx.log(
+                    f"the new-chat control {self.adapter.selectors.new_chat} gave no empty chat "
+                    f"within {self.adapter.timing.new_chat_timeout_s:.0f} s: loaded "
+                    "new_chat_url instead (slower; check the adapter)",
+                    level=logging.WARNING,
+                )
             ctx.checkpoint()
             await call(chat.type_prompt(page_text(ctx.task)))
             await call(chat.send(before))
@@ -167,9 +179,12 @@ class WebProvider:
         chat = self.browser.chat
         assert chat is not None
         call = self.driver.service.call
+        watch = MarkerWatch(timing.marker_persist_s)
         sent_at = last_change = time.monotonic()
         last_text: str | None = None
-        stable = 0
+        stable = empty_done = 0
+        snap: Snapshot | None = None
+        wait_ms = 0  # the first read at once; then polls that wait in the page (see snapshot)
         while True:
             if ctx.cancel_requested:
                 clicked = await call(chat.stop_generating())
@@ -181,8 +196,8 @@ class WebProvider:
                 if not await self._quiesce():
                     ctx.log("the site kept generating: its browser was closed", kind="error")
                 raise TaskCanceled(ctx.task.task_id)
-            snap = await call(chat.snapshot())
-            problem = snap.problem()
+            snap = await call(chat.snapshot(wait_ms=wait_ms, after=snap))
+            problem = watch.problem(snap)
             if problem is not None:
                 raise marker_error(problem, snap)
             now = time.monotonic()
@@ -190,10 +205,10 @@ class WebProvider:
                 snap.answers == before.answers > 0 and snap.text != before.text
             )
             fresh_done = snap.done > before.done
-            if is_new and snap.text:
+            if is_new and (snap.text or "").strip():
                 if snap.text != last_text:
                     last_text, last_change, stable = snap.text, now, 0
-                    ctx.heartbeat(progress_chars=len(snap.text))
+                    ctx.heartbeat(progress_chars=len(snap.text or ""))
                 else:
                     stable += 1
                 if not snap.generating and (
@@ -207,14 +222,22 @@ class WebProvider:
                             f"indicator gone): adapter {self.adapter.id!r} may be outdated",
                             level=logging.WARNING,
                         )
-                    return GenerationResult(
-                        text=snap.text.strip(), reasoning=(snap.reasoning or None)
-                    )
+                    return await self._accept(ctx, snap)
                 if snap.generating and now - last_change > timing.idle_timeout_s:
                     raise ProviderError(
                         ErrorKind.TIMEOUT,
                         f"the answer stopped growing for "
                         f"{timing.idle_timeout_s:.0f} s while still generating",
+                    )
+            elif is_new and fresh_done and not snap.generating:
+                # Finished, by every sign the page gives, with nothing in the answer.
+                empty_done += 1
+                if empty_done >= timing.stable_polls:
+                    raise ProviderError(
+                        ErrorKind.SERVER_ERROR,
+                        snap.answer_error
+                        and f"the site reported an error: {snap.answer_error}"
+                        or "the site finished with an empty answer",
                     )
             elif now - sent_at > timing.first_token_timeout_s:
                 raise ProviderError(
@@ -227,9 +250,52 @@ class WebProvider:
                     f"still generating after "
                     f"{timing.hard_timeout_s:.0f} s ({len(last_text or '')} chars)",
                 )
-            confirming = is_new and not snap.generating and fresh_done
             ctx.heartbeat()
-            await asyncio.sleep((timing.confirm_ms if confirming else timing.poll_ms) / 1000)
+            if is_new and not snap.generating and fresh_done:
+                # Done marker seen: one re-read after confirm_ms must find the text unchanged.
+                await asyncio.sleep(timing.confirm_ms / 1000)
+                wait_ms = 0
+            else:
+                wait_ms = timing.poll_ms
+
+    async def _accept(self, ctx: TaskContext, snap: Snapshot) -> GenerationResult:
+        """The finished answer as Markdown, unless it is an error dressed as an answer."""
+        answer = self.adapter.answer
+        if snap.answer_error:
+            raise ProviderError(
+                ErrorKind.SERVER_ERROR,
+                f"the site drew an error inside the answer: {snap.answer_error}",
+            )
+        plain = (snap.text or "").strip()
+        error_texts = [*answer.error_texts, *(GENERIC_ERROR_TEXTS if answer.generic_errors else [])]
+        said = only_error_text(plain, error_texts)
+        if said is not None:
+            raise ProviderError(
+                ErrorKind.SERVER_ERROR, f"the answer is only an error message: {said}"
+            )
+        chat = self.browser.chat
+        assert chat is not None
+        extracted = await self.driver.service.call(chat.extract_answer())
+        # Text the page showed as is (no markup): its own line breaks are the content.
+        markdown = plain
+        if extracted is not None:
+            source = (extracted.get("source") or "").strip()
+            if source:
+                markdown = source
+            elif answer.format == "html" and extracted.get("rich") and extracted.get("html"):
+                # Parsing a long answer takes tens of milliseconds: not on the lane's loop
+                # (in the desktop app that is the GUI thread).
+                converted = await asyncio.to_thread(html_to_markdown, extracted["html"] or "")
+                markdown = converted or plain
+            if answer.markdown_source and not source:
+                ctx.log(
+                    f"answer.markdown_source {answer.markdown_source} found nothing: "
+                    "rebuilt from the HTML instead",
+                    level=logging.WARNING,
+                )
+        return GenerationResult(
+            text=markdown, reasoning=(snap.reasoning or None), plain_text=plain or None
+        )
 
     async def _diagnose(self, ctx: TaskContext) -> None:
         chat = self.browser.chat

@@ -1,0 +1,204 @@
+"""The scripts the web provider evaluates in the chat page: one per poll, one per answer.
+
+Kept apart from :mod:`page` so the Python reads as steps. Both take one config object built
+from the site adapter (plain CSS selectors only: see ``SiteAdapter._poll_selectors_are_css``).
+"""
+
+from __future__ import annotations
+
+# One round trip per poll: the last answer, markers, alerts, an error box inside the answer.
+#
+# Alert regions (toasts, banners) are where text markers are looked for. Two real-site traps:
+# an aria-live region can hold the whole conversation (a prompt containing "too many requests"
+# must not look like a rate limit), so text inside conversation elements is skipped; and a
+# toast that was already up before the prompt was sent (left from the previous task, or from
+# another tab) is not news, so alerts seen by a "mark" snapshot are ignored by the snapshots
+# after it while their text stays the same.
+SNAPSHOT_JS = """
+async (cfg) => {
+  const visible = (el) => {
+    if (!el || !el.isConnected) return false;
+    const st = getComputedStyle(el);
+    if (st.display === 'none' || st.visibility === 'hidden') return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 || r.height > 0;
+  };
+  const all = (sels) => {
+    for (const s of sels) {
+      let found;
+      try { found = document.querySelectorAll(s); } catch (e) { continue; }
+      if (found.length) return Array.from(found);
+    }
+    return [];
+  };
+  const matchesAny = (el, sels) => sels.some((s) => {
+    try { return el.matches(s); } catch (e) { return false; }
+  });
+  const text = (el) => (el ? (el.innerText || el.textContent || '') : null);
+  // Waiting polls: return early when the page signals the end (a new done marker, the
+  // generating indicator gone) or navigates, else after wait_ms. Done detection then costs a
+  // round trip instead of half a poll interval.
+  if (cfg.wait_ms > 0) {
+    const signalled = () => all(cfg.done).filter(visible).length > cfg.wait_done
+      || (cfg.wait_generating && !all(cfg.generating).some(visible));
+    if (!signalled()) {
+      await new Promise((resolve) => {
+        let timer = null;
+        const observer = new MutationObserver(() => {
+          if (signalled()) finish();
+        });
+        const finish = () => { observer.disconnect(); clearTimeout(timer); resolve(); };
+        timer = setTimeout(finish, cfg.wait_ms);
+        observer.observe(document.documentElement,
+          { subtree: true, childList: true, attributes: true, characterData: true });
+      });
+    }
+  }
+  const answers = all(cfg.answer);
+  const last = answers.length ? answers[answers.length - 1] : null;
+  const reasoning = all(cfg.reasoning);
+
+  // Text of a region, leaving out every conversation element inside it.
+  const conv = cfg.conversation;
+  const outsideConversation = (region) => {
+    if (!conv.length) return text(region);
+    const show = NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT;
+    const walker = document.createTreeWalker(region, show, {
+      acceptNode: (n) => (n.nodeType === 1 && matchesAny(n, conv))
+        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+    });
+    const parts = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.nodeType === 3) parts.push(n.nodeValue);
+    }
+    return parts.join(' ');
+  };
+  const seen = (window.__maSeenAlerts = window.__maSeenAlerts || new WeakMap());
+  const alertTexts = [];
+  for (const region of all(cfg.alert_regions)) {
+    if (!visible(region)) continue;
+    const up = region.parentElement;
+    if (conv.length && (matchesAny(region, conv) || (up && up.closest(conv.join(','))))) continue;
+    const t = (outsideConversation(region) || '').trim();
+    const old = seen.get(region) === t;
+    if (cfg.mark) seen.set(region, t);
+    if (t && !old) alertTexts.push(t);
+  }
+  const alerts = alertTexts.join('\\n');
+
+  let buttons = null;
+  const marker = (m) => {
+    const url = location.href;
+    for (const u of m.url) if (url.includes(u)) return 'url ' + u;
+    for (const s of m.selectors) {
+      try { if (Array.from(document.querySelectorAll(s)).some(visible)) return s; } catch (e) {}
+    }
+    for (const t of m.texts) if (alerts.includes(t)) return t;
+    if (m.buttons.length) {
+      if (buttons === null) {
+        buttons = Array.from(document.querySelectorAll('button, a, [role=button]'))
+          .filter(visible).map((e) => text(e).trim());
+      }
+      for (const b of m.buttons) if (buttons.includes(b)) return b;
+    }
+    return null;
+  };
+  const markers = {};
+  for (const [name, m] of Object.entries(cfg.markers)) markers[name] = marker(m);
+
+  // An error box inside the last answer (or its message container), outside code blocks.
+  let answerError = null;
+  if (last) {
+    const scopes = [last];
+    if (cfg.container.length) {
+      const box = last.closest(cfg.container.join(','));
+      if (box) scopes.push(box);
+    }
+    outer: for (const scope of scopes) {
+      for (const s of cfg.error_selectors) {
+        let found;
+        try { found = scope.querySelectorAll(s); } catch (e) { continue; }
+        for (const el of found) {
+          if (el.closest('pre, code') || !visible(el)) continue;
+          answerError = (text(el) || s).trim().slice(0, 300) || s;
+          break outer;
+        }
+      }
+    }
+  }
+  return {
+    url: location.href,
+    answers: answers.length,
+    text: text(last),
+    reasoning: reasoning.length ? text(reasoning[reasoning.length - 1]) : null,
+    generating: all(cfg.generating).some(visible),
+    composer: all(cfg.input).some(visible),
+    done: all(cfg.done).filter(visible).length,
+    users: all(cfg.user_message).length,
+    alerts: alerts,
+    markers: markers,
+    answer_error: answerError,
+  };
+}
+"""
+
+# Once per accepted answer: its HTML (cleaned, code languages marked), its text, and the
+# site's own Markdown when the adapter names where the copy control keeps it.
+EXTRACT_JS = """
+(cfg) => {
+  const all = (sels) => {
+    for (const s of sels) {
+      let found;
+      try { found = document.querySelectorAll(s); } catch (e) { continue; }
+      if (found.length) return Array.from(found);
+    }
+    return [];
+  };
+  const answers = all(cfg.answer);
+  const last = answers.length ? answers[answers.length - 1] : null;
+  if (!last) return null;
+  const clone = last.cloneNode(true);
+  // Code languages first: the element naming one is often in a header that is excluded next.
+  for (const pre of clone.querySelectorAll('pre')) {
+    let lang = pre.getAttribute('data-language') || pre.getAttribute('data-lang');
+    let anc = pre.parentElement;
+    for (let depth = 0; !lang && anc && depth < 3; depth++, anc = anc.parentElement) {
+      for (const s of cfg.code_language) {
+        let hit = null;
+        try { hit = anc.querySelector(s); } catch (e) { continue; }
+        if (hit && !pre.contains(hit) && hit.textContent.trim()) {
+          lang = hit.textContent.trim();
+          break;
+        }
+      }
+    }
+    if (lang) pre.setAttribute('data-language', lang.split(/\\s+/)[0].toLowerCase());
+  }
+  const junk = ['button', '[role="button"]', 'svg', 'script', 'style', 'noscript', 'template',
+                'textarea', 'input', 'select', ...cfg.exclude];
+  for (const s of junk) {
+    let found;
+    try { found = clone.querySelectorAll(s); } catch (e) { continue; }
+    for (const el of found) el.remove();
+  }
+  let source = null;
+  if (cfg.markdown_source.length) {
+    const box = cfg.container.length ? last.closest(cfg.container.join(',')) : null;
+    const scope = box || last.parentElement || last;
+    for (const s of cfg.markdown_source) {
+      let el = null;
+      try { el = scope.querySelector(s); } catch (e) { continue; }
+      if (!el) continue;
+      source = cfg.markdown_attribute ? el.getAttribute(cfg.markdown_attribute) : el.textContent;
+      if (source) break;
+    }
+  }
+  // Plain text shown as is (white-space: pre-wrap): nothing to rebuild, its line breaks are
+  // the content.
+  const rich = clone.querySelector(
+    'p, h1, h2, h3, h4, h5, h6, ul, ol, table, pre, code, blockquote, strong, em, b, i, a, img, '
+    + 'hr');
+  return { html: clone.innerHTML, text: last.innerText || last.textContent || '', source,
+           rich: rich !== null };
+}
+"""
