@@ -1,4 +1,4 @@
-"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,all} [--quick] [--json]
+"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,all} [--quick] [--json]
 [--out FILE]``
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
@@ -32,6 +32,7 @@ BENCHMARKS = {
     "web": "benchmarks.bench_web",
     "gui": "benchmarks.bench_gui",
     "cancel": "benchmarks.bench_cancel",
+    "io": "benchmarks.bench_io",
 }
 TITLES = {
     "seed": "B1 — seed workload",
@@ -40,6 +41,7 @@ TITLES = {
     "web": "B4 — web lane (bench_web)",
     "gui": "B5 — GUI (bench_gui)",
     "cancel": "B6 — cancel latency",
+    "io": "B7 — the window never waits",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 

@@ -140,7 +140,11 @@ class Scheduler:
         self.runner = AttemptRunner(self.rt)
         for account in cfg.accounts:
             try:
-                self.providers[account.id] = self._provider_factory(account)
+                # Off the loop: building a provider imports Playwright, httpx and the Markdown
+                # converter the first time (~0.5 s) and may ask the OS keyring for a key.
+                self.providers[account.id] = await asyncio.to_thread(
+                    self._provider_factory, account
+                )
             except AccountUnavailable as exc:
                 await self.accounts.set_problem(
                     account.id, AccountProblem.NEEDS_ATTENTION, str(exc)

@@ -23,7 +23,7 @@ from media_assistant.core.events import (
 )
 
 FLUSH_MS = 100
-FLUSH_ROWS = 1_000  # rows added or changed per flush; more wait for the next turn of the loop
+FLUSH_ROWS = 500  # rows added or changed per flush; more wait for the next turn of the loop
 
 
 class QtEventBridge(QObject):

@@ -69,3 +69,32 @@ def test_slow_ui_benchmark_loads_the_page_once_then_clicks_new_chat() -> None:
     assert click["overhead_s"]["median"] < reload_["overhead_s"]["median"]
     text = bench_web.markdown({**bench_web.measure(1, 0, generation_s=0.6), "slow_ui": result})
     assert "### B4b" in text and "New chat control" in text
+
+
+def test_io_benchmark_measures_every_phase_in_a_real_window() -> None:
+    """B7, shrunk: a window on 600 tasks exports, sees another process's submit, lock and
+    cancel; every phase is measured (the targets are for the full sizes, not judged here)."""
+    from benchmarks import bench_io
+
+    sizes = {"tasks": 600, "csv_rows": 50, "lock_s": 1.0, "cancels": 2}
+    result = bench_io.measure(sizes, quick=True)
+    m = result["measured"]
+    assert m["tasks"] == 600 and m["exported"] == 600 and m["export_mb"] > 0
+    assert m["lock_held_s"] >= 1.0
+    for phase in ("history", "export", "submit", "locked"):
+        lag = m[f"lag_{phase}"]
+        assert lag["n"] >= 1 and 0 <= lag["p50"] <= lag["p99"] <= lag["max"], phase
+    assert len(m["cross_process_visible_s"]) == 2
+    assert all(0 <= v < 10 for v in m["cross_process_visible_s"])
+    for key in (
+        "lag_p99_ms_export",
+        "lag_max_ms_export",
+        "lag_p99_ms_submit",
+        "lag_max_ms_submit",
+        "lag_max_ms_locked",
+        "lag_p99_ms_history",
+        "cross_process_visible_s",
+    ):
+        assert isinstance(result[key], float), key
+    text = bench_io.markdown(result)
+    assert text.startswith("## B7") and "(e) `media-assistant cancel ID`" in text

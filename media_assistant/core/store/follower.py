@@ -27,7 +27,7 @@ from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 log = logging.getLogger(__name__)
 
 FOLLOW_EVERY_S = 0.25  # another process's change is on screen within this, plus a flush
-SYNC_SLICE = 1_000  # rows per published event: a 10k-row submit reaches views in slices
+SYNC_SLICE = 500  # rows per published event: a 10k-row submit reaches views in slices
 
 
 class DatabaseFollower:
