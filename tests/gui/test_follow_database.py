@@ -13,16 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import shiboken6
 
 from media_assistant.core import db
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.log_panel import LogModel
 from media_assistant.gui.main_window import MainWindow
 from media_assistant.services import Services
+from tests.gui.app_env import running_app
 
 CONFIG = """
 [[models]]
@@ -69,24 +67,14 @@ async def window(
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(CONFIG, encoding="utf-8")
-    services = Services.open(Paths.resolve(data))
-    services.store.submit(
+    seed = Services.open(Paths.resolve(data))
+    seed.store.submit(
         [NewTask(f"t{i}", "api-model", ModelKind.API, f"prompt {i}", "first") for i in range(3)]
     )
-    services.bind_loop()
+    seed.close()
     db.loop_sql_sites.clear()
-    controller = AppController(services, services.scheduler())
-    win = MainWindow(controller, LogModel())
-    qtbot.addWidget(win)
-    await controller.follower.start(await win.load())
-    win.show()
-    try:
-        yield win
-    finally:
-        await controller.close()
-        if shiboken6.isValid(win):
-            win.close()
-        services.close()
+    async with running_app(data, qtbot, start_scheduler=False) as env:
+        yield env.window
 
 
 async def test_a_cancel_typed_in_a_terminal_shows_in_the_open_window_within_a_second(

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import shiboken6
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QCheckBox
 
 from media_assistant.core.paths import Paths
-from media_assistant.core.scheduler import Scheduler
 from media_assistant.gui import labels
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.log_panel import LogModel
@@ -24,6 +21,7 @@ from media_assistant.gui.main_window import MainWindow
 from media_assistant.gui.task_model import TASK_ID_ROLE
 from media_assistant.services import Services
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
+from tests.gui.app_env import Env, running_app
 
 CONFIG = """
 [simulation]
@@ -54,14 +52,6 @@ concurrency = 2
 """
 
 
-@dataclass
-class Env:
-    window: MainWindow
-    controller: AppController
-    scheduler: Scheduler
-    services: Services
-
-
 async def until(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
     """Wait on the running loop (never a nested Qt loop inside a coroutine)."""
     loop = asyncio.get_running_loop()
@@ -90,23 +80,8 @@ async def env(
     (data / "config.toml").write_text(
         CONFIG.format(api_url=api_sim.base_url, web_lo=web_lo, web_hi=web_hi), encoding="utf-8"
     )
-    services = Services.open(Paths.resolve(data))
-    services.bind_loop()
-    scheduler = services.scheduler()
-    controller = AppController(services, scheduler)
-    window = MainWindow(controller, LogModel())
-    qtbot.addWidget(window)
-    await controller.follower.start(await window.load())
-    await scheduler.start()
-    window.show()
-    try:
-        yield Env(window, controller, scheduler, services)
-    finally:
-        await scheduler.stop()
-        await controller.close()
-        if shiboken6.isValid(window):  # qtbot may have closed and deleted it already
-            window.close()
-        services.close()
+    async with running_app(data, qtbot) as env:
+        yield env
 
 
 def states(env: Env) -> dict[str, str]:

@@ -9,18 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import shiboken6
 
 from media_assistant.core.pacing import PacingState
 from media_assistant.core.pacing_store import PacingStore
-from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.log_panel import LogModel
-from media_assistant.gui.main_window import MainWindow
-from media_assistant.services import Services
-from tests.gui.test_main_window import Env, until
+from tests.gui.app_env import Env, running_app
+from tests.gui.test_main_window import until
 
 CONFIG = """
 [simulation]
@@ -52,23 +47,8 @@ async def env(tmp_path: Path, qtbot: Any) -> AsyncIterator[Env]:
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(CONFIG, encoding="utf-8")
-    services = Services.open(Paths.resolve(data))
-    services.bind_loop()
-    scheduler = services.scheduler()
-    controller = AppController(services, scheduler)
-    window = MainWindow(controller, LogModel())
-    qtbot.addWidget(window)
-    await controller.follower.start(await window.load())
-    await scheduler.start()
-    window.show()
-    try:
-        yield Env(window, controller, scheduler, services)
-    finally:
-        await scheduler.stop()
-        await controller.close()
-        if shiboken6.isValid(window):  # qtbot may have deleted it already
-            window.close()
-        services.close()
+    async with running_app(data, qtbot) as env:
+        yield env
 
 
 def state_text(env: Env) -> str:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Engine
@@ -24,7 +25,6 @@ from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.events import EventBus
 from media_assistant.core.records import Claim
 from media_assistant.core.sessions import SessionStore
-from media_assistant.core.states import ModelKind
 from media_assistant.core.store import Store
 
 log = logging.getLogger(__name__)
@@ -40,30 +40,63 @@ class _Facade:
         self.db = db
 
 
+def _bound(self: _Facade, fn: Callable[..., Any]) -> Callable[..., Any]:
+    # Looked up on the object at each call: subclasses and test doubles are honoured.
+    method: Callable[..., Any] = getattr(self._target, fn.__name__)
+    return method
+
+
 def _on_writer(
     fn: Callable[Concatenate[S, P], R],
 ) -> Callable[Concatenate[_Facade, P], Awaitable[R]]:
-    name = fn.__name__  # looked up on the object at each call: subclasses and test doubles
+    """The operation, awaited, on the writer thread."""
 
     async def run(self: _Facade, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        method: Callable[P, R] = getattr(self._target, name)
-        return await self.db.write(method, *args, **kwargs)
+        result: R = await self.db.write(_bound(self, fn), *args, **kwargs)
+        return result
 
-    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
-    return run
+    return functools.wraps(fn)(run)
 
 
 def _on_reader(
     fn: Callable[Concatenate[S, P], R],
 ) -> Callable[Concatenate[_Facade, P], Awaitable[R]]:
-    name = fn.__name__  # looked up on the object at each call: subclasses and test doubles
+    """The operation, awaited, on a reader thread."""
 
     async def run(self: _Facade, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        method: Callable[P, R] = getattr(self._target, name)
-        return await self.db.read(method, *args, **kwargs)
+        result: R = await self.db.read(_bound(self, fn), *args, **kwargs)
+        return result
 
-    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
-    return run
+    return functools.wraps(fn)(run)
+
+
+def _soon_on_writer(
+    fn: Callable[Concatenate[S, P], object],
+) -> Callable[Concatenate[_Facade, P], None]:
+    """The operation queued on the writer thread, not awaited (its failure is logged)."""
+
+    def run(self: _Facade, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        self.db.write_soon(_bound(self, fn), *args, **kwargs)
+
+    return functools.wraps(fn)(run)
+
+
+def _claiming(
+    fn: Callable[Concatenate[S, P], Claim | None],
+) -> Callable[Concatenate[AsyncStore, P], Awaitable[Claim | None]]:
+    """A claim, awaited, on the writer. A caller cancelled while its claim commits (a lane
+    stopping) would leave a running row nobody runs: the claim is handed back, its attempt not
+    used up."""
+
+    async def run(self: AsyncStore, /, *args: P.args, **kwargs: P.kwargs) -> Claim | None:
+        future = self.db.submit_write(_bound(self, fn), *args, **kwargs)
+        try:
+            return await asyncio.shield(asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            self.db.write_soon(self._give_back, future)
+            raise
+
+    return functools.wraps(fn)(run)
 
 
 class AsyncStore(_Facade):
@@ -95,30 +128,7 @@ class AsyncStore(_Facade):
     next_not_before = _on_reader(Store.next_not_before)
     pending_models = _on_reader(Store.pending_models)
 
-    async def claim_next(
-        self,
-        *,
-        kind: ModelKind,
-        account_id: str,
-        models: Sequence[str],
-        owner_id: str,
-        deadline_s: float,
-    ) -> Claim | None:
-        """On the writer. A caller cancelled while its claim commits (a lane stopping) would
-        leave a running row nobody runs: the claim is handed back, its attempt not used up."""
-        future = self.db.submit_write(
-            self.sync.claim_next,
-            kind=kind,
-            account_id=account_id,
-            models=models,
-            owner_id=owner_id,
-            deadline_s=deadline_s,
-        )
-        try:
-            return await asyncio.shield(asyncio.wrap_future(future))
-        except asyncio.CancelledError:
-            self.db.write_soon(self._give_back, future)
-            raise
+    claim_next = _claiming(Store.claim_next)
 
     def _give_back(self, future: concurrent.futures.Future[Claim | None]) -> None:
         claim = future.result()  # done: queued behind it on the same writer thread
@@ -140,27 +150,9 @@ class AsyncStore(_Facade):
     heartbeat = _on_writer(Store.heartbeat)
     log_event = _on_writer(Store.log_event)
 
-    def log_event_soon(
-        self,
-        task_id: str,
-        kind: str,
-        message: str,
-        *,
-        lane: str | None = None,
-        account_id: str | None = None,
-        attempt: int | None = None,
-    ) -> None:
-        """A log line from code that cannot wait (a provider's ``ctx.log``): queued behind
-        the writes before it, never lost to a busy database silently (a failure is logged)."""
-        self.db.write_soon(
-            self.sync.log_event,
-            task_id,
-            kind,
-            message,
-            lane=lane,
-            account_id=account_id,
-            attempt=attempt,
-        )
+    # a log line from code that cannot wait (a provider's ``ctx.log``): queued behind the
+    # writes before it; a busy database must not turn a finished answer into a failure
+    log_event_soon = _soon_on_writer(Store.log_event)
 
     # reaper
     reap_stale = _on_writer(Store.reap_stale)
@@ -201,8 +193,7 @@ class AsyncAccounts(_Facade):
     set_concurrency = _on_writer(AccountStore.set_concurrency)
     set_browser = _on_writer(AccountStore.set_browser)
 
-    def cool_down_soon(self, account_id: str, seconds: float, reason: str) -> None:
-        self.db.write_soon(self.sync.cool_down, account_id, seconds, reason)
+    cool_down_soon = _soon_on_writer(AccountStore.cool_down)
 
 
 class AsyncSessions(_Facade):
