@@ -76,7 +76,7 @@ def test_the_frozen_app_starts_to_its_window_and_stops_on_sigterm(
     data.mkdir(parents=True)
     (data / "config.toml").write_text(API_ONLY_CONFIG, encoding="utf-8")
     env = {**minimal_env(home), "QT_QPA_PLATFORM": "offscreen", "XDG_STATE_HOME": str(home)}
-    log = home / "media-assistant" / "log" / "media-assistant.log"
+    log = data / "logs" / "media-assistant.log"  # logs live in the data dir (0700)
     started = time.monotonic()
     proc = subprocess.Popen(
         [str(installed / f"MediaAssistant{EXE}"), "--data-dir", str(data)],
