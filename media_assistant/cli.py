@@ -83,10 +83,20 @@ def build_parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="counts per lane and state; accounts")
     status.add_argument("--json", action="store_true")
 
-    export = sub.add_parser("export", help="write one record per task")
-    export.add_argument("-o", "--output", type=Path, required=True)
+    export = sub.add_parser(
+        "export", help="write one record per task: its input row beside its results"
+    )
+    export.add_argument("ids", nargs="*", metavar="ID", help="only these tasks, in this order")
     export.add_argument(
-        "--format", choices=["csv", "jsonl", "xlsx", "md"], help="default: from the file extension"
+        "-o",
+        "--output",
+        type=Path,
+        help="file (a folder for md-folder); default: <batch or 'tasks'>-<date>.<ext> here",
+    )
+    export.add_argument(
+        "--format",
+        choices=["csv", "jsonl", "xlsx", "md", "docx", "md-folder"],
+        help="default: from the file extension (none: md-folder); xlsx without -o",
     )
     export.add_argument("--batch", help="only this batch")
     export.add_argument(
@@ -94,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         choices=["pending", "running", "success", "failed", "canceled"],
         help="only tasks in this state (repeatable)",
+    )
+    export.add_argument(
+        "--headers",
+        choices=["en", "zh"],
+        default="en",
+        help="column names in English (the field names; default) or Chinese",
     )
 
     cancel = sub.add_parser(
