@@ -200,9 +200,10 @@ def test_a_headless_run_sends_batch_done_and_batch_failed_to_the_webhooks(tmp_pa
 
     data = tmp_path / "data"
     hooks = (
-        '\n[[webhooks]]\nkind = "json"\nurl_env = "MA_TEST_HOOK_URL"\nsecret_env = "MA_TEST_HOOK_SECRET"\n'
-        '\n[[webhooks]]\nkind = "dingtalk"\nurl_env = "MA_TEST_DING_URL"\nsecret_env = "MA_TEST_HOOK_SECRET"\n'
-        'events = ["batch_failed"]\n'
+        '\n[[webhooks]]\nkind = "json"\nurl_env = "MA_TEST_HOOK_URL"\n'
+        'secret_env = "MA_TEST_HOOK_SECRET"\n'
+        '\n[[webhooks]]\nkind = "dingtalk"\nurl_env = "MA_TEST_DING_URL"\n'
+        'secret_env = "MA_TEST_HOOK_SECRET"\nevents = ["batch_failed"]\n'
     )
     write_config(data, lo=0.05, hi=0.1, extra=hooks)
     batch = write_batch(tmp_path / "ok.csv", 2)
