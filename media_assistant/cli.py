@@ -178,6 +178,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     restore.add_argument("file", type=Path, metavar="FILE")
 
+    bundle = sub.add_parser(
+        "support-bundle",
+        help="a zip for support: logs, task events, redacted config, versions, self-check",
+    )
+    bundle.add_argument(
+        "-o", "--output", type=Path, help="the .zip (default: support-bundle-<time>.zip here)"
+    )
+
+    webhooks = sub.add_parser("webhooks", help="list, test and store webhook addresses")
+    wh = webhooks.add_subparsers(dest="webhooks_command", metavar="ACTION", required=True)
+    wh.add_parser("list", help="each webhook, and whether its address and secret are found")
+    wh.add_parser("test", help="send a test notice to every webhook now")
+    wh_set = wh.add_parser(
+        "set", help="store a webhook address or secret in the OS keyring under NAME"
+    )
+    wh_set.add_argument("name", metavar="NAME", help="the url_env / secret_env name")
+    wh_set.add_argument("--stdin", action="store_true", help="read the value from standard input")
+
     sites = sub.add_parser("sites", help="site adapters for web models")
     sites_sub = sites.add_subparsers(dest="sites_command", metavar="ACTION", required=True)
     sites_sub.add_parser("list", help="built-in and user adapters, with when they were verified")
@@ -294,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
-    from media_assistant.commands import accounts, demo, run, store, tasks, web
+    from media_assistant.commands import accounts, demo, run, store, support, tasks, web
 
     if command == "accounts" and args.accounts_command in ("login", "check"):
         command = "accounts-web"
@@ -312,6 +330,8 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "demo": demo.cmd_demo,
         "backup": store.cmd_backup,
         "restore": store.cmd_restore,
+        "support-bundle": support.cmd_support_bundle,
+        "webhooks": support.cmd_webhooks,
     }
     return handlers[command](paths, args)
 

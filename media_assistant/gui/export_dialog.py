@@ -195,9 +195,7 @@ class ExportDialog(QDialog):
         saved = QSettings().value(SETTINGS_FOLDER)
         if saved and Path(str(saved)).is_dir():
             return Path(str(saved))
-        docs = QStandardPaths.writableLocation(
-            QStandardPaths.StandardLocation.DocumentsLocation
-        )
+        docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
         return Path(docs) if docs and Path(docs).is_dir() else Path.home()
 
     def _proposed_name(self) -> str:
@@ -208,9 +206,7 @@ class ExportDialog(QDialog):
             else ExportScope()
         )
         label = {SCOPE_SELECTION: "selection", SCOPE_FILTER: "tasks", SCOPE_ALL: "all-tasks"}
-        return default_export_name(
-            scope, self.fmt(), now=dt.datetime.now(), label=label.get(kind)
-        )
+        return default_export_name(scope, self.fmt(), now=dt.datetime.now(), label=label.get(kind))
 
     def _propose_path(self) -> None:
         if self._path_edited and self.path.text().strip():
