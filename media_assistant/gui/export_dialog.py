@@ -69,7 +69,10 @@ class ExportDialog(QDialog):
             self,
         )
         self.scope_selection = QRadioButton(
-            self.tr("The %n selected task(s)", "", len(self._selected)), self
+            self.tr("The %n selected task(s)", "", len(self._selected))
+            if self._selected
+            else self.tr("Selected tasks (none selected)"),
+            self,
         )
         self.scope_selection.setEnabled(bool(self._selected))
         if not self._selected:
@@ -140,7 +143,7 @@ class ExportDialog(QDialog):
         self.batch.currentIndexChanged.connect(lambda _i: self._propose_path())
         self.format.currentIndexChanged.connect(lambda _i: self._propose_path())
         self._propose_path()
-        self.setMinimumWidth(self.fontMetrics().horizontalAdvance("M") * 42)
+        self.setMinimumWidth(self.fontMetrics().horizontalAdvance("M") * 60)
 
     # ---------------------------------------------------------------- state
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QStyle,
     QVBoxLayout,
     QWidget,
@@ -89,8 +90,11 @@ class NotificationList(QWidget):
         self.mark_all.clicked.connect(self.mark_all_read)
         self.clear_read = QPushButton(self.tr("Clear read"), self)
         self.clear_read.clicked.connect(self._clear_read)
+        for button in (self.mark_all, self.clear_read):
+            button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         buttons = QHBoxLayout()
         buttons.addWidget(self.empty, 1)
+        buttons.addStretch(0)
         buttons.addWidget(self.mark_all)
         buttons.addWidget(self.clear_read)
         layout = QVBoxLayout(self)

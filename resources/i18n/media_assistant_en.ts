@@ -514,6 +514,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         </translation>
     </message>
     <message>
+        <source>Selected tasks (none selected)</source>
+        <translation>Selected tasks (none selected)</translation>
+    </message>
+    <message>
         <source>Select tasks in the table first</source>
         <translation>Select tasks in the table first</translation>
     </message>

@@ -510,6 +510,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         </translation>
     </message>
     <message>
+        <source>Selected tasks (none selected)</source>
+        <translation>选中的任务（未选中任何任务）</translation>
+    </message>
+    <message>
         <source>Select tasks in the table first</source>
         <translation>请先在表格中选择任务</translation>
     </message>
