@@ -81,12 +81,14 @@ async def finish(s: Setup, *, fail: bool = False) -> None:
         await s.astore.finish_success(claim, "ok")
 
 
-async def settled(s: Setup, count: int) -> list[Notice]:
-    for _ in range(300):
-        if len(s.got) >= count:
-            break
+async def settled(s: Setup, count: int, timeout: float = 20.0) -> list[Notice]:
+    """The notices once ``count`` have come (a loaded machine may take seconds), and a moment
+    later, so that one too many would show."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while len(s.got) < count and loop.time() < end:
         await asyncio.sleep(0.01)
-    await asyncio.sleep(0.05)  # and nothing more comes
+    await asyncio.sleep(0.1)
     return s.got
 
 
