@@ -184,6 +184,9 @@ class NoticeCenter:
         self._listeners: list[Listener] = []
         self._open: set[str] = set()
         self._touched: set[str] = set()
+        # Tasks seen going back to pending/running (a retry, a claim): their batch is open
+        # again even if they ended again before the next look.
+        self._reopened: set[str] = set()
         self._wake = asyncio.Event()
         self._attention: set[str] = set()
         self._disk_low = False
@@ -225,14 +228,18 @@ class NoticeCenter:
             if event.batch_id and not event.rows:
                 self._open.add(event.batch_id)
         elif isinstance(event, TasksChanged) and not event.heartbeat:
-            ids = [c.task_id for c in event.changes if "state" in c.values]
-            if ids:
-                self._touched.update(ids)
+            changed = [c for c in event.changes if "state" in c.values]
+            self._reopened.update(c.task_id for c in changed if c.values["state"] in _UNFINISHED)
+            if changed:
+                self._touched.update(c.task_id for c in changed)
                 self._wake.set()
         elif isinstance(event, TasksSynced):
-            ids = [str(r["task_id"]) for r in event.rows if "state" in r]
-            if ids:
-                self._touched.update(ids)
+            rows = [r for r in event.rows if "state" in r]
+            for row in rows:
+                if row["state"] in _UNFINISHED:
+                    self._open.add(str(row["batch_id"]))
+            if rows:
+                self._touched.update(str(r["task_id"]) for r in rows)
                 self._wake.set()
         elif isinstance(event, AccountChanged) and event.status is not None:
             self._on_account(event)
@@ -281,6 +288,9 @@ class NoticeCenter:
         """Look at the batches of the tasks changed since the last look; announce the ended."""
         self._wake.clear()
         touched, self._touched = self._touched, set()
+        reopened, self._reopened = self._reopened, set()
+        if reopened:  # a retried task may have ended again already: its batch was open
+            self._open.update(await self.store.batches_of(sorted(reopened)))
         if not touched:
             return []
         counts = await self.store.batch_counts(sorted(touched))

@@ -21,6 +21,18 @@ class BatchEndReads(StoreBase):
                 ).scalars()
             )
 
+    def batches_of(self, task_ids: Sequence[str]) -> set[str]:
+        """The batches these tasks belong to."""
+        out: set[str] = set()
+        with read_tx(self.engine) as conn:
+            for chunk in chunks(list(task_ids)):
+                out.update(
+                    conn.execute(
+                        select(T.c.batch_id).where(T.c.task_id.in_(chunk)).distinct()
+                    ).scalars()
+                )
+        return out
+
     def batch_counts(self, task_ids: Sequence[str]) -> dict[str, dict[str, int]]:
         """batch id → state → number of tasks, for every batch these tasks belong to."""
         batches: set[str] = set()

@@ -185,6 +185,7 @@ class AsyncStore(_Facade):
     # batch ends (notices)
     open_batches = _on_reader(Store.open_batches)
     batch_counts = _on_reader(Store.batch_counts)
+    batches_of = _on_reader(Store.batches_of)
 
 
 class AsyncAccounts(_Facade):
