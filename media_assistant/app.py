@@ -211,6 +211,7 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
     window.show()
     with contextlib.suppress(TimeoutError):  # a window that starts minimised is not drawn
         await asyncio.wait_for(painted, FIRST_PAINT_WAIT_S)
+    await window.start_notices()  # batch ended, account needs you, disk low; webhooks
     await scheduler.start()
     log.info("Media Assistant %s started on %s", __version__, services.paths.data_dir)
     if offer_download:  # no browser on this PC (frozen): ask, after the window is up
@@ -226,6 +227,7 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )
     await scheduler.stop()
+    await window.stop_notices()
     if not upkeep.done():  # a backup in progress finishes: its thread cannot be interrupted
         await asyncio.wait({upkeep})
     await controller.close()

@@ -83,10 +83,20 @@ def build_parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="counts per lane and state; accounts")
     status.add_argument("--json", action="store_true")
 
-    export = sub.add_parser("export", help="write one record per task")
-    export.add_argument("-o", "--output", type=Path, required=True)
+    export = sub.add_parser(
+        "export", help="write one record per task: its input row beside its results"
+    )
+    export.add_argument("ids", nargs="*", metavar="ID", help="only these tasks, in this order")
     export.add_argument(
-        "--format", choices=["csv", "jsonl", "xlsx", "md"], help="default: from the file extension"
+        "-o",
+        "--output",
+        type=Path,
+        help="file (a folder for md-folder); default: <batch or 'tasks'>-<date>.<ext> here",
+    )
+    export.add_argument(
+        "--format",
+        choices=["csv", "jsonl", "xlsx", "md", "docx", "md-folder"],
+        help="default: from the file extension (none: md-folder); xlsx without -o",
     )
     export.add_argument("--batch", help="only this batch")
     export.add_argument(
@@ -94,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         choices=["pending", "running", "success", "failed", "canceled"],
         help="only tasks in this state (repeatable)",
+    )
+    export.add_argument(
+        "--headers",
+        choices=["en", "zh"],
+        default="en",
+        help="column names in English (the field names; default) or Chinese",
     )
 
     cancel = sub.add_parser(
@@ -161,6 +177,24 @@ def build_parser() -> argparse.ArgumentParser:
         "aside); refused while a scheduler runs",
     )
     restore.add_argument("file", type=Path, metavar="FILE")
+
+    bundle = sub.add_parser(
+        "support-bundle",
+        help="a zip for support: logs, task events, redacted config, versions, self-check",
+    )
+    bundle.add_argument(
+        "-o", "--output", type=Path, help="the .zip (default: support-bundle-<time>.zip here)"
+    )
+
+    webhooks = sub.add_parser("webhooks", help="list, test and store webhook addresses")
+    wh = webhooks.add_subparsers(dest="webhooks_command", metavar="ACTION", required=True)
+    wh.add_parser("list", help="each webhook, and whether its address and secret are found")
+    wh.add_parser("test", help="send a test notice to every webhook now")
+    wh_set = wh.add_parser(
+        "set", help="store a webhook address or secret in the OS keyring under NAME"
+    )
+    wh_set.add_argument("name", metavar="NAME", help="the url_env / secret_env name")
+    wh_set.add_argument("--stdin", action="store_true", help="read the value from standard input")
 
     sites = sub.add_parser("sites", help="site adapters for web models")
     sites_sub = sites.add_subparsers(dest="sites_command", metavar="ACTION", required=True)
@@ -278,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
-    from media_assistant.commands import accounts, demo, run, store, tasks, web
+    from media_assistant.commands import accounts, demo, run, store, support, tasks, web
 
     if command == "accounts" and args.accounts_command in ("login", "check"):
         command = "accounts-web"
@@ -296,6 +330,8 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "demo": demo.cmd_demo,
         "backup": store.cmd_backup,
         "restore": store.cmd_restore,
+        "support-bundle": support.cmd_support_bundle,
+        "webhooks": support.cmd_webhooks,
     }
     return handlers[command](paths, args)
 

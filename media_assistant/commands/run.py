@@ -25,6 +25,7 @@ from media_assistant.core.backups import has_tasks, latest_backup
 from media_assistant.core.errors import StoreDamaged, StoreLocked
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
 from media_assistant.core.locks import DataDirLock, runtime_dir
+from media_assistant.core.notices import notice_text
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.scheduler import Scheduler, StuckModel
@@ -32,6 +33,7 @@ from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store.facade import AsyncStore
 from media_assistant.core.store_file import damaged, translate
 from media_assistant.core.upkeep import start_of_day
+from media_assistant.notices_runtime import Notices
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
@@ -137,6 +139,9 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
     await _startup_checkup(services)
     scheduler = services.scheduler()
     unsubscribe = services.bus.subscribe(progress.on_event)
+    notices = Notices(services)  # batch ended, account needs you, disk low; webhooks
+    notices.subscribe(lambda n: print("notice: " + ": ".join(notice_text(n, "en")), flush=True))
+    await notices.start()
     await scheduler.start()
     if tasks:
         result = await scheduler.submit(tasks)
@@ -176,6 +181,7 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
             with contextlib.suppress(asyncio.CancelledError):
                 await runner
         await scheduler.stop()
+        await notices.stop()
         unsubscribe()
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):

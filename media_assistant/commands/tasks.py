@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from media_assistant.commands.common import (
     open_services,
@@ -14,7 +15,12 @@ from media_assistant.commands.common import (
 )
 from media_assistant.commands.pacing import pacing_status
 from media_assistant.core.errors import InputError
-from media_assistant.core.export import export_tasks
+from media_assistant.core.export import (
+    ExportScope,
+    default_export_name,
+    export_scope,
+    resolve_format,
+)
 from media_assistant.core.paths import Paths
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.services import Services
@@ -107,14 +113,24 @@ def cmd_status(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def cmd_export(paths: Paths, args: argparse.Namespace) -> int:
+    states = tuple(TaskState(s) for s in args.state) if args.state else None
+    scope = ExportScope(
+        task_ids=tuple(args.ids) if args.ids else None, batch_id=args.batch, states=states
+    )
+    output: Path | None = args.output
+    if output is None:  # never a fixed name: the batch (or "tasks") and the time
+        fmt = args.format or "xlsx"
+        output = Path.cwd() / default_export_name(scope, fmt)
+    else:
+        fmt = resolve_format(output, args.format)
     services = open_services(paths, args, read_only=True, require_config=False)
     try:
-        states = [TaskState(s) for s in args.state] if args.state else None
-        records = services.store.iter_tasks(states=states, batch_id=args.batch)
-        written = export_tasks(records, args.output, args.format)
+        if args.ids:
+            _check_known(services, args.ids)
+        written = export_scope(services.store, scope, output, fmt, headers=args.headers)
     finally:
         services.close()
-    print(f"{written} tasks written to {args.output}")
+    print(f"{written} tasks written to {output}")
     return EXIT_OK
 
 

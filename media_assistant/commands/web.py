@@ -25,13 +25,21 @@ def _web_accounts(services: Services) -> list[AccountConfig]:
 
 
 def cmd_selfcheck(paths: Paths, args: argparse.Namespace) -> int:
+    from media_assistant.core.locks import DataDirLock
     from media_assistant.providers.web.checkup import run_checkup
 
-    services = open_services(paths, args)
+    # It stops browsers on our profiles: never while a scheduler (the window, `run`) uses
+    # them — that one checks before each web task itself. SchedulerBusy: exit 3.
+    lock = DataDirLock(paths.data_dir)
+    lock.acquire()
     try:
-        checkup = run_checkup(services.config, paths, services.accounts)
+        services = open_services(paths, args)
+        try:
+            checkup = run_checkup(services.config, paths, services.accounts)
+        finally:
+            services.close()
     finally:
-        services.close()
+        lock.release()
     if args.json:
         print(checkup.to_json())
     else:

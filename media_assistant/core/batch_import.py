@@ -256,6 +256,25 @@ class _TaskBuilder:
                     (number, at + f"column {name!r}: " + _too_long("the value", len(value)))
                 )
 
+    def _inputs(self, cells: list[str], *, template_given: bool) -> tuple[tuple[str, str], ...]:
+        """The source row as exports show it beside the result: every column except those the
+        task took as its own fields (with a template, a ``prompt`` column is only an input).
+        Unnamed columns are ``#n``; a repeated name gets `` (2)``."""
+        own = {i for name, i in self.column_of.items() if not (template_given and name == "prompt")}
+        out: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for index, value in enumerate(cells):
+            if index in own:
+                continue
+            name = self.table.columns[index] or f"#{index + 1}"
+            unique, n = name, 1
+            while unique in seen:
+                n += 1
+                unique = f"{name} ({n})"
+            seen.add(unique)
+            out.append((unique, value))
+        return tuple(out)
+
     def build(self, *, template_given: bool) -> list[NewTask]:
         tasks: list[NewTask] = []
         seen_ids: dict[str, int] = {}
@@ -313,6 +332,7 @@ class _TaskBuilder:
             if model is None or kind is None or len(self.problems) > problems_before:
                 continue
             system_prompt = cell(cells, "system_prompt") or self.default_system_prompts.get(model)
+            inputs = self._inputs(cells, template_given=template_given)
             tasks.append(
                 NewTask(
                     task_id=task_id,
@@ -324,6 +344,7 @@ class _TaskBuilder:
                     title=cell(cells, "title") or None,
                     priority=priority,
                     generated_id="task_id" not in self.column_of,
+                    inputs=inputs,
                 )
             )
         for model, numbers in unknown_models.items():

@@ -19,6 +19,7 @@ from media_assistant.core.diagnostics import (
     DiagnosticsRetention,
 )
 from media_assistant.core.errors import ConfigError
+from media_assistant.core.notify_config import NotificationsConfig, WebhookConfig
 from media_assistant.core.pacing import PacingConfig
 from media_assistant.core.states import ModelKind
 
@@ -233,6 +234,9 @@ class AppConfig(BaseModel):
     simulation: SimulationConfig = SimulationConfig()
     models: list[ModelConfig] = Field(default_factory=list)
     accounts: list[AccountConfig] = Field(default_factory=list)
+    # Issue 12 item 5 (core/notify_config.py): notices and the webhooks that carry them.
+    notifications: NotificationsConfig = NotificationsConfig()
+    webhooks: list[WebhookConfig] = Field(default_factory=list)
 
     def model(self, name: str) -> ModelConfig | None:
         return next((m for m in self.models if m.name == name), None)

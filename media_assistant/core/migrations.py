@@ -56,12 +56,26 @@ def _v5_pacing_and_plain_text(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE tasks ADD COLUMN result_plain TEXT"))
 
 
+def _v6_reserved(conn: Connection) -> None:
+    """Step 6 belongs to issue 12's other half (operator-a: pause, priorities, schedules); this
+    placeholder only keeps the numbering whole on this branch. The merge takes theirs."""
+
+
+def _v7_task_inputs(conn: Connection) -> None:
+    """Issue 12 item 4: ``tasks.inputs_json``, a batch file's source row per task, so an export
+    carries the inputs beside the results. Needs nothing step 6 does; idempotent."""
+    if "inputs_json" not in {c["name"] for c in inspect(conn).get_columns("tasks")}:
+        conn.execute(text("ALTER TABLE tasks ADD COLUMN inputs_json TEXT"))
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
 STEPS: dict[int, Callable[[Connection], None]] = {
     2: _v2_pending_not_before_index,
     3: _v3_seq_index,
     4: _v4_event_origin,
     5: _v5_pacing_and_plain_text,
+    6: _v6_reserved,
+    7: _v7_task_inputs,
 }
 
 
@@ -69,7 +83,8 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # export, lists) do not write, so they read an older store as it is. Versions 2 and 3 only added
 # indexes. A step that adds or renames a column must raise this to its own version (an older
 # store is then upgraded by the first command that opens it, read-only or not).
-OLDEST_READABLE = 5  # 4 added task_events.origin, 5 tasks.result_plain: both read by every query
+# 4 added task_events.origin, 5 tasks.result_plain, 7 tasks.inputs_json: read by every query.
+OLDEST_READABLE = 7
 
 
 class SchemaTooNew(RuntimeError):

@@ -27,6 +27,9 @@ class NewTask:
     title: str | None = None
     priority: int = 0
     generated_id: bool = False
+    # The batch file's source row beside the task's own fields: (column, value) pairs in the
+    # file's order, template variables included (stored as tasks.inputs_json; exports show it).
+    inputs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,8 @@ class TaskRecord:
     error_message: str | None
     # Web answers: the page's plain text beside the Markdown in result_text (schema v5).
     result_plain: str | None = None
+    # The batch file's source row as JSON {column: value} (schema v7); None for pasted prompts.
+    inputs_json: str | None = None
 
     @classmethod
     def from_mapping(cls, row: Mapping[str, Any] | RowMapping) -> TaskRecord:

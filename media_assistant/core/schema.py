@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 7
 
 
 class TaskRow(SQLModel, table=True):
@@ -50,6 +50,10 @@ class TaskRow(SQLModel, table=True):
     # page showed it (innerText), kept for whoever needs it (schema version 5).
     result_plain: str | None = Field(default=None, sa_column=Column(Text))
     usage_json: str | None = None
+    # The source row of a batch file, as JSON {column: value} in the file's order: every column
+    # not taken as the task's own field (template variables included), so an export can put a
+    # task's inputs beside its result (schema version 7). None for pasted prompts.
+    inputs_json: str | None = Field(default=None, sa_column=Column(Text))
     error_kind: str | None = None
     error_message: str | None = Field(default=None, sa_column=Column(Text))
 

@@ -18,7 +18,7 @@ from media_assistant.core.account_store import AccountStatus
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.eta import Slot
 from media_assistant.core.events import AccountChanged, Event
-from media_assistant.core.export import export_tasks
+from media_assistant.core.export import ExportScope, Headers, export_scope
 from media_assistant.core.pacer import Pacer
 from media_assistant.core.pacing import PacingView
 from media_assistant.core.records import (
@@ -121,18 +121,20 @@ class AppController(QObject):
         await self.accounts_db.set_concurrency(account_id, concurrency)
 
     def export_work(
-        self, path: Path, fmt: str | None, task_ids: Sequence[str] | None = None
+        self,
+        path: Path,
+        fmt: str | None,
+        scope: ExportScope | None = None,
+        headers: Headers = "en",
     ) -> Callable[[JobControl], int]:
-        """An export as a job (gui/jobs.py): read and write on its worker thread, with
-        progress and Cancel (a canceled export leaves no file behind)."""
+        """An export as a job (gui/jobs.py): read and write on its worker thread, streaming,
+        with progress and Cancel (a canceled export leaves no file behind)."""
         store = self.services.store  # the synchronous store: this runs off the loop
 
         def work(control: JobControl) -> int:
-            if task_ids is not None:
-                records = sorted(store.get_many(task_ids), key=lambda r: r.seq)
-                return export_tasks(control.track(records, len(records)), path, fmt)
-            total = store.count_tasks()
-            return export_tasks(control.track(store.iter_tasks(), total), path, fmt)
+            return export_scope(
+                store, scope or ExportScope(), path, fmt, headers=headers, track=control.track
+            )
 
         return work
 

@@ -26,18 +26,20 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
+from media_assistant.core.notices import Notice
 from media_assistant.core.records import NewTask, SubmitResult
-from media_assistant.core.states import TERMINAL_STATES, AccountState, TaskState
-from media_assistant.gui import labels
+from media_assistant.core.states import TERMINAL_STATES, TaskState
 from media_assistant.gui.accounts_panel import AccountsPanel
 from media_assistant.gui.app_icon import app_icon
 from media_assistant.gui.batch_dialog import NewBatchDialog
 from media_assistant.gui.batch_progress import BatchProgress
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.demo_banner import DemoBanner
+from media_assistant.gui.help_actions import HelpActions
 from media_assistant.gui.jobs import spawn
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel, LogPanel
+from media_assistant.gui.notification_list import NotificationList
 from media_assistant.gui.submit_notice import SkippedIdsNotice
 from media_assistant.gui.task_actions import TaskActions
 from media_assistant.gui.task_details import TaskDetailsDialog
@@ -45,6 +47,7 @@ from media_assistant.gui.task_model import TaskTableModel
 from media_assistant.gui.task_rows import TERMINAL
 from media_assistant.gui.task_view import TaskTable
 from media_assistant.gui.timeline import TimelineBar, TimelineWidget
+from media_assistant.notices_runtime import Notices
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +80,6 @@ class MainWindow(QMainWindow):
         self._details: dict[str, TaskDetailsDialog] = {}
         self.skipped_notice: SkippedIdsNotice | None = None
         self.batches = BatchProgress()
-        self._notified_login: set[str] = set()
         self._history_before: int | None = None  # older finished tasks still to load
         self._history: asyncio.Task[None] | None = None
         self._painted: asyncio.Future[None] | None = None
@@ -96,6 +98,14 @@ class MainWindow(QMainWindow):
         self.bottom = QTabWidget(self)
         self.bottom.addTab(self._with_zoom(self.timeline), self.tr("Timeline"))
         self.bottom.addTab(self.log_panel, self.tr("Log"))
+        # Notices (issue 12): the list, the tray, the webhooks; started by the app after the
+        # scheduler (start_notices), so the headless run and the window announce the same.
+        self.notifications = NotificationList(self)
+        self.bottom.addTab(self.notifications, self.tr("Notifications"))
+        self.notifications.unread_changed.connect(self._on_notifications_unread_changed)
+        self.notifications.batch_requested.connect(self._on_notifications_batch_requested)
+        self.notices = Notices(controller.services)
+        self.notices.subscribe(self._on_notice)
         vertical = QSplitter(Qt.Orientation.Vertical, self)
         vertical.addWidget(middle)
         vertical.addWidget(self.bottom)
@@ -106,6 +116,7 @@ class MainWindow(QMainWindow):
         layout.addLayout(lanes)
         layout.addWidget(vertical, 1)
         self.setCentralWidget(central)
+        self._on_notifications_unread_changed(self.notifications.unread_count())
         self.status = QLabel(self)
         self.statusBar().addPermanentWidget(self.status)
         self.task_actions = TaskActions(self, controller, self.table, self.model)
@@ -187,6 +198,7 @@ class MainWindow(QMainWindow):
         self.act_settings = self.task_actions.add(
             bar, self.tr("Settings…"), sp.SP_FileDialogDetailedView, self._open_settings
         )
+        self.help_actions = HelpActions(self, self.controller.services)
         assert self.task_actions.cancel is not None and self.task_actions.retry is not None
         self.act_cancel, self.act_retry = self.task_actions.cancel, self.task_actions.retry
 
@@ -326,24 +338,8 @@ class MainWindow(QMainWindow):
             dialog.update_events(events)
 
     def _on_bridge_account_changed(self, account_id: str) -> None:
-        status = self.controller.account_status(account_id)
-        if status is None:
-            return
-        now = self.controller.now()
-        state = status.state(now)
-        if state in (
-            AccountState.NEEDS_LOGIN,
-            AccountState.NEEDS_ATTENTION,
-            AccountState.CREDENTIALS_REJECTED,
-        ):
-            if account_id not in self._notified_login:
-                self._notified_login.add(account_id)
-                self._notify(
-                    self.tr("Account %1 needs you").replace("%1", account_id),
-                    labels.account_reason(status, now) or labels.account_state(state),
-                )
-        else:
-            self._notified_login.discard(account_id)
+        """The accounts panel follows on its own; an account that needs the operator is
+        announced by the notices (core/notices.py: the list, the tray, webhooks)."""
 
     def _bars(self, rows: Sequence[Any]) -> list[TimelineBar]:
         return [
@@ -377,13 +373,35 @@ class MainWindow(QMainWindow):
                 .replace("%2", str(total))
             )
         self.setWindowTitle(title)
-        for batch in finished:
-            self._notify(
-                self.tr("Batch %1 finished").replace("%1", batch.batch_id),
-                self.tr("%n task(s), %1 not successful", "", batch.total).replace(
-                    "%1", str(batch.not_successful)
-                ),
-            )
+        del finished  # announced by the notices (core/notices.py), in the list and the tray
+
+    # ---------------------------------------------------------------- notices
+
+    async def start_notices(self) -> None:
+        await self.notices.start()
+
+    async def stop_notices(self) -> None:
+        await self.notices.stop()
+
+    def _on_notice(self, notice: Notice) -> None:
+        self.notifications.add(notice)
+        words = self.notifications.words
+        self._notify(words.title(notice), words.text(notice))
+
+    def _on_notifications_unread_changed(self, unread: int) -> None:
+        index = self.bottom.indexOf(self.notifications)
+        text = (
+            self.tr("Notifications (%1)").replace("%1", str(unread))
+            if unread
+            else self.tr("Notifications")
+        )
+        self.bottom.setTabText(index, text)
+
+    def _on_notifications_batch_requested(self, batch_id: str) -> None:
+        combo = self.table.batch_filter
+        index = combo.findData(batch_id)
+        if index >= 0:
+            combo.setCurrentIndex(index)
 
     def _notify(self, title: str, text: str) -> None:
         message = self.tr("%1: %2", "notice title: text").replace("%1", title).replace("%2", text)

@@ -6,14 +6,13 @@ background job with progress, Cancel and, when it is done, *Open folder*."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QMainWindow,
     QMessageBox,
     QStyle,
@@ -21,7 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from media_assistant.core.export import ExportScope, Headers
 from media_assistant.gui.controller import AppController
+from media_assistant.gui.export_dialog import ExportDialog
 from media_assistant.gui.jobs import JobCanceled, JobRunner, spawn
 from media_assistant.gui.task_model import TaskTableModel
 from media_assistant.gui.task_view import TaskTable
@@ -44,6 +45,7 @@ class TaskActions(QObject):
         self.retry: QAction | None = None
         self.jobs = JobRunner(window)
         self.export_job: asyncio.Task[int | None] | None = None
+        self.export_dialog: ExportDialog | None = None
         self.result_box: QMessageBox | None = None
 
     def _show(self, text: str, timeout_ms: int = 8000) -> None:
@@ -142,22 +144,65 @@ class TaskActions(QObject):
         n = len(await retry)
         self._show(self.tr("%n task(s) back in the queue", "", n), 8000)
 
-    def export_tasks(self, ids: list[str] | None) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self.window,
-            self.tr("Export tasks"),
-            str(Path.home() / "media-assistant-export.xlsx"),
-            self.tr("Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)"),
+    def export_tasks(self, scope: ExportScope | Sequence[str] | None = None) -> ExportDialog:
+        """The entry point of every export (toolbar, context menu, a batch's own action):
+        the export dialog with ``scope`` preselected — an :class:`ExportScope` with a batch
+        (e.g. the batches view), ids (the selection), or None (the rows the table shows).
+        Accepting it starts the export as a background job."""
+        if scope is not None and not isinstance(scope, ExportScope):
+            scope = ExportScope(task_ids=tuple(scope))
+        model = self.model
+        batches = [
+            str(self.table.batch_filter.itemData(i))
+            for i in range(1, self.table.batch_filter.count())
+        ]
+        selected = (
+            list(scope.task_ids)
+            if scope is not None and scope.task_ids is not None
+            else self.table.selected_ids()
         )
-        if path:
-            self.export_job = spawn(self.export_to(Path(path), ids), "export")
+        preset = scope
+        if scope is None and self.table.current_batch() is not None and not model.filter.active:
+            preset = ExportScope(batch_id=self.table.current_batch())
+        dialog = ExportDialog(
+            self.window,
+            shown=lambda: [row.task_id for row in model.rows()],
+            shown_count=model.rowCount(),
+            selected=selected,
+            batches=batches,
+            preset=preset,
+            filtered=model.filter.active,
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
-    async def export_to(self, path: Path, ids: list[str] | None) -> int | None:
+        def accepted() -> None:
+            request = dialog.request()
+            self.export_job = spawn(
+                self.export_to(request.path, request.scope, request.fmt, request.headers),
+                "export",
+            )
+
+        dialog.accepted.connect(accepted)
+        dialog.open()
+        self.export_dialog = dialog
+        return dialog
+
+    async def export_to(
+        self,
+        path: Path,
+        scope: ExportScope | Sequence[str] | None,
+        fmt: str | None = None,
+        headers: Headers = "en",
+    ) -> int | None:
         """The export as a background job; the result with *Open folder*, or why it failed."""
+        if scope is None:
+            scope = ExportScope()
+        elif not isinstance(scope, ExportScope):
+            scope = ExportScope(task_ids=tuple(scope))
         try:
             n = await self.jobs.run(
                 self.tr("Exporting to %1…").replace("%1", path.name),
-                self.controller.export_work(path, None, ids),
+                self.controller.export_work(path, fmt, scope, headers),
             )
         except JobCanceled:
             self._show(self.tr("Export canceled; nothing was written"), 8000)
@@ -168,6 +213,7 @@ class TaskActions(QObject):
             )
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             box.open()
+            self.result_box = box
             return None
         text = self.tr("%n task(s) written to %1", "", n).replace("%1", str(path))
         self._show(text, 10000)
@@ -184,6 +230,7 @@ def open_folder_box(parent: QWidget, title: str, text: str, path: Path) -> QMess
         QMessageBox.ButtonRole.ActionRole,
     )
     box.addButton(QMessageBox.StandardButton.Close)
-    folder.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path.parent))))
+    target = path if path.is_dir() else path.parent  # a Markdown folder opens itself
+    folder.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(target))))
     box.open()
     return box

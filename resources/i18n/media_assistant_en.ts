@@ -487,6 +487,153 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>ExportDialog</name>
+    <message>
+        <source>Export tasks</source>
+        <translation>Export tasks</translation>
+    </message>
+    <message numerus="yes">
+        <source>The %n task(s) the table shows</source>
+        <translation>
+            <numerusform>The %n task the table shows</numerusform>
+            <numerusform>The %n tasks the table shows</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The %n task(s) in the table</source>
+        <translation>
+            <numerusform>The %n task in the table</numerusform>
+            <numerusform>The %n tasks in the table</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The %n selected task(s)</source>
+        <translation>
+            <numerusform>The %n selected task</numerusform>
+            <numerusform>The %n selected tasks</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Selected tasks (none selected)</source>
+        <translation>Selected tasks (none selected)</translation>
+    </message>
+    <message>
+        <source>Select tasks in the table first</source>
+        <translation>Select tasks in the table first</translation>
+    </message>
+    <message>
+        <source>Batch:</source>
+        <translation>Batch:</translation>
+    </message>
+    <message>
+        <source>Every task in the store</source>
+        <translation>Every task in the store</translation>
+    </message>
+    <message>
+        <source>Excel workbook (.xlsx)</source>
+        <translation>Excel workbook (.xlsx)</translation>
+    </message>
+    <message>
+        <source>Word document (.docx), one heading per task</source>
+        <translation>Word document (.docx), one heading per task</translation>
+    </message>
+    <message>
+        <source>CSV (.csv)</source>
+        <translation>CSV (.csv)</translation>
+    </message>
+    <message>
+        <source>Markdown, one file (.md)</source>
+        <translation>Markdown, one file (.md)</translation>
+    </message>
+    <message>
+        <source>Markdown folder, one file per task</source>
+        <translation>Markdown folder, one file per task</translation>
+    </message>
+    <message>
+        <source>JSON lines (.jsonl)</source>
+        <translation>JSON lines (.jsonl)</translation>
+    </message>
+    <message>
+        <source>Chinese (中文)</source>
+        <translation>Chinese (中文)</translation>
+    </message>
+    <message>
+        <source>English (field names)</source>
+        <translation>English (field names)</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Browse…</translation>
+    </message>
+    <message>
+        <source>Tasks:</source>
+        <translation>Tasks:</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>Format:</translation>
+    </message>
+    <message>
+        <source>Column names:</source>
+        <translation>Column names:</translation>
+    </message>
+    <message>
+        <source>Save to:</source>
+        <translation>Save to:</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>Export</translation>
+    </message>
+    <message>
+        <source>Folder to create the export in</source>
+        <translation>Folder to create the export in</translation>
+    </message>
+</context>
+<context>
+    <name>HelpActions</name>
+    <message>
+        <source>&amp;Help</source>
+        <translation>&amp;Help</translation>
+    </message>
+    <message>
+        <source>Create support bundle…</source>
+        <translation>Create support bundle…</translation>
+    </message>
+    <message>
+        <source>About Media Assistant</source>
+        <translation>About Media Assistant</translation>
+    </message>
+    <message>
+        <source>Create support bundle</source>
+        <translation>Create support bundle</translation>
+    </message>
+    <message>
+        <source>Zip archive (*.zip)</source>
+        <translation>Zip archive (*.zip)</translation>
+    </message>
+    <message>
+        <source>Creating the support bundle…</source>
+        <translation>Creating the support bundle…</translation>
+    </message>
+    <message>
+        <source>Support bundle failed</source>
+        <translation>Support bundle failed</translation>
+    </message>
+    <message>
+        <source>Support bundle written to %1. Secrets (API keys, webhook addresses) were removed; send it to whoever helps you.</source>
+        <translation>Support bundle written to %1. Secrets (API keys, webhook addresses) were removed; send it to whoever helps you.</translation>
+    </message>
+    <message>
+        <source>Support bundle created</source>
+        <translation>Support bundle created</translation>
+    </message>
+    <message>
+        <source>Media Assistant %1</source>
+        <translation>Media Assistant %1</translation>
+    </message>
+</context>
+<context>
     <name>JobRunner</name>
     <message>
         <source>Cancel</source>
@@ -631,6 +778,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Log</translation>
     </message>
     <message>
+        <source>Notifications</source>
+        <translation>Notifications</translation>
+    </message>
+    <message>
         <source>Last 5 minutes</source>
         <translation>Last 5 minutes</translation>
     </message>
@@ -663,23 +814,8 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Settings…</translation>
     </message>
     <message>
-        <source>Account %1 needs you</source>
-        <translation>Account %1 needs you</translation>
-    </message>
-    <message>
         <source>%1/%2 done — Media Assistant</source>
         <translation>%1/%2 done — Media Assistant</translation>
-    </message>
-    <message>
-        <source>Batch %1 finished</source>
-        <translation>Batch %1 finished</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n task(s), %1 not successful</source>
-        <translation>
-            <numerusform>%n task, %1 not successful</numerusform>
-            <numerusform>%n tasks, %1 not successful</numerusform>
-        </translation>
     </message>
     <message>
         <source>%1: %2</source>
@@ -703,6 +839,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
             <numerusform>%n task added</numerusform>
             <numerusform>%n tasks added</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Notifications (%1)</source>
+        <translation>Notifications (%1)</translation>
     </message>
     <message>
         <source>Sign in to %1 in the browser window, then close it</source>
@@ -784,6 +924,51 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Nothing was submitted. Fix these problems and try again:</source>
         <translation>Nothing was submitted. Fix these problems and try again:</translation>
+    </message>
+</context>
+<context>
+    <name>NoticeWords</name>
+    <message>
+        <source>Batch %1 finished</source>
+        <translation>Batch %1 finished</translation>
+    </message>
+    <message>
+        <source>Batch %1 ended with failures</source>
+        <translation>Batch %1 ended with failures</translation>
+    </message>
+    <message>
+        <source>Account %1 needs you</source>
+        <translation>Account %1 needs you</translation>
+    </message>
+    <message>
+        <source>Disk almost full</source>
+        <translation>Disk almost full</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>
+        <translation>
+            <numerusform>%n task: %1 succeeded, %2 failed, %3 canceled</numerusform>
+            <numerusform>%n tasks: %1 succeeded, %2 failed, %3 canceled</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 MB free on the disk of %2</source>
+        <translation>%1 MB free on the disk of %2</translation>
+    </message>
+</context>
+<context>
+    <name>NotificationList</name>
+    <message>
+        <source>No notifications. Finished batches and accounts that need you show here.</source>
+        <translation>No notifications. Finished batches and accounts that need you show here.</translation>
+    </message>
+    <message>
+        <source>Mark all read</source>
+        <translation>Mark all read</translation>
+    </message>
+    <message>
+        <source>Clear read</source>
+        <translation>Clear read</translation>
     </message>
 </context>
 <context>
@@ -1026,14 +1211,6 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
             <numerusform>%n task back in the queue</numerusform>
             <numerusform>%n tasks back in the queue</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Export tasks</source>
-        <translation>Export tasks</translation>
-    </message>
-    <message>
-        <source>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</source>
-        <translation>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</translation>
     </message>
     <message>
         <source>Exporting to %1…</source>

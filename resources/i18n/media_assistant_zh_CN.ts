@@ -486,6 +486,150 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>ExportDialog</name>
+    <message>
+        <source>Export tasks</source>
+        <translation>导出任务</translation>
+    </message>
+    <message numerus="yes">
+        <source>The %n task(s) the table shows</source>
+        <translation>
+            <numerusform>表格当前显示的 %n 个任务</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The %n task(s) in the table</source>
+        <translation>
+            <numerusform>表格中的 %n 个任务</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The %n selected task(s)</source>
+        <translation>
+            <numerusform>选中的 %n 个任务</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Selected tasks (none selected)</source>
+        <translation>选中的任务（未选中任何任务）</translation>
+    </message>
+    <message>
+        <source>Select tasks in the table first</source>
+        <translation>请先在表格中选择任务</translation>
+    </message>
+    <message>
+        <source>Batch:</source>
+        <translation>批次：</translation>
+    </message>
+    <message>
+        <source>Every task in the store</source>
+        <translation>全部任务</translation>
+    </message>
+    <message>
+        <source>Excel workbook (.xlsx)</source>
+        <translation>Excel 工作簿 (.xlsx)</translation>
+    </message>
+    <message>
+        <source>Word document (.docx), one heading per task</source>
+        <translation>Word 文档 (.docx)，每个任务一个标题</translation>
+    </message>
+    <message>
+        <source>CSV (.csv)</source>
+        <translation>CSV (.csv)</translation>
+    </message>
+    <message>
+        <source>Markdown, one file (.md)</source>
+        <translation>Markdown，单个文件 (.md)</translation>
+    </message>
+    <message>
+        <source>Markdown folder, one file per task</source>
+        <translation>Markdown 文件夹，每个任务一个文件</translation>
+    </message>
+    <message>
+        <source>JSON lines (.jsonl)</source>
+        <translation>JSON Lines (.jsonl)</translation>
+    </message>
+    <message>
+        <source>Chinese (中文)</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>English (field names)</source>
+        <translation>英文（字段名）</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Tasks:</source>
+        <translation>任务：</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <source>Column names:</source>
+        <translation>列名：</translation>
+    </message>
+    <message>
+        <source>Save to:</source>
+        <translation>保存到：</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Folder to create the export in</source>
+        <translation>导出到哪个文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>HelpActions</name>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Create support bundle…</source>
+        <translation>生成支持诊断包…</translation>
+    </message>
+    <message>
+        <source>About Media Assistant</source>
+        <translation>关于 AI 智能媒体助理</translation>
+    </message>
+    <message>
+        <source>Create support bundle</source>
+        <translation>生成支持诊断包</translation>
+    </message>
+    <message>
+        <source>Zip archive (*.zip)</source>
+        <translation>Zip 压缩包 (*.zip)</translation>
+    </message>
+    <message>
+        <source>Creating the support bundle…</source>
+        <translation>正在生成支持诊断包…</translation>
+    </message>
+    <message>
+        <source>Support bundle failed</source>
+        <translation>支持诊断包生成失败</translation>
+    </message>
+    <message>
+        <source>Support bundle written to %1. Secrets (API keys, webhook addresses) were removed; send it to whoever helps you.</source>
+        <translation>支持诊断包已保存到 %1。其中的密钥（API 密钥、Webhook 地址）已移除，可以发给为你提供支持的人。</translation>
+    </message>
+    <message>
+        <source>Support bundle created</source>
+        <translation>支持诊断包已生成</translation>
+    </message>
+    <message>
+        <source>Media Assistant %1</source>
+        <translation>AI 智能媒体助理 %1</translation>
+    </message>
+</context>
+<context>
     <name>JobRunner</name>
     <message>
         <source>Cancel</source>
@@ -626,6 +770,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>日志</translation>
     </message>
     <message>
+        <source>Notifications</source>
+        <translation>通知</translation>
+    </message>
+    <message>
         <source>Last 5 minutes</source>
         <translation>最近 5 分钟</translation>
     </message>
@@ -658,22 +806,8 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>设置…</translation>
     </message>
     <message>
-        <source>Account %1 needs you</source>
-        <translation>账号 %1 需要处理</translation>
-    </message>
-    <message>
         <source>%1/%2 done — Media Assistant</source>
         <translation>已完成 %1/%2 — AI 智能媒体助理</translation>
-    </message>
-    <message>
-        <source>Batch %1 finished</source>
-        <translation>批次 %1 已结束</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n task(s), %1 not successful</source>
-        <translation>
-            <numerusform>共 %n 个任务，%1 个未成功</numerusform>
-        </translation>
     </message>
     <message>
         <source>%1: %2</source>
@@ -695,6 +829,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>
             <numerusform>新增 %n 个任务</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Notifications (%1)</source>
+        <translation>通知（%1）</translation>
     </message>
     <message>
         <source>Sign in to %1 in the browser window, then close it</source>
@@ -774,6 +912,50 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Nothing was submitted. Fix these problems and try again:</source>
         <translation>未提交任何任务。请修正以下问题后重试：</translation>
+    </message>
+</context>
+<context>
+    <name>NoticeWords</name>
+    <message>
+        <source>Batch %1 finished</source>
+        <translation>批次 %1 已完成</translation>
+    </message>
+    <message>
+        <source>Batch %1 ended with failures</source>
+        <translation>批次 %1 已结束，有失败的任务</translation>
+    </message>
+    <message>
+        <source>Account %1 needs you</source>
+        <translation>账号 %1 需要处理</translation>
+    </message>
+    <message>
+        <source>Disk almost full</source>
+        <translation>磁盘空间不足</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>
+        <translation>
+            <numerusform>共 %n 个任务：成功 %1，失败 %2，取消 %3</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 MB free on the disk of %2</source>
+        <translation>%2 所在磁盘仅剩 %1 MB</translation>
+    </message>
+</context>
+<context>
+    <name>NotificationList</name>
+    <message>
+        <source>No notifications. Finished batches and accounts that need you show here.</source>
+        <translation>暂无通知。批次完成、账号需要处理时会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Mark all read</source>
+        <translation>全部标为已读</translation>
+    </message>
+    <message>
+        <source>Clear read</source>
+        <translation>清除已读</translation>
     </message>
 </context>
 <context>
@@ -1013,14 +1195,6 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>
             <numerusform>%n 个任务已重新排队</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>Export tasks</source>
-        <translation>导出任务</translation>
-    </message>
-    <message>
-        <source>Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON lines (*.jsonl)</source>
-        <translation>Excel 表格 (*.xlsx);;CSV (*.csv);;Markdown (*.md);;JSON Lines (*.jsonl)</translation>
     </message>
     <message>
         <source>Exporting to %1…</source>

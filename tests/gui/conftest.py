@@ -26,3 +26,16 @@ def _qasync_loop() -> AppEventLoop:
 
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callable[[], Any]]:
     return {"qasync": _qasync_loop}
+
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _private_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test's QSettings (window geometry, unread notifications, the export folder) in a
+    folder of its own: nothing leaks between tests or into the real user's settings."""
+    folder = tmp_path_factory.mktemp("qsettings")
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(folder))
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))

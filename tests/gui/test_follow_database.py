@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from media_assistant.core import db
+from media_assistant.core.export import ExportScope
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
@@ -128,5 +129,23 @@ async def test_the_window_runs_no_statement_on_the_event_loop_thread(
     export = window.controller.services.paths.data_dir / "out.jsonl"
     written = await window.task_actions.export_to(export, None)
     assert written == 3 and export.exists()
+    # Issue 12: the export dialog's entry point (a batch, as the batches view asks), the
+    # notices (batch counts read when tasks change), the support bundle of the Help menu.
+    await window.start_notices()
+    dialog = window.task_actions.export_tasks(ExportScope(batch_id="first"))
+    target = window.controller.services.paths.data_dir / "first.docx"
+    dialog.format.setCurrentIndex(dialog.format.findData("docx"))
+    dialog.path.setText(str(target))
+    dialog.accept()
+    assert window.task_actions.export_job is not None
+    assert await window.task_actions.export_job == 3 and target.exists()
+    await controller.cancel(["t1", "t2"])
+    await controller.cancel(["t0"])
+    await window.notices.center.check_batches()
+    bundle = window.controller.services.paths.data_dir / "support.zip"
+    assert await window.help_actions.create_bundle(bundle) is not None
+    await window.stop_notices()
+    assert [n.kind.value for n in window.notices.center.sent] == ["batch_done"]
+    assert window.notifications.unread_count() == 1
     await window.controller.follower.poll()
     assert db.loop_sql_sites == []

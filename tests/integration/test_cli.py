@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -175,6 +176,9 @@ def test_a_second_scheduler_on_the_same_data_dir_exits_3(tmp_path: Path) -> None
         assert f"pid {first.pid}" in second.stderr
         status = json.loads(cli(data, "status", "--json").stdout)
         assert status["scheduler"]["pid"] == first.pid
+        # The self-check stops browsers on our profiles: never under a running scheduler.
+        check = cli(data, "selfcheck")
+        assert check.returncode == 3 and "another scheduler is running" in check.stderr
     finally:
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=60)
@@ -281,6 +285,59 @@ def test_export_writes_every_task(tmp_path: Path) -> None:
         "error_kind",
         "error_message",
     }
+
+
+def test_export_of_a_batch_with_chinese_headers_and_a_default_name(tmp_path: Path) -> None:
+    """``export --batch B --headers zh`` without ``-o``: a file named after the batch and the
+    time in the current folder, the source row's extra column beside the result."""
+    data = tmp_path / "data"
+    write_config(data)
+    batch = tmp_path / "topics.csv"
+    batch.write_text("task_id,topic,model\nk1,tea,web-model\nk2,silk,web-model\n", "utf-8")
+    assert (
+        cli(
+            data, "submit", str(batch), "--template", "Write about {topic}", "--batch-id", "b1"
+        ).returncode
+        == 0
+    )
+    write_batch(tmp_path / "other.csv", 1, prefix="o")
+    assert cli(data, "submit", str(tmp_path / "other.csv"), "--batch-id", "b2").returncode == 0
+    work = tmp_path / "work"
+    work.mkdir()
+    result = subprocess.run(  # noqa: PLW1510 - the exit code is the subject
+        [
+            sys.executable,
+            "-m",
+            "media_assistant",
+            "--data-dir",
+            str(data),
+            "export",
+            "--batch",
+            "b1",
+            "--headers",
+            "zh",
+            "--format",
+            "csv",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert result.returncode == 0, result.stderr
+    (written,) = work.iterdir()
+    assert written.name.startswith("b1-") and written.suffix == ".csv"
+    assert f"2 tasks written to {written}" in result.stdout
+    with written.open(encoding="utf-8-sig", newline="") as file:
+        rows = list(csv.DictReader(file))
+    assert [r["任务ID"] for r in rows] == ["k1", "k2"]
+    assert rows[0]["topic"] == "tea" and rows[0]["提示词"] == "Write about tea"
+    docx = tmp_path / "b1.docx"
+    assert cli(data, "export", "--batch", "b1", "-o", str(docx)).returncode == 0
+    assert docx.read_bytes().startswith(b"PK")
+    bad = cli(data, "export", "--headers", "fr", "-o", str(tmp_path / "x.csv"))
+    assert bad.returncode == 2
 
 
 def test_accounts_toggle_and_a_run_that_cannot_progress_ends(tmp_path: Path) -> None:

@@ -568,3 +568,28 @@ def test_tasks_from_lines() -> None:
         tasks_from_lines("a", model="x", models=MODELS, batch_id="p")
     with pytest.raises(InputError, match="no prompts"):
         tasks_from_lines(" \n\n", model="ds-web", models=MODELS, batch_id="p")
+
+
+def test_each_task_keeps_its_source_row_beside_its_own_fields(tmp_path: Path) -> None:
+    """Exports put a task's inputs beside its result: every column the task did not take as
+    its own field stays with it, template variables included, in the file's order."""
+    path = tmp_path / "topics.csv"
+    path.write_text(
+        "标题,topic,audience,,model\n春节,fireworks,kids,x1,m\n国庆,parade,adults,x2,m\n",
+        encoding="utf-8",
+    )
+    tasks = read_batch(
+        path, models={"m": ModelKind.API}, template="Write about {topic} for {audience}"
+    )
+    assert [t.title for t in tasks] == ["春节", "国庆"]
+    assert tasks[0].inputs == (("topic", "fireworks"), ("audience", "kids"), ("#4", "x1"))
+    assert tasks[1].prompt == "Write about parade for adults"
+
+
+def test_with_a_template_a_prompt_column_is_an_input_like_any_other(tmp_path: Path) -> None:
+    path = tmp_path / "b.jsonl"
+    path.write_text('{"prompt": "old", "topic": "tea"}\n', encoding="utf-8")
+    (task,) = read_batch(path, models={"m": ModelKind.API}, default_model="m", template="{topic}")
+    assert task.inputs == (("prompt", "old"), ("topic", "tea"))
+    (plain,) = read_batch(path, models={"m": ModelKind.API}, default_model="m")
+    assert plain.prompt == "old" and plain.inputs == (("topic", "tea"),)

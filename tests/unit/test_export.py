@@ -15,7 +15,8 @@ import openpyxl
 import pytest
 
 from media_assistant.core.errors import InputError
-from media_assistant.core.export import EXPORT_FIELDS, XLSX_CELL_LIMIT, export_tasks, local_iso
+from media_assistant.core.export import EXPORT_FIELDS, export_tasks, local_iso
+from media_assistant.core.export_xlsx import XLSX_CELL_LIMIT
 from media_assistant.core.records import TASK_COLUMNS, TaskRecord
 
 CREATED = 1_764_483_901.75  # 2025-11-30T06:25:01.75Z
@@ -108,7 +109,7 @@ def test_csv_round_trip(tmp_path: Path, shanghai_time: None) -> None:
     assert second["error_message"] == '\'=HYPERLINK("http://evil")'
     assert third["result_text"] == "'+1 -2 @SUM(A1)"
     assert (fourth["result_text"], fourth["error_message"]) == ("'-5", "'@cmd")
-    assert b"secret prompt text" not in raw
+    assert first["prompt"] == "secret prompt text"  # the input beside the result
 
 
 def test_empty_export_writes_the_header(tmp_path: Path) -> None:
@@ -130,7 +131,10 @@ def test_jsonl_round_trip(tmp_path: Path) -> None:
     lines = text.splitlines()  # splits at U+2028 too: those must be escaped
     assert len(lines) == 5
     rows = [json.loads(line) for line in lines]
-    assert [tuple(r) for r in rows] == [EXPORT_FIELDS] * 5
+    expected = list(EXPORT_FIELDS)
+    expected.insert(expected.index("system_prompt") + 1, "inputs")
+    assert [list(r) for r in rows] == [expected] * 5
+    assert rows[0]["inputs"] == {}  # a pasted prompt has no source row
     assert rows[0]["result_text"] == RESULT
     assert rows[0]["batch_id"] == "周报-1"
     assert "周报" in text  # readable, not \\u escapes
@@ -162,11 +166,14 @@ def test_xlsx_round_trip(tmp_path: Path, shanghai_time: None) -> None:
     data = [dict(zip(EXPORT_FIELDS, row, strict=True)) for row in rows[1:]]
     assert data[0]["result_text"] == RESULT.replace("\r\n", "\n")  # Excel's in-cell newline
     assert data[0]["batch_id"] == "周报-1"
-    assert data[0]["created_at"] == "2025-11-30T14:25:01+08:00"
-    assert data[0]["attempt"] == 1
+    # Typed cells: local time as a date cell (Excel has no zones), attempt a number.
+    assert data[0]["created_at"] == dt.datetime(2025, 11, 30, 14, 25, 1)
+    assert data[0]["attempt"] == 1 and data[1]["attempt"] == 3
     assert data[1]["started_at"] is None
-    assert data[1]["error_message"] == '\'=HYPERLINK("http://evil")'
-    assert data[2]["result_text"] == "'+1 -2 @SUM(A1)"
+    # Only "=" would make openpyxl write a formula: it is a string cell, with no visible '.
+    assert data[1]["error_message"] == '=HYPERLINK("http://evil")'
+    assert data[2]["result_text"] == "+1 -2 @SUM(A1)"
+    assert data[3]["result_text"] == "-5" and data[3]["error_message"] == "@cmd"
     assert data[4]["result_text"] == "bell and nul removed"
     assert len(data[4]["error_message"]) == XLSX_CELL_LIMIT
     assert "see the JSONL or MD export" in data[4]["error_message"]
@@ -182,7 +189,7 @@ def test_xlsx_round_trip(tmp_path: Path, shanghai_time: None) -> None:
         for i, name in enumerate(EXPORT_FIELDS)
     }
     assert widths["result_text"] >= 60
-    assert widths["created_at"] >= len("2025-11-30T14:25:01+08:00")
+    assert widths["created_at"] >= len("2025-11-30 14:25:01")
     assert widths["model_kind"] < widths["created_at"]
     workbook.close()
 
@@ -197,11 +204,13 @@ def test_markdown_sections(tmp_path: Path, shanghai_time: None) -> None:
     raw = path.read_bytes()
     assert b"\r" not in raw
     text = raw.decode("utf-8")
-    assert text.startswith("## t-1 — success\n\n")
-    assert "model `ds-chat` (api) · account `ds-api` · attempt 1" in text
-    assert "created 2025-11-30T14:25:01+08:00" in text
+    assert text.startswith("## 春天 — success\n\n")  # the title, else the task id
+    assert "task_id `t-1`" in text
+    assert "model `ds-chat` (api) · account_id `ds-api` · attempt 1" in text
+    assert "created_at 2025-11-30T14:25:01+08:00" in text
+    assert "**prompt**\n\n> secret prompt text" in text
     assert RESULT.replace("\r\n", "\n") + "\n" in text
-    assert "## t-2 — failed\n\n" in text
+    assert "## 春天 — failed\n\n" in text
     assert '**Error** `timeout`: =HYPERLINK("http://evil")' in text
     assert re.search(r"^---$", text, re.MULTILINE)
 
@@ -214,7 +223,7 @@ def test_markdown_sections(tmp_path: Path, shanghai_time: None) -> None:
     [
         ("out.txt", "csv", lambda b: b.startswith(b"\xef\xbb\xbftask_id,")),
         ("out.data", "JSONL", lambda b: b.startswith(b'{"task_id"')),
-        ("out", "md", lambda b: b.startswith(b"## t-1")),
+        ("out", "md", lambda b: b.startswith("## 春天".encode())),
         ("OUT.XLSX", None, lambda b: b.startswith(b"PK")),
     ],
 )
@@ -226,9 +235,9 @@ def test_format_from_argument_or_extension(
     assert callable(check) and check(path.read_bytes())
 
 
-@pytest.mark.parametrize(("name", "fmt"), [("out.txt", None), ("out.csv", "pdf"), ("out", None)])
+@pytest.mark.parametrize(("name", "fmt"), [("out.txt", None), ("out.csv", "pdf")])
 def test_unknown_format(tmp_path: Path, name: str, fmt: str | None) -> None:
-    with pytest.raises(InputError, match=r"allowed: csv, jsonl, xlsx, md"):
+    with pytest.raises(InputError, match=r"allowed: csv, jsonl, xlsx, md, docx, md-folder"):
         export_tasks(RECORDS, tmp_path / name, fmt)
     assert list(tmp_path.iterdir()) == []
 
@@ -238,7 +247,7 @@ def test_unknown_format_names_it(tmp_path: Path) -> None:
         export_tasks(RECORDS, tmp_path / "out.pdf")
 
 
-@pytest.mark.parametrize("fmt", ["csv", "jsonl", "xlsx", "md"])
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "xlsx", "md", "docx"])
 def test_failure_midway_leaves_no_file(tmp_path: Path, fmt: str) -> None:
     path = tmp_path / f"out.{fmt}"
     with pytest.raises(RuntimeError, match="mid-export"):
@@ -246,7 +255,7 @@ def test_failure_midway_leaves_no_file(tmp_path: Path, fmt: str) -> None:
     assert list(tmp_path.iterdir()) == []  # no target, no temp file
 
 
-@pytest.mark.parametrize("fmt", ["csv", "jsonl", "xlsx", "md"])
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "xlsx", "md", "docx"])
 def test_failure_midway_keeps_the_old_file(tmp_path: Path, fmt: str) -> None:
     path = tmp_path / f"out.{fmt}"
     path.write_bytes(b"yesterday's export")
@@ -264,7 +273,7 @@ def test_a_record_whose_field_raises(tmp_path: Path) -> None:
     path = tmp_path / "out.xlsx"
     path.write_bytes(b"old")
     records: Iterable[TaskRecord] = [RECORDS[0], Broken()]  # type: ignore[list-item]
-    with pytest.raises(ValueError, match="cannot read task_id"):
+    with pytest.raises(ValueError, match="cannot read "):
         export_tasks(records, path)
     assert path.read_bytes() == b"old"
     assert list(tmp_path.iterdir()) == [path]
@@ -288,7 +297,8 @@ def test_missing_folder_and_folder_target(tmp_path: Path) -> None:
 
 def test_only_export_fields_leave_the_store() -> None:
     assert set(EXPORT_FIELDS) <= set(TASK_COLUMNS)
-    assert not {"prompt", "system_prompt", "usage_json"} & set(EXPORT_FIELDS)
+    internal = {"usage_json", "owner_id", "lease", "result_plain", "reasoning_text"}
+    assert not internal & set(EXPORT_FIELDS)
     assert not any("key" in f.name for f in dataclasses.fields(TaskRecord))
 
 

@@ -53,6 +53,7 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     con.execute("ALTER TABLE task_events DROP COLUMN origin")  # added by version 4
     con.execute("DROP TABLE account_pacing")  # added by version 5
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")  # added by version 5
+    con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # added by version 7
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
         "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
@@ -103,6 +104,7 @@ def test_a_version_4_database_gets_the_pacing_table_and_plain_text_column(tmp_pa
     con = sqlite3.connect(old)
     con.execute("DROP TABLE account_pacing")
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")
+    con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # version 7
     con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     con.commit()
     con.close()
@@ -124,6 +126,7 @@ def test_a_development_version_2_database_gets_the_final_step_2_index(tmp_path: 
     con.execute("DROP INDEX ix_tasks_state_not_before")
     con.execute("DROP INDEX ix_tasks_seq")
     con.execute("ALTER TABLE task_events DROP COLUMN origin")  # version 4
+    con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # version 7
     con.execute(
         "CREATE INDEX ix_tasks_pending_not_before ON tasks (not_before) WHERE state = 'pending'"
     )
@@ -136,3 +139,25 @@ def test_a_development_version_2_database_gets_the_final_step_2_index(tmp_path: 
     con.close()
     assert "ix_tasks_pending_not_before" not in names
     assert {"ix_tasks_state_not_before", "ix_tasks_seq"} <= names
+
+
+def test_a_version_5_database_gets_the_task_inputs_column_and_keeps_its_tasks(
+    tmp_path: Path,
+) -> None:
+    """Step 7 alone on a version-5 store (it needs nothing step 6 does), twice over."""
+    fresh = tmp_path / "fresh.db"
+    open_engine(sqlite_url(fresh)).dispose()
+    old = tmp_path / "v5.db"
+    open_engine(sqlite_url(old)).dispose()
+    con = sqlite3.connect(old)
+    con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")
+    con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    open_engine(sqlite_url(old)).dispose()
+    assert schema_of(old) == schema_of(fresh)
+    engine = open_engine(sqlite_url(old))
+    with engine.begin() as conn:
+        migrations.STEPS[7](conn)
+    engine.dispose()
+    assert schema_of(old) == schema_of(fresh)

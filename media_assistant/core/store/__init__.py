@@ -9,6 +9,8 @@ The store is split into rooms, each a small module a newcomer can name:
 ``reaper.py``             running rows whose attempt is gone (stale heartbeat, orphans)
 ``operator.py``           the operator's cancel and retry
 ``reads.py``              read models for the window, ``status`` and ``export``
+``exports.py``            exports: tasks by id in a given order, a scope's input columns
+``batch_ends.py``         which batches still have work; state counts behind "batch ended"
 ``facade.py``             :class:`AsyncStore`: how the event loop reaches all of the above — every
                           statement runs on a database thread (``core/dbthreads.py``)
 ========================  =======================================================================
@@ -20,6 +22,8 @@ scheduler, lanes, the window) only ever awaits :class:`AsyncStore`.
 
 from __future__ import annotations
 
+from media_assistant.core.store.batch_ends import BatchEndReads
+from media_assistant.core.store.exports import ExportReads
 from media_assistant.core.store.operator import OperatorRoom
 from media_assistant.core.store.outcomes import OutcomeRoom
 from media_assistant.core.store.queue import QueueRoom
@@ -27,7 +31,9 @@ from media_assistant.core.store.reads import ReadModel
 from media_assistant.core.store.reaper import ReaperRoom
 
 
-class Store(QueueRoom, OutcomeRoom, ReaperRoom, OperatorRoom, ReadModel):
+class Store(
+    QueueRoom, OutcomeRoom, ReaperRoom, OperatorRoom, ReadModel, ExportReads, BatchEndReads
+):
     """Every room of the task store (synchronous; see the module docstring)."""
 
 

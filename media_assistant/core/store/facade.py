@@ -174,6 +174,10 @@ class AsyncStore(_Facade):
     events = _on_reader(Store.events)
     changes_since = _on_reader(Store.changes_since)
     last_event_id = _on_reader(Store.last_event_id)
+    # batch ends (notices)
+    open_batches = _on_reader(Store.open_batches)
+    batch_counts = _on_reader(Store.batch_counts)
+    batches_of = _on_reader(Store.batches_of)
 
 
 class AsyncAccounts(_Facade):

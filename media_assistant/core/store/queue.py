@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -114,6 +115,10 @@ class QueueRoom(StoreBase):
                         "created_at": now,
                         "cancel_requested": False,
                         "progress_chars": 0,
+                        # The batch file's source row (an export puts it beside the result).
+                        "inputs_json": (
+                            json.dumps(dict(t.inputs), ensure_ascii=False) if t.inputs else None
+                        ),
                     }
                 )
                 next_seq += 1

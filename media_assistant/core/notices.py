@@ -1,0 +1,339 @@
+"""Notices that reach people: a batch ended (done, or with failures), an account needs the
+operator, the disk is nearly full. Derived in the core from the store's events, so the
+headless ``run`` and the window raise the same ones; the window lists them, the tray shows
+them, webhooks carry them to a group chat (providers/webhooks.py). Pure Python, no I/O but the
+awaited store reads and one ``disk_usage`` on a worker thread.
+
+Where they come from:
+
+- **batch_done / batch_failed**: every state change (this process's ``TasksChanged``, the
+  follower's ``TasksSynced`` for other processes' changes) names tasks; a moment later
+  (:data:`SETTLE_S`, so one look covers a burst) the counts of their batches are read on a
+  database reader. A batch that had unfinished work and now has none has ended: ``batch_failed``
+  when any task failed, else ``batch_done``. Batches with work at start are known from one
+  read (:meth:`Store.open_batches`); a retried batch ends again and is announced again.
+- **account_attention**: an ``AccountChanged`` whose state is "needs login", "key rejected" or
+  "needs attention", once until the account is back.
+- **disk_low**: the data folder's disk has less than ``disk_low_mb`` free (checked every
+  :data:`DISK_EVERY_S`), once until it has 20 % more than that again.
+
+Message words (:func:`notice_text`) are here too, in Chinese and English, for webhooks and the
+terminal; the window words its list through its own translations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import locale
+import logging
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from media_assistant.core.events import AccountChanged, Event, TasksAdded, TasksChanged, TasksSynced
+from media_assistant.core.states import AccountState, TaskState
+
+if TYPE_CHECKING:
+    from media_assistant.core.store.facade import AsyncStore
+
+log = logging.getLogger(__name__)
+
+SETTLE_S = 0.5  # a burst of changes is looked at once
+DISK_EVERY_S = 60.0
+DISK_REARM = 1.2  # a disk_low notice comes again only after free space rose 20 % above the limit
+ATTENTION_STATES = frozenset(
+    {AccountState.NEEDS_LOGIN, AccountState.CREDENTIALS_REJECTED, AccountState.NEEDS_ATTENTION}
+)
+_UNFINISHED = (TaskState.PENDING.value, TaskState.RUNNING.value)
+
+
+class NoticeKind(StrEnum):
+    BATCH_DONE = "batch_done"
+    BATCH_FAILED = "batch_failed"
+    ACCOUNT_ATTENTION = "account_attention"
+    DISK_LOW = "disk_low"
+
+
+NOTICE_KINDS = tuple(k.value for k in NoticeKind)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    kind: NoticeKind
+    subject: str  # the batch id, the account id, or the data folder
+    at: float
+    params: Mapping[str, str | int | float] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind.value}:{self.subject}:{self.at:.3f}"
+
+
+def batch_notice(batch_id: str, counts: Mapping[str, int], at: float) -> Notice:
+    params = {
+        "total": sum(counts.values()),
+        "succeeded": counts.get(TaskState.SUCCESS.value, 0),
+        "failed": counts.get(TaskState.FAILED.value, 0),
+        "canceled": counts.get(TaskState.CANCELED.value, 0),
+    }
+    kind = NoticeKind.BATCH_FAILED if params["failed"] else NoticeKind.BATCH_DONE
+    return Notice(kind, batch_id, at, params)
+
+
+# ------------------------------------------------------------------------------- the words
+
+_STATE_WORDS = {
+    "zh": {
+        "needs_login": "需要登录",
+        "credentials_rejected": "密钥被拒绝",
+        "needs_attention": "需要人工处理",
+    },
+    "en": {
+        "needs_login": "needs login",
+        "credentials_rejected": "key rejected",
+        "needs_attention": "needs attention",
+    },
+}
+
+
+def message_language(setting: str) -> str:
+    """``zh`` or ``en`` from the ``[ui] language`` setting (auto: the system's locale)."""
+    if setting.startswith("zh"):
+        return "zh"
+    if setting == "en":
+        return "en"
+    with contextlib.suppress(ValueError):
+        name = locale.getlocale()[0] or ""
+        if name.lower().startswith("zh"):
+            return "zh"
+    return "en"
+
+
+def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
+    """(title, text) of a notice in ``zh`` or ``en``: for webhooks and the terminal."""
+    p = notice.params
+    s = notice.subject
+    zh = language == "zh"
+    if notice.kind in (NoticeKind.BATCH_DONE, NoticeKind.BATCH_FAILED):
+        counts = (
+            p.get("total", 0),
+            p.get("succeeded", 0),
+            p.get("failed", 0),
+            p.get("canceled", 0),
+        )
+        if zh:
+            title = (
+                f"批次 {s} 已完成"
+                if notice.kind is NoticeKind.BATCH_DONE
+                else f"批次 {s} 已结束，{counts[2]} 个失败"
+            )
+            text = f"共 {counts[0]} 个任务：成功 {counts[1]}，失败 {counts[2]}，取消 {counts[3]}"
+        else:
+            title = (
+                f"Batch {s} finished"
+                if notice.kind is NoticeKind.BATCH_DONE
+                else f"Batch {s} ended with {counts[2]} failed"
+            )
+            text = (
+                f"{counts[0]} tasks: {counts[1]} succeeded, {counts[2]} failed, "
+                f"{counts[3]} canceled"
+            )
+        return title, text
+    if notice.kind is NoticeKind.ACCOUNT_ATTENTION:
+        words = _STATE_WORDS["zh" if zh else "en"]
+        state = words.get(str(p.get("state", "")), str(p.get("state", "")))
+        reason = str(p.get("reason", "") or "")
+        if zh:
+            return f"账号 {s} 需要处理", f"{state}" + (f"：{reason}" if reason else "")
+        return f"Account {s} needs you", state + (f": {reason}" if reason else "")
+    free = p.get("free_mb", 0)
+    if zh:
+        return "磁盘空间不足", f"数据目录所在磁盘仅剩 {free} MB（{s}）"
+    return "Disk almost full", f"only {free} MB free on the disk of {s}"
+
+
+# ------------------------------------------------------------------------------- the center
+
+Listener = Callable[[Notice], None]
+
+
+class NoticeCenter:
+    """Turns store events into notices and hands them to listeners (the window's list and
+    tray, a webhook sender, ``run``'s output), on the event loop."""
+
+    def __init__(
+        self,
+        store: AsyncStore,
+        *,
+        disk_path: Path | None = None,
+        disk_low_mb: float = 0.0,
+        settle_s: float = SETTLE_S,
+        disk_every_s: float = DISK_EVERY_S,
+        disk_usage: Callable[[Path], float] | None = None,
+    ) -> None:
+        self.store = store
+        self.disk_path = disk_path
+        self.disk_low_mb = disk_low_mb
+        self.settle_s = settle_s
+        self.disk_every_s = disk_every_s
+        self._disk_free_mb = disk_usage or _free_mb
+        self._listeners: list[Listener] = []
+        self._open: set[str] = set()
+        self._touched: set[str] = set()
+        # Tasks seen going back to pending/running (a retry, a claim): their batch is open
+        # again even if they ended again before the next look.
+        self._reopened: set[str] = set()
+        self._wake = asyncio.Event()
+        self._attention: set[str] = set()
+        self._disk_low = False
+        self._unsubscribe: Callable[[], None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.sent: list[Notice] = []  # every notice of this run, in order
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    async def start(self) -> None:
+        self._open = await self.store.open_batches()
+        self._unsubscribe = self.store.bus.subscribe(self.on_event)
+        self._tasks = [asyncio.ensure_future(self._settle_loop())]
+        if self.disk_path is not None and self.disk_low_mb > 0:
+            self._tasks.append(asyncio.ensure_future(self._disk_loop()))
+
+    async def stop(self) -> None:
+        """Stop listening; changes already heard are still looked at (a batch that ended just
+        before ``run`` stops is announced)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        await self.check_batches()
+
+    # ---------------------------------------------------------------- events (on the loop)
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, TasksAdded):
+            for row in event.rows:
+                if row.get("state") in _UNFINISHED:
+                    self._open.add(str(row["batch_id"]))
+            if event.batch_id and not event.rows:
+                self._open.add(event.batch_id)
+        elif isinstance(event, TasksChanged) and not event.heartbeat:
+            changed = [c for c in event.changes if "state" in c.values]
+            self._reopened.update(c.task_id for c in changed if c.values["state"] in _UNFINISHED)
+            if changed:
+                self._touched.update(c.task_id for c in changed)
+                self._wake.set()
+        elif isinstance(event, TasksSynced):
+            rows = [r for r in event.rows if "state" in r]
+            for row in rows:
+                if row["state"] in _UNFINISHED:
+                    self._open.add(str(row["batch_id"]))
+            if rows:
+                self._touched.update(str(r["task_id"]) for r in rows)
+                self._wake.set()
+        elif isinstance(event, AccountChanged) and event.status is not None:
+            self._on_account(event)
+
+    def _on_account(self, event: AccountChanged) -> None:
+        status = event.status
+        assert status is not None
+        now = self.store.clock.now()
+        state = status.state(now)
+        if state in ATTENTION_STATES:
+            if event.account_id not in self._attention:
+                self._attention.add(event.account_id)
+                reason = status.problem_detail or ""
+                self._post(
+                    Notice(
+                        NoticeKind.ACCOUNT_ATTENTION,
+                        event.account_id,
+                        now,
+                        {"state": state.value, "reason": reason},
+                    )
+                )
+        else:
+            self._attention.discard(event.account_id)
+
+    def _post(self, notice: Notice) -> None:
+        self.sent.append(notice)
+        log.info("notice: %s %s", notice.kind.value, notice.subject)
+        for listener in list(self._listeners):
+            try:
+                listener(notice)
+            except Exception:  # a broken listener must not stop the others
+                log.exception("notice listener %r failed", listener)
+
+    # ---------------------------------------------------------------- batches
+
+    async def _settle_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            await asyncio.sleep(self.settle_s)
+            try:
+                await self.check_batches()
+            except Exception:  # a busy database: look again at the next change
+                log.exception("could not read batch counts for notices")
+
+    async def check_batches(self) -> list[Notice]:
+        """Look at the batches of the tasks changed since the last look; announce the ended."""
+        self._wake.clear()
+        touched, self._touched = self._touched, set()
+        reopened, self._reopened = self._reopened, set()
+        if reopened:  # a retried task may have ended again already: its batch was open
+            self._open.update(await self.store.batches_of(sorted(reopened)))
+        if not touched:
+            return []
+        counts = await self.store.batch_counts(sorted(touched))
+        now = self.store.clock.now()
+        posted = []
+        for batch, by_state in sorted(counts.items()):
+            if any(by_state.get(s, 0) for s in _UNFINISHED):
+                self._open.add(batch)
+            elif batch in self._open:
+                self._open.discard(batch)
+                notice = batch_notice(batch, by_state, now)
+                posted.append(notice)
+                self._post(notice)
+        return posted
+
+    # ---------------------------------------------------------------- disk
+
+    async def _disk_loop(self) -> None:
+        while True:
+            await self.check_disk()
+            await asyncio.sleep(self.disk_every_s)
+
+    async def check_disk(self) -> Notice | None:
+        if self.disk_path is None or self.disk_low_mb <= 0:
+            return None
+        try:
+            free = await asyncio.to_thread(self._disk_free_mb, self.disk_path)
+        except OSError:
+            return None
+        if free < self.disk_low_mb and not self._disk_low:
+            self._disk_low = True
+            notice = Notice(
+                NoticeKind.DISK_LOW,
+                str(self.disk_path),
+                self.store.clock.now(),
+                {"free_mb": int(free), "limit_mb": int(self.disk_low_mb)},
+            )
+            self._post(notice)
+            return notice
+        if free >= self.disk_low_mb * DISK_REARM:
+            self._disk_low = False
+        return None
+
+
+def _free_mb(path: Path) -> float:
+    return shutil.disk_usage(path).free / 1_000_000

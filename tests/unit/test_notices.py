@@ -1,0 +1,163 @@
+"""Notices from the store's events (core/notices.py), on a real SQLite store reached through
+the async facade as the window and ``run`` reach it: a batch that ends is announced once (done,
+or failed when a task failed), again after a retry; an account that needs the operator once
+until it is back; a nearly full disk once until it has room again."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from media_assistant.core.account_store import AccountStore
+from media_assistant.core.clock import ManualClock
+from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.dbthreads import DbThreads
+from media_assistant.core.errors import ErrorKind
+from media_assistant.core.events import EventBus
+from media_assistant.core.notices import Notice, NoticeCenter, NoticeKind, notice_text
+from media_assistant.core.records import NewTask
+from media_assistant.core.states import AccountProblem, ModelKind
+from media_assistant.core.store import Store
+from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
+
+
+@dataclass
+class Setup:
+    store: Store
+    astore: AsyncStore
+    accounts: AsyncAccounts
+    center: NoticeCenter
+    got: list[Notice]
+    free_mb: list[float]
+
+
+@pytest.fixture
+async def setup(tmp_path: Path) -> AsyncIterator[Setup]:
+    engine = open_engine(sqlite_url(tmp_path / "t.db"))
+    bus = EventBus()
+    bus.bind_loop(asyncio.get_running_loop())
+    clock = ManualClock(1_000.0)
+    store = Store(engine, clock, bus)
+    db = DbThreads()
+    account_store = AccountStore(engine, clock, bus)
+    account_store.sync([("web-1", ModelKind.WEB, True)])
+    free = [5_000.0]
+    astore = AsyncStore(store, db)
+    center = NoticeCenter(
+        astore,
+        disk_path=tmp_path,
+        disk_low_mb=1_000,
+        settle_s=0.01,
+        disk_every_s=3600,
+        disk_usage=lambda _p: free[0],
+    )
+    got: list[Notice] = []
+    center.subscribe(got.append)
+    await center.start()
+    try:
+        yield Setup(store, astore, AsyncAccounts(account_store, db), center, got, free)
+    finally:
+        await center.stop()
+        db.close()
+        engine.dispose()
+
+
+def tasks(batch: str, n: int) -> list[NewTask]:
+    return [NewTask(f"{batch}-{i}", "m", ModelKind.API, f"p{i}", batch) for i in range(n)]
+
+
+async def finish(s: Setup, *, fail: bool = False) -> None:
+    claim = await s.astore.claim_next(
+        kind=ModelKind.API, account_id="a", models=["m"], owner_id="o", deadline_s=60
+    )
+    assert claim is not None
+    if fail:
+        await s.astore.finish_failed(claim, ErrorKind.SERVER_ERROR, "boom")
+    else:
+        await s.astore.finish_success(claim, "ok")
+
+
+async def settled(s: Setup, count: int, timeout: float = 20.0) -> list[Notice]:
+    """The notices once ``count`` have come (a loaded machine may take seconds), and a moment
+    later, so that one too many would show."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while len(s.got) < count and loop.time() < end:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
+    return s.got
+
+
+async def test_a_batch_is_announced_once_when_its_last_task_ends(setup: Setup) -> None:
+    await setup.astore.submit(tasks("b1", 2))
+    await finish(setup)
+    await asyncio.sleep(0.1)
+    assert setup.got == []  # one task still pending
+    await finish(setup)
+    (notice,) = await settled(setup, 1)
+    assert notice.kind is NoticeKind.BATCH_DONE and notice.subject == "b1"
+    assert notice.params == {"total": 2, "succeeded": 2, "failed": 0, "canceled": 0}
+    assert notice_text(notice, "zh") == ("批次 b1 已完成", "共 2 个任务：成功 2，失败 0，取消 0")
+
+
+async def test_a_failed_task_makes_it_batch_failed_and_a_retry_ends_it_again(setup: Setup) -> None:
+    await setup.astore.submit(tasks("b2", 1))
+    await finish(setup, fail=True)
+    (failed,) = await settled(setup, 1)
+    assert failed.kind is NoticeKind.BATCH_FAILED and failed.params["failed"] == 1
+    assert notice_text(failed, "en")[0] == "Batch b2 ended with 1 failed"
+    await setup.astore.retry(["b2-0"])
+    await finish(setup)
+    second = (await settled(setup, 2))[1]
+    assert second.kind is NoticeKind.BATCH_DONE and second.subject == "b2"
+
+
+async def test_canceling_a_whole_batch_from_another_process_ends_it(setup: Setup) -> None:
+    """Other processes' changes arrive as TasksSynced (the follower); a batch known to have
+    work at start (read once) ends when they cancel it."""
+    setup.store.submit(tasks("b3", 2))  # before the center knew: found by open_batches
+    await setup.center.stop()
+    setup.center._open = await setup.astore.open_batches()
+    await setup.center.start()
+    from media_assistant.core.events import TasksSynced
+
+    other = Store(setup.store.engine, ManualClock(2_000.0), EventBus())  # another process
+    other.request_cancel(None, batch_id="b3")
+    rows = await setup.astore.view_rows(["b3-0", "b3-1"])
+    setup.center.on_event(TasksSynced(tuple(rows)))
+    (notice,) = await settled(setup, 1)
+    assert notice.kind is NoticeKind.BATCH_DONE and notice.params["canceled"] == 2
+
+
+async def test_an_account_that_needs_login_is_announced_once_until_it_is_back(
+    setup: Setup,
+) -> None:
+    await setup.accounts.set_problem("web-1", AccountProblem.NEEDS_LOGIN, "login page shown")
+    await setup.accounts.set_problem("web-1", AccountProblem.NEEDS_LOGIN, "still the login page")
+    (notice,) = await settled(setup, 1)
+    assert notice.kind is NoticeKind.ACCOUNT_ATTENTION and notice.subject == "web-1"
+    assert notice_text(notice, "zh") == ("账号 web-1 需要处理", "需要登录：login page shown")
+    await setup.accounts.clear_problem("web-1")
+    await setup.accounts.set_problem("web-1", AccountProblem.NEEDS_ATTENTION, "captcha")
+    assert [n.kind for n in await settled(setup, 2)] == [NoticeKind.ACCOUNT_ATTENTION] * 2
+
+
+async def test_disk_low_once_until_there_is_room_again(setup: Setup) -> None:
+    assert await setup.center.check_disk() is None
+    setup.free_mb[0] = 800
+    notice = await setup.center.check_disk()
+    assert notice is not None and notice.params["free_mb"] == 800
+    assert await setup.center.check_disk() is None  # not again while low
+    setup.free_mb[0] = 1_100  # above the limit but not 20 % above: still armed off
+    await setup.center.check_disk()
+    setup.free_mb[0] = 900
+    assert await setup.center.check_disk() is None
+    setup.free_mb[0] = 1_300
+    await setup.center.check_disk()
+    setup.free_mb[0] = 500
+    assert await setup.center.check_disk() is not None
+    assert notice_text(notice, "en")[0] == "Disk almost full"
