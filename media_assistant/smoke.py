@@ -308,6 +308,9 @@ async def _window_and_batch(smoke: SmokeTest, services: Any) -> None:
             "demo_batch",
             lambda: len(rows) == 2 and all(r.state == "success" for r in rows) or _why(states),
         )
+        # The answers as operators take them away: Word (python-docx's template and lxml must
+        # be in the bundle) and Excel, written off the loop as the window's export job does.
+        await smoke.acheck("exports", lambda: asyncio.to_thread(_exports, smoke.root, rows))
     finally:
         await scheduler.stop()
         await controller.close()
@@ -328,6 +331,15 @@ async def _window(controller: Any) -> Any:
     # re-enter the asyncio tasks qasync runs from Qt's events.
     await asyncio.wait_for(painted, 10)
     return window if window.isVisible() and not window.windowIcon().isNull() else None
+
+
+def _exports(root: Path, rows: list[Any]) -> bool:
+    from media_assistant.core.export import export_tasks
+
+    for name in ("smoke.docx", "smoke.xlsx"):
+        if export_tasks(rows, root / name) != len(rows) or not (root / name).stat().st_size:
+            raise RuntimeError(f"{name}: nothing written")
+    return True
 
 
 def _why(states: dict[str, tuple[str, str, str | None]]) -> bool:
