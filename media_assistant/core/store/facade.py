@@ -200,6 +200,10 @@ class AsyncAccounts(_Facade):
     cool_down = _on_writer(AccountStore.cool_down)
     set_concurrency = _on_writer(AccountStore.set_concurrency)
     set_browser = _on_writer(AccountStore.set_browser)
+    reset = _on_writer(AccountStore.reset)
+    request_rebuild = _on_writer(AccountStore.request_rebuild)
+    rebuilt = _on_writer(AccountStore.rebuilt)
+    clear_rebuild_requests = _on_writer(AccountStore.clear_rebuild_requests)
 
     def cool_down_soon(self, account_id: str, seconds: float, reason: str) -> None:
         self.db.write_soon(self.sync.cool_down, account_id, seconds, reason)

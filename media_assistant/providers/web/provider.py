@@ -74,7 +74,10 @@ class WebProvider:
         self.driver = driver
         self.account_id = account_id
         self.adapter = adapter
+        self.origin = origin
         self.pacing_defaults = adapter.pacing  # the web lane's pacer reads the site's defaults
+        # One browser per account, shared with the provider this one may replace (a rebuild):
+        # it takes this provider's adapter and origin when this provider first uses it.
         self.browser: AccountBrowser = driver.account(account_id, profile_dir, adapter, origin)
         self.diagnostics_dir = diagnostics_dir
         self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
@@ -95,7 +98,7 @@ class WebProvider:
         call = self.driver.service.call
         await self._selfcheck(ctx)
         try:
-            info = await call(self.browser.ensure())
+            info = await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
         except PlaywrightError as exc:
             raise ProviderError(
                 ErrorKind.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}"
