@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -141,6 +142,15 @@ class ModelConfig(BaseModel):
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+class FieldProblem(ValueError):
+    """A rule about one key of a table, raised by a table's own validator: the problem is
+    reported at that key (``accounts[1] (ds-api).base_url``), so an editor can show it there."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
 def api_key_env_problem(value: str) -> str | None:
     """Why ``api_key_env`` is not the name of an environment variable, or None.
 
@@ -204,22 +214,24 @@ class AccountConfig(BaseModel):
     def _kind_specific(self) -> AccountConfig:
         if self.kind is ModelKind.WEB:
             if (self.site is None) == (self.site_file is None):
-                raise ValueError("a web account needs exactly one of 'site' or 'site_file'")
+                raise FieldProblem(
+                    "site", "a web account needs exactly one of 'site' or 'site_file'"
+                )
             if self.origin is not None and not self.origin.startswith(("http://", "https://")):
-                raise ValueError("'origin' must start with http:// or https://")
+                raise FieldProblem("origin", "'origin' must start with http:// or https://")
             for key in ("base_url", "api_key_env", "rpm", "tpm"):
                 if getattr(self, key) is not None:
-                    raise ValueError(f"'{key}' is for API accounts, not web accounts")
+                    raise FieldProblem(key, f"'{key}' is for API accounts, not web accounts")
         else:
             if self.api_key_env is not None and (problem := api_key_env_problem(self.api_key_env)):
-                raise ValueError(problem)
+                raise FieldProblem("api_key_env", problem)
             if not self.base_url:
-                raise ValueError("an API account needs 'base_url'")
+                raise FieldProblem("base_url", "an API account needs 'base_url'")
             if not self.base_url.startswith(("http://", "https://")):
-                raise ValueError("'base_url' must start with http:// or https://")
+                raise FieldProblem("base_url", "'base_url' must start with http:// or https://")
             for key in ("site", "site_file", "origin", "pacing"):
                 if getattr(self, key) is not None:
-                    raise ValueError(f"'{key}' is for web accounts, not API accounts")
+                    raise FieldProblem(key, f"'{key}' is for web accounts, not API accounts")
         return self
 
 
@@ -247,25 +259,26 @@ class AppConfig(BaseModel):
         return [a for a in self.accounts if model in a.models]
 
 
-def _cross_check(cfg: AppConfig) -> list[tuple[str, str]]:
-    """Rules spanning tables; returns (key, message) pairs."""
-    problems: list[tuple[str, str]] = []
+def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
+    """Rules spanning tables."""
+    problems: list[ConfigProblem] = []
     seen_models: dict[str, int] = {}
     for i, m in enumerate(cfg.models):
         if m.name in seen_models:
-            problems.append((f"models[{i}].name", f"duplicate model name {m.name!r}"))
+            problems.append(
+                ConfigProblem(("models", i, "name"), f"duplicate model name {m.name!r}")
+            )
         seen_models[m.name] = i
     seen_accounts: dict[str, str] = {}  # case-folded -> as written
     served: set[str] = set()
     for i, a in enumerate(cfg.accounts):
-        where = f"accounts[{i}] ({a.id})"
         earlier = seen_accounts.get(a.id.casefold())
         if earlier == a.id:
-            problems.append((f"{where}.id", f"duplicate account id {a.id!r}"))
+            problems.append(ConfigProblem(("accounts", i, "id"), f"duplicate account id {a.id!r}"))
         elif earlier is not None:
             problems.append(
-                (
-                    f"{where}.id",
+                ConfigProblem(
+                    ("accounts", i, "id"),
                     f"account ids {earlier!r} and {a.id!r} differ only in letter case: on "
                     "Windows and macOS they would share one browser profile folder",
                 )
@@ -275,12 +288,15 @@ def _cross_check(cfg: AppConfig) -> list[tuple[str, str]]:
             model = cfg.model(name)
             if model is None:
                 problems.append(
-                    (f"{where}.models", f"unknown model {name!r} (declare it under [[models]])")
+                    ConfigProblem(
+                        ("accounts", i, "models"),
+                        f"unknown model {name!r} (declare it under [[models]])",
+                    )
                 )
             elif model.kind is not a.kind:
                 problems.append(
-                    (
-                        f"{where}.models",
+                    ConfigProblem(
+                        ("accounts", i, "models"),
                         f"model {name!r} is a {model.kind.value} model; "
                         f"this account is kind = {a.kind.value!r}",
                     )
@@ -290,7 +306,7 @@ def _cross_check(cfg: AppConfig) -> list[tuple[str, str]]:
     for i, m in enumerate(cfg.models):
         if m.name not in served:
             problems.append(
-                (f"models[{i}] ({m.name})", "no account serves this model (add it to an account)")
+                ConfigProblem(("models", i), "no account serves this model (add it to an account)")
             )
     return problems
 
@@ -314,16 +330,35 @@ def _format_loc(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
     return "".join(parts) or "(top level)"
 
 
-def parse_config(data: dict[str, Any], origin: str) -> AppConfig:
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """One thing wrong in a configuration, at a path of keys and indexes
+    (``("accounts", 1, "concurrency")``): the CLI prints it as ``accounts[1] (ds-api).concurrency``,
+    the set-up window shows it next to that field."""
+
+    path: tuple[str | int, ...]
+    message: str
+
+    def where(self, data: dict[str, Any]) -> str:
+        return _format_loc(self.path, data)
+
+
+def check_config(data: dict[str, Any]) -> tuple[AppConfig | None, list[ConfigProblem]]:
+    """The configuration ``data`` describes, or every problem in it (the one schema: the CLI,
+    the settings and the set-up window all check through here)."""
     try:
         cfg = AppConfig.model_validate(data)
     except ValidationError as exc:
-        lines = []
+        problems = []
         for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not str(p).startswith("function-after"))
-            key = _format_loc(loc, data)
+            loc: tuple[str | int, ...] = tuple(
+                p for p in err["loc"] if not str(p).startswith("function-after")
+            )
             msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "extra_forbidden":
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, FieldProblem):
+                loc, msg = (*loc, cause.key), str(cause)
+            elif err["type"] == "extra_forbidden":
                 msg = "unknown key"
             elif (
                 err["type"] != "missing"
@@ -331,11 +366,16 @@ def parse_config(data: dict[str, Any], origin: str) -> AppConfig:
                 and not isinstance(err["input"], dict | list)
             ):
                 msg += f" (got {err['input']!r})"
-            lines.append(f"{origin}: {key}: {msg}")
-        raise ConfigError("\n".join(lines)) from None
+            problems.append(ConfigProblem(loc, msg))
+        return None, problems
     problems = _cross_check(cfg)
-    if problems:
-        raise ConfigError("\n".join(f"{origin}: {key}: {msg}" for key, msg in problems))
+    return (None, problems) if problems else (cfg, [])
+
+
+def parse_config(data: dict[str, Any], origin: str) -> AppConfig:
+    cfg, problems = check_config(data)
+    if cfg is None:
+        raise ConfigError("\n".join(f"{origin}: {p.where(data)}: {p.message}" for p in problems))
     return cfg
 
 
