@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -368,7 +368,7 @@ def show_setup(
     except ConfigError as exc:
         box = QMessageBox(
             QMessageBox.Icon.Warning,
-            window.tr("Accounts and models"),
+            QCoreApplication.translate("SetupDialog", "Accounts and models"),
             str(exc),
             QMessageBox.StandardButton.Ok,
             window,

@@ -140,5 +140,14 @@ async def test_the_window_runs_no_statement_on_the_event_loop_thread(
     export = window.controller.services.paths.data_dir / "out.jsonl"
     written = await window.task_actions.export_to(export, None)
     assert written == 3 and export.exists()
+    # Set-up: a saved change applied to the scheduler, and an account's Reset.
+    from media_assistant.gui.setup_session import SetupSession
+
+    session = SetupSession(controller)
+    doc = session.draft()
+    doc.put_account({"concurrency": 2}, replacing="api-1")
+    await session.commit(doc)
+    assert controller.accounts[0].concurrency == 2
+    await controller.reset_account("api-1")
     await window.controller.follower.poll()
     assert db.loop_sql_sites == []
