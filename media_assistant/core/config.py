@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from media_assistant.core.diagnostics import (
     DEFAULT_KEEP_DAYS,
@@ -140,6 +147,7 @@ class ModelConfig(BaseModel):
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 class FieldProblem(ValueError):
@@ -182,9 +190,12 @@ def api_key_env_problem(value: str) -> str | None:
 
 class AccountConfig(BaseModel):
     model_config = _STRICT
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    id: str = Field(
+        min_length=1,
+        description="Letters, digits and - _ . (names the account's profile folder and key).",
+    )
     kind: Kind
-    models: list[str] = Field(min_length=1)
+    models: list[str] = Field(description="The models this account serves (at least one).")
     enabled: bool = Field(True, description="Initial state; the operator's toggle then wins.")
     # web
     site: str | None = Field(
@@ -209,6 +220,23 @@ class AccountConfig(BaseModel):
     concurrency: int = Field(3, ge=1, le=5, description="Requests in flight (API accounts).")
     rpm: int | None = Field(None, ge=1, description="Requests per minute (API accounts).")
     tpm: int | None = Field(None, ge=1, description="Tokens per minute (API accounts).")
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_plain_name(cls, value: str) -> str:
+        if not _ACCOUNT_ID.fullmatch(value):
+            raise ValueError(
+                "an account id is letters, digits and - _ . only (no spaces), starting with a "
+                "letter or digit"
+            )
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _serves_a_model(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("an account needs at least one model (list it in 'models')")
+        return value
 
     @model_validator(mode="after")
     def _kind_specific(self) -> AccountConfig:

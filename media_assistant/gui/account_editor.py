@@ -94,7 +94,8 @@ class AccountEditor(QDialog):
             self._api_fields(form, current)
 
         self.models = QListWidget(self)
-        self.models.setMaximumHeight(self.fontMetrics().height() * 7)
+        self.models.setMinimumHeight(self.fontMetrics().height() * 5)
+        self.models.setMaximumHeight(self.fontMetrics().height() * 8)
         self.models.itemChanged.connect(lambda _item: self._changed("models"))
         self.new_model = QLineEdit(self)
         self.new_model.setPlaceholderText(self.tr("another model name"))

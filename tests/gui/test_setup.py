@@ -165,7 +165,7 @@ def test_from_an_empty_data_dir_through_setup_to_a_finished_batch(
         editor.base_url.setText("ftp://wrong")
         editor.key.setText(KEY)
         editor._save(login=False)  # refused: the schema's words, next to the field
-        assert "at least 1 item" in editor.problems.labels["models"].text()
+        assert "at least one model" in editor.problems.labels["models"].text()
         editor.new_model.setText("sim-chat")
         editor._on_add_model_clicked()
         editor._save(login=False)
