@@ -329,8 +329,12 @@ class AccountEditor(QDialog):
 
     def check(self, *, everything: bool) -> Any:
         """Check the draft with the schema; show the problems (of the fields touched so far,
-        or ``everything``). Returns (document, config or None)."""
-        doc, index = self.draft()
+        or ``everything``). Returns (document or None, config or None)."""
+        try:
+            doc, index = self.draft()
+        except ConfigError as exc:  # the file was broken by hand meanwhile: say where
+            self.problems.show([(None, str(exc))])
+            return None, None
         config, problems = self.session.check(doc)
         shown: list[tuple[str | None, str]] = []
         for problem in problems:
@@ -352,7 +356,7 @@ class AccountEditor(QDialog):
         if self.busy:
             return
         doc, config = self.check(everything=True)
-        if config is None:
+        if doc is None or config is None:
             return
         spawn(self._commit(doc, login), f"setup:save:{self.account_id()}")
 

@@ -92,7 +92,11 @@ class ModelEditor(QDialog):
         return doc, doc.put_model(self.values(), replacing=self.name)
 
     def _on_save_clicked(self) -> None:
-        doc, index = self.draft()
+        try:
+            doc, index = self.draft()
+        except ConfigError as exc:  # the file was broken by hand meanwhile
+            self.problems.show([(None, str(exc))])
+            return
         config, problems = self.session.check(doc)
         shown: list[tuple[str | None, str]] = []
         for p in problems:

@@ -9,6 +9,7 @@ settings, a removed one finishes its running task first (core/live_accounts.py).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
@@ -248,6 +249,25 @@ class SetupDialog(QDialog):
         self.refresh()
         self.say(self.tr("%1 saved; the scheduler already works with it").replace("%1", name))
         self.changed.emit()
+        account = self.session.account(name)
+        if account is not None and account.get("kind") == "web" and account.get("site") != "fake":
+            spawn(self._check_browser(), "setup:browser")
+
+    async def _check_browser(self) -> None:
+        """A web account needs a browser: on a PC without one, say so (and, in the installed
+        app, offer the download) now rather than at its first task."""
+        from media_assistant.providers.web.executable import BrowserNotFound, resolve_browser
+
+        executable = self.session.controller.services.config.browser.executable
+        try:
+            await asyncio.to_thread(resolve_browser, executable)
+        except BrowserNotFound as exc:
+            if exc.downloadable:
+                from media_assistant.gui.browser_download import offer_browser_download
+
+                offer_browser_download(self)
+            else:
+                self.say(str(exc), error=True)
 
     def _on_edit_account_clicked(self) -> None:
         account_id = self._selected(self.accounts)
@@ -275,7 +295,11 @@ class SetupDialog(QDialog):
         account_id = self._selected(self.accounts)
         if not account_id:
             return
-        doc = self.session.draft()
+        try:
+            doc = self.session.draft()
+        except ConfigError as exc:
+            self.say(str(exc), error=True)
+            return
         doc.remove_account(account_id)
         orphans = [
             m["name"]
@@ -344,7 +368,11 @@ class SetupDialog(QDialog):
                 error=True,
             )
             return
-        doc = self.session.draft()
+        try:
+            doc = self.session.draft()
+        except ConfigError as exc:
+            self.say(str(exc), error=True)
+            return
         doc.remove_model(name)
         self._confirm(
             self.tr(

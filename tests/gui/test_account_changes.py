@@ -174,3 +174,30 @@ async def test_setup_edits_and_removals_reach_the_running_scheduler(env: Env, qt
     await until(lambda: {r.state for r in window.model.rows()} == {"success"}, 30)
     assert {r.account_id for r in window.model.rows()} == {"api-1"}
     setup.close()
+
+
+async def test_model_options_apply_live_and_the_last_model_of_an_account_stays(
+    env: Env,
+) -> None:
+    """A model's options reach the next attempt without a restart; a model an account cannot do
+    without is not removed (the config would be refused), the operator is told why."""
+    setup = env.window.open_setup()
+    assert isinstance(setup, SetupDialog)
+    setup.tabs.setCurrentIndex(1)
+    setup.models.selectRow(0)
+    setup._on_edit_model_clicked()
+    editor = setup.editor
+    assert editor is not None
+    editor.user_only.setChecked(True)
+    editor.system.setPlainText("你是一名资深编辑。")
+    editor._on_save_clicked()
+    await until(lambda: not shiboken6.isValid(editor) or not editor.isVisible())
+    model = env.scheduler.config.model("api-model")
+    assert model is not None and model.need_empty_prompt and model.system_prompt
+    assert env.scheduler.rt is not None and env.scheduler.rt.config.model("api-model") == model
+    setup._on_remove_model_clicked()
+    assert "only model of api-1, api-2" in setup.status.text()
+    assert env.scheduler.config.model("api-model") is not None
+    text = env.services.paths.config_file.read_text(encoding="utf-8")
+    assert "need_empty_prompt = true" in text and 'upstream = "sim-chat"' in text
+    setup.close()
