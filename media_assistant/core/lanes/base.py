@@ -210,10 +210,10 @@ class Lane:
             deadline_s=self.rt.config.lane(self.kind).deadline_s,
         )
         if claim is not None and (
-            self.rt.stopping.is_set() or not self.rt.accounts.available(account.id)
+            not self.working(account.id) or not self.rt.accounts.available(account.id)
         ):
-            # Switched off (or the scheduler stopping) while the claim waited for the writer:
-            # the operator's word wins. Back to the queue, the attempt not used up.
+            # Switched off or removed (or the scheduler stopping) while the claim waited for
+            # the writer: the operator's word wins. Back to the queue, the attempt not used up.
             await self.rt.store.requeue(
                 claim,
                 not_before=None,
