@@ -54,6 +54,16 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
     app.setWindowIcon(app_icon())  # every window, the taskbar, the dock
     app.setDesktopFileName(DESKTOP_ID)  # Wayland and docks match the .desktop entry by it
 
+    first_start = False
+    if not demo:
+        paths = Paths.resolve(data_dir, config)
+        if not paths.config_file.exists():  # no accounts yet: the demo, or set-up
+            from media_assistant.gui.first_start import ask_first_start
+
+            choice = ask_first_start(app, paths.data_dir)
+            if choice is None:
+                return 0
+            demo, first_start = choice == "demo", choice == "setup"
     demo_env = None
     held: DataDirLock | None = None
     if demo:
@@ -72,14 +82,22 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
     else:
         paths = Paths.resolve(data_dir, config)
     try:
-        return _run(app, paths, demo=demo, held_lock=held)
+        return _run(app, paths, demo=demo, held_lock=held, first_start=first_start)
     finally:
         if demo_env is not None:
             demo_env.stop()
 
 
 # Strings here use the "App" context: lupdate cannot tell which class ``app.tr`` would use.
-def _run(app: object, paths: Paths, *, demo: bool, held_lock: DataDirLock | None = None) -> int:
+def _run(
+    app: object,
+    paths: Paths,
+    *,
+    demo: bool,
+    held_lock: DataDirLock | None = None,
+    first_start: bool = False,
+) -> int:
+    """``first_start``: no config file yet; the window opens with the set-up on top."""
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -91,7 +109,7 @@ def _run(app: object, paths: Paths, *, demo: bool, held_lock: DataDirLock | None
     log_file = _setup_file_log(paths)
     try:
         runtime_dir()  # the lock folder is ours alone (UnsafeLockDir, a UserError)
-        services = _open_services(app, paths)
+        services = _open_services(app, paths, require_config=not first_start)
     except StoreDamaged as exc:  # no backup, or the operator chose not to restore one
         return exc.exit_code
     except StoreLocked as exc:
@@ -139,14 +157,18 @@ def _run(app: object, paths: Paths, *, demo: bool, held_lock: DataDirLock | None
     _install_excepthook(app, log_file)
     try:
         with loop:
-            return int(loop.run_until_complete(_amain(app, services, log_model, demo=demo)))
+            return int(
+                loop.run_until_complete(
+                    _amain(app, services, log_model, demo=demo, setup=first_start)
+                )
+            )
     finally:
         logging.getLogger().removeHandler(handler)
         services.close()
         lock.release()
 
 
-def _open_services(app: object, paths: Paths) -> Services:
+def _open_services(app: object, paths: Paths, *, require_config: bool = True) -> Services:
     """Services.open; a damaged store is offered its latest backup before any window shows."""
     from PySide6.QtWidgets import QApplication
 
@@ -157,7 +179,7 @@ def _open_services(app: object, paths: Paths) -> Services:
     assert isinstance(app, QApplication)
     while True:
         try:
-            return Services.open(paths)
+            return Services.open(paths, require_config=require_config)
         except StoreDamaged as exc:
             log.error("%s", exc)
             install_translators(app, "auto")
@@ -165,7 +187,9 @@ def _open_services(app: object, paths: Paths) -> Services:
                 raise
 
 
-async def _amain(app: object, services: object, log_model: object, *, demo: bool) -> int:
+async def _amain(
+    app: object, services: object, log_model: object, *, demo: bool, setup: bool = False
+) -> int:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
@@ -214,6 +238,8 @@ async def _amain(app: object, services: object, log_model: object, *, demo: bool
     await window.start_notices()  # batch ended, account needs you, disk low; webhooks
     await scheduler.start()
     log.info("Media Assistant %s started on %s", __version__, services.paths.data_dir)
+    if setup:  # the first start: the accounts to set up, on top of the window
+        window.open_setup(first_start=True)
     if offer_download:  # no browser on this PC (frozen): ask, after the window is up
         from media_assistant.gui.browser_download import offer_browser_download
 

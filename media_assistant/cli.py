@@ -141,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
         "account_id", metavar="ID"
     )
     acc.add_parser(
+        "reset",
+        help="clear an account's problem (needs login, key rejected, needs attention) and "
+        "cool-down; a running scheduler rebuilds its provider (new key, fixed adapter)",
+    ).add_argument("account_id", metavar="ID")
+    acc.add_parser(
         "clear-pacing",
         help="end a web account's pacing cooldown or risk pause now (prompt counts stay)",
     ).add_argument("account_id", metavar="ID")

@@ -1,4 +1,9 @@
-"""accounts list / enable / disable / set-key / set-concurrency."""
+"""accounts list / enable / disable / reset / set-key / set-concurrency / clear-pacing.
+
+``enable``, ``reset`` and ``set-key`` leave a rebuild request in the account's row: a scheduler
+running in another process (``run``, the desktop app) notices it within a second and builds the
+account's provider anew (the key, the adapter file read again).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from media_assistant.commands.common import open_services, print_json
 from media_assistant.commands.tasks import status_data
 from media_assistant.core.errors import InputError
 from media_assistant.core.paths import Paths
-from media_assistant.core.states import AccountProblem, ModelKind
+from media_assistant.core.states import ModelKind
 
 
 def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
@@ -37,6 +42,19 @@ def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
         if action in ("enable", "disable"):
             services.accounts.set_enabled(account.id, action == "enable")
             print(f"{account.id}: {action}d")
+        elif action == "reset":
+            before = services.accounts.get(account.id)
+            services.accounts.reset(account.id)
+            was = before.reason(services.clock.now()) if before is not None else ""
+            print(
+                f"{account.id}: reset"
+                + (f" (was: {was})" if was else "")
+                + "; a running scheduler rebuilds its provider within a second"
+            )
+            if before is not None and not before.enabled:
+                print(
+                    f"{account.id}: still switched off ('accounts enable {account.id}' turns it on)"
+                )
         elif action == "clear-pacing":
             if account.kind is not ModelKind.WEB:
                 raise InputError(f"{account.id} is an API account: it has no pacing")
@@ -73,9 +91,9 @@ def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
             from media_assistant.providers.secrets import store_api_key
 
             store_api_key(account.id, key)  # ConfigError (exit 2) says why it cannot
-            status = services.accounts.get(account.id)
-            if status and status.problem is AccountProblem.CREDENTIALS_REJECTED:
-                services.accounts.clear_problem(account.id)
+            # A running scheduler holds the old key in the account's provider: ask for a new
+            # one (this also ends a "key rejected" problem).
+            services.accounts.request_rebuild(account.id)
             print(f"{account.id}: key stored in the OS keyring")
         return 0
     finally:

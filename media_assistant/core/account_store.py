@@ -50,11 +50,16 @@ class AccountStatus:
             return AccountState.COOLING_DOWN
         return AccountState.ENABLED
 
+    @property
+    def rebuild_requested(self) -> bool:
+        """The operator asked for a fresh provider; a scheduler has not built it yet."""
+        return self.problem is AccountProblem.REBUILD
+
     def reason(self, now: float) -> str:
         state = self.state(now)
         if state is AccountState.DISABLED:
             return "disabled by the operator"
-        if self.problem is not AccountProblem.NONE:
+        if self.problem.sticky:
             return self.problem_detail or state.value
         if state is AccountState.COOLING_DOWN:
             left = (self.cooldown_until or now) - now
@@ -116,17 +121,73 @@ class AccountStore:
         return row is not None
 
     def set_enabled(self, account_id: str, enabled: bool) -> bool:
-        """The operator's toggle. Enabling also clears a sticky problem ("I fixed it")."""
+        """The operator's toggle. Enabling also clears a sticky problem ("I fixed it") and asks
+        a running scheduler for a fresh provider: what was fixed (a key, an adapter file, a
+        login) must not meet the provider built before the fix."""
         if enabled:
             return self._update(
                 account_id,
                 enabled=True,
-                problem="",
+                problem=AccountProblem.REBUILD.value,
                 problem_detail=None,
                 cooldown_until=None,
                 cooldown_reason=None,
             )
         return self._update(account_id, enabled=False)
+
+    def reset(self, account_id: str) -> bool:
+        """``accounts reset``: clear the account's problem and cool-down and ask a running
+        scheduler (this process or another: it notices the row) to rebuild its provider. The
+        on/off toggle and pacing state are left as they are."""
+        return self._update(
+            account_id,
+            problem=AccountProblem.REBUILD.value,
+            problem_detail=None,
+            cooldown_until=None,
+            cooldown_reason=None,
+        )
+
+    def request_rebuild(self, account_id: str) -> bool:
+        """A fresh provider at the next chance (a new key was stored): clears a problem too."""
+        return self._update(account_id, problem=AccountProblem.REBUILD.value, problem_detail=None)
+
+    def rebuilt(self, account_id: str) -> bool:
+        """The scheduler built the fresh provider: the mark goes, unless something else was
+        recorded meanwhile (a problem set after the request stays)."""
+        values = {"problem": "", "problem_detail": None, "updated_at": self.clock.now()}
+        with write_tx(self.engine, durable=True) as conn:
+            row = (
+                conn.execute(
+                    update(A)
+                    .where(A.c.account_id == account_id)
+                    .where(A.c.problem == AccountProblem.REBUILD.value)
+                    .values(**values)
+                    .returning(A)
+                )
+                .mappings()
+                .first()
+            )
+        if row is not None:
+            self.bus.publish(AccountChanged(account_id, _status(row)))
+        return row is not None
+
+    def clear_rebuild_requests(self) -> list[str]:
+        """At a scheduler's start every provider is new: pending requests are met."""
+        now = self.clock.now()
+        with write_tx(self.engine) as conn:
+            rows = (
+                conn.execute(
+                    update(A)
+                    .where(A.c.problem == AccountProblem.REBUILD.value)
+                    .values(problem="", problem_detail=None, updated_at=now)
+                    .returning(A)
+                )
+                .mappings()
+                .all()
+            )
+        for row in rows:
+            self.bus.publish(AccountChanged(row["account_id"], _status(row)))
+        return [r["account_id"] for r in rows]
 
     def set_problem(self, account_id: str, problem: AccountProblem, detail: str) -> bool:
         return self._update(account_id, problem=problem.value, problem_detail=detail)

@@ -8,10 +8,18 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from media_assistant.core.diagnostics import (
     DEFAULT_KEEP_DAYS,
@@ -140,6 +148,16 @@ class ModelConfig(BaseModel):
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class FieldProblem(ValueError):
+    """A rule about one key of a table, raised by a table's own validator: the problem is
+    reported at that key (``accounts[1] (ds-api).base_url``), so an editor can show it there."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 def api_key_env_problem(value: str) -> str | None:
@@ -173,9 +191,12 @@ def api_key_env_problem(value: str) -> str | None:
 
 class AccountConfig(BaseModel):
     model_config = _STRICT
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    id: str = Field(
+        min_length=1,
+        description="Letters, digits and - _ . (names the account's profile folder and key).",
+    )
     kind: Kind
-    models: list[str] = Field(min_length=1)
+    models: list[str] = Field(description="The models this account serves (at least one).")
     enabled: bool = Field(True, description="Initial state; the operator's toggle then wins.")
     # web
     site: str | None = Field(
@@ -201,26 +222,45 @@ class AccountConfig(BaseModel):
     rpm: int | None = Field(None, ge=1, description="Requests per minute (API accounts).")
     tpm: int | None = Field(None, ge=1, description="Tokens per minute (API accounts).")
 
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_plain_name(cls, value: str) -> str:
+        if not _ACCOUNT_ID.fullmatch(value):
+            raise ValueError(
+                "an account id is letters, digits and - _ . only (no spaces), starting with a "
+                "letter or digit"
+            )
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _serves_a_model(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("an account needs at least one model (list it in 'models')")
+        return value
+
     @model_validator(mode="after")
     def _kind_specific(self) -> AccountConfig:
         if self.kind is ModelKind.WEB:
             if (self.site is None) == (self.site_file is None):
-                raise ValueError("a web account needs exactly one of 'site' or 'site_file'")
+                raise FieldProblem(
+                    "site", "a web account needs exactly one of 'site' or 'site_file'"
+                )
             if self.origin is not None and not self.origin.startswith(("http://", "https://")):
-                raise ValueError("'origin' must start with http:// or https://")
+                raise FieldProblem("origin", "'origin' must start with http:// or https://")
             for key in ("base_url", "api_key_env", "rpm", "tpm"):
                 if getattr(self, key) is not None:
-                    raise ValueError(f"'{key}' is for API accounts, not web accounts")
+                    raise FieldProblem(key, f"'{key}' is for API accounts, not web accounts")
         else:
             if self.api_key_env is not None and (problem := api_key_env_problem(self.api_key_env)):
-                raise ValueError(problem)
+                raise FieldProblem("api_key_env", problem)
             if not self.base_url:
-                raise ValueError("an API account needs 'base_url'")
+                raise FieldProblem("base_url", "an API account needs 'base_url'")
             if not self.base_url.startswith(("http://", "https://")):
-                raise ValueError("'base_url' must start with http:// or https://")
+                raise FieldProblem("base_url", "'base_url' must start with http:// or https://")
             for key in ("site", "site_file", "origin", "pacing"):
                 if getattr(self, key) is not None:
-                    raise ValueError(f"'{key}' is for web accounts, not API accounts")
+                    raise FieldProblem(key, f"'{key}' is for web accounts, not API accounts")
         return self
 
 
@@ -251,25 +291,26 @@ class AppConfig(BaseModel):
         return [a for a in self.accounts if model in a.models]
 
 
-def _cross_check(cfg: AppConfig) -> list[tuple[str, str]]:
-    """Rules spanning tables; returns (key, message) pairs."""
-    problems: list[tuple[str, str]] = []
+def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
+    """Rules spanning tables."""
+    problems: list[ConfigProblem] = []
     seen_models: dict[str, int] = {}
     for i, m in enumerate(cfg.models):
         if m.name in seen_models:
-            problems.append((f"models[{i}].name", f"duplicate model name {m.name!r}"))
+            problems.append(
+                ConfigProblem(("models", i, "name"), f"duplicate model name {m.name!r}")
+            )
         seen_models[m.name] = i
     seen_accounts: dict[str, str] = {}  # case-folded -> as written
     served: set[str] = set()
     for i, a in enumerate(cfg.accounts):
-        where = f"accounts[{i}] ({a.id})"
         earlier = seen_accounts.get(a.id.casefold())
         if earlier == a.id:
-            problems.append((f"{where}.id", f"duplicate account id {a.id!r}"))
+            problems.append(ConfigProblem(("accounts", i, "id"), f"duplicate account id {a.id!r}"))
         elif earlier is not None:
             problems.append(
-                (
-                    f"{where}.id",
+                ConfigProblem(
+                    ("accounts", i, "id"),
                     f"account ids {earlier!r} and {a.id!r} differ only in letter case: on "
                     "Windows and macOS they would share one browser profile folder",
                 )
@@ -279,12 +320,15 @@ def _cross_check(cfg: AppConfig) -> list[tuple[str, str]]:
             model = cfg.model(name)
             if model is None:
                 problems.append(
-                    (f"{where}.models", f"unknown model {name!r} (declare it under [[models]])")
+                    ConfigProblem(
+                        ("accounts", i, "models"),
+                        f"unknown model {name!r} (declare it under [[models]])",
+                    )
                 )
             elif model.kind is not a.kind:
                 problems.append(
-                    (
-                        f"{where}.models",
+                    ConfigProblem(
+                        ("accounts", i, "models"),
                         f"model {name!r} is a {model.kind.value} model; "
                         f"this account is kind = {a.kind.value!r}",
                     )
@@ -294,7 +338,7 @@ def _cross_check(cfg: AppConfig) -> list[tuple[str, str]]:
     for i, m in enumerate(cfg.models):
         if m.name not in served:
             problems.append(
-                (f"models[{i}] ({m.name})", "no account serves this model (add it to an account)")
+                ConfigProblem(("models", i), "no account serves this model (add it to an account)")
             )
     return problems
 
@@ -318,16 +362,35 @@ def _format_loc(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
     return "".join(parts) or "(top level)"
 
 
-def parse_config(data: dict[str, Any], origin: str) -> AppConfig:
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """One thing wrong in a configuration, at a path of keys and indexes
+    (``("accounts", 1, "concurrency")``): the CLI prints it as ``accounts[1] (ds-api).concurrency``,
+    the set-up window shows it next to that field."""
+
+    path: tuple[str | int, ...]
+    message: str
+
+    def where(self, data: dict[str, Any]) -> str:
+        return _format_loc(self.path, data)
+
+
+def check_config(data: dict[str, Any]) -> tuple[AppConfig | None, list[ConfigProblem]]:
+    """The configuration ``data`` describes, or every problem in it (the one schema: the CLI,
+    the settings and the set-up window all check through here)."""
     try:
         cfg = AppConfig.model_validate(data)
     except ValidationError as exc:
-        lines = []
+        problems = []
         for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not str(p).startswith("function-after"))
-            key = _format_loc(loc, data)
+            loc: tuple[str | int, ...] = tuple(
+                p for p in err["loc"] if not str(p).startswith("function-after")
+            )
             msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "extra_forbidden":
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, FieldProblem):
+                loc, msg = (*loc, cause.key), str(cause)
+            elif err["type"] == "extra_forbidden":
                 msg = "unknown key"
             elif (
                 err["type"] != "missing"
@@ -335,11 +398,16 @@ def parse_config(data: dict[str, Any], origin: str) -> AppConfig:
                 and not isinstance(err["input"], dict | list)
             ):
                 msg += f" (got {err['input']!r})"
-            lines.append(f"{origin}: {key}: {msg}")
-        raise ConfigError("\n".join(lines)) from None
+            problems.append(ConfigProblem(loc, msg))
+        return None, problems
     problems = _cross_check(cfg)
-    if problems:
-        raise ConfigError("\n".join(f"{origin}: {key}: {msg}" for key, msg in problems))
+    return (None, problems) if problems else (cfg, [])
+
+
+def parse_config(data: dict[str, Any], origin: str) -> AppConfig:
+    cfg, problems = check_config(data)
+    if cfg is None:
+        raise ConfigError("\n".join(f"{origin}: {p.where(data)}: {p.message}" for p in problems))
     return cfg
 
 

@@ -104,6 +104,21 @@ class Pacer:
         if self.store is not None and self.policies and self.db is not None:
             self._loaded(await self.db.read(self._read_all))
 
+    def set_policy(self, account_id: str, policy: PacingPolicy) -> None:
+        """An account added or edited while the scheduler runs (or its adapter fixed)."""
+        if not policy.limits_anything:
+            self.forget(account_id)
+            return
+        known = account_id in self.policies
+        self.policies[account_id] = policy
+        if not known and self.store is not None:
+            self._reload(account_id, force=True)  # what an earlier run saved (caps, pauses)
+
+    def forget(self, account_id: str) -> None:
+        """No pacing for this account any more (removed, or nothing limits it)."""
+        self.policies.pop(account_id, None)
+        self.states.pop(account_id, None)
+
     def policy(self, account_id: str) -> PacingPolicy:
         return self.policies.get(account_id, NO_PACING)
 

@@ -28,6 +28,7 @@ class ApiAccountGate:
         self._concurrency = _checked(concurrency)
         self.in_flight = 0
         self._fifo = asyncio.Lock()
+        self.rpm_limit, self.tpm_limit = rpm, tpm
         self.rpm = AsyncLimiter(rpm, 60.0) if rpm else None
         self.tpm = AsyncLimiter(tpm, 60.0) if tpm else None
 

@@ -29,6 +29,7 @@ from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.web import WebLane
+from media_assistant.core.live_accounts import AccountDiff, LiveAccounts
 from media_assistant.core.provider import Provider, UnavailableProvider
 from media_assistant.core.records import CancelResult, NewTask, SubmitResult
 from media_assistant.core.sessions import SessionStore
@@ -87,9 +88,14 @@ class Scheduler:
         self._activity = asyncio.Event()
         self._accounts_dirty = False
         self._accounts_refresh: asyncio.Task[None] | None = None
+        self.live = LiveAccounts(self)  # a new configuration, rebuild requests: no restart
         self.started = False
 
     # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def provider_factory(self) -> ProviderFactory:
+        return self._provider_factory
 
     @property
     def owner_id(self) -> str:
@@ -113,6 +119,7 @@ class Scheduler:
         for status in (await self.accounts.all()).values():
             if status.problem is AccountProblem.NEEDS_ATTENTION:
                 await self.accounts.clear_problem(status.account_id)
+        await self.accounts.clear_rebuild_requests()  # every provider below is built afresh
         owner_id = await self.sessions.open()
         view = AccountView(self.accounts, self.clock)
         await view.refresh()
@@ -184,6 +191,7 @@ class Scheduler:
                 waited += 0.02
             for lane in self.lanes.values():
                 await lane.stop()
+            self.live.cancel()  # rebuilds and removals under way: the providers close below
             if self._housekeeping is not None:
                 self._housekeeping.cancel()
                 # Waited for, never re-raised: a housekeeping task that died of its own error
@@ -235,6 +243,13 @@ class Scheduler:
                 await self.sessions.close(self.rt.owner_id)
             except Exception:
                 log.exception("[scheduler] could not mark the session ended")
+
+    # ------------------------------------------------------------------ live configuration
+
+    async def apply_config(self, config: AppConfig) -> AccountDiff:
+        """Run on ``config`` from now on, without a restart (core/live_accounts.py): new and
+        edited accounts start working, removed ones finish their running task first."""
+        return await self.live.apply(config)
 
     # ------------------------------------------------------------------ operator actions
 
@@ -300,10 +315,15 @@ class Scheduler:
             lane.wake()
         self._activity.set()
 
+    def wake_all(self) -> None:
+        self._wake_all()
+
     def _after_account_refresh(self) -> None:
         api = self.lanes.get(ModelKind.API)
         if isinstance(api, ApiLane):
             api.apply_account_settings()
+        if self.rt is not None and self.started:
+            self.live.notice(self.rt.accounts.statuses.values())  # fresh providers asked for
         self._wake_all()
 
     # ------------------------------------------------------------------ housekeeping

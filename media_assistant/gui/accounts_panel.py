@@ -1,16 +1,20 @@
 """Every account: its state and why, a countdown while it cools down, its pacing (web: "next
 task in 1:42 · 3 of 4 in 30 min"), an enable toggle, "Log in" for web accounts, concurrency
-1..5 for API accounts. The words for states and cool-down reasons
-are the GUI's (labels.py); a problem's detail is the site's or API's own text, shown as it is."""
+1..5 for API accounts; a context menu with *Reset* (clear the account's problem and start it
+afresh: the scheduler rebuilds its provider) and the set-up window. The words for states and
+cool-down reasons are the GUI's (labels.py); a problem's detail is the site's or API's own
+text, shown as it is. The rows follow the configuration (``rebuild`` after a set-up change)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
+    QMenu,
     QPushButton,
     QSpinBox,
     QTableWidget,
@@ -20,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.account_store import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
+from media_assistant.core.config import AccountConfig
 from media_assistant.core.pacing import Hold, PacingView
 from media_assistant.core.states import AccountState, ModelKind
 from media_assistant.gui import labels
@@ -33,6 +38,7 @@ COL_NAME, COL_STATE, COL_ENABLED, COL_ACTION = range(4)
 
 class AccountsPanel(QWidget):
     login_requested = Signal(str)
+    setup_requested = Signal()  # the set-up window (accounts and models)
     # (title, text): the risk guard paused an account for hours; the window tells the operator.
     attention_needed = Signal(str, str)
 
@@ -52,13 +58,22 @@ class AccountsPanel(QWidget):
         header.setSectionResizeMode(COL_STATE, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(COL_ENABLED, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(COL_ACTION, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._on_table_context_menu)
+        self.empty_hint = QLabel(
+            self.tr("No accounts yet: press “Accounts…” in the toolbar to add one."), self
+        )
+        self.empty_hint.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
+        layout.addWidget(self.empty_hint)
+        self.menu: QMenu | None = None
         self._rows: dict[str, int] = {}
         self._toggles: dict[str, QCheckBox] = {}
         self._spins: dict[str, QSpinBox] = {}
         self._holds: dict[str, Hold] = {}
+        self._accounts: list[AccountConfig] = []
         self._build()
         controller.bridge.account_changed.connect(self._on_bridge_account_changed)
         self._tick = QTimer(self)  # countdowns
@@ -66,8 +81,17 @@ class AccountsPanel(QWidget):
         self._tick.timeout.connect(self.refresh)
         self._tick.start()
 
+    def rebuild(self) -> None:
+        """The configuration changed (set-up): rows for the accounts it has now."""
+        self.table.setRowCount(0)
+        self._rows.clear()
+        self._toggles.clear()
+        self._spins.clear()
+        self._build()
+
     def _build(self) -> None:
-        accounts = self.controller.accounts
+        accounts = self._accounts = list(self.controller.accounts)  # the rows shown
+        self.empty_hint.setVisible(not accounts)
         self.table.setRowCount(len(accounts))
         for row, account in enumerate(accounts):
             self._rows[account.id] = row
@@ -104,7 +128,7 @@ class AccountsPanel(QWidget):
 
     def refresh(self) -> None:
         now = self.controller.now()
-        for account in self.controller.accounts:
+        for account in self._accounts:
             row = self._rows[account.id]
             status = self.controller.account_status(account.id)
             state = status.state(now) if status else AccountState.DISABLED
@@ -144,6 +168,37 @@ class AccountsPanel(QWidget):
 
     def _on_bridge_account_changed(self, _account_id: str) -> None:
         self.refresh()
+
+    def _on_table_context_menu(self, pos: QPoint) -> None:
+        item = self.table.itemAt(pos)
+        account_id = None
+        if item is not None:
+            name = self.table.item(item.row(), COL_NAME)
+            account_id = name.data(Qt.ItemDataRole.UserRole) if name is not None else None
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if account_id:
+            reset = menu.addAction(self.tr("Reset %1").replace("%1", account_id))
+            reset.setToolTip(
+                self.tr(
+                    "Clear its problem and cool-down and start it afresh (a new key or "
+                    "a fixed adapter is picked up)"
+                )
+            )
+            reset.triggered.connect(lambda _=False, a=account_id: self.reset(a))
+            account = next((a for a in self._accounts if a.id == account_id), None)
+            if account is not None and account.kind is ModelKind.WEB and account.site != "fake":
+                login = menu.addAction(self.tr("Log in"))
+                login.triggered.connect(lambda _=False, a=account_id: self.login_requested.emit(a))
+            menu.addSeparator()
+        setup = menu.addAction(self.tr("Accounts and models…"))
+        setup.triggered.connect(self.setup_requested)
+        self.menu = menu
+        menu.popup(self.table.viewport().mapToGlobal(pos))
+
+    def reset(self, account_id: str) -> None:
+        """Clear the account's problem; the scheduler builds its provider anew."""
+        spawn(self.controller.reset_account(account_id), f"reset:{account_id}")
 
     def _on_toggle_toggled(self, account_id: str, on: bool) -> None:
         spawn(self.controller.set_account_enabled(account_id, on), f"toggle:{account_id}")

@@ -12,10 +12,10 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from media_assistant.core.account_store import AccountStatus
-from media_assistant.core.config import AccountConfig
+from media_assistant.core.config import AccountConfig, AppConfig
 from media_assistant.core.eta import Slot
 from media_assistant.core.events import AccountChanged, Event
 from media_assistant.core.export import ExportScope, Headers, export_scope
@@ -39,6 +39,10 @@ log = logging.getLogger(__name__)
 
 
 class AppController(QObject):
+    # The set-up window saved a new configuration and the scheduler runs on it: views that
+    # list accounts or models rebuild.
+    config_applied = Signal()
+
     def __init__(
         self, services: Services, scheduler: Scheduler, parent: QObject | None = None
     ) -> None:
@@ -119,6 +123,18 @@ class AppController(QObject):
 
     async def set_concurrency(self, account_id: str, concurrency: int) -> None:
         await self.accounts_db.set_concurrency(account_id, concurrency)
+
+    async def reset_account(self, account_id: str) -> None:
+        """Clear the account's problem and cool-down; the scheduler rebuilds its provider."""
+        await self.accounts_db.reset(account_id)
+
+    async def apply_config(self, config: AppConfig) -> None:
+        """A configuration the set-up window saved: the scheduler switches to it (no restart),
+        then the views follow (config_applied)."""
+        self.services.config = config
+        await self.scheduler.apply_config(config)
+        await self.load_accounts()
+        self.config_applied.emit()
 
     def export_work(
         self,

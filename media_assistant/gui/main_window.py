@@ -140,7 +140,10 @@ class MainWindow(QMainWindow):
         self.table.retry_requested.connect(self.task_actions.retry_tasks)
         self.table.export_requested.connect(self.task_actions.export_tasks)
         self.accounts.login_requested.connect(self._on_accounts_login_requested)
+        self.accounts.setup_requested.connect(self._on_setup_requested)
         self.accounts.attention_needed.connect(self._notify)
+        controller.config_applied.connect(self._on_controller_config_applied)
+        self.setup_dialog: QWidget | None = None
         self.timeline.task_activated.connect(self.open_details)
 
         self._tick = QTimer(self)
@@ -195,6 +198,9 @@ class MainWindow(QMainWindow):
         )
         bar.addSeparator()
         self.task_actions.add_task_actions(bar)
+        self.act_setup = self.task_actions.add(
+            bar, self.tr("Accounts…"), sp.SP_DirHomeIcon, self._on_setup_requested
+        )
         self.act_settings = self.task_actions.add(
             bar, self.tr("Settings…"), sp.SP_FileDialogDetailedView, self._open_settings
         )
@@ -445,6 +451,21 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.controller.services.paths.config_file, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
+
+    def open_setup(self, *, first_start: bool = False) -> QWidget | None:
+        """The set-up window (accounts and models), non-modal: work goes on meanwhile."""
+        from media_assistant.gui.setup_dialog import show_setup
+
+        self.setup_dialog = show_setup(self, self.controller, self.setup_dialog, first_start)
+        return self.setup_dialog
+
+    def _on_setup_requested(self) -> None:
+        self.open_setup()
+
+    def _on_controller_config_applied(self) -> None:
+        self.accounts.rebuild()
+        self.timeline.set_accounts([(a.id, a.kind.value) for a in self.controller.accounts])
+        self.refresh()
 
     def open_details(self, task_id: str) -> None:
         spawn(self.show_details(task_id), f"open:{task_id}")

@@ -1,5 +1,5 @@
-"""Settings: browser path, lane timeouts, language. Saved into config.toml (comments and layout
-kept), validated with the same schema as every other config change."""
+"""Settings: browser path and windows, lane timeouts, language. Saved into config.toml
+(comments and layout kept), validated with the same schema as every other config change."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import tomlkit
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -49,6 +50,11 @@ class SettingsDialog(QDialog):
         browser_row = QHBoxLayout()
         browser_row.addWidget(self.browser, 1)
         browser_row.addWidget(browse)
+        self.show_browsers = QCheckBox(self.tr("Show the browser windows of web accounts"), self)
+        self.show_browsers.setChecked(not current.browser.headless)
+        self.show_browsers.setToolTip(
+            self.tr("Off: the browsers work without windows (a PC left running overnight)")
+        )
         self.web_timeout = self._seconds(current.lanes.web.task_timeout_s)
         self.api_timeout = self._seconds(current.lanes.api.task_timeout_s)
         self.language = QComboBox(self)
@@ -63,6 +69,7 @@ class SettingsDialog(QDialog):
 
         form = QFormLayout()
         form.addRow(self.tr("Browser for web models:"), browser_row)
+        form.addRow("", self.show_browsers)
         form.addRow(self.tr("Web task timeout:"), self.web_timeout)
         form.addRow(self.tr("API task timeout:"), self.api_timeout)
         form.addRow(self.tr("Language:"), self.language)
@@ -104,6 +111,9 @@ class SettingsDialog(QDialog):
             browser["executable"] = self.browser.text().strip()
         elif "executable" in browser:
             del browser["executable"]
+        headless = not self.show_browsers.isChecked()
+        if headless != bool(browser.get("headless", False)):  # an unchanged file stays unchanged
+            browser["headless"] = headless
         lanes = doc.setdefault("lanes", tomlkit.table())
         for lane, box in (("web", self.web_timeout), ("api", self.api_timeout)):
             lanes.setdefault(lane, tomlkit.table())["task_timeout_s"] = float(box.value())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from media_assistant.core.config import AccountConfig, AppConfig
+from media_assistant.core.config import AccountConfig, AppConfig, ConfigProblem
 from media_assistant.core.errors import ConfigError
 from media_assistant.core.paths import Paths
 from media_assistant.core.states import ModelKind
@@ -21,7 +21,19 @@ from media_assistant.providers.web.adapter import SiteAdapter, builtin_ids, load
 
 def check_site_adapters(config: AppConfig, paths: Paths) -> None:
     """:class:`ConfigError` listing every web account whose adapter cannot be used."""
-    problems: list[str] = []
+    problems = [
+        f"{paths.config_file}: accounts[{p.path[1]}] ({config.accounts[int(p.path[1])].id})"
+        f".{p.path[2]}: {p.message}"
+        for p in site_adapter_problems(config, paths)
+    ]
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def site_adapter_problems(config: AppConfig, paths: Paths) -> list[ConfigProblem]:
+    """Every web account's adapter that cannot be loaded, at the account's ``site`` or
+    ``site_file`` key (the set-up window shows them next to that field)."""
+    problems: list[ConfigProblem] = []
     for i, account in enumerate(config.accounts):
         if account.kind is not ModelKind.WEB or account.site == FAKE_SITE:
             continue
@@ -29,10 +41,10 @@ def check_site_adapters(config: AppConfig, paths: Paths) -> None:
         try:
             _load(account, paths)
         except ConfigError as exc:
-            where = f"{paths.config_file}: accounts[{i}] ({account.id}).{key}"
-            problems.extend(f"{where}: {line}" for line in str(exc).splitlines())
-    if problems:
-        raise ConfigError("\n".join(problems))
+            problems.extend(
+                ConfigProblem(("accounts", i, key), line) for line in str(exc).splitlines()
+            )
+    return problems
 
 
 def _load(account: AccountConfig, paths: Paths) -> SiteAdapter:

@@ -42,6 +42,11 @@ class ProviderRegistry:
             self._driver.start()
         return self._driver
 
+    def reconfigure(self, config: AppConfig) -> None:
+        """Providers built from now on use ``config`` (the scheduler applied a new one). The
+        browser driver keeps its settings until the next start."""
+        self.config = config
+
     async def aclose(self) -> None:
         if self._driver is not None:
             await self._driver.aclose()

@@ -21,6 +21,7 @@ class ChatSiteConfig:
     new_chat_s: float = 0.4  # how long that button takes to show an empty chat (real s)
     signin_flash_s: float = 0.0  # > 0: every full load first shows a sign-in screen this long
     models: tuple[str, ...] = ()  # a model picker with these models (first: the default)
+    slow_render_s: float = 4.0  # fault slow_render: the composer shows after this long (real s)
 
     def __post_init__(self) -> None:
         low, high = self.latency_s

@@ -22,6 +22,13 @@ class ChatFault(StrEnum):
     ERROR_IN_ANSWER = "error_in_answer"  # an error box drawn inside the answer, then done
     ERROR_TEXT_ANSWER = "error_text_answer"  # the answer is only a known error text, then done
     EMPTY_ANSWER = "empty_answer"  # done with no text at all
+    # Faults of the next page load (GET /chat), not of a completion request:
+    PAGE_BUSY = "page_busy"  # 200, a "服务器繁忙 / Server busy" banner and no composer
+    PAGE_RATE_LIMITED = "page_rate_limited"  # 429 + Retry-After: 2, "请求过于频繁" and no composer
+    SLOW_RENDER = "slow_render"  # 200; the composer shows only after ChatSiteConfig.slow_render_s
+
+
+PAGE_FAULTS = frozenset({ChatFault.PAGE_BUSY, ChatFault.PAGE_RATE_LIMITED, ChatFault.SLOW_RENDER})
 
 
 @dataclass(slots=True)
@@ -53,11 +60,12 @@ class ChatFaultBook:
         with self._lock:
             self._rules.append(rule)
 
-    def take(self, user: str) -> ChatFault | None:
-        """The first pending fault for ``user``, with one use consumed."""
+    def take(self, user: str, *, page: bool = False) -> ChatFault | None:
+        """The first pending fault for ``user``, with one use consumed: of a completion
+        request, or (``page``) of a page load."""
         with self._lock:
             for rule in self._rules:
-                if rule.applies_to(user):
+                if rule.applies_to(user) and (rule.fault in PAGE_FAULTS) == page:
                     rule.remaining -= 1
                     if rule.remaining == 0:
                         self._rules.remove(rule)

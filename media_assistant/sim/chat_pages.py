@@ -19,7 +19,7 @@ from aiohttp import web
 
 from media_assistant.sim.chat_api import ChatApi
 from media_assistant.sim.chat_config import ChatSiteConfig
-from media_assistant.sim.chat_faults import ChatFaultBook
+from media_assistant.sim.chat_faults import ChatFault, ChatFaultBook
 from media_assistant.sim.chat_sessions import COOKIE_MAX_AGE_S, COOKIE_NAME, SessionBook
 
 CONTENT_SECURITY_POLICY = (
@@ -36,6 +36,13 @@ _NOT_FOUND = """<!doctype html>
 <p><a href="/chat" aria-label="New chat">新对话 / New chat</a></p>
 </body></html>
 """
+
+
+# Page loads that meet a busy or rate-limited site: a banner instead of the composer.
+_PAGE_ALERTS = {
+    ChatFault.PAGE_BUSY: "服务器繁忙，请稍后再试 / Server busy, please try again later",
+    ChatFault.PAGE_RATE_LIMITED: "请求过于频繁，请稍后再试 / Too many requests, try again later",
+}
 
 
 @functools.cache
@@ -136,6 +143,7 @@ class ChatPages:
         conversation = self._api.conversation(user, conversation_id)
         if conversation_id is not None and conversation is None:
             return _html(_NOT_FOUND, status=404)
+        fault = self._faults.take(user, page=True)
         state = {
             "user": user,
             "conversation_id": conversation.id if conversation else None,
@@ -151,6 +159,16 @@ class ChatPages:
                 "signin_flash_ms": round(self._config.signin_flash_s * 1000),
                 "models": list(self._config.models),
                 "model": request.query.get("model"),
+                "page_alert": _PAGE_ALERTS.get(fault) if fault is not None else None,
+                "render_delay_ms": (
+                    round(self._config.slow_render_s * 1000)
+                    if fault is ChatFault.SLOW_RENDER
+                    else 0
+                ),
             },
         }
+        if fault is ChatFault.PAGE_RATE_LIMITED:
+            response = _html(chat_page(state), status=429)
+            response.headers["Retry-After"] = "2"
+            return response
         return _html(chat_page(state))

@@ -62,6 +62,10 @@ Refusals are plain JSON ``{"error": {"code", "message"}}``: 401 ``login_required
 ``{"conversation_id"}`` stops that conversation's generation; ``GET /api/chat/resume`` re-attaches
 a page to a generation still running.
 
+Page-load faults (``page_busy``: a busy banner and no composer; ``page_rate_limited``: 429 with
+``Retry-After: 2``, a "too many requests" banner and no composer; ``slow_render``: the composer
+shows only after ``slow_render_s``) act on the user's next ``GET /chat`` instead of a completion.
+
 Test hooks: ``GET /_sim/autologin?user=NAME``, ``POST /_sim/inject`` ``{"user", "fault", "count"}``,
 ``POST /_sim/reset``, ``GET /_sim/stats``. Simulated durations are multiplied by ``time_scale``.
 """

@@ -2,6 +2,188 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>AccountEditor</name>
+    <message>
+        <source>Add a web account</source>
+        <translation>Add a web account</translation>
+    </message>
+    <message>
+        <source>Add an API account</source>
+        <translation>Add an API account</translation>
+    </message>
+    <message>
+        <source>Account %1</source>
+        <translation>Account %1</translation>
+    </message>
+    <message>
+        <source>e.g. deepseek-1 (letters, digits, - _ .)</source>
+        <translation>e.g. deepseek-1 (letters, digits, - _ .)</translation>
+    </message>
+    <message>
+        <source>Name (ID):</source>
+        <translation>Name (ID):</translation>
+    </message>
+    <message>
+        <source>another model name</source>
+        <translation>another model name</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>Add</translation>
+    </message>
+    <message>
+        <source>Fetch the model list</source>
+        <translation>Fetch the model list</translation>
+    </message>
+    <message>
+        <source>Ask the endpoint which models it offers</source>
+        <translation>Ask the endpoint which models it offers</translation>
+    </message>
+    <message>
+        <source>Models:</source>
+        <translation>Models:</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>Test connection</translation>
+    </message>
+    <message>
+        <source>Save and log in</source>
+        <translation>Save and log in</translation>
+    </message>
+    <message>
+        <source>Save, then open this account&apos;s browser profile to sign in</source>
+        <translation>Save, then open this account&apos;s browser profile to sign in</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Save</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>From an adapter file…</source>
+        <translation>From an adapter file…</translation>
+    </message>
+    <message>
+        <source>Chat site:</source>
+        <translation>Chat site:</translation>
+    </message>
+    <message>
+        <source>the site&apos;s own address (leave empty)</source>
+        <translation>the site&apos;s own address (leave empty)</translation>
+    </message>
+    <message>
+        <source>Only for a self-hosted chat (your company&apos;s Open WebUI) or a test site</source>
+        <translation>Only for a self-hosted chat (your company&apos;s Open WebUI) or a test site</translation>
+    </message>
+    <message>
+        <source>Address:</source>
+        <translation>Address:</translation>
+    </message>
+    <message>
+        <source>Base URL:</source>
+        <translation>Base URL:</translation>
+    </message>
+    <message>
+        <source>paste the key; it is kept in the system&apos;s keyring</source>
+        <translation>paste the key; it is kept in the system&apos;s keyring</translation>
+    </message>
+    <message>
+        <source>leave empty to keep the stored key</source>
+        <translation>leave empty to keep the stored key</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API key:</translation>
+    </message>
+    <message>
+        <source>optional: an environment variable with the key</source>
+        <translation>optional: an environment variable with the key</translation>
+    </message>
+    <message>
+        <source>Key variable:</source>
+        <translation>Key variable:</translation>
+    </message>
+    <message>
+        <source>Requests in flight at once (1..5)</source>
+        <translation>Requests in flight at once (1..5)</translation>
+    </message>
+    <message>
+        <source>Concurrency:</source>
+        <translation>Concurrency:</translation>
+    </message>
+    <message>
+        <source>Requests per minute:</source>
+        <translation>Requests per minute:</translation>
+    </message>
+    <message>
+        <source>Tokens per minute:</source>
+        <translation>Tokens per minute:</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>no limit</translation>
+    </message>
+    <message>
+        <source>Site adapter file</source>
+        <translation>Site adapter file</translation>
+    </message>
+    <message>
+        <source>Site adapters (*.toml)</source>
+        <translation>Site adapters (*.toml)</translation>
+    </message>
+    <message>
+        <source>Adapter file: %1</source>
+        <translation>Adapter file: %1</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>Saving…</translation>
+    </message>
+    <message>
+        <source>Paste the API key first</source>
+        <translation>Paste the API key first</translation>
+    </message>
+    <message>
+        <source>Enter the base URL first</source>
+        <translation>Enter the base URL first</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its models…</source>
+        <translation>Asking %1 for its models…</translation>
+    </message>
+    <message>
+        <source>This endpoint does not list its models: type the model name below</source>
+        <translation>This endpoint does not list its models: type the model name below</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) offered: tick the ones this account should serve</source>
+        <translation>
+            <numerusform>%n model offered: tick the ones this account should serve</numerusform>
+            <numerusform>%n models offered: tick the ones this account should serve</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a model to test with</source>
+        <translation>Choose a model to test with</translation>
+    </message>
+    <message>
+        <source>Sending one short request to %1…</source>
+        <translation>Sending one short request to %1…</translation>
+    </message>
+    <message>
+        <source>Connected: %1 answered in %2 s: “%3”</source>
+        <translation>Connected: %1 answered in %2 s: “%3”</translation>
+    </message>
+</context>
+<context>
     <name>AccountState</name>
     <message>
         <source>Working</source>
@@ -43,6 +225,10 @@
         <translation>On</translation>
     </message>
     <message>
+        <source>No accounts yet: press “Accounts…” in the toolbar to add one.</source>
+        <translation>No accounts yet: press “Accounts…” in the toolbar to add one.</translation>
+    </message>
+    <message>
         <source>Give this account work</source>
         <translation>Give this account work</translation>
     </message>
@@ -69,6 +255,18 @@
     <message>
         <source>Account %1 paused</source>
         <translation>Account %1 paused</translation>
+    </message>
+    <message>
+        <source>Reset %1</source>
+        <translation>Reset %1</translation>
+    </message>
+    <message>
+        <source>Clear its problem and cool-down and start it afresh (a new key or a fixed adapter is picked up)</source>
+        <translation>Clear its problem and cool-down and start it afresh (a new key or a fixed adapter is picked up)</translation>
+    </message>
+    <message>
+        <source>Accounts and models…</source>
+        <translation>Accounts and models…</translation>
     </message>
 </context>
 <context>
@@ -591,6 +789,37 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>FirstStartDialog</name>
+    <message>
+        <source>Media Assistant</source>
+        <translation>Media Assistant</translation>
+    </message>
+    <message>
+        <source>Welcome to Media Assistant</source>
+        <translation>Welcome to Media Assistant</translation>
+    </message>
+    <message>
+        <source>No accounts are set up yet.&lt;br&gt;&lt;br&gt;&lt;b&gt;Try the demo&lt;/b&gt; to see the app at work first: a simulated chat site and API, with sample tasks. Nothing to set up, and nothing leaves this computer.&lt;br&gt;&lt;br&gt;&lt;b&gt;Set up accounts&lt;/b&gt; to add the chat sites you sign in to and the API keys your team uses, in a few clicks.</source>
+        <translation>No accounts are set up yet.&lt;br&gt;&lt;br&gt;&lt;b&gt;Try the demo&lt;/b&gt; to see the app at work first: a simulated chat site and API, with sample tasks. Nothing to set up, and nothing leaves this computer.&lt;br&gt;&lt;br&gt;&lt;b&gt;Set up accounts&lt;/b&gt; to add the chat sites you sign in to and the API keys your team uses, in a few clicks.</translation>
+    </message>
+    <message>
+        <source>Your data folder: %1</source>
+        <translation>Your data folder: %1</translation>
+    </message>
+    <message>
+        <source>Try the demo</source>
+        <translation>Try the demo</translation>
+    </message>
+    <message>
+        <source>Set up accounts</source>
+        <translation>Set up accounts</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>Quit</translation>
+    </message>
+</context>
+<context>
     <name>HelpActions</name>
     <message>
         <source>&amp;Help</source>
@@ -810,6 +1039,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>New batch…</translation>
     </message>
     <message>
+        <source>Accounts…</source>
+        <translation>Accounts…</translation>
+    </message>
+    <message>
         <source>Settings…</source>
         <translation>Settings…</translation>
     </message>
@@ -866,6 +1099,57 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
             <numerusform>Self-check: %n finding — see the log</numerusform>
             <numerusform>Self-check: %n findings — see the log</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>ModelEditor</name>
+    <message>
+        <source>Model %1</source>
+        <translation>Model %1</translation>
+    </message>
+    <message>
+        <source>Kind:</source>
+        <translation>Kind:</translation>
+    </message>
+    <message>
+        <source>Served by:</source>
+        <translation>Served by:</translation>
+    </message>
+    <message>
+        <source>Send only the user&apos;s text (reasoning models)</source>
+        <translation>Send only the user&apos;s text (reasoning models)</translation>
+    </message>
+    <message>
+        <source>No system prompt or preset text is sent: reasoning models answer better</source>
+        <translation>No system prompt or preset text is sent: reasoning models answer better</translation>
+    </message>
+    <message>
+        <source>the same as the name</source>
+        <translation>the same as the name</translation>
+    </message>
+    <message>
+        <source>The model&apos;s name at the provider, when it differs from the name used here</source>
+        <translation>The model&apos;s name at the provider, when it differs from the name used here</translation>
+    </message>
+    <message>
+        <source>Name at the provider:</source>
+        <translation>Name at the provider:</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>none</translation>
+    </message>
+    <message>
+        <source>Default system prompt:</source>
+        <translation>Default system prompt:</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Save</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
     </message>
 </context>
 <context>
@@ -1071,6 +1355,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Browse…</translation>
     </message>
     <message>
+        <source>Show the browser windows of web accounts</source>
+        <translation>Show the browser windows of web accounts</translation>
+    </message>
+    <message>
+        <source>Off: the browsers work without windows (a PC left running overnight)</source>
+        <translation>Off: the browsers work without windows (a PC left running overnight)</translation>
+    </message>
+    <message>
         <source>System default</source>
         <translation>System default</translation>
     </message>
@@ -1101,6 +1393,137 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Browser executable</source>
         <translation>Browser executable</translation>
+    </message>
+</context>
+<context>
+    <name>SetupDialog</name>
+    <message>
+        <source>Accounts and models</source>
+        <translation>Accounts and models</translation>
+    </message>
+    <message>
+        <source>Welcome. Add the accounts your team works with, then start a batch.</source>
+        <translation>Welcome. Add the accounts your team works with, then start a batch.</translation>
+    </message>
+    <message>
+        <source>A web account is a chat site you sign in to in a browser (one task at a time); an API account is an address and a key (several tasks at once). Changes take effect at once, no restart needed.</source>
+        <translation>A web account is a chat site you sign in to in a browser (one task at a time); an API account is an address and a key (several tasks at once). Changes take effect at once, no restart needed.</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>Account</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Kind</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>Where</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>Models</translation>
+    </message>
+    <message>
+        <source>Add web account…</source>
+        <translation>Add web account…</translation>
+    </message>
+    <message>
+        <source>Add API account…</source>
+        <translation>Add API account…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>Edit…</translation>
+    </message>
+    <message>
+        <source>Log in</source>
+        <translation>Log in</translation>
+    </message>
+    <message>
+        <source>Open this account&apos;s browser profile to sign in</source>
+        <translation>Open this account&apos;s browser profile to sign in</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>Remove…</translation>
+    </message>
+    <message>
+        <source>Accounts</source>
+        <translation>Accounts</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Served by</source>
+        <translation>Served by</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>Options</translation>
+    </message>
+    <message>
+        <source>Models are added with the accounts that serve them.</source>
+        <translation>Models are added with the accounts that serve them.</translation>
+    </message>
+    <message>
+        <source>Saved in %1</source>
+        <translation>Saved in %1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <source>user&apos;s text only</source>
+        <translation>user&apos;s text only</translation>
+    </message>
+    <message>
+        <source>at the provider: %1</source>
+        <translation>at the provider: %1</translation>
+    </message>
+    <message>
+        <source>system prompt</source>
+        <translation>system prompt</translation>
+    </message>
+    <message>
+        <source>%1 saved; the scheduler already works with it</source>
+        <translation>%1 saved; the scheduler already works with it</translation>
+    </message>
+    <message>
+        <source>Sign in to %1 in the browser window, then close it</source>
+        <translation>Sign in to %1 in the browser window, then close it</translation>
+    </message>
+    <message>
+        <source>%1: signed in (%2)</source>
+        <translation>%1: signed in (%2)</translation>
+    </message>
+    <message>
+        <source>%1: not signed in (%2)</source>
+        <translation>%1: not signed in (%2)</translation>
+    </message>
+    <message>
+        <source>Remove account %1? A task it is running finishes first.</source>
+        <translation>Remove account %1? A task it is running finishes first.</translation>
+    </message>
+    <message>
+        <source>Only this account serves %1: removed too.</source>
+        <translation>Only this account serves %1: removed too.</translation>
+    </message>
+    <message>
+        <source>%1 removed</source>
+        <translation>%1 removed</translation>
+    </message>
+    <message>
+        <source>%1 is the only model of %2: give it another model first, or remove the account</source>
+        <translation>%1 is the only model of %2: give it another model first, or remove the account</translation>
+    </message>
+    <message>
+        <source>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</source>
+        <translation>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</translation>
     </message>
 </context>
 <context>

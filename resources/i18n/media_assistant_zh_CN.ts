@@ -2,6 +2,187 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AccountEditor</name>
+    <message>
+        <source>Add a web account</source>
+        <translation>添加网页账号</translation>
+    </message>
+    <message>
+        <source>Add an API account</source>
+        <translation>添加 API 账号</translation>
+    </message>
+    <message>
+        <source>Account %1</source>
+        <translation>账号 %1</translation>
+    </message>
+    <message>
+        <source>e.g. deepseek-1 (letters, digits, - _ .)</source>
+        <translation>例如 deepseek-1（字母、数字、- _ .）</translation>
+    </message>
+    <message>
+        <source>Name (ID):</source>
+        <translation>名称（ID）：</translation>
+    </message>
+    <message>
+        <source>another model name</source>
+        <translation>其他模型名称</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Fetch the model list</source>
+        <translation>获取模型列表</translation>
+    </message>
+    <message>
+        <source>Ask the endpoint which models it offers</source>
+        <translation>向接口查询它提供的模型</translation>
+    </message>
+    <message>
+        <source>Models:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Save and log in</source>
+        <translation>保存并登录</translation>
+    </message>
+    <message>
+        <source>Save, then open this account&apos;s browser profile to sign in</source>
+        <translation>保存后打开该账号的浏览器配置文件进行登录</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>From an adapter file…</source>
+        <translation>从适配器文件…</translation>
+    </message>
+    <message>
+        <source>Chat site:</source>
+        <translation>对话网站：</translation>
+    </message>
+    <message>
+        <source>the site&apos;s own address (leave empty)</source>
+        <translation>网站自身地址（留空即可）</translation>
+    </message>
+    <message>
+        <source>Only for a self-hosted chat (your company&apos;s Open WebUI) or a test site</source>
+        <translation>仅用于自建对话站点（如公司的 Open WebUI）或测试站点</translation>
+    </message>
+    <message>
+        <source>Address:</source>
+        <translation>地址：</translation>
+    </message>
+    <message>
+        <source>Base URL:</source>
+        <translation>接口地址（Base URL）：</translation>
+    </message>
+    <message>
+        <source>paste the key; it is kept in the system&apos;s keyring</source>
+        <translation>粘贴密钥；它保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>leave empty to keep the stored key</source>
+        <translation>留空则保留已保存的密钥</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API 密钥：</translation>
+    </message>
+    <message>
+        <source>optional: an environment variable with the key</source>
+        <translation>可选：存放密钥的环境变量名</translation>
+    </message>
+    <message>
+        <source>Key variable:</source>
+        <translation>密钥变量：</translation>
+    </message>
+    <message>
+        <source>Requests in flight at once (1..5)</source>
+        <translation>同时进行的请求数（1..5）</translation>
+    </message>
+    <message>
+        <source>Concurrency:</source>
+        <translation>并发数：</translation>
+    </message>
+    <message>
+        <source>Requests per minute:</source>
+        <translation>每分钟请求数：</translation>
+    </message>
+    <message>
+        <source>Tokens per minute:</source>
+        <translation>每分钟 Token 数：</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>Site adapter file</source>
+        <translation>网站适配器文件</translation>
+    </message>
+    <message>
+        <source>Site adapters (*.toml)</source>
+        <translation>网站适配器 (*.toml)</translation>
+    </message>
+    <message>
+        <source>Adapter file: %1</source>
+        <translation>适配器文件：%1</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>Paste the API key first</source>
+        <translation>请先粘贴 API 密钥</translation>
+    </message>
+    <message>
+        <source>Enter the base URL first</source>
+        <translation>请先填写接口地址</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its models…</source>
+        <translation>正在向 %1 查询模型…</translation>
+    </message>
+    <message>
+        <source>This endpoint does not list its models: type the model name below</source>
+        <translation>该接口不提供模型列表：请在下方输入模型名称</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) offered: tick the ones this account should serve</source>
+        <translation>
+            <numerusform>共提供 %n 个模型：请勾选该账号要使用的模型</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a model to test with</source>
+        <translation>请选择一个用于测试的模型</translation>
+    </message>
+    <message>
+        <source>Sending one short request to %1…</source>
+        <translation>正在向 %1 发送一条简短请求…</translation>
+    </message>
+    <message>
+        <source>Connected: %1 answered in %2 s: “%3”</source>
+        <translation>已连接：%1 用时 %2 秒回答：“%3”</translation>
+    </message>
+</context>
+<context>
     <name>AccountState</name>
     <message>
         <source>Working</source>
@@ -43,6 +224,10 @@
         <translation>启用</translation>
     </message>
     <message>
+        <source>No accounts yet: press “Accounts…” in the toolbar to add one.</source>
+        <translation>还没有账号：点击工具栏中的“账号…”添加。</translation>
+    </message>
+    <message>
         <source>Give this account work</source>
         <translation>给此账号分配任务</translation>
     </message>
@@ -69,6 +254,18 @@
     <message>
         <source>Account %1 paused</source>
         <translation>账号 %1 已暂停</translation>
+    </message>
+    <message>
+        <source>Reset %1</source>
+        <translation>重置 %1</translation>
+    </message>
+    <message>
+        <source>Clear its problem and cool-down and start it afresh (a new key or a fixed adapter is picked up)</source>
+        <translation>清除其问题和冷却，重新启动（会使用新的密钥或修复后的适配器）</translation>
+    </message>
+    <message>
+        <source>Accounts and models…</source>
+        <translation>账号和模型…</translation>
     </message>
 </context>
 <context>
@@ -587,6 +784,37 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>FirstStartDialog</name>
+    <message>
+        <source>Media Assistant</source>
+        <translation>AI 智能媒体助理</translation>
+    </message>
+    <message>
+        <source>Welcome to Media Assistant</source>
+        <translation>欢迎使用 AI 智能媒体助理</translation>
+    </message>
+    <message>
+        <source>No accounts are set up yet.&lt;br&gt;&lt;br&gt;&lt;b&gt;Try the demo&lt;/b&gt; to see the app at work first: a simulated chat site and API, with sample tasks. Nothing to set up, and nothing leaves this computer.&lt;br&gt;&lt;br&gt;&lt;b&gt;Set up accounts&lt;/b&gt; to add the chat sites you sign in to and the API keys your team uses, in a few clicks.</source>
+        <translation>还没有设置任何账号。&lt;br&gt;&lt;br&gt;&lt;b&gt;试用演示&lt;/b&gt;：先看看应用如何工作——模拟的对话网站和 API，附带示例任务。无需任何设置，数据不会离开这台电脑。&lt;br&gt;&lt;br&gt;&lt;b&gt;设置账号&lt;/b&gt;：几步即可添加您登录的对话网站和团队使用的 API 密钥。</translation>
+    </message>
+    <message>
+        <source>Your data folder: %1</source>
+        <translation>您的数据文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Try the demo</source>
+        <translation>试用演示</translation>
+    </message>
+    <message>
+        <source>Set up accounts</source>
+        <translation>设置账号</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
     <name>HelpActions</name>
     <message>
         <source>&amp;Help</source>
@@ -802,6 +1030,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>新建批次…</translation>
     </message>
     <message>
+        <source>Accounts…</source>
+        <translation>账号…</translation>
+    </message>
+    <message>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
@@ -855,6 +1087,57 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>
             <numerusform>自检：发现 %n 个问题，详见日志</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>ModelEditor</name>
+    <message>
+        <source>Model %1</source>
+        <translation>模型 %1</translation>
+    </message>
+    <message>
+        <source>Kind:</source>
+        <translation>类型：</translation>
+    </message>
+    <message>
+        <source>Served by:</source>
+        <translation>使用的账号：</translation>
+    </message>
+    <message>
+        <source>Send only the user&apos;s text (reasoning models)</source>
+        <translation>只发送用户的内容（推理模型）</translation>
+    </message>
+    <message>
+        <source>No system prompt or preset text is sent: reasoning models answer better</source>
+        <translation>不发送系统提示词或预设文字：推理模型回答得更好</translation>
+    </message>
+    <message>
+        <source>the same as the name</source>
+        <translation>与名称相同</translation>
+    </message>
+    <message>
+        <source>The model&apos;s name at the provider, when it differs from the name used here</source>
+        <translation>模型在服务商处的名称（与此处名称不同时填写）</translation>
+    </message>
+    <message>
+        <source>Name at the provider:</source>
+        <translation>服务商处的名称：</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Default system prompt:</source>
+        <translation>默认系统提示词：</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -1058,6 +1341,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>浏览…</translation>
     </message>
     <message>
+        <source>Show the browser windows of web accounts</source>
+        <translation>显示网页账号的浏览器窗口</translation>
+    </message>
+    <message>
+        <source>Off: the browsers work without windows (a PC left running overnight)</source>
+        <translation>关闭：浏览器在后台无窗口运行（适合整夜运行的电脑）</translation>
+    </message>
+    <message>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
@@ -1088,6 +1379,137 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Browser executable</source>
         <translation>选择浏览器程序</translation>
+    </message>
+</context>
+<context>
+    <name>SetupDialog</name>
+    <message>
+        <source>Accounts and models</source>
+        <translation>账号和模型</translation>
+    </message>
+    <message>
+        <source>Welcome. Add the accounts your team works with, then start a batch.</source>
+        <translation>欢迎。请添加团队使用的账号，然后开始一个批次。</translation>
+    </message>
+    <message>
+        <source>A web account is a chat site you sign in to in a browser (one task at a time); an API account is an address and a key (several tasks at once). Changes take effect at once, no restart needed.</source>
+        <translation>网页账号是在浏览器中登录的对话网站（一次一个任务）；API 账号是一个接口地址加一个密钥（可同时处理多个任务）。修改立即生效，无需重启。</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Add web account…</source>
+        <translation>添加网页账号…</translation>
+    </message>
+    <message>
+        <source>Add API account…</source>
+        <translation>添加 API 账号…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Log in</source>
+        <translation>登录</translation>
+    </message>
+    <message>
+        <source>Open this account&apos;s browser profile to sign in</source>
+        <translation>打开该账号的浏览器配置文件进行登录</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Accounts</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Served by</source>
+        <translation>使用的账号</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>Models are added with the accounts that serve them.</source>
+        <translation>模型随使用它的账号一起添加。</translation>
+    </message>
+    <message>
+        <source>Saved in %1</source>
+        <translation>保存在 %1</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>user&apos;s text only</source>
+        <translation>仅用户内容</translation>
+    </message>
+    <message>
+        <source>at the provider: %1</source>
+        <translation>服务商处：%1</translation>
+    </message>
+    <message>
+        <source>system prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>%1 saved; the scheduler already works with it</source>
+        <translation>%1 已保存，调度器已开始使用</translation>
+    </message>
+    <message>
+        <source>Sign in to %1 in the browser window, then close it</source>
+        <translation>请在浏览器窗口中登录 %1，然后关闭窗口</translation>
+    </message>
+    <message>
+        <source>%1: signed in (%2)</source>
+        <translation>%1：已登录（%2）</translation>
+    </message>
+    <message>
+        <source>%1: not signed in (%2)</source>
+        <translation>%1：未登录（%2）</translation>
+    </message>
+    <message>
+        <source>Remove account %1? A task it is running finishes first.</source>
+        <translation>删除账号 %1？它正在运行的任务会先完成。</translation>
+    </message>
+    <message>
+        <source>Only this account serves %1: removed too.</source>
+        <translation>只有该账号使用 %1：一并删除。</translation>
+    </message>
+    <message>
+        <source>%1 removed</source>
+        <translation>%1 已删除</translation>
+    </message>
+    <message>
+        <source>%1 is the only model of %2: give it another model first, or remove the account</source>
+        <translation>%1 是 %2 唯一的模型：请先为其添加其他模型，或删除该账号</translation>
+    </message>
+    <message>
+        <source>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</source>
+        <translation>删除模型 %1？它等待中的任务会留在队列中，直到同名模型重新添加。</translation>
     </message>
 </context>
 <context>

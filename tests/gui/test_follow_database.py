@@ -147,5 +147,14 @@ async def test_the_window_runs_no_statement_on_the_event_loop_thread(
     await window.stop_notices()
     assert [n.kind.value for n in window.notices.center.sent] == ["batch_done"]
     assert window.notifications.unread_count() == 1
+    # Set-up: a saved change applied to the scheduler, and an account's Reset.
+    from media_assistant.gui.setup_session import SetupSession
+
+    session = SetupSession(controller)
+    doc = session.draft()
+    doc.put_account({"concurrency": 2}, replacing="api-1")
+    await session.commit(doc)
+    assert controller.accounts[0].concurrency == 2
+    await controller.reset_account("api-1")
     await window.controller.follower.poll()
     assert db.loop_sql_sites == []

@@ -210,7 +210,16 @@ async def test_the_main_window_speaks_chinese(
     toolbar = window.findChild(QToolBar, "actions")
     assert toolbar is not None
     texts = [a.text() for a in toolbar.actions() if not a.isSeparator()]
-    assert texts == ["新建批次…", "取消", "取消批次", "重试", "重试全部失败", "导出…", "设置…"]
+    assert texts == [
+        "新建批次…",
+        "取消",
+        "取消批次",
+        "重试",
+        "重试全部失败",
+        "导出…",
+        "账号…",
+        "设置…",
+    ]
     assert window.windowTitle().endswith("AI 智能媒体助理")
 
     assert window.lanes["web"].title.text() == "网页版通道"

@@ -27,20 +27,50 @@ class ApiLane(Lane):
         super().__init__(runtime, runner, providers)
         self.gates: dict[str, ApiAccountGate] = {}
         for a in self.accounts:
-            status = runtime.accounts.statuses.get(a.id)
-            override = status.concurrency if status else None
-            self.gates[a.id] = ApiAccountGate(override or a.concurrency, a.rpm, a.tpm)
+            self.gates[a.id] = self._gate(a)
         self._attempts: set[asyncio.Task[None]] = set()
+        self._attempts_of: dict[str, set[asyncio.Task[None]]] = {}
+
+    def _wanted_concurrency(self, account: AccountConfig) -> int:
+        status = self.rt.accounts.statuses.get(account.id)
+        return (status.concurrency if status else None) or account.concurrency
+
+    def _gate(self, account: AccountConfig) -> ApiAccountGate:
+        return ApiAccountGate(self._wanted_concurrency(account), account.rpm, account.tpm)
 
     def apply_account_settings(self) -> None:
         """Follow concurrency changes made by the operator (GUI or another process)."""
         for a in self.accounts:
-            status = self.rt.accounts.statuses.get(a.id)
-            wanted = (status.concurrency if status else None) or a.concurrency
+            wanted = self._wanted_concurrency(a)
             if self.gates[a.id].concurrency != wanted:
                 self.gates[a.id].concurrency = wanted
                 self.account_log(a).info("concurrency now %d", wanted)
                 self.wake(a.id)
+
+    # ---------------------------------------------------------------- live configuration
+
+    def add_account(self, account: AccountConfig) -> None:
+        self._regate(account)
+        super().add_account(account)
+
+    def update_account(self, account: AccountConfig) -> None:
+        self._regate(account)
+        super().update_account(account)
+
+    def _regate(self, account: AccountConfig) -> None:
+        old = self.gates.get(account.id)
+        if old is None or (old.rpm_limit, old.tpm_limit) != (account.rpm, account.tpm):
+            gate = self._gate(account)
+            if old is not None:  # attempts still running count against the new gate too
+                gate.in_flight = old.in_flight
+            self.gates[account.id] = gate
+        else:
+            old.concurrency = self._wanted_concurrency(account)
+
+    async def _account_attempts_done(self, account_id: str) -> None:
+        running = self._attempts_of.get(account_id)
+        if running:
+            await asyncio.wait(set(running))
 
     async def stop(self) -> None:
         await super().stop()
@@ -52,8 +82,9 @@ class ApiLane(Lane):
     async def _account_loop(self, account: AccountConfig) -> None:
         log = self.account_log(account)
         wake = self._wakes[account.id]
-        gate = self.gates[account.id]
-        while not self.rt.stopping.is_set():
+        while self.working(account.id):
+            account = self.current(account)  # the operator may have edited it
+            gate = self.gates[account.id]
             wake.clear()
             await self.reap()
             if not self.rt.accounts.available(account.id):
@@ -69,7 +100,7 @@ class ApiLane(Lane):
                     continue
                 await gate.admit(estimate_tokens(head[1]))
                 # The wait may have been long: a 429 may have paused the account meanwhile.
-                if self.rt.stopping.is_set() or not self.rt.accounts.available(account.id):
+                if not self.working(account.id) or not self.rt.accounts.available(account.id):
                     continue
             claim = await self.claim(account)
             if claim is None:
@@ -77,20 +108,22 @@ class ApiLane(Lane):
                 continue
             gate.take_slot()
             task = asyncio.get_running_loop().create_task(
-                self._run(claim, account, gate, log), name=f"api:{claim.task_id}"
+                self._run(claim, account, log), name=f"api:{claim.task_id}"
             )
             self._attempts.add(task)
             task.add_done_callback(self._attempts.discard)
+            mine = self._attempts_of.setdefault(account.id, set())
+            mine.add(task)
+            task.add_done_callback(mine.discard)
 
-    async def _run(
-        self, claim: Claim, account: AccountConfig, gate: ApiAccountGate, log: LaneLog
-    ) -> None:
+    async def _run(self, claim: Claim, account: AccountConfig, log: LaneLog) -> None:
+        provider = self.provider_for(account.id)
         try:
-            await self.runner.run(
-                claim, self.providers[account.id], account, log, cancel_grace_s=API_CANCEL_GRACE_S
-            )
+            await self.runner.run(claim, provider, account, log, cancel_grace_s=API_CANCEL_GRACE_S)
         except Exception:
             log.exception("%s: attempt crashed", claim.task_id)
         finally:
-            gate.release_slot()
+            # The account's gate now (a replaced gate took over the count of running attempts).
+            self.gates[account.id].release_slot()
             self.wake(account.id)
+            await self.done_with(provider)  # a replaced provider closes after its last attempt

@@ -26,6 +26,8 @@ class Lane:
     ) -> None:
         self.rt = runtime
         self.runner = runner
+        # The scheduler's account → provider map: replaced entries (a rebuilt provider) are
+        # picked up at the account's next attempt (see provider_for / replaced).
         self.providers = providers
         self.accounts: list[AccountConfig] = [
             a for a in runtime.config.accounts if a.kind is self.kind
@@ -33,6 +35,12 @@ class Lane:
         self.log = lane_log(self.kind.value)
         self._wakes: dict[str, asyncio.Event] = {a.id: asyncio.Event() for a in self.accounts}
         self._workers: set[asyncio.Task[None]] = set()
+        self._account_workers: dict[str, asyncio.Task[None]] = {}
+        self._leaving: set[str] = set()  # removed from the config: no new work, then the end
+        # Attempts running on each provider (by identity), and the replaced providers that are
+        # closed when their last attempt ends.
+        self._in_use: dict[int, int] = {}
+        self._retired: dict[int, Provider] = {}
         self._last_reap = float("-inf")
 
     @property
@@ -41,14 +49,97 @@ class Lane:
 
     def start(self) -> None:
         for account in self.accounts:
-            self._spawn(self._supervised(account), name=f"{self.kind.value}:{account.id}")
+            self._start_worker(account)
+
+    def _start_worker(self, account: AccountConfig) -> None:
+        self._account_workers[account.id] = self._spawn(
+            self._supervised(account), name=f"{self.kind.value}:{account.id}"
+        )
+
+    def account(self, account_id: str) -> AccountConfig | None:
+        return next((a for a in self.accounts if a.id == account_id), None)
+
+    def current(self, account: AccountConfig) -> AccountConfig:
+        """The account's configuration as it is now (the operator may have edited it)."""
+        return self.account(account.id) or account
+
+    def working(self, account_id: str) -> bool:
+        """The worker of this account should go on (not stopping, not removed)."""
+        return not self.rt.stopping.is_set() and account_id not in self._leaving
+
+    # ---------------------------------------------------------------- live configuration
+
+    def add_account(self, account: AccountConfig) -> None:
+        """A new account of this lane: its worker starts at once (its provider is in place)."""
+        self._leaving.discard(account.id)
+        if self.account(account.id) is not None:
+            self.update_account(account)
+            return
+        self.accounts.append(account)
+        self._wakes.setdefault(account.id, asyncio.Event())
+        worker = self._account_workers.get(account.id)
+        if worker is None or worker.done():
+            self._start_worker(account)
+
+    def update_account(self, account: AccountConfig) -> None:
+        """Edited settings (models, limits): the worker uses them from its next turn."""
+        self.accounts = [account if a.id == account.id else a for a in self.accounts]
+        self.wake(account.id)
+
+    async def remove_account(self, account_id: str) -> None:
+        """Removed from the configuration: no new work; a running attempt finishes. Returns
+        when the account's worker (and, API, every attempt it started) has ended."""
+        self._leaving.add(account_id)
+        self.wake(account_id)
+        worker = self._account_workers.get(account_id)
+        if worker is not None:
+            await asyncio.wait({worker})
+        await self._account_attempts_done(account_id)
+        if account_id in self._leaving:  # not added back meanwhile
+            self.accounts = [a for a in self.accounts if a.id != account_id]
+            self._account_workers.pop(account_id, None)
+
+    async def _account_attempts_done(self, account_id: str) -> None:
+        """Lanes whose attempts outlive a worker's turn (API) wait for them here."""
+
+    def provider_for(self, account_id: str) -> Provider:
+        """The account's provider for one attempt; give it back with :meth:`done_with`."""
+        provider = self.providers[account_id]
+        self._in_use[id(provider)] = self._in_use.get(id(provider), 0) + 1
+        return provider
+
+    async def done_with(self, provider: Provider) -> None:
+        left = self._in_use.get(id(provider), 1) - 1
+        if left > 0:
+            self._in_use[id(provider)] = left
+            return
+        self._in_use.pop(id(provider), None)
+        if self._retired.pop(id(provider), None) is not None:
+            await self._close(provider)
+
+    async def replaced(self, old: Provider) -> None:
+        """The scheduler put a fresh provider in ``old``'s place: close ``old`` now if no
+        attempt runs on it, else when its last attempt ends (API attempts run on)."""
+        if self._in_use.get(id(old)):
+            self._retired[id(old)] = old
+        else:
+            await self._close(old)
+
+    def provider_rebuilt(self, account: AccountConfig) -> None:
+        """Called after the account's provider was replaced (see WebLane: pacing defaults)."""
+
+    async def _close(self, provider: Provider) -> None:
+        try:
+            await provider.aclose()
+        except Exception:
+            self.log.exception("closing a replaced provider failed")
 
     async def _supervised(self, account: AccountConfig) -> None:
         """A worker that meets an error (a database locked for longer than the busy timeout,
         say) restarts after a pause instead of leaving its account idle for good."""
-        while not self.rt.stopping.is_set():
+        while self.working(account.id):
             try:
-                await self._account_loop(account)
+                await self._account_loop(self.current(account))
                 return
             except Exception:
                 self.account_log(account).exception(
@@ -119,10 +210,10 @@ class Lane:
             deadline_s=self.rt.config.lane(self.kind).deadline_s,
         )
         if claim is not None and (
-            self.rt.stopping.is_set() or not self.rt.accounts.available(account.id)
+            not self.working(account.id) or not self.rt.accounts.available(account.id)
         ):
-            # Switched off (or the scheduler stopping) while the claim waited for the writer:
-            # the operator's word wins. Back to the queue, the attempt not used up.
+            # Switched off or removed (or the scheduler stopping) while the claim waited for
+            # the writer: the operator's word wins. Back to the queue, the attempt not used up.
             await self.rt.store.requeue(
                 claim,
                 not_before=None,

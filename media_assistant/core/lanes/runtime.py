@@ -60,13 +60,20 @@ class AccountView:
 
     def available(self, account_id: str) -> bool:
         status = self.statuses.get(account_id)
-        return status is not None and status.state(self.clock.now()).gets_work
+        return (
+            status is not None
+            and status.state(self.clock.now()).gets_work
+            # A fresh provider is on its way: the old one must not take the next task.
+            and not status.rebuild_requested
+        )
 
     def seconds_until_available(self, account_id: str) -> float | None:
         """Cool-down left, or None when only the operator can bring the account back."""
         status = self.statuses.get(account_id)
         if status is None:
             return None
+        if status.rebuild_requested:
+            return None  # no countdown: the scheduler's rebuild wakes the lane when it is done
         now = self.clock.now()
         if status.state(now).gets_work:
             return 0.0

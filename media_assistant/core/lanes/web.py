@@ -9,17 +9,44 @@ from pathlib import Path
 
 from media_assistant.core.clock import wait_event
 from media_assistant.core.config import AccountConfig
+from media_assistant.core.errors import ErrorKind
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.locks import ProfileLock
 from media_assistant.core.pacer import lane_pacer
+from media_assistant.core.pacing import resolve_policy
 from media_assistant.core.provider import Provider
 from media_assistant.core.states import AccountProblem, ModelKind
 
 # The provider gets this long to stop at a checkpoint (and click the page's stop control)
 # before its coroutine is cancelled.
 WEB_CANCEL_GRACE_S = 4.0
+# A profile lock held by another process: rest this long, doubling up to the cap, and ask the
+# operator only once it has been held this long without a break.
+PROFILE_RETRY_S = 5.0
+PROFILE_RETRY_CAP_S = 60.0
+PROFILE_PATIENCE_S = 600.0
+
+
+class ProfileConflict:
+    """How long another process has held an account's profile, and the next pause."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.tries = 0
+
+    def note(self, now: float) -> float:
+        if self.since is None:
+            self.since = now
+        self.tries += 1
+        return now - self.since
+
+    def next_pause(self) -> float:
+        return min(PROFILE_RETRY_S * 2.0 ** (self.tries - 1), PROFILE_RETRY_CAP_S)
+
+    def clear(self) -> None:
+        self.since, self.tries = None, 0
 
 
 class WebLane(Lane):
@@ -45,11 +72,12 @@ class WebLane(Lane):
     async def _account_loop(self, account: AccountConfig) -> None:
         log = self.account_log(account)
         wake = self._wakes[account.id]
-        provider = self.providers[account.id]
         profile_lock = ProfileLock(self._profile_dir(account.id)) if self._profile_dir else None
+        busy_profile = ProfileConflict()
         try:
-            async with self.account_locks[account.id]:
-                while not self.rt.stopping.is_set():
+            async with self.account_locks.setdefault(account.id, asyncio.Lock()):
+                while self.working(account.id):
+                    account = self.current(account)  # the operator may have edited it
                     wake.clear()
                     await self.reap()
                     if not self.rt.accounts.available(account.id):
@@ -61,21 +89,15 @@ class WebLane(Lane):
                             # Only the operator can bring it back (log in, solve a captcha,
                             # enable it): close the browser and let go of the profile, so
                             # `accounts login` can open it meanwhile.
-                            await self._release(provider, log)
+                            await self._release(self.providers[account.id], log)
                             profile_lock.release()
                         await self.wait_available(account, wake)
                         continue
                     if profile_lock is not None and not profile_lock.held:
                         if not profile_lock.try_acquire():
-                            detail = (
-                                f"profile {profile_lock.profile_dir} is in use by another "
-                                "Media Assistant instance"
-                            )
-                            await self.rt.accounts.set_problem(
-                                account.id, AccountProblem.NEEDS_ATTENTION, detail
-                            )
-                            log.error("%s", detail)
+                            await self._profile_busy(account, profile_lock, busy_profile, log)
                             continue
+                        busy_profile.clear()
                     paced = self.pacer.wait_s(account.id)
                     if paced > 0:
                         await wait_event(wake, min(paced, self.rt.idle_poll_s), self.rt.clock)
@@ -91,6 +113,7 @@ class WebLane(Lane):
                     self.running[account.id] = claim.task_id
                     self.pacer.started(account.id)
                     outcome = None
+                    provider = self.provider_for(account.id)
                     try:
                         outcome = await self.runner.run(
                             claim,
@@ -108,9 +131,62 @@ class WebLane(Lane):
                     finally:
                         self.pacer.ended(account.id, claim.task_id, outcome)
                         del self.running[account.id]
+                        await self.done_with(provider)  # a replaced provider closes here
         finally:
             if profile_lock is not None:
                 profile_lock.release()
+
+    async def _profile_busy(
+        self,
+        account: AccountConfig,
+        profile_lock: ProfileLock,
+        conflict: ProfileConflict,
+        log: LaneLog,
+    ) -> None:
+        """Another process holds the account's profile lock. Usually for a moment (an
+        `accounts login` or `check` in a terminal, a window that is closing): the account
+        rests a little and tries again, with the reason on show. Only a conflict that lasts
+        (another instance really works on this profile) needs the operator."""
+        now = self.rt.clock.monotonic()
+        held_for = conflict.note(now)
+        detail = f"profile {profile_lock.profile_dir} is in use by another Media Assistant process"
+        if held_for >= PROFILE_PATIENCE_S:
+            detail += f" (for {held_for / 60:.0f} min): close the other instance, then reset it"
+            await self.rt.accounts.set_problem(account.id, AccountProblem.NEEDS_ATTENTION, detail)
+            log.error("%s", detail)
+            conflict.clear()
+            return
+        pause = conflict.next_pause()
+        if conflict.tries == 1:
+            log.warning("%s; trying again in %.0f s", detail, pause)
+        await self.rt.accounts.cool_down(account.id, pause, ErrorKind.PROFILE_IN_USE.value)
+        await self.wait_available(account, self._wakes[account.id])
+
+    # ---------------------------------------------------------------- live configuration
+
+    def add_account(self, account: AccountConfig) -> None:
+        self._pace(account)
+        super().add_account(account)
+
+    def update_account(self, account: AccountConfig) -> None:
+        self._pace(account)
+        super().update_account(account)
+
+    async def remove_account(self, account_id: str) -> None:
+        await super().remove_account(account_id)
+        if self.account(account_id) is None:
+            self.pacer.forget(account_id)
+
+    def provider_rebuilt(self, account: AccountConfig) -> None:
+        """A fresh provider may bring a fixed adapter, and with it new pacing defaults."""
+        self._pace(account)
+
+    def _pace(self, account: AccountConfig) -> None:
+        defaults = getattr(self.providers.get(account.id), "pacing_defaults", None)
+        self.pacer.set_policy(
+            account.id,
+            resolve_policy(defaults, account.pacing, headless=self.rt.config.browser.headless),
+        )
 
     async def _release(self, provider: Provider, log: LaneLog) -> None:
         release = getattr(provider, "release", None)  # optional: providers holding a browser

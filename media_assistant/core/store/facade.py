@@ -196,6 +196,10 @@ class AsyncAccounts(_Facade):
     cool_down = _on_writer(AccountStore.cool_down)
     set_concurrency = _on_writer(AccountStore.set_concurrency)
     set_browser = _on_writer(AccountStore.set_browser)
+    reset = _on_writer(AccountStore.reset)
+    request_rebuild = _on_writer(AccountStore.request_rebuild)
+    rebuilt = _on_writer(AccountStore.rebuilt)
+    clear_rebuild_requests = _on_writer(AccountStore.clear_rebuild_requests)
 
     cool_down_soon = _soon_on_writer(AccountStore.cool_down)
 

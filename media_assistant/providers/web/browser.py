@@ -83,8 +83,19 @@ class AccountBrowser:
             in_use=in_use,
         )
 
-    async def ensure(self, *, headless: bool | None = None) -> LaunchInfo:
-        """Reuse the warm browser, or (re)launch it."""
+    async def ensure(
+        self,
+        *,
+        headless: bool | None = None,
+        adapter: SiteAdapter | None = None,
+        origin: str | None = None,
+    ) -> LaunchInfo:
+        """Reuse the warm browser, or (re)launch it. ``adapter`` / ``origin``: those of the
+        provider asking (a rebuilt provider brings a fixed adapter: the page is driven with it
+        from now on)."""
+        if adapter is not None and (adapter is not self.adapter or origin != self.origin):
+            self.adapter, self.origin = adapter, origin
+            self.chat = None  # rebuilt on the same tab with the new adapter
         if self.alive and self.tasks_done < self.driver.recycle_after:
             await self._ensure_page()
             return LaunchInfo(self.pid, self.started_at, False, "warm")

@@ -19,6 +19,7 @@ from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from media_assistant.core.errors import ErrorKind, ProviderError
+from media_assistant.providers.api.headers import parse_retry_after
 from media_assistant.providers.web.adapter import (
     GENERIC_ERROR_SELECTORS,
     PLAYWRIGHT_ONLY,
@@ -30,6 +31,26 @@ from media_assistant.providers.web.page_scripts import EXTRACT_JS, SNAPSHOT_JS
 MARKERS = ("login_lost", "captcha", "rate_limited", "busy", "conflict", "error")
 
 _NAVIGATED = re.compile(r"context was destroyed|navigat|Target page, context or browser", re.I)
+
+# A page load answered with one of these statuses says what a banner would (read before the DOM).
+PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
+    429: ErrorKind.RATE_LIMITED,
+    503: ErrorKind.SITE_BUSY,
+    500: ErrorKind.SERVER_ERROR,
+    502: ErrorKind.SERVER_ERROR,
+    504: ErrorKind.SERVER_ERROR,
+    408: ErrorKind.SERVER_ERROR,
+}
+
+
+class ComposerMissing(ProviderError):
+    """The page loaded and showed no composer within ``page_load_timeout_s``: a slow page, or a
+    site that changed under its adapter. One such load is retried like a timeout; the provider
+    decides when repeats make it the adapter's fault (``bad_config``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorKind.TIMEOUT, message)
+
 
 MARKER_ERRORS: dict[str, ErrorKind] = {
     "login_lost": ErrorKind.LOGIN_REQUIRED,
@@ -227,15 +248,27 @@ class ChatPage:
         return self.page.url.startswith(origin)
 
     async def _load(self, url: str) -> None:
+        """Load ``url``. A busy, rate-limited or failing site says so in the status of its
+        answer (with a Retry-After, perhaps): classified as during a generation (deferred or
+        retried), never as a broken adapter."""
         timing = self.adapter.timing
         try:
-            await self.page.goto(
+            response = await self.page.goto(
                 url, wait_until="domcontentloaded", timeout=timing.page_load_timeout_s * 1000
             )
         except PlaywrightTimeout:
             raise ProviderError(
                 ErrorKind.NETWORK, f"{url} did not load within {timing.page_load_timeout_s:.0f} s"
             ) from None
+        kind = PAGE_STATUS_ERRORS.get(response.status) if response is not None else None
+        if response is not None and kind is not None:
+            headers = await response.all_headers()
+            raise ProviderError(
+                kind,
+                f"loading {url}: HTTP {response.status} {response.status_text}".rstrip(),
+                retry_after=parse_retry_after(headers, now=time.time()),
+                status=response.status,
+            )
 
     async def _click_new_chat(self) -> Snapshot | None:
         """Click the new-chat control; the (marking) snapshot of the empty chat it shows, or
@@ -291,14 +324,32 @@ class ChatPage:
                 raise marker_error(problem, snap)
             if not watch.pending() and await composer.count() and await composer.is_visible():
                 return snap
+            if problem is not None:
+                # No composer, and the page says why (busy, too many requests, another
+                # generation running, an error): what it means during a generation, it means
+                # here — a deferral or a retry, not an adapter to fix.
+                raise marker_error(problem, snap)
             if time.monotonic() >= deadline:
-                raise ProviderError(
-                    ErrorKind.BAD_CONFIG,
-                    f"no composer on {snap.url} after {timing.page_load_timeout_s:.0f} s "
-                    f"(selectors {self.adapter.selectors.input}): logged out, or the site "
-                    f"changed and adapter {self.adapter.id!r} needs updating",
-                )
+                await self._no_composer(snap)
             await self.page.wait_for_timeout(100)
+
+    async def _no_composer(self, snap: Snapshot) -> None:
+        timing = self.adapter.timing
+        try:
+            ready = await self.page.evaluate("document.readyState")
+        except PlaywrightError:
+            ready = "unknown"
+        if ready != "complete":
+            raise ProviderError(
+                ErrorKind.TIMEOUT,
+                f"{snap.url} was still loading after {timing.page_load_timeout_s:.0f} s "
+                f"(document {ready})",
+            )
+        raise ComposerMissing(
+            f"no composer on {snap.url} within {timing.page_load_timeout_s:.0f} s of loading "
+            f"(selectors {self.adapter.selectors.input}): a slow page, or the site changed and "
+            f"adapter {self.adapter.id!r} needs updating"
+        )
 
     async def _choose_model(self, model: str) -> None:
         """Pick the site's model: skipped when ``confirm`` already shows it; else the steps."""

@@ -28,7 +28,12 @@ from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpe
 from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.markdown import html_to_markdown, only_error_text
-from media_assistant.providers.web.page import MarkerWatch, Snapshot, marker_error
+from media_assistant.providers.web.page import (
+    ComposerMissing,
+    MarkerWatch,
+    Snapshot,
+    marker_error,
+)
 from media_assistant.providers.web.selfcheck import RecordedBrowser
 
 log = logging.getLogger(__name__)
@@ -38,6 +43,11 @@ RecordedLookup = Callable[[str], Awaitable[RecordedBrowser | None]]  # a read: a
 
 # After a cancel, a timeout or an error: how long the page gets to stop generating.
 QUIESCE_S = 3.0
+
+# A loaded page without a composer is a slow page the first times (a retry), the adapter's
+# fault (bad_config: the account waits for the operator) once it happens this many page loads
+# in a row.
+COMPOSER_MISSES_FOR_BAD_CONFIG = 3
 
 # Diagnostics are worth their disk space only when a human will need to look.
 _DIAGNOSE = {
@@ -74,12 +84,16 @@ class WebProvider:
         self.driver = driver
         self.account_id = account_id
         self.adapter = adapter
+        self.origin = origin
         self.pacing_defaults = adapter.pacing  # the web lane's pacer reads the site's defaults
+        # One browser per account, shared with the provider this one may replace (a rebuild):
+        # it takes this provider's adapter and origin when this provider first uses it.
         self.browser: AccountBrowser = driver.account(account_id, profile_dir, adapter, origin)
         self.diagnostics_dir = diagnostics_dir
         self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
         self._record_browser = record_browser
         self._recorded_browser = recorded_browser
+        self.composer_misses = 0  # page loads in a row that showed no composer
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
@@ -95,7 +109,7 @@ class WebProvider:
         call = self.driver.service.call
         await self._selfcheck(ctx)
         try:
-            info = await call(self.browser.ensure())
+            info = await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
         except PlaywrightError as exc:
             raise ProviderError(
                 ErrorKind.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}"
@@ -107,7 +121,11 @@ class WebProvider:
         chat = self.browser.chat
         assert chat is not None
         try:
-            before = await call(chat.open_new_chat(ctx.task.upstream_model))
+            try:
+                before = await call(chat.open_new_chat(ctx.task.upstream_model))
+            except ComposerMissing as exc:
+                raise self._composer_missing(exc) from None
+            self.composer_misses = 0
             if chat.new_chat_fell_back:
                 ctx.log(
                     f"the new-chat control {self.adapter.selectors.new_chat} gave no empty chat "
@@ -142,6 +160,21 @@ class WebProvider:
             raise ProviderError(
                 ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"
             ) from None
+
+    def _composer_missing(self, exc: ComposerMissing) -> ProviderError:
+        """A slow page is retried; the same miss on several page loads in a row is the
+        adapter's (or a logged-out session's) to fix."""
+        self.composer_misses += 1
+        if self.composer_misses >= COMPOSER_MISSES_FOR_BAD_CONFIG:
+            return ProviderError(
+                ErrorKind.BAD_CONFIG,
+                f"{exc.message} ({self.composer_misses} page loads in a row)",
+            )
+        return ProviderError(
+            ErrorKind.TIMEOUT,
+            f"{exc.message}; retried (page load {self.composer_misses} of "
+            f"{COMPOSER_MISSES_FOR_BAD_CONFIG} before the account waits for the operator)",
+        )
 
     async def _quiesce(self) -> bool:
         """No generation may keep running on the site when the account's next task starts:

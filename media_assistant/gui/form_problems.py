@@ -1,0 +1,70 @@
+"""Problems shown next to the fields they are about.
+
+The rules are the configuration schema's (``core/config.py``'s ``check_config``, and the site
+adapters' check): an editor puts what the operator typed into a copy of the configuration,
+asks the schema, and hands the problems here by key. The words are the schema's own, the
+same line the command line prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from media_assistant.gui.style import RED
+
+
+class ProblemLabel(QLabel):
+    """Red, wrapped, and out of the way while there is nothing to say."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setStyleSheet(f"color: {RED};")
+        self.setObjectName("problem")
+        self.hide()
+
+    def say(self, text: str) -> None:
+        self.setText(text)
+        self.setVisible(bool(text))
+
+
+class FormProblems:
+    """One problem label per field key, plus one for whatever belongs to no field."""
+
+    def __init__(self, general: ProblemLabel) -> None:
+        self.general = general
+        self.labels: dict[str, ProblemLabel] = {}
+
+    def field(self, key: str, widget: QWidget, *extra_keys: str) -> QWidget:
+        """``widget`` with its problem label below it (also used for ``extra_keys``)."""
+        holder = QWidget(widget.parentWidget())
+        layout = QVBoxLayout(holder)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(widget)
+        label = ProblemLabel(holder)
+        layout.addWidget(label)
+        for name in (key, *extra_keys):
+            self.labels[name] = label
+        return holder
+
+    def show(self, problems: Iterable[tuple[str | None, str]]) -> None:
+        """``(key, message)``; a key without a field of its own goes to the general label."""
+        by_label: dict[int, list[str]] = {}
+        targets: dict[int, ProblemLabel] = {}
+        for key, message in problems:
+            label = self.labels.get(key or "", self.general)
+            targets[id(label)] = label
+            by_label.setdefault(id(label), [])
+            if message not in by_label[id(label)]:
+                by_label[id(label)].append(message)
+        for label in {id(lb): lb for lb in [*self.labels.values(), self.general]}.values():
+            label.say("\n".join(by_label.get(id(label), [])))
+
+    def any(self) -> bool:
+        return any(label.text() for label in [*self.labels.values(), self.general])
+
+    def clear(self) -> None:
+        self.show([])

@@ -1,0 +1,160 @@
+"""config.toml edited in place (core/config_edit.py): comments and unknown keys survive, problems
+come back at the key they are about (one schema: core/config.py), nothing half-written."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from media_assistant.core.config import ConfigProblem, check_config, load_config
+from media_assistant.core.config_edit import ConfigDocument
+from media_assistant.core.errors import ConfigError
+
+HAND_WRITTEN = """\
+# Team config — ask Li Wei before changing the browser.
+[browser]
+headless = false   # the operators like to watch
+
+[[models]]
+name = "ds-chat"   # DeepSeek V3
+kind = "api"
+
+# Our API accounts
+[[accounts]]
+id = "ds-api"
+kind = "api"
+base_url = "https://api.deepseek.com/v1"  # the company proxy later
+api_key_env = "DS_KEY"
+models = ["ds-chat"]
+concurrency = 3     # the quota allows 3
+rpm = 60
+"""
+
+
+def test_edits_keep_comments_layout_and_keys_the_window_does_not_edit(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN, encoding="utf-8")
+    doc = ConfigDocument(path)
+    doc.put_model({"name": "ds-web", "kind": "web", "need_empty_prompt": True})
+    doc.put_account({"id": "ds-web-1", "kind": "web", "site": "deepseek", "models": ["ds-web"]})
+    doc.put_account({"concurrency": 4, "rpm": None}, replacing="ds-api")
+    doc.save()
+    text = path.read_text(encoding="utf-8")
+    for comment in (
+        "# Team config — ask Li Wei",
+        "# the operators like to watch",
+        "# DeepSeek V3",
+        "# the company proxy later",
+    ):
+        assert comment in text
+    assert "concurrency = 4     # the quota allows 3" in text  # the value changed in place
+    assert "rpm" not in text
+    # The comment introducing the accounts still sits right above the first [[accounts]].
+    assert '# Our API accounts\n[[accounts]]\nid = "ds-api"' in text
+    data = tomllib.loads(text)
+    assert [m["name"] for m in data["models"]] == ["ds-chat", "ds-web"]
+    assert [a["id"] for a in data["accounts"]] == ["ds-api", "ds-web-1"]
+    assert load_config(path).account("ds-web-1") is not None
+    if os.name == "posix":
+        assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_renaming_and_removing_keep_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        HAND_WRITTEN + '\n[[accounts]]\nid = "b"\nkind = "api"\n'
+        'base_url = "http://127.0.0.1:9/v1"\nmodels = ["ds-chat"]\n'
+        "pacing = { min_gap_s = 0 }\n",
+        encoding="utf-8",
+    )
+    doc = ConfigDocument(path)
+    doc.put_account({"id": "ds-api-main"}, replacing="ds-api")
+    assert doc.account_index("ds-api") is None and doc.account_index("ds-api-main") == 0
+    assert doc.remove_account("b") and not doc.remove_account("b")
+    doc.save()
+    assert [a["id"] for a in tomllib.loads(path.read_text("utf-8"))["accounts"]] == ["ds-api-main"]
+    # Removing a model takes it out of the accounts that served it.
+    doc.put_model({"name": "extra", "kind": "api"})
+    doc.put_account({"models": ["ds-chat", "extra"]}, replacing="ds-api-main")
+    doc.remove_model("extra")
+    assert doc.accounts()[0]["models"] == ["ds-chat"]
+
+
+def test_problems_come_back_at_the_field_they_are_about(tmp_path: Path) -> None:
+    doc = ConfigDocument(tmp_path / "config.toml")  # no file yet: an empty configuration
+    doc.put_model({"name": "m", "kind": "api"})
+    doc.put_account({"id": "a1", "kind": "api", "models": ["m"], "concurrency": 9})
+    config, problems = doc.check()
+    assert config is None
+    assert [p.path for p in problems] == [("accounts", 0, "concurrency")]
+    doc.put_account({"concurrency": 3}, replacing="a1")
+    _, problems = doc.check()  # the account's own rules run once its fields are right
+    assert [(p.path, p.message) for p in problems] == [
+        (("accounts", 0, "base_url"), "an API account needs 'base_url'")
+    ]
+    doc.put_account(
+        {"base_url": "ftp://x", "api_key_env": "sk-0123456789abcdef0123"}, replacing="a1"
+    )
+    _, problems = doc.check()
+    [problem] = problems
+    # A kind-specific rule names one key: it is reported there (FieldProblem).
+    assert problem.path == ("accounts", 0, "api_key_env")
+    assert "sk-0123" not in problem.message  # the pasted key is never repeated
+    doc.put_account({"api_key_env": "M_KEY", "base_url": "ftp://x"}, replacing="a1")
+    _, problems = doc.check()
+    assert [(p.path, p.message) for p in problems] == [
+        (("accounts", 0, "base_url"), "'base_url' must start with http:// or https://")
+    ]
+
+
+def test_cross_table_rules_have_paths_and_the_cli_wording_is_unchanged() -> None:
+    data = {
+        "models": [{"name": "w", "kind": "web"}, {"name": "lonely", "kind": "api"}],
+        "accounts": [{"id": "x", "kind": "api", "base_url": "http://h/v1", "models": ["w"]}],
+    }
+    _, problems = check_config(data)
+    assert (
+        ConfigProblem(
+            ("accounts", 0, "models"), "model 'w' is a web model; this account is kind = 'api'"
+        )
+        in problems
+    )
+    assert (
+        ConfigProblem(("models", 1), "no account serves this model (add it to an account)")
+        in problems
+    )
+    assert {p.where(data) for p in problems} >= {"accounts[0] (x).models", "models[1] (lonely)"}
+
+
+def test_an_invalid_result_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN, encoding="utf-8")
+    before = path.read_bytes()
+    doc = ConfigDocument(path)
+    doc.put_account({"concurrency": 7}, replacing="ds-api")
+    with pytest.raises(ConfigError, match=r"accounts\[0\] \(ds-api\)\.concurrency"):
+        doc.save()
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]  # no temporary left
+
+
+def test_a_new_file_starts_with_a_note_and_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "config.toml"
+    doc = ConfigDocument(path)
+    doc.put_model({"name": "m", "kind": "web"})
+    doc.put_account({"id": "w1", "kind": "web", "site": "deepseek", "models": ["m"]})
+    config = doc.save()
+    assert config.account("w1") is not None
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# Media Assistant configuration.")
+    assert "\n\n[[accounts]]" in text and "\n\n[[models]]" in text
+
+
+def test_a_broken_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("[[accounts]\nid = ", encoding="utf-8")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        ConfigDocument(path)
