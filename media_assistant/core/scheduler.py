@@ -171,6 +171,13 @@ class Scheduler:
         assert self.rt is not None and self.runner is not None
         try:
             self.rt.stopping.set()
+            # Issue 9 item 9: the session is marked ended as the stop begins, so if this process
+            # dies before every row below is written back (a second Ctrl-C, a kill after a
+            # service manager's timeout), the next start returns them without using an attempt.
+            try:
+                await self.sessions.close(self.rt.owner_id)
+            except Exception:
+                log.exception("[scheduler] could not mark the session as stopping")
             self.runner.interrupt(set(self.runner.attempts), "shutdown")
             for lane in self.lanes.values():
                 lane.wake()
@@ -191,20 +198,22 @@ class Scheduler:
                         "[scheduler] housekeeping had stopped on an error",
                         exc_info=self._housekeeping.exception(),
                     )
-            for ra in list(self.runner.attempts.values()):
-                # A provider ignored cancellation: write the row back ourselves.
-                try:
-                    await self.store.requeue(
-                        ra.claim,
-                        not_before=None,
-                        keep_attempt=True,
-                        kind=None,
-                        message="returned to the queue at shutdown",
+            # Every row this session still holds goes back to the queue, the attempt not used
+            # up: attempts that outlasted the waits above (a web page that would not stop, a
+            # provider ignoring cancellation) were cancelled with their worker and are no
+            # longer in the runner's registry, so the sweep is by owner, not by attempt.
+            try:
+                for r in await self.store.release_owned(
+                    self.rt.owner_id, "returned to the queue at shutdown"
+                ):
+                    log.warning(
+                        "[scheduler] %s: attempt %d outlasted the shutdown → %s",
+                        r.task_id,
+                        r.attempt,
+                        r.new_state.value,
                     )
-                except Exception:
-                    log.exception(
-                        "[scheduler] %s: could not return it to the queue", ra.claim.task_id
-                    )
+            except Exception:
+                log.exception("[scheduler] could not return the running tasks to the queue")
         finally:
             await self._close_providers()
             self.started = False
