@@ -7,6 +7,7 @@ and owns nothing Qt. One scheduler per data directory (the caller holds a DataDi
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 from collections.abc import Callable, Sequence
@@ -16,6 +17,8 @@ from pathlib import Path
 from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig, AppConfig
+from media_assistant.core.db import checkpoint_truncate
+from media_assistant.core.diskspace import DiskGuard, DiskReserve
 from media_assistant.core.errors import AccountUnavailable
 from media_assistant.core.events import (
     AccountChanged,
@@ -44,6 +47,12 @@ IDLE_CHECK_MIN_S = 0.1
 
 # How long a graceful shutdown waits for interrupted attempts to write their state back.
 SHUTDOWN_WAIT_S = 15.0
+
+
+def _data_folder(store: AsyncStore) -> Path | None:
+    """The folder of the task store file (its disk is the one watched), if it is a file."""
+    database = store.engine.url.database if store.engine.dialect.name == "sqlite" else None
+    return Path(database).resolve().parent if database and database != ":memory:" else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +96,12 @@ class Scheduler:
         self._activity = asyncio.Event()
         self._accounts_dirty = False
         self._accounts_refresh: asyncio.Task[None] | None = None
+        folder = _data_folder(store)
+        self.disk = DiskGuard(
+            folder or Path.cwd(),
+            bus=store.bus,
+            reserve=DiskReserve(folder) if folder is not None else None,
+        )
         self.started = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -114,6 +129,13 @@ class Scheduler:
             if status.problem is AccountProblem.NEEDS_ATTENTION:
                 await self.accounts.clear_problem(status.account_id)
         owner_id = await self.sessions.open()
+        # A full disk (issue 9 item 3) is noticed by whoever meets it; fire-and-forget writes
+        # (log lines) report theirs here, so it is said once, not once per line.
+        self.disk.make_room = functools.partial(
+            self.store.db.write, checkpoint_truncate, self.store.engine
+        )
+        await asyncio.to_thread(self.disk.start, asyncio.get_running_loop())
+        self.store.db.on_write_error = self.disk.absorb
         view = AccountView(self.accounts, self.clock)
         await view.refresh()
         self.rt = Runtime(
@@ -126,6 +148,7 @@ class Scheduler:
             idle_poll_s=self.idle_poll_s,
             last_tick=self.clock.monotonic(),
             last_tick_wall=self.clock.now(),
+            disk=self.disk,
         )
         # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
         # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
@@ -171,13 +194,18 @@ class Scheduler:
         assert self.rt is not None and self.runner is not None
         try:
             self.rt.stopping.set()
+            if self.disk.full:
+                # The last writes below (answers held in memory, rows going back to the queue)
+                # need room: give up the reserve kept for exactly this (core/diskspace.py).
+                await asyncio.to_thread(self.disk.release_reserve)
             # Issue 9 item 9: the session is marked ended as the stop begins, so if this process
             # dies before every row below is written back (a second Ctrl-C, a kill after a
             # service manager's timeout), the next start returns them without using an attempt.
             try:
                 await self.sessions.close(self.rt.owner_id)
-            except Exception:
-                log.exception("[scheduler] could not mark the session as stopping")
+            except Exception as exc:
+                if not self.disk.absorb(exc):
+                    log.exception("[scheduler] could not mark the session as stopping")
             self.runner.interrupt(set(self.runner.attempts), "shutdown")
             for lane in self.lanes.values():
                 lane.wake()
@@ -212,8 +240,14 @@ class Scheduler:
                         r.attempt,
                         r.new_state.value,
                     )
-            except Exception:
-                log.exception("[scheduler] could not return the running tasks to the queue")
+            except Exception as exc:
+                if self.disk.absorb(exc):
+                    log.warning(
+                        "[scheduler] disk full: the running tasks could not be written back; "
+                        "the next start takes them up again"
+                    )
+                else:
+                    log.exception("[scheduler] could not return the running tasks to the queue")
         finally:
             await self._close_providers()
             self.started = False
@@ -238,8 +272,12 @@ class Scheduler:
         if self.rt is not None:
             try:
                 await self.sessions.close(self.rt.owner_id)
-            except Exception:
-                log.exception("[scheduler] could not mark the session ended")
+            except Exception as exc:
+                if not self.disk.absorb(exc):
+                    log.exception("[scheduler] could not mark the session ended")
+        if self.store.db.on_write_error == self.disk.absorb:
+            self.store.db.on_write_error = None
+        self.disk.close()  # the disk reserve is not left behind
 
     # ------------------------------------------------------------------ operator actions
 
@@ -331,7 +369,9 @@ class Scheduler:
                     log.warning("[scheduler] event loop stalled for %.0f s; reaping paused", gap)
                     rt.reap_hold_until = now + heartbeat_s
                     last_beat = float("-inf")
-                if now - last_beat >= heartbeat_s:
+                if now - last_beat >= heartbeat_s and not rt.disk.full:
+                    # (On a full disk a beat cannot be written; our own attempts are never
+                    # reaped by us, and the next beat goes out as soon as there is room.)
                     last_beat = now
                     await self._beat()
                 flagged = await self.store.cancel_flags(rt.owner_id)
@@ -339,8 +379,9 @@ class Scheduler:
                     runner.request_cancel(flagged)
                 if await rt.accounts.refresh():
                     self._after_account_refresh()
-            except Exception:  # keep beating through a transient database error
-                log.exception("[scheduler] housekeeping failed")
+            except Exception as exc:  # keep beating through a transient database error
+                if not rt.disk.absorb(exc):  # a full disk is said once, by the guard
+                    log.exception("[scheduler] housekeeping failed")
 
     async def _beat(self) -> None:
         assert self.rt is not None and self.runner is not None

@@ -35,6 +35,7 @@ from media_assistant.gui.batch_dialog import NewBatchDialog
 from media_assistant.gui.batch_progress import BatchProgress
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.demo_banner import DemoBanner
+from media_assistant.gui.disk_banner import DiskFullBanner
 from media_assistant.gui.jobs import spawn
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel, LogPanel
@@ -103,6 +104,8 @@ class MainWindow(QMainWindow):
         vertical.setStretchFactor(1, 1)
         central = QWidget(self)
         layout = QVBoxLayout(central)
+        self.disk_banner = DiskFullBanner(controller.services.bus, self)  # hidden until full
+        layout.addWidget(self.disk_banner)
         layout.addLayout(lanes)
         layout.addWidget(vertical, 1)
         self.setCentralWidget(central)

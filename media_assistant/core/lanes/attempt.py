@@ -184,7 +184,18 @@ class AttemptRunner:
             )
             # Still registered while the outcome is written: heartbeats keep the row alive if
             # the database is busy and the write has to wait.
-            await self._settle(ra, outcome, account, log)
+            try:
+                await self._settle(ra, outcome, account, log)
+            except OperationalError as exc:
+                if not self.rt.disk.absorb(exc):
+                    raise
+                # A shutdown on a disk that stayed full, even in the reserve's room: the row
+                # stays as it is for the next start, which recovers it.
+                log.warning(
+                    "%s: its outcome could not be written (disk full); the next start "
+                    "takes the task up again",
+                    claim.task_id,
+                )
         finally:
             # The registry is keyed by task id: only remove our own entry, never that of a
             # newer attempt of the same task.
@@ -390,20 +401,41 @@ class AttemptRunner:
 
     async def _persist(self, write: Callable[[], Awaitable[T]]) -> T:
         """Run a store write; while the database is locked by another process (a long import,
-        a backup), wait and try again instead of losing the outcome of a finished attempt."""
+        a backup), wait and try again instead of losing the outcome of a finished attempt.
+
+        On a full disk (issue 9 item 3) the outcome is held — the answer stays here, in memory
+        — until the disk guard sees space again, with no time limit: an answer received is
+        never requested twice. At a shutdown it gets one last try, in the room the scheduler's
+        reserve leaves (Scheduler.stop gives it up first)."""
         deadline = time.monotonic() + PERSIST_FOR_S
         delay = 0.25
-        while True:
-            try:
-                return await write()
-            except OperationalError as exc:
-                if time.monotonic() + delay > deadline:
-                    raise
-                logging.getLogger(__name__).warning(
-                    "database busy (%s); retrying in %.1f s", exc.orig, delay
-                )
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
+        disk, held, last_try, written = self.rt.disk, False, False, False
+        try:
+            while True:
+                try:
+                    result = await write()
+                    written = True
+                    return result
+                except OperationalError as exc:
+                    if disk.absorb(exc):
+                        if not held:
+                            held = True
+                            disk.hold()
+                        if last_try:
+                            raise
+                        if not await disk.wait_for_space(self.rt.stopping):
+                            last_try = True  # stopping: once more, in the reserve's room
+                        continue
+                    if time.monotonic() + delay > deadline:
+                        raise
+                    logging.getLogger(__name__).warning(
+                        "database busy (%s); retrying in %.1f s", exc.orig, delay
+                    )
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+        finally:
+            if held:
+                disk.unhold(written=written)
 
     async def _account_effect(
         self, error: ProviderError, account: AccountConfig, log: LaneLog
