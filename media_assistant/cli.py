@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from media_assistant import __version__
-from media_assistant.core.diskspace import DiskFull, disk_full, folder_of, is_disk_full
+from media_assistant.core.diskspace import DiskFull, disk_full, folder_of, looks_full
 from media_assistant.core.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
 from media_assistant.core.paths import HOME_ENV, Paths
 from media_assistant.core.private_files import PrivateRotatingFileHandler, private_dir
@@ -320,7 +320,7 @@ def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> i
     from media_assistant.core.migrations import SchemaTooNew, SchemaTooOld
     from media_assistant.core.store_file import translate
 
-    if is_disk_full(exc):  # submit, export, the start of run...: one line, nothing half-written
+    if looks_full(exc, paths.data_dir):  # submit, export, run...: one line, nothing half-written
         log.error("disk full", exc_info=exc, extra=_FILE_ONLY)
         full = disk_full(
             folder_of(exc, paths.data_dir),

@@ -22,7 +22,13 @@ from media_assistant.commands.common import (
     submit_report,
 )
 from media_assistant.core.backups import has_tasks, latest_backup
-from media_assistant.core.diskspace import EXIT_DISK_FULL, disk_full, human_bytes, is_disk_full
+from media_assistant.core.diskspace import (
+    EXIT_DISK_FULL,
+    disk_full,
+    human_bytes,
+    is_disk_full,
+    looks_full,
+)
 from media_assistant.core.errors import StoreDamaged, StoreLocked
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
 from media_assistant.core.locks import DataDirLock, runtime_dir
@@ -233,7 +239,7 @@ async def _run(services: Services, tasks: list[NewTask], *, disk_wait_s: float =
         )
         return EXIT_INTERRUPTED
     error = runner.exception()
-    if error is not None and is_disk_full(error):
+    if error is not None and looks_full(error, disk.folder):
         log.error("the scheduler stopped: disk full", exc_info=error)
         full = disk_full(disk.folder, "running tasks went back to the queue")
         print(f"error: {full}", file=sys.stderr)

@@ -46,6 +46,8 @@ log = logging.getLogger("media_assistant.scheduler")
 
 EXIT_DISK_FULL = 6
 SQLITE_FULL = 13  # primary result code (sqlite3.Error.sqlite_errorcode & 0xFF)
+SQLITE_IOERR = 10  # "disk I/O error": what a full disk gives when SQLite cannot map its -shm
+LOW_FREE_BYTES = 1024 * 1024  # an I/O error with less than this free is a full disk
 _FULL_ERRNOS = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if e)
 
 RESERVE_NAME = "disk-reserve"
@@ -71,6 +73,32 @@ def is_disk_full(exc: BaseException | None) -> bool:
             code = getattr(e, "sqlite_errorcode", None)
             if (code is not None and code & 0xFF == SQLITE_FULL) or "disk is full" in str(e):
                 return True
+        todo.extend(
+            x
+            for x in (getattr(e, "orig", None), e.__cause__, e.__context__)
+            if isinstance(x, BaseException)
+        )
+    return False
+
+
+def looks_full(exc: BaseException | None, folder: Path) -> bool:
+    """:func:`is_disk_full`, or an SQLite "disk I/O error" on a disk with (almost) no free
+    space: opening a WAL store needs room for its ``-shm`` file, and without it SQLite says
+    I/O error, not full. (A real I/O error on a disk with room is not taken for one.)"""
+    if is_disk_full(exc):
+        return True
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc] if exc is not None else []
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, sqlite3.Error):
+            code = getattr(e, "sqlite_errorcode", None)
+            if (code is not None and code & 0xFF == SQLITE_IOERR) or "disk I/O error" in str(e):
+                free = free_bytes(folder)
+                return free is not None and free < LOW_FREE_BYTES
         todo.extend(
             x
             for x in (getattr(e, "orig", None), e.__cause__, e.__context__)
@@ -220,7 +248,7 @@ class DiskGuard:
 
     def absorb(self, exc: BaseException) -> bool:
         """``exc`` is a full disk: noted (said once), True. Anything else: False."""
-        if not is_disk_full(exc):
+        if not looks_full(exc, self.folder):
             return False
         self.note_full()
         return True
