@@ -78,6 +78,18 @@
         <translation>Media Assistant</translation>
     </message>
     <message>
+        <source>The disk is full; the task database cannot be opened:
+
+%1
+
+Free some space, then start Media Assistant again.</source>
+        <translation>The disk is full; the task database cannot be opened:
+
+%1
+
+Free some space, then start Media Assistant again.</translation>
+    </message>
+    <message>
         <source>The task database is held by another program:
 
 %1</source>

@@ -78,6 +78,18 @@
         <translation>AI 智能媒体助理</translation>
     </message>
     <message>
+        <source>The disk is full; the task database cannot be opened:
+
+%1
+
+Free some space, then start Media Assistant again.</source>
+        <translation>磁盘已满，无法打开任务数据库：
+
+%1
+
+请清理一些空间，然后重新启动 AI 智能媒体助理。</translation>
+    </message>
+    <message>
         <source>The task database is held by another program:
 
 %1</source>
