@@ -357,16 +357,24 @@ class Scheduler:
         heartbeat_s = self.config.scheduler.heartbeat_s
         last_beat = self.clock.monotonic()
         while True:
+            before, before_wall = self.clock.monotonic(), self.clock.now()
             await self.clock.sleep(self.tick_s)
             now, wall = self.clock.monotonic(), self.clock.now()
-            gap = max(now - rt.last_tick, wall - rt.last_tick_wall)
+            # Only the sleep's overrun is a stall of the loop. (Measured from the last tick, a
+            # tick that had waited 20 s for a database another process held was reported as a
+            # frozen loop.) Meanwhile reap_allowed() sees the old last_tick and holds reaping.
+            gap = max(now - before, wall - before_wall) - self.tick_s
             rt.last_tick, rt.last_tick_wall = now, wall
             try:
                 if gap > heartbeat_s:
                     # The loop itself was frozen (laptop sleep: the wall clock moved, perhaps
-                    # not the monotonic one): beat now and give everyone one more interval
-                    # before the reaper may judge anyone.
-                    log.warning("[scheduler] event loop stalled for %.0f s; reaping paused", gap)
+                    # not the monotonic one), or the wall clock jumped: beat now and give
+                    # everyone one more interval before the reaper may judge anyone.
+                    log.warning(
+                        "[scheduler] event loop stalled (or the clock jumped) for %.0f s; "
+                        "reaping paused",
+                        gap,
+                    )
                     rt.reap_hold_until = now + heartbeat_s
                     last_beat = float("-inf")
                 if now - last_beat >= heartbeat_s and not rt.disk.full:
