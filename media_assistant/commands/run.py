@@ -30,7 +30,7 @@ from media_assistant.core.diskspace import (
     looks_full,
 )
 from media_assistant.core.errors import StoreDamaged, StoreLocked
-from media_assistant.core.events import Event, TasksAdded, TasksChanged
+from media_assistant.core.events import DiskSpaceChanged, Event, TasksAdded, TasksChanged
 from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
@@ -151,7 +151,21 @@ async def _run(services: Services, tasks: list[NewTask], *, disk_wait_s: float =
     progress.add_rows(await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING]))
     await _startup_checkup(services)
     scheduler = services.scheduler()
-    unsubscribe = services.bus.subscribe(progress.on_event)
+    told_disk_wait = False
+
+    def on_event(event: Event) -> None:
+        nonlocal told_disk_wait
+        progress.on_event(event)
+        if isinstance(event, DiskSpaceChanged) and event.full and not told_disk_wait:
+            told_disk_wait = True  # (the guard itself logs "disk full: ..." once per episode)
+            print(
+                f"waiting up to {disk_wait_s:.0f} s for space (--disk-wait), then the run "
+                "ends with exit 6; nothing received is lost",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    unsubscribe = services.bus.subscribe(on_event)
     await scheduler.start()
     if tasks:
         try:
