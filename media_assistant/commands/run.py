@@ -231,17 +231,25 @@ async def _run(services: Services, tasks: list[NewTask], *, disk_wait_s: float =
             if disk.held_written
             else ""
         )
+        saved = (
+            f"; {disk.spilled} answer(s) could not be written to the store and were saved "
+            f"beside it ({disk.reserve.path if disk.reserve else '?'}): the next run writes them"
+            if disk.spilled_pending and disk.spilled
+            else ""
+        )
+        lost_n = disk.held_lost - (disk.spilled if disk.spilled_pending else 0)
         lost = (
-            f"; {disk.held_lost} answer(s) received while it was full could not be written, "
-            "even in the space kept in reserve, and will be requested again"
-            if disk.held_lost
+            f"; {lost_n} answer(s) received while it was full could not be kept and will be "
+            "requested again"
+            if lost_n > 0
             else ""
         )
         print(
             f"error: disk full: {human_bytes(disk.free)} free on {disk.folder}; waited "
-            f"{disk_wait_s:.0f} s for space{kept}{lost}. {states['success']} task(s) "
-            f"succeeded, {states['pending'] + states['running']} are back in the queue (no "
-            "attempt used up). Free some space, then 'media-assistant run' continues",
+            f"{disk_wait_s:.0f} s for space{kept}{saved}{lost}. {states['success']} task(s) "
+            f"succeeded, {states['pending'] + states['running']} are back in the queue"
+            f"{' (or go back at the next start)' if disk.spilled_pending else ''} with no "
+            "attempt used up. Free some space, then 'media-assistant run' continues",
             file=sys.stderr,
         )
         return EXIT_DISK_FULL

@@ -17,10 +17,15 @@ minutes of retries and requested again, and Ctrl-C left the rows ``running``. No
 **The reserve.** When the disk is full at a shutdown, the rows still ``running`` and the answers
 held in memory must be written all the same: otherwise the answers are lost and the rows cost an
 attempt at the next start. So while the scheduler runs it keeps a small file of its own in the
-data dir (:data:`RESERVE_BYTES`, ``disk-reserve``), and deletes it to make room for those last
-writes (:meth:`DiskGuard.release_reserve`). It is written again when space returns and removed
-at a clean exit. (A "ballast file" is the usual remedy for this; SQLite cannot preallocate room
-for a WAL on every platform.)
+data dir (:data:`RESERVE_BYTES`, ``disk-reserve``). At a shutdown on a full disk, the answers not
+yet written and the session's id are first written *into* that file, in place — bytes it
+already owns, so this needs no free space, even if another process takes every byte the moment
+it is freed — and the rest of the file is given up (truncated) for the last writes to the
+store. If those succeed the file goes; if not, the next start writes the answers from it and
+returns the session's rows to the queue without using an attempt (core/disk_reserve.py,
+core/last_writes.py). It is
+written again when space returns and removed at a clean exit. (A "ballast file" is the usual
+remedy for this; SQLite cannot preallocate room for a WAL.)
 
 Disk-full errors raised in a command with no scheduler (``submit``, ``export``, the start of
 ``run``) become :class:`DiskFull`: one line, exit code 6.
@@ -40,7 +45,10 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from media_assistant.core.disk_reserve import DiskReserve, Spill
 from media_assistant.core.events import DiskSpaceChanged, EventBus
+from media_assistant.core.provider import GenerationResult
+from media_assistant.core.records import Claim
 
 log = logging.getLogger("media_assistant.scheduler")
 
@@ -50,8 +58,6 @@ SQLITE_IOERR = 10  # "disk I/O error": what a full disk gives when SQLite cannot
 LOW_FREE_BYTES = 1024 * 1024  # an I/O error with less than this free is a full disk
 _FULL_ERRNOS = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if e)
 
-RESERVE_NAME = "disk-reserve"
-RESERVE_BYTES = 512 * 1024  # enough for the last writes of a shutdown: WAL frames of a few rows
 RESUME_MARGIN_BYTES = 1024 * 1024  # free space beyond the reserve before tasks start again
 POLL_S = 2.0  # how often a full disk is looked at again
 ROOM_EVERY_S = 10.0  # ... and how often the store's write-ahead log is truncated meanwhile
@@ -152,51 +158,6 @@ def folder_of(exc: BaseException, default: Path) -> Path:
     return default
 
 
-class DiskReserve:
-    """A file of :data:`RESERVE_BYTES` in the data dir, given up for the last writes."""
-
-    def __init__(self, folder: Path, size: int = RESERVE_BYTES) -> None:
-        self.path = folder / RESERVE_NAME
-        self.size = size
-
-    @property
-    def present(self) -> bool:
-        try:
-            return self.path.stat().st_size >= self.size
-        except OSError:
-            return False
-
-    def ensure(self) -> bool:
-        """Make sure the reserve exists (written out: a sparse file reserves nothing)."""
-        if self.present:
-            return True
-        block = b"\0" * 65536
-        try:
-            with open(self.path, "wb") as file:
-                left = self.size
-                while left > 0:
-                    left -= file.write(block[: min(left, len(block))])
-                file.flush()
-                os.fsync(file.fileno())
-            return True
-        except OSError as exc:
-            if not is_disk_full(exc):
-                log.warning("[scheduler] cannot write the disk reserve %s: %s", self.path, exc)
-            self.release()
-            return False
-
-    def release(self) -> bool:
-        """Delete it (room for the last writes); True if there was one."""
-        try:
-            self.path.unlink()
-            return True
-        except FileNotFoundError:
-            return False
-        except OSError as exc:
-            log.warning("[scheduler] cannot remove the disk reserve %s: %s", self.path, exc)
-            return False
-
-
 class DiskGuard:
     """The scheduler's view of its disk: full or not, since when, and what it holds.
 
@@ -231,6 +192,8 @@ class DiskGuard:
         self.held = 0
         self.held_written = 0  # answers held on a full disk, written later
         self.held_lost = 0  # ... that could not be written even in the reserve's room
+        self.spilled = 0  # ... written into the reserve instead, for the next start
+        self.unwritten: list[tuple[Claim, GenerationResult]] = []  # at a shutdown, not written
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._usable = asyncio.Event()
@@ -357,14 +320,8 @@ class DiskGuard:
         return self.reserve is None or await asyncio.to_thread(self.reserve.ensure)
 
     async def _make_room(self) -> None:
-        if self.make_room is None:
-            return
-        done = await self._try_make_room()
-        if not done and self.reserve is not None and self.reserve.present:
-            # The checkpoint itself needs a little room to copy pages into the database.
-            await asyncio.to_thread(self.reserve.release)
-            done = await self._try_make_room()
-        if done:
+        # (Never at the reserve's expense: it is what the last writes of a shutdown need.)
+        if self.make_room is not None and await self._try_make_room():
             log.info("[scheduler] disk full: the task store's write-ahead log was truncated")
 
     async def _try_make_room(self) -> bool:
@@ -377,23 +334,22 @@ class DiskGuard:
 
     # ---------------------------------------------------------------- the last writes
 
-    def release_reserve(self) -> bool:
-        """Give the reserve up so that the last writes (held answers, rows going back to the
-        queue) find room; True if it was there."""
-        if self.reserve is None or not self.reserve.release():
-            return False
-        log.warning(
-            "[scheduler] disk full: the reserve (%s) was released for the last writes",
-            human_bytes(self.reserve.size),
-        )
-        return True
+    def spill(self, spill: Spill) -> int:
+        """Into the reserve (see :meth:`DiskReserve.spill`); the answers kept, -1: none."""
+        return -1 if self.reserve is None else self.reserve.spill(spill)
+
+    def read_spill(self) -> Spill | None:
+        return None if self.reserve is None else self.reserve.read_spill()
 
     def close(self) -> None:
-        """At the scheduler's end: no watcher left, no reserve left behind."""
+        """At the scheduler's end: no watcher left, no reserve left behind — unless it holds a
+        spill the next start needs."""
         if self._watcher is not None:
             self._watcher.cancel()
-        if self.reserve is not None:
+        if self.reserve is not None and not self.spilled_pending:
             self.reserve.release()
+
+    spilled_pending = False  # a spill in the reserve that the store did not take in yet
 
     def _publish(self) -> None:
         if self.bus is not None:

@@ -18,7 +18,8 @@ from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig, AppConfig
 from media_assistant.core.db import checkpoint_truncate
-from media_assistant.core.diskspace import DiskGuard, DiskReserve
+from media_assistant.core.disk_reserve import DiskReserve
+from media_assistant.core.diskspace import DiskGuard
 from media_assistant.core.errors import AccountUnavailable
 from media_assistant.core.events import (
     AccountChanged,
@@ -32,6 +33,7 @@ from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.web import WebLane
+from media_assistant.core.last_writes import last_write, last_writes_on_a_full_disk, take_in_spill
 from media_assistant.core.provider import Provider, UnavailableProvider
 from media_assistant.core.records import CancelResult, NewTask, SubmitResult
 from media_assistant.core.sessions import SessionStore
@@ -129,6 +131,7 @@ class Scheduler:
             if status.problem is AccountProblem.NEEDS_ATTENTION:
                 await self.accounts.clear_problem(status.account_id)
         owner_id = await self.sessions.open()
+        await take_in_spill(self.disk, self.store)  # a stop on a full disk saved some writes
         # A full disk (issue 9 item 3) is noticed by whoever meets it; fire-and-forget writes
         # (log lines) report theirs here, so it is said once, not once per line.
         self.disk.make_room = functools.partial(
@@ -194,18 +197,14 @@ class Scheduler:
         assert self.rt is not None and self.runner is not None
         try:
             self.rt.stopping.set()
-            if self.disk.full:
-                # The last writes below (answers held in memory, rows going back to the queue)
-                # need room: give up the reserve kept for exactly this (core/diskspace.py).
-                await asyncio.to_thread(self.disk.release_reserve)
             # Issue 9 item 9: the session is marked ended as the stop begins, so if this process
             # dies before every row below is written back (a second Ctrl-C, a kill after a
             # service manager's timeout), the next start returns them without using an attempt.
-            try:
-                await self.sessions.close(self.rt.owner_id)
-            except Exception as exc:
-                if not self.disk.absorb(exc):
-                    log.exception("[scheduler] could not mark the session as stopping")
+            marked = await last_write(
+                self.disk,
+                functools.partial(self.sessions.close, self.rt.owner_id),
+                "could not mark the session as stopping",
+            )
             self.runner.interrupt(set(self.runner.attempts), "shutdown")
             for lane in self.lanes.values():
                 lane.wake()
@@ -230,27 +229,33 @@ class Scheduler:
             # up: attempts that outlasted the waits above (a web page that would not stop, a
             # provider ignoring cancellation) were cancelled with their worker and are no
             # longer in the runner's registry, so the sweep is by owner, not by attempt.
-            try:
-                for r in await self.store.release_owned(
-                    self.rt.owner_id, "returned to the queue at shutdown"
-                ):
-                    log.warning(
-                        "[scheduler] %s: attempt %d outlasted the shutdown → %s",
-                        r.task_id,
-                        r.attempt,
-                        r.new_state.value,
-                    )
-            except Exception as exc:
-                if self.disk.absorb(exc):
-                    log.warning(
-                        "[scheduler] disk full: the running tasks could not be written back; "
-                        "the next start takes them up again"
-                    )
-                else:
-                    log.exception("[scheduler] could not return the running tasks to the queue")
+            swept = await last_write(
+                self.disk, self._sweep, "could not return the running tasks to the queue"
+            )
+            if self.disk.full and (self.disk.unwritten or not marked or not swept):
+                await last_writes_on_a_full_disk(
+                    self.disk,
+                    self.store,
+                    self.rt.owner_id,
+                    end_session=functools.partial(self.sessions.close, self.rt.owner_id),
+                    sweep=None if swept else self._sweep,
+                    session_marked=marked,
+                )
         finally:
             await self._close_providers()
             self.started = False
+
+    async def _sweep(self) -> None:
+        assert self.rt is not None
+        for r in await self.store.release_owned(
+            self.rt.owner_id, "returned to the queue at shutdown"
+        ):
+            log.warning(
+                "[scheduler] %s: attempt %d outlasted the shutdown → %s",
+                r.task_id,
+                r.attempt,
+                r.new_state.value,
+            )
 
     async def _close_providers(self) -> None:
         if self._unsubscribe is not None:

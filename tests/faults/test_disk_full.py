@@ -18,8 +18,12 @@ from typing import Any
 
 import pytest
 
-from media_assistant.core.diskspace import DiskGuard, DiskReserve, is_disk_full
+from media_assistant.core.disk_reserve import DiskReserve, Spill
+from media_assistant.core.diskspace import DiskGuard, is_disk_full
 from media_assistant.core.events import DiskSpaceChanged, EventBus
+from media_assistant.core.provider import GenerationResult
+from media_assistant.core.records import Claim
+from media_assistant.core.states import ModelKind
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
 from tests.faults.conftest import no_traceback
 
@@ -256,6 +260,48 @@ def test_a_disk_that_stays_full_ends_the_run_with_exit_6_and_loses_nothing(
     assert left_behind(data) == []
 
 
+def test_answers_held_when_another_process_takes_every_freed_byte_survive_the_exit(
+    small_disk: Path, api: ApiSimulator
+) -> None:
+    """The worst case: the disk stays full and whatever is freed is taken again at once (a
+    runaway log), so even the room of the reserve goes to the other process. Before, the
+    answers received meanwhile were lost and the rows left ``running`` cost an attempt each.
+    Now they are written *into* the reserve, in place, before it is given up; the run exits 6
+    saying so, and the next run (with space) writes them: none is asked for twice."""
+    data, batch = setup(small_disk, api, 12)
+    run = subprocess.Popen(
+        media_assistant(data, "run", str(batch), "--disk-wait", "6"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
+    try:
+        wait_for_successes(data, 2, run)
+        filler = Filler(small_disk)  # and it keeps the disk full
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == EXIT_DISK_FULL, out + err
+    assert "Traceback" not in out + err
+    assert err.strip().splitlines()[-1].startswith("error: disk full: ")
+    served_before = api.stats()["total"]["served"]
+    filler.free()
+    again = subprocess.run(
+        media_assistant(data, "run"), capture_output=True, text=True, env=ENV, check=False
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    rows = db_rows(data)
+    assert {r["state"] for r in rows} == {"success"} and len(rows) == 12
+    assert all(r["lost_count"] == 0 and r["attempt"] == 1 for r in rows)
+    assert asked_twice(api) == []
+    assert api.stats()["total"]["served"] == 12
+    assert served_before >= 2
+    assert left_behind(data) == []
+
+
 def test_submit_export_and_run_on_a_full_disk_print_one_line(
     small_disk: Path, api: ApiSimulator, tmp_path: Path
 ) -> None:
@@ -340,3 +386,25 @@ async def test_the_guard_sees_space_return_and_lays_its_reserve_again(tmp_path: 
     assert reserve.path.stat().st_size == reserve.size
     guard.close()
     assert not reserve.path.exists()
+
+
+def test_a_spill_is_written_in_place_and_read_back(tmp_path: Path) -> None:
+    """The reserve holds what a shutdown on a full disk could not write, in the bytes it
+    already owns (no free space needed), and gives up the rest; what does not fit is left out
+    (asked for again) rather than failing the whole spill."""
+    reserve = DiskReserve(tmp_path, size=8192)
+    assert reserve.ensure() and reserve.present
+    inode = reserve.path.stat().st_ino
+    claim = Claim(
+        "s1", 1, 4, 3, "api-model", ModelKind.API, "api-1", "owner-x", "", None, 1.0, 9.0, 0.5
+    )
+    small = GenerationResult("答案 " * 50, reasoning="r", usage={"total_tokens": 9})
+    big = GenerationResult("x" * 9000)
+    kept = reserve.spill(Spill("owner-x", [(claim, small), (claim, big)]))
+    assert kept == 1
+    assert reserve.path.stat().st_ino == inode  # the same file, written in place
+    assert reserve.path.stat().st_size < 8192 and not reserve.present  # the rest given up
+    spill = reserve.read_spill()
+    assert spill is not None and spill.owner_id == "owner-x"
+    assert spill.answers == [(claim, small)]
+    assert reserve.ensure() and reserve.read_spill() is None  # laid down anew: spill gone
