@@ -137,18 +137,21 @@ def test_kill_9_mid_answer_then_restart_at_once_meets_no_conflict(
     assert not our_chromiums(tmp_path)
 
 
-def start_generation_elsewhere(sim: ChatSiteSimulator, user: str) -> None:
+def start_generation_elsewhere(sim: ChatSiteSimulator, user: str) -> str:
     """``user`` asks the site for an answer from another client and leaves: the generation
-    runs on (as one our crash left before the site named its conversation)."""
+    runs on (as one our crash left). Returns its conversation's id."""
     with httpx.Client(base_url=sim.base_url, follow_redirects=False) as client:
         client.get("/_sim/autologin", params={"user": user})
         with client.stream(
             "POST", "/api/chat/completion", json={"text": "left running", "conversation_id": None}
         ) as response:
             for line in response.iter_lines():
-                if line.startswith("data: ") and json.loads(line[6:])["type"] == "meta":
+                event = json.loads(line[6:]) if line.startswith("data: ") else {}
+                if event.get("type") == "meta":
+                    conversation = str(event["conversation_id"])
                     break
     assert sim.stats()[user]["active"] == 1
+    return conversation
 
 
 async def test_a_conflict_with_our_own_unlocated_leftover_is_deferred_not_a_failure(
@@ -172,6 +175,39 @@ async def test_a_conflict_with_our_own_unlocated_leftover_is_deferred_not_a_fail
         assert row is not None
         assert (row.state, row.attempt) == ("success", 1)
         assert any("leftover_generation" in m for m in env.events("u1"))
+    finally:
+        await env.close()
+    assert not our_chromiums(tmp_path)
+
+
+async def test_a_leftover_that_cannot_be_stopped_is_waited_out(
+    tmp_path: Path, sim: ChatSiteSimulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An adapter without a stop control (or a site that ignores it): the old answer is waited
+    out — the task is deferred, its attempt not used up, until the conversation shows nothing
+    generating — and only then is the new prompt sent: no conflict, nothing failed."""
+    monkeypatch.setattr(web_provider, "LEFTOVER_STOP_S", 1.5)
+    monkeypatch.setattr(web_provider, "LEFTOVER_RETRY_S", 1.0)
+    env = WebEnv(tmp_path, sim, accounts=1)
+    try:
+        await env.sign_in("web-1")
+        builtin = Path("resources/sites/sim.toml").read_text(encoding="utf-8")
+        no_stop = "\n".join(line for line in builtin.splitlines() if not line.startswith("stop = "))
+        env.paths.sites.mkdir(parents=True, exist_ok=True)
+        (env.paths.sites / "sim.toml").write_text(no_stop, encoding="utf-8")  # user override
+        conversation = start_generation_elsewhere(sim, "web-1")
+        SentRecord(env.paths.profile("web-1")).write(
+            SentPrompt("gone-2", 1, time.time(), f"{sim.base_url}/chat/{conversation}", True)
+        )
+        s = await env.start()
+        await s.submit([NewTask("w1", "web-model", ModelKind.WEB, "Question w1", "b")])
+        assert await env.run(timeout=120) == []
+        row = env.store.get("w1")
+        assert row is not None and (row.state, row.attempt) == ("success", 1)
+        assert any("leftover_generation" in m for m in env.events("w1"))
+        stats = sim.stats()["web-1"]
+        assert stats["conflicts"] == 0 and stats["max_concurrent"] == 1
+        assert stats["stopped"] == 0 and stats["completed"] == 2  # waited out, then ours
     finally:
         await env.close()
     assert not our_chromiums(tmp_path)

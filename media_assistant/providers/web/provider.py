@@ -94,8 +94,9 @@ class WebProvider:
         self._sent_record = SentRecord(profile_dir)
         self._sent: SentPrompt | None = None
         self._sent_loaded = False
-        # A leftover whose conversation is unknown: a conflict on this attempt is its doing.
-        self._unlocated: SentPrompt | None = None
+        # The leftover this attempt looked at: a conflict on this attempt is its doing (the
+        # page may not have shown it generating), deferred rather than counted.
+        self._leftover: SentPrompt | None = None
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
@@ -150,13 +151,13 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
-            if exc.kind is ErrorKind.SESSION_CONFLICT and self._unlocated is not None:
+            if exc.kind is ErrorKind.SESSION_CONFLICT and self._leftover is not None:
                 # The generation our crash left (its conversation unknown) met this prompt:
                 # our own doing, not the site's verdict on the task. It waits; no attempt used.
                 exc = ProviderError(
                     ErrorKind.LEFTOVER_GENERATION,
                     f"{exc.message} (a generation this account started before a crash, task "
-                    f"{self._unlocated.task_id}; the task waits, its attempt not used up)",
+                    f"{self._leftover.task_id}; the task waits, its attempt not used up)",
                     retry_after=LEFTOVER_RETRY_S,
                 )
             if exc.kind in _DIAGNOSE:
@@ -172,7 +173,7 @@ class WebProvider:
                 ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"
             ) from None
         finally:
-            self._unlocated = None
+            self._leftover = None
 
     # ---------------------------------------------------------------- a generation left running
 
@@ -199,8 +200,9 @@ class WebProvider:
         """Before a prompt goes out: nothing this account sent earlier may still generate on
         the site. Found in the record an attempt left (this process's, or one that crashed):
         open its conversation and stop it; if it will not stop, the task waits (deferred, the
-        attempt not used up). Its conversation unknown (killed before the site named it): go
-        on, and a conflict on this attempt is deferred rather than counted as a failure."""
+        attempt not used up). Its conversation unknown (killed before the site named it), or the
+        adapter naming no generating indicator: go on. Either way a conflict on this attempt is
+        the leftover's doing, deferred rather than counted as a failure."""
         if not self._sent_loaded:
             self._sent = await asyncio.to_thread(self._sent_record.read)
             self._sent_loaded = True
@@ -219,9 +221,13 @@ class WebProvider:
         )
         chat = self.browser.chat
         assert chat is not None
-        if not sent.conversation:
-            ctx.log("its conversation is unknown (the site had not named it yet)")
-            self._unlocated = sent
+        self._leftover = sent
+        if not sent.conversation or not self.adapter.selectors.generating:
+            ctx.log(
+                "its conversation is unknown (the site had not named it yet)"
+                if not sent.conversation
+                else "the adapter names no generating indicator to look for"
+            )
             await self._forget_sent()
             return
         try:
@@ -247,8 +253,6 @@ class WebProvider:
                 "unknown": f"{sent.url} shows no conversation; going on",
             }[state]
         )
-        if state == "unknown":
-            self._unlocated = sent
         await self._forget_sent()
 
     async def _quiesce(self) -> bool:
