@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from media_assistant import __version__
+from media_assistant.core.diskspace import DiskFull
 from media_assistant.core.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
 from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.paths import Paths
@@ -111,6 +112,18 @@ def _run(
         runtime_dir()  # the lock folder is ours alone (UnsafeLockDir, a UserError)
         services = _open_services(app, paths, require_config=not first_start)
     except StoreDamaged as exc:  # no backup, or the operator chose not to restore one
+        return exc.exit_code
+    except DiskFull as exc:
+        install_translators(app, "auto")
+        QMessageBox.critical(
+            None,
+            QCoreApplication.translate("App", "Media Assistant"),
+            QCoreApplication.translate(
+                "App",
+                "The disk is full; the task database cannot be opened:\n\n%1\n\n"
+                "Free some space, then start Media Assistant again.",
+            ).replace("%1", str(exc)),
+        )
         return exc.exit_code
     except StoreLocked as exc:
         install_translators(app, "auto")

@@ -5,8 +5,9 @@ Exit codes: 0 done / all succeeded, 1 some tasks failed, were canceled or cannot
 4 internal error (running tasks went back to the queue; one line on stderr, the traceback in
 the log file it names), 5 the task store is damaged or unreadable (the file is left as it is;
 the message names it and the backup to restore), 7 the database stayed locked by another
-process longer than ``--db-wait`` (nothing was changed), 130 interrupted (Ctrl-C, SIGTERM).
-6 is reserved (disk full).
+process longer than ``--db-wait`` (nothing was changed), 6 the disk is full (one line naming the
+folder and its free space; ``run``: after waiting ``--disk-wait`` seconds for space, with what it
+had received written and running tasks back in the queue), 130 interrupted (Ctrl-C, SIGTERM).
 
 Commands that only read (``status``, ``export``, ``accounts list``, ``sites list``) never write
 to the store. ``backup [-o FILE]`` copies the store (also while a scheduler runs);
@@ -23,14 +24,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from media_assistant import __version__
+from media_assistant.core.diskspace import DiskFull, disk_full, folder_of, looks_full
 from media_assistant.core.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
 from media_assistant.core.paths import HOME_ENV, Paths
 from media_assistant.core.private_files import PrivateRotatingFileHandler, private_dir
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_INTERNAL = 0, 1, 2, 3, 4
-EXIT_STORE_DAMAGED, EXIT_STORE_LOCKED, EXIT_INTERRUPTED = 5, 7, 130
+EXIT_STORE_DAMAGED, EXIT_DISK_FULL, EXIT_STORE_LOCKED, EXIT_INTERRUPTED = 5, 6, 7, 130
 LOG_FILE = "cli.log"
 DB_WAIT_S = 30.0  # --db-wait default
+DISK_WAIT_S = 300.0  # run --disk-wait default
 
 log = logging.getLogger("media_assistant.cli")
 _installed: list[logging.Handler] = []
@@ -76,6 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="import BATCH (if given), then run until nothing is left")
     _batch_args(run, required=False)
+    run.add_argument(
+        "--disk-wait",
+        type=float,
+        default=DISK_WAIT_S,
+        metavar="SECONDS",
+        help="when the disk fills up, how long to wait for space before ending with exit 6 "
+        f"(default {DISK_WAIT_S:.0f})",
+    )
 
     submit = sub.add_parser("submit", help="import BATCH only")
     _batch_args(submit, required=True)
@@ -310,6 +321,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SchedulerBusy as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BUSY
+    except DiskFull as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_DISK_FULL
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as exc:  # never a traceback on an operator's terminal
@@ -347,6 +361,14 @@ def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> i
     from media_assistant.core.migrations import SchemaTooNew, SchemaTooOld
     from media_assistant.core.store_file import translate
 
+    if looks_full(exc, paths.data_dir):  # submit, export, run...: one line, nothing half-written
+        log.error("disk full", exc_info=exc, extra=_FILE_ONLY)
+        full = disk_full(
+            folder_of(exc, paths.data_dir),
+            "nothing was half-written; free some space and run the command again",
+        )
+        print(f"error: {full}", file=sys.stderr)
+        return EXIT_DISK_FULL
     known = translate(exc, paths.database, paths.backups)
     if isinstance(known, StoreDamaged | StoreLocked):
         # A traceback only when the error surfaced from the database mid-command.

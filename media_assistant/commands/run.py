@@ -22,8 +22,15 @@ from media_assistant.commands.common import (
     submit_report,
 )
 from media_assistant.core.backups import has_tasks, latest_backup
+from media_assistant.core.diskspace import (
+    EXIT_DISK_FULL,
+    disk_full,
+    human_bytes,
+    is_disk_full,
+    looks_full,
+)
 from media_assistant.core.errors import StoreDamaged, StoreLocked
-from media_assistant.core.events import Event, TasksAdded, TasksChanged
+from media_assistant.core.events import DiskSpaceChanged, Event, TasksAdded, TasksChanged
 from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.notices import notice_text
 from media_assistant.core.paths import Paths
@@ -108,7 +115,7 @@ def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
         try:
             runtime_dir()  # the lock folder is ours alone (UnsafeLockDir → exit 2)
             _daily_upkeep(services)
-            return asyncio.run(_run(services, tasks))
+            return asyncio.run(_run(services, tasks, disk_wait_s=args.disk_wait))
         finally:
             lock.release()
     finally:
@@ -124,27 +131,56 @@ def _daily_upkeep(services: Services) -> None:
     due = latest is None or latest.made_at.date() != dt.date.today()
     if due and has_tasks(paths.database):  # it can take a while on a big store: say so
         print("checking the task store and backing it up (once a day)…", flush=True)
-    outcome = start_of_day(paths, services.config)
+    try:
+        outcome = start_of_day(paths, services.config)
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        # No room for a copy of the store is no reason not to run: the run itself stops
+        # claiming (and says so) if the disk is really full.
+        print(f"warning: no backup today: {disk_full(paths.backups)}", file=sys.stderr)
+        return
     if outcome.damage is not None:
         raise damaged(paths.database, f"the daily check found: {outcome.damage}", paths.backups)
     if outcome.made is not None:
         print(f"backup: {outcome.made.path} ({outcome.made.tasks} tasks)", flush=True)
 
 
-async def _run(services: Services, tasks: list[NewTask]) -> int:
+async def _run(services: Services, tasks: list[NewTask], *, disk_wait_s: float = 300.0) -> int:
     services.bind_loop()
     store = services.async_store
     progress = Progress(store)
     progress.add_rows(await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING]))
     await _startup_checkup(services)
     scheduler = services.scheduler()
-    unsubscribe = services.bus.subscribe(progress.on_event)
+    told_disk_wait = False
+
+    def on_event(event: Event) -> None:
+        nonlocal told_disk_wait
+        progress.on_event(event)
+        if isinstance(event, DiskSpaceChanged) and event.full and not told_disk_wait:
+            told_disk_wait = True  # (the guard itself logs "disk full: ..." once per episode)
+            print(
+                f"waiting up to {disk_wait_s:.0f} s for space (--disk-wait), then the run "
+                "ends with exit 6; nothing received is lost",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    unsubscribe = services.bus.subscribe(on_event)
     notices = Notices(services)  # batch ended, account needs you, disk low; webhooks
     notices.subscribe(lambda n: print("notice: " + ": ".join(notice_text(n, "en")), flush=True))
     await notices.start()
     await scheduler.start()
     if tasks:
-        result = await scheduler.submit(tasks)
+        try:
+            result = await scheduler.submit(tasks)
+        except BaseException:
+            # Nothing was imported (one transaction); the scheduler still stops properly: its
+            # session ends, its browsers close, its disk reserve goes (a full disk, say).
+            await scheduler.stop()
+            unsubscribe()
+            raise
         print(submit_report(result), flush=True)
         rerun = {
             r["task_id"]
@@ -168,12 +204,19 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
             loop.add_signal_handler(sig, on_signal, sig)
     runner = asyncio.ensure_future(scheduler.run_until_idle())
     stopper = asyncio.ensure_future(interrupted.wait())
+    disk = scheduler.disk
+    gave_up_on_disk = False
     try:
         while not runner.done() and not interrupted.is_set():
             await asyncio.wait(
                 {runner, stopper}, timeout=PROGRESS_EVERY_S, return_when=asyncio.FIRST_COMPLETED
             )
             progress.print_changed()
+            if disk.full and disk.full_for() >= disk_wait_s:
+                # Nothing can progress on a full disk: end (exit 6) rather than wait all
+                # night; what was received is written in the reserve's room (Scheduler.stop).
+                gave_up_on_disk = True
+                break
     finally:
         stopper.cancel()
         if not runner.done():
@@ -187,6 +230,35 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
     progress.print_changed()
+    if gave_up_on_disk:
+        states = progress.states()
+        kept = (
+            f"; {disk.held_written} answer(s) received while it was full were written"
+            if disk.held_written
+            else ""
+        )
+        saved = (
+            f"; {disk.spilled} answer(s) could not be written to the store and were saved "
+            f"beside it ({disk.reserve.path if disk.reserve else '?'}): the next run writes them"
+            if disk.spilled_pending and disk.spilled
+            else ""
+        )
+        lost_n = disk.held_lost - (disk.spilled if disk.spilled_pending else 0)
+        lost = (
+            f"; {lost_n} answer(s) received while it was full could not be kept and will be "
+            "requested again"
+            if lost_n > 0
+            else ""
+        )
+        print(
+            f"error: disk full: {human_bytes(disk.free)} free on {disk.folder}; waited "
+            f"{disk_wait_s:.0f} s for space{kept}{saved}{lost}. {states['success']} task(s) "
+            f"succeeded, {states['pending'] + states['running']} are back in the queue"
+            f"{' (or go back at the next start)' if disk.spilled_pending else ''} with no "
+            "attempt used up. Free some space, then 'media-assistant run' continues",
+            file=sys.stderr,
+        )
+        return EXIT_DISK_FULL
     if interrupted.is_set():
         print(
             "interrupted: running tasks went back to the queue (no attempt used up); "
@@ -195,6 +267,11 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
         )
         return EXIT_INTERRUPTED
     error = runner.exception()
+    if error is not None and looks_full(error, disk.folder):
+        log.error("the scheduler stopped: disk full", exc_info=error)
+        full = disk_full(disk.folder, "running tasks went back to the queue")
+        print(f"error: {full}", file=sys.stderr)
+        return EXIT_DISK_FULL
     if error is not None:
         log.error("the scheduler stopped on an internal error", exc_info=error)
         known = translate(error, services.paths.database, services.paths.backups)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from media_assistant.core import schema
+from media_assistant.core.diskspace import is_disk_full
 from media_assistant.core.errors import InputError
 from media_assistant.core.private_files import (
     create_private,
@@ -266,8 +267,8 @@ def _copy_verified(
     except sqlite3.OperationalError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise
+        if "locked" in str(exc) or "busy" in str(exc) or is_disk_full(exc):
+            raise  # the store is fine: busy, or no room for the copy (core/diskspace.py)
         raise _CopyFailed(str(exc)) from None
     except sqlite3.DatabaseError as exc:
         with contextlib.suppress(OSError):

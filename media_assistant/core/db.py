@@ -126,3 +126,20 @@ def read_tx(engine: Engine) -> Iterator[Connection]:
 
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+def checkpoint_truncate(engine: Engine) -> bool:
+    """SQLite: copy the write-ahead log into the database and truncate it to zero bytes, giving
+    its disk space back (used on a full disk, core/diskspace.py). True if it completed. Run it
+    on the writer thread: it waits for readers like any write."""
+    if not is_sqlite(engine):
+        return False
+    _check_thread()
+    raw = engine.raw_connection()  # autocommit (isolation_level None): no BEGIN around it
+    try:
+        cursor = raw.cursor()
+        row = cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        cursor.close()
+    finally:
+        raw.close()
+    return row is not None and row[0] == 0

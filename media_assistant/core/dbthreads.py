@@ -43,6 +43,9 @@ class DbThreads:
             readers, thread_name_prefix="db-reader"
         )
         self.closed = False
+        # Asked first about a failed fire-and-forget write (the scheduler's disk guard: a full
+        # disk is said once, not once per dropped log line); True means "handled, stay quiet".
+        self.on_write_error: Callable[[BaseException], bool] | None = None
 
     def submit_write(
         self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs
@@ -74,7 +77,7 @@ class DbThreads:
             log.debug("database threads closed; dropped %s", getattr(fn, "__name__", fn))
             return
         future = self.submit_write(fn, *args, **kwargs)
-        future.add_done_callback(_log_failure)
+        future.add_done_callback(self._log_failure)
 
     def close(self) -> None:
         """Let queued writes finish, then stop the threads."""
@@ -82,7 +85,11 @@ class DbThreads:
         self._writer.shutdown(wait=True)
         self._readers.shutdown(wait=True)
 
-
-def _log_failure(future: concurrent.futures.Future[object]) -> None:
-    if not future.cancelled() and (exc := future.exception()) is not None:
+    def _log_failure(self, future: concurrent.futures.Future[object]) -> None:
+        if future.cancelled() or (exc := future.exception()) is None:
+            return
+        hook = self.on_write_error
+        if hook is not None and hook(exc):
+            log.debug("a background database write failed: %s", exc)
+            return
         log.warning("a background database write failed: %s", exc)

@@ -22,6 +22,9 @@ class ErrorKind(StrEnum):
     RATE_LIMITED = "rate_limited"
     SITE_BUSY = "site_busy"  # web: "server busy" / "too many requests" banner
     CAPTCHA = "captcha"  # web: a challenge a human must solve
+    # web: a generation this account started earlier (before a crash, or in a browser closed
+    # mid-answer) still runs on the site; the task waits for it instead of breaking both
+    LEFTOVER_GENERATION = "leftover_generation"
     # Retryable: up to max_attempts.
     SERVER_ERROR = "server_error"  # 5xx, 408, 409
     NETWORK = "network"
@@ -54,7 +57,7 @@ NON_RETRYABLE: frozenset[ErrorKind] = frozenset(
 # These say "not now" rather than "this attempt failed": the task waits without using an attempt,
 # bounded by its overall deadline.
 DEFERRING: frozenset[ErrorKind] = frozenset(
-    {ErrorKind.RATE_LIMITED, ErrorKind.SITE_BUSY, ErrorKind.CAPTCHA}
+    {ErrorKind.RATE_LIMITED, ErrorKind.SITE_BUSY, ErrorKind.CAPTCHA, ErrorKind.LEFTOVER_GENERATION}
 )
 
 

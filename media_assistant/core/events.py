@@ -70,7 +70,28 @@ class SchedulerIdle:
     reason: str = ""
 
 
-Event = TasksChanged | TasksAdded | TasksSynced | AccountChanged | TaskLogged | SchedulerIdle
+@dataclass(frozen=True, slots=True)
+class DiskSpaceChanged:
+    """The data dir's disk became full or usable again, or the number of answers held in
+    memory until they can be written changed (core/diskspace.py). The window shows a banner,
+    ``run`` a line."""
+
+    full: bool
+    folder: str
+    free_bytes: int | None
+    held: int
+    message: str
+
+
+Event = (
+    TasksChanged
+    | TasksAdded
+    | TasksSynced
+    | AccountChanged
+    | TaskLogged
+    | SchedulerIdle
+    | DiskSpaceChanged
+)
 Subscriber = Callable[[Event], None]
 
 

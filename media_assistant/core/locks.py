@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import socket
+import time
 import warnings
 from pathlib import Path
 
@@ -68,6 +69,18 @@ def runtime_dir() -> Path:
     return path
 
 
+def _write_whole(path: Path, text: str) -> None:
+    """``text`` into ``path`` through a temporary file and a rename: never half a file."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
+
+
 class ProfileLock:
     """Held while an account's browser profile is in use by this process."""
 
@@ -94,7 +107,14 @@ class ProfileLock:
 
 
 class DataDirLock:
-    """One scheduler per data directory; a second one is refused with who holds it."""
+    """One scheduler per data directory; a second one is refused with who holds it.
+
+    Nothing is left behind: the owner file is written whole or not at all (a full disk must not
+    leave a 0-byte one), and both files are removed at release — the lock file while it is
+    still held, so a process that opened it a moment earlier finds it unlinked (filelock then
+    does not count it as held) and tries again on a fresh one."""
+
+    ATTEMPTS = 3  # a lock file unlinked under us by a releasing holder: look again
 
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / "scheduler.lock"
@@ -102,16 +122,26 @@ class DataDirLock:
         self._lock = FileLock(self.path, timeout=0, thread_local=False)
 
     def acquire(self) -> None:
+        for attempt in range(self.ATTEMPTS):
+            try:
+                self._lock.acquire(timeout=0)
+                break
+            except Timeout:
+                if attempt + 1 < self.ATTEMPTS and not self.owner_path.exists():
+                    time.sleep(0.05)  # its holder is just letting go
+                    continue
+                raise SchedulerBusy(
+                    f"another scheduler is running on {self.path.parent} "
+                    f"({self._describe_owner()}); stop it first, or use its window"
+                ) from None
         try:
-            self._lock.acquire(timeout=0)
-        except Timeout:
-            raise SchedulerBusy(
-                f"another scheduler is running on {self.path.parent} ({self._describe_owner()}); "
-                "stop it first, or use its window"
-            ) from None
-        self.owner_path.write_text(
-            json.dumps({"pid": os.getpid(), "host": socket.gethostname()}), encoding="utf-8"
-        )
+            _write_whole(
+                self.owner_path,
+                json.dumps({"pid": os.getpid(), "host": socket.gethostname()}),
+            )
+        except BaseException:
+            self.release()  # e.g. a full disk: no lock left held, no file left behind
+            raise
 
     def _describe_owner(self) -> str:
         try:
@@ -124,6 +154,9 @@ class DataDirLock:
         if self._lock.is_locked:
             try:
                 self.owner_path.unlink(missing_ok=True)
+                self.path.unlink(missing_ok=True)
+            except OSError:
+                pass  # a file we cannot remove is harmless: the lock is the flock, not the file
             finally:
                 self._lock.release(force=True)
 

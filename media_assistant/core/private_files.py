@@ -12,10 +12,12 @@ only toggles the read-only flag, so every function here does nothing on non-POSI
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import logging.handlers
 import os
 import stat
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -84,8 +86,31 @@ def dir_problem(path: Path) -> str | None:
     return None
 
 
+_FULL = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if e)
+
+
 class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
-    """A rotating log whose files (the current one and each new one after a rollover) are 0600."""
+    """A rotating log whose files (the current one and each new one after a rollover) are 0600.
+
+    On a full disk a line that cannot be written is dropped, and the terminal is told once —
+    not with logging's own report (a traceback per line, thousands of them a minute)."""
+
+    _told_full = False
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        exc = sys.exc_info()[1]
+        if isinstance(exc, OSError) and exc.errno in _FULL:
+            if not self._told_full:
+                self._told_full = True
+                with contextlib.suppress(Exception):
+                    print(
+                        f"log file {self.baseFilename}: disk full; log lines are dropped until "
+                        "there is room again",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+            return
+        super().handleError(record)
 
     def _open(self) -> io.TextIOWrapper:
         path = Path(self.baseFilename)

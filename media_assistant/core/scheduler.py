@@ -7,6 +7,7 @@ and owns nothing Qt. One scheduler per data directory (the caller holds a DataDi
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 from collections.abc import Callable, Sequence
@@ -16,6 +17,9 @@ from pathlib import Path
 from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig, AppConfig
+from media_assistant.core.db import checkpoint_truncate
+from media_assistant.core.disk_reserve import DiskReserve
+from media_assistant.core.diskspace import DiskGuard
 from media_assistant.core.errors import AccountUnavailable
 from media_assistant.core.events import (
     AccountChanged,
@@ -29,6 +33,7 @@ from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.web import WebLane
+from media_assistant.core.last_writes import last_write, last_writes_on_a_full_disk, take_in_spill
 from media_assistant.core.live_accounts import AccountDiff, LiveAccounts
 from media_assistant.core.provider import Provider, UnavailableProvider
 from media_assistant.core.records import CancelResult, NewTask, SubmitResult
@@ -45,6 +50,12 @@ IDLE_CHECK_MIN_S = 0.1
 
 # How long a graceful shutdown waits for interrupted attempts to write their state back.
 SHUTDOWN_WAIT_S = 15.0
+
+
+def _data_folder(store: AsyncStore) -> Path | None:
+    """The folder of the task store file (its disk is the one watched), if it is a file."""
+    database = store.engine.url.database if store.engine.dialect.name == "sqlite" else None
+    return Path(database).resolve().parent if database and database != ":memory:" else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +100,12 @@ class Scheduler:
         self._accounts_dirty = False
         self._accounts_refresh: asyncio.Task[None] | None = None
         self.live = LiveAccounts(self)  # a new configuration, rebuild requests: no restart
+        folder = _data_folder(store)
+        self.disk = DiskGuard(
+            folder or Path.cwd(),
+            bus=store.bus,
+            reserve=DiskReserve(folder) if folder is not None else None,
+        )
         self.started = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -121,6 +138,14 @@ class Scheduler:
                 await self.accounts.clear_problem(status.account_id)
         await self.accounts.clear_rebuild_requests()  # every provider below is built afresh
         owner_id = await self.sessions.open()
+        await take_in_spill(self.disk, self.store)  # a stop on a full disk saved some writes
+        # A full disk (issue 9 item 3) is noticed by whoever meets it; fire-and-forget writes
+        # (log lines) report theirs here, so it is said once, not once per line.
+        self.disk.make_room = functools.partial(
+            self.store.db.write, checkpoint_truncate, self.store.engine
+        )
+        await asyncio.to_thread(self.disk.start, asyncio.get_running_loop())
+        self.store.db.on_write_error = self.disk.absorb
         view = AccountView(self.accounts, self.clock)
         await view.refresh()
         self.rt = Runtime(
@@ -133,6 +158,7 @@ class Scheduler:
             idle_poll_s=self.idle_poll_s,
             last_tick=self.clock.monotonic(),
             last_tick_wall=self.clock.now(),
+            disk=self.disk,
         )
         # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
         # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
@@ -182,6 +208,14 @@ class Scheduler:
         assert self.rt is not None and self.runner is not None
         try:
             self.rt.stopping.set()
+            # Issue 9 item 9: the session is marked ended as the stop begins, so if this process
+            # dies before every row below is written back (a second Ctrl-C, a kill after a
+            # service manager's timeout), the next start returns them without using an attempt.
+            marked = await last_write(
+                self.disk,
+                functools.partial(self.sessions.close, self.rt.owner_id),
+                "could not mark the session as stopping",
+            )
             self.runner.interrupt(set(self.runner.attempts), "shutdown")
             for lane in self.lanes.values():
                 lane.wake()
@@ -203,23 +237,37 @@ class Scheduler:
                         "[scheduler] housekeeping had stopped on an error",
                         exc_info=self._housekeeping.exception(),
                     )
-            for ra in list(self.runner.attempts.values()):
-                # A provider ignored cancellation: write the row back ourselves.
-                try:
-                    await self.store.requeue(
-                        ra.claim,
-                        not_before=None,
-                        keep_attempt=True,
-                        kind=None,
-                        message="returned to the queue at shutdown",
-                    )
-                except Exception:
-                    log.exception(
-                        "[scheduler] %s: could not return it to the queue", ra.claim.task_id
-                    )
+            # Every row this session still holds goes back to the queue, the attempt not used
+            # up: attempts that outlasted the waits above (a web page that would not stop, a
+            # provider ignoring cancellation) were cancelled with their worker and are no
+            # longer in the runner's registry, so the sweep is by owner, not by attempt.
+            swept = await last_write(
+                self.disk, self._sweep, "could not return the running tasks to the queue"
+            )
+            if self.disk.full and (self.disk.unwritten or not marked or not swept):
+                await last_writes_on_a_full_disk(
+                    self.disk,
+                    self.store,
+                    self.rt.owner_id,
+                    end_session=functools.partial(self.sessions.close, self.rt.owner_id),
+                    sweep=None if swept else self._sweep,
+                    session_marked=marked,
+                )
         finally:
             await self._close_providers()
             self.started = False
+
+    async def _sweep(self) -> None:
+        assert self.rt is not None
+        for r in await self.store.release_owned(
+            self.rt.owner_id, "returned to the queue at shutdown"
+        ):
+            log.warning(
+                "[scheduler] %s: attempt %d outlasted the shutdown → %s",
+                r.task_id,
+                r.attempt,
+                r.new_state.value,
+            )
 
     async def _close_providers(self) -> None:
         if self._unsubscribe is not None:
@@ -241,8 +289,12 @@ class Scheduler:
         if self.rt is not None:
             try:
                 await self.sessions.close(self.rt.owner_id)
-            except Exception:
-                log.exception("[scheduler] could not mark the session ended")
+            except Exception as exc:
+                if not self.disk.absorb(exc):
+                    log.exception("[scheduler] could not mark the session ended")
+        if self.store.db.on_write_error == self.disk.absorb:
+            self.store.db.on_write_error = None
+        self.disk.close()  # the disk reserve is not left behind
 
     # ------------------------------------------------------------------ live configuration
 
@@ -334,19 +386,29 @@ class Scheduler:
         heartbeat_s = self.config.scheduler.heartbeat_s
         last_beat = self.clock.monotonic()
         while True:
+            before, before_wall = self.clock.monotonic(), self.clock.now()
             await self.clock.sleep(self.tick_s)
             now, wall = self.clock.monotonic(), self.clock.now()
-            gap = max(now - rt.last_tick, wall - rt.last_tick_wall)
+            # Only the sleep's overrun is a stall of the loop. (Measured from the last tick, a
+            # tick that had waited 20 s for a database another process held was reported as a
+            # frozen loop.) Meanwhile reap_allowed() sees the old last_tick and holds reaping.
+            gap = max(now - before, wall - before_wall) - self.tick_s
             rt.last_tick, rt.last_tick_wall = now, wall
             try:
                 if gap > heartbeat_s:
                     # The loop itself was frozen (laptop sleep: the wall clock moved, perhaps
-                    # not the monotonic one): beat now and give everyone one more interval
-                    # before the reaper may judge anyone.
-                    log.warning("[scheduler] event loop stalled for %.0f s; reaping paused", gap)
+                    # not the monotonic one), or the wall clock jumped: beat now and give
+                    # everyone one more interval before the reaper may judge anyone.
+                    log.warning(
+                        "[scheduler] event loop stalled (or the clock jumped) for %.0f s; "
+                        "reaping paused",
+                        gap,
+                    )
                     rt.reap_hold_until = now + heartbeat_s
                     last_beat = float("-inf")
-                if now - last_beat >= heartbeat_s:
+                if now - last_beat >= heartbeat_s and not rt.disk.full:
+                    # (On a full disk a beat cannot be written; our own attempts are never
+                    # reaped by us, and the next beat goes out as soon as there is room.)
                     last_beat = now
                     await self._beat()
                 flagged = await self.store.cancel_flags(rt.owner_id)
@@ -354,8 +416,9 @@ class Scheduler:
                     runner.request_cancel(flagged)
                 if await rt.accounts.refresh():
                     self._after_account_refresh()
-            except Exception:  # keep beating through a transient database error
-                log.exception("[scheduler] housekeeping failed")
+            except Exception as exc:  # keep beating through a transient database error
+                if not rt.disk.absorb(exc):  # a full disk is said once, by the guard
+                    log.exception("[scheduler] housekeeping failed")
 
     async def _beat(self) -> None:
         assert self.rt is not None and self.runner is not None

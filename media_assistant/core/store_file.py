@@ -38,6 +38,7 @@ from sqlalchemy import Engine
 from sqlalchemy import exc as sa_exc
 
 from media_assistant.core.db import BUSY_TIMEOUT_MS, open_engine, sqlite_url
+from media_assistant.core.diskspace import disk_full, looks_full
 from media_assistant.core.errors import StoreDamaged, StoreLocked
 from media_assistant.core.migrations import SchemaTooOld
 from media_assistant.core.private_files import make_private, sqlite_files
@@ -98,6 +99,10 @@ def _look(
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
         con.execute("ROLLBACK")
     except sqlite3.OperationalError as exc:
+        if looks_full(exc, path.parent):
+            raise disk_full(
+                path.parent, "the task store cannot be opened without room for its working files"
+            ) from None
         if not _is_lock(str(exc)):
             return str(exc)
         if not final:
@@ -182,6 +187,8 @@ def translate(exc: BaseException, database: Path, backups: Path | None = None) -
     """A database error as :class:`StoreDamaged` / :class:`StoreLocked` when it is one (else
     ``exc`` itself): for errors met after the store opened, e.g. in the middle of a command."""
     original = exc.orig if isinstance(exc, sa_exc.DBAPIError) else exc
+    if looks_full(exc, database.parent):
+        return disk_full(database.parent, "nothing was half-written")
     if isinstance(original, sqlite3.DatabaseError):
         text = str(original)
         if _is_lock(text):

@@ -40,6 +40,9 @@ _ERROR_KINDS: dict[str, object] = {
     ErrorKind.RATE_LIMITED: QT_TRANSLATE_NOOP("ErrorKind", "Rate limited"),
     ErrorKind.SITE_BUSY: QT_TRANSLATE_NOOP("ErrorKind", "Site busy"),
     ErrorKind.CAPTCHA: QT_TRANSLATE_NOOP("ErrorKind", "Captcha to solve"),
+    ErrorKind.LEFTOVER_GENERATION: QT_TRANSLATE_NOOP(
+        "ErrorKind", "An earlier answer of this account is still running on the site"
+    ),
     ErrorKind.SERVER_ERROR: QT_TRANSLATE_NOOP("ErrorKind", "Server error"),
     ErrorKind.NETWORK: QT_TRANSLATE_NOOP("ErrorKind", "Network error"),
     ErrorKind.TIMEOUT: QT_TRANSLATE_NOOP("ErrorKind", "Timed out"),

@@ -35,6 +35,7 @@ from media_assistant.gui.batch_dialog import NewBatchDialog
 from media_assistant.gui.batch_progress import BatchProgress
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.demo_banner import DemoBanner
+from media_assistant.gui.disk_banner import DiskFullBanner
 from media_assistant.gui.help_actions import HelpActions
 from media_assistant.gui.jobs import spawn
 from media_assistant.gui.lane_panel import LanePanel
@@ -113,6 +114,8 @@ class MainWindow(QMainWindow):
         vertical.setStretchFactor(1, 1)
         central = QWidget(self)
         layout = QVBoxLayout(central)
+        self.disk_banner = DiskFullBanner(controller.services.bus, self)  # hidden until full
+        layout.addWidget(self.disk_banner)
         layout.addLayout(lanes)
         layout.addWidget(vertical, 1)
         self.setCentralWidget(central)

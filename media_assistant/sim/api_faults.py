@@ -46,6 +46,9 @@ class FaultRule:
     match: str | None = None  # only requests whose last user message contains this
     key: str | None = None  # only requests with this bearer key
     retry_after_s: float = DEFAULT_RETRY_AFTER_S  # simulated seconds, for "429"
+    # For "429": send exactly this ``retry-after`` value instead (an HTTP date, an absurd or
+    # garbled number...), without ``retry-after-ms``; "" sends no Retry-After at all.
+    retry_after_header: str | None = None
 
     def applies_to(self, user_text: str, key: str) -> bool:
         if self.match is not None and self.match not in user_text:

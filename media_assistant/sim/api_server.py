@@ -165,10 +165,14 @@ class ApiSimulator(ThreadedServer):
         key: str | None = None,
         *,
         retry_after_s: float = DEFAULT_RETRY_AFTER_S,
+        retry_after_header: str | None = None,
     ) -> None:
         """The next ``count`` chat requests (whose last user message contains ``match``, whose
-        bearer key is ``key``) get ``fault``. ``retry_after_s`` (simulated) is for ``"429"``."""
-        self._faults.add(FaultRule(Fault(fault), count, match, key, retry_after_s))
+        bearer key is ``key``) get ``fault``. ``retry_after_s`` (simulated) is for ``"429"``;
+        ``retry_after_header`` replaces its ``retry-after`` by exactly that text ("": none)."""
+        self._faults.add(
+            FaultRule(Fault(fault), count, match, key, retry_after_s, retry_after_header)
+        )
 
     def stats(self) -> SimStats:
         return self._stats.snapshot()
@@ -190,6 +194,11 @@ class ApiSimulator(ThreadedServer):
                 match=spec.get("match"),
                 key=spec.get("key"),
                 retry_after_s=float(spec.get("retry_after_s", DEFAULT_RETRY_AFTER_S)),
+                retry_after_header=(
+                    None
+                    if spec.get("retry_after_header") is None
+                    else str(spec["retry_after_header"])
+                ),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             faults = ", ".join(f.value for f in Fault)
@@ -314,7 +323,10 @@ class ApiSimulator(ThreadedServer):
         self._stats.count(key, "rate_limited" if fault is Fault.RATE_LIMIT else "errors")
         reply = ERROR_REPLIES[fault]
         body = error_body(reply.message, reply.type, reply.code, reply.param)
-        if fault is Fault.RATE_LIMIT:
+        if fault is Fault.RATE_LIMIT and rule.retry_after_header is not None:
+            if rule.retry_after_header:
+                headers = {**headers, "retry-after": rule.retry_after_header}
+        elif fault is Fault.RATE_LIMIT:
             wait = WindowDecision(False, 0, 0, rule.retry_after_s * self.config.time_scale)
             wait = self._reported(wait) or wait
             headers = {**headers, **wait.retry_headers()}

@@ -276,6 +276,18 @@
         <translation>Media Assistant</translation>
     </message>
     <message>
+        <source>The disk is full; the task database cannot be opened:
+
+%1
+
+Free some space, then start Media Assistant again.</source>
+        <translation>The disk is full; the task database cannot be opened:
+
+%1
+
+Free some space, then start Media Assistant again.</translation>
+    </message>
+    <message>
         <source>The task database is held by another program:
 
 %1</source>
@@ -546,6 +558,24 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>DiskFullBanner</name>
+    <message>
+        <source>&lt;b&gt;Disk full&lt;/b&gt;: %1 free on %2. No new task starts until there is space.</source>
+        <translation>&lt;b&gt;Disk full&lt;/b&gt;: %1 free on %2. No new task starts until there is space.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answer(s) already received are kept and will be written then.</source>
+        <translation>
+            <numerusform>%n answer already received is kept and will be written then.</numerusform>
+            <numerusform>%n answers already received are kept and will be written then.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Free some space: the work goes on by itself.</source>
+        <translation>Free some space: the work goes on by itself.</translation>
+    </message>
+</context>
+<context>
     <name>Duration</name>
     <message>
         <source>%1s</source>
@@ -620,6 +650,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Captcha to solve</source>
         <translation>Captcha to solve</translation>
+    </message>
+    <message>
+        <source>An earlier answer of this account is still running on the site</source>
+        <translation>An earlier answer of this account is still running on the site</translation>
     </message>
     <message>
         <source>Server error</source>

@@ -275,6 +275,18 @@
         <translation>AI 智能媒体助理</translation>
     </message>
     <message>
+        <source>The disk is full; the task database cannot be opened:
+
+%1
+
+Free some space, then start Media Assistant again.</source>
+        <translation>磁盘已满，无法打开任务数据库：
+
+%1
+
+请清理一些空间，然后重新启动 AI 智能媒体助理。</translation>
+    </message>
+    <message>
         <source>The task database is held by another program:
 
 %1</source>
@@ -544,6 +556,23 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>DiskFullBanner</name>
+    <message>
+        <source>&lt;b&gt;Disk full&lt;/b&gt;: %1 free on %2. No new task starts until there is space.</source>
+        <translation>&lt;b&gt;磁盘已满&lt;/b&gt;：%2 仅剩 %1 可用空间。腾出空间之前不会开始新任务。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answer(s) already received are kept and will be written then.</source>
+        <translation>
+            <numerusform>已收到的 %n 个回答已保留，届时会写入。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Free some space: the work goes on by itself.</source>
+        <translation>请清理一些空间，工作会自动继续。</translation>
+    </message>
+</context>
+<context>
     <name>Duration</name>
     <message>
         <source>%1s</source>
@@ -618,6 +647,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Captcha to solve</source>
         <translation>需要完成验证码</translation>
+    </message>
+    <message>
+        <source>An earlier answer of this account is still running on the site</source>
+        <translation>该账号之前的回答仍在网站上生成</translation>
     </message>
     <message>
         <source>Server error</source>

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.conftest import harness_factory  # noqa: F401 - the scheduler harness
+
 FAKE_WEB_CONFIG = """
 [simulation]
 web_latency_s = [{lo}, {hi}]

@@ -184,7 +184,14 @@ class AttemptRunner:
             )
             # Still registered while the outcome is written: heartbeats keep the row alive if
             # the database is busy and the write has to wait.
-            await self._settle(ra, outcome, account, log)
+            try:
+                await self._settle(ra, outcome, account, log)
+            except OperationalError as exc:
+                if not self.rt.disk.absorb(exc):
+                    raise
+                # A shutdown on a disk that stayed full: the scheduler's last writes (in the
+                # reserve's room, or saved in it for the next start) take it from here.
+                log.warning("%s: its outcome could not be written yet (disk full)", claim.task_id)
         finally:
             # The registry is keyed by task id: only remove our own entry, never that of a
             # newer attempt of the same task.
@@ -302,7 +309,8 @@ class AttemptRunner:
             ok = await self._persist(
                 lambda: store.finish_success(
                     claim, r.text, reasoning=r.reasoning, usage=r.usage, plain=r.plain_text
-                )
+                ),
+                answer=(claim, r),
             )
             self._report(ok, log, claim, f"succeeded ({len(r.text)} chars)")
             return
@@ -388,22 +396,51 @@ class AttemptRunner:
             )
             self._report(ok, log, claim, msg, level=logging.WARNING)
 
-    async def _persist(self, write: Callable[[], Awaitable[T]]) -> T:
+    async def _persist(
+        self,
+        write: Callable[[], Awaitable[T]],
+        *,
+        answer: tuple[Claim, GenerationResult] | None = None,
+    ) -> T:
         """Run a store write; while the database is locked by another process (a long import,
-        a backup), wait and try again instead of losing the outcome of a finished attempt."""
+        a backup), wait and try again instead of losing the outcome of a finished attempt.
+
+        On a full disk (issue 9 item 3) the outcome is held — the answer stays here, in memory
+        — until the disk guard sees space again, with no time limit: an answer received is
+        never requested twice. At a shutdown it gets one last try; an answer that still cannot be
+        written is handed to the disk guard (``answer``), which keeps it in its reserve for the
+        scheduler's last writes or the next start (core/diskspace.py)."""
         deadline = time.monotonic() + PERSIST_FOR_S
         delay = 0.25
-        while True:
-            try:
-                return await write()
-            except OperationalError as exc:
-                if time.monotonic() + delay > deadline:
-                    raise
-                logging.getLogger(__name__).warning(
-                    "database busy (%s); retrying in %.1f s", exc.orig, delay
-                )
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
+        disk, held, last_try, written = self.rt.disk, False, False, False
+        try:
+            while True:
+                try:
+                    result = await write()
+                    written = True
+                    return result
+                except OperationalError as exc:
+                    if disk.absorb(exc):
+                        if not held:
+                            held = True
+                            disk.hold()
+                        if last_try:
+                            if answer is not None:
+                                disk.unwritten.append(answer)
+                            raise
+                        if not await disk.wait_for_space(self.rt.stopping):
+                            last_try = True  # stopping: once more, in the reserve's room
+                        continue
+                    if time.monotonic() + delay > deadline:
+                        raise
+                    logging.getLogger(__name__).warning(
+                        "database busy (%s); retrying in %.1f s", exc.orig, delay
+                    )
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+        finally:
+            if held:
+                disk.unhold(written=written)
 
     async def _account_effect(
         self, error: ProviderError, account: AccountConfig, log: LaneLog

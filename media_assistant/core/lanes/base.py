@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Coroutine, Mapping
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
+
 from media_assistant.core.clock import wait_event
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.lanes.attempt import AttemptRunner
@@ -141,7 +143,12 @@ class Lane:
             try:
                 await self._account_loop(self.current(account))
                 return
-            except Exception:
+            except Exception as exc:
+                if self.rt.disk.absorb(exc):
+                    # A full disk is not this worker's error: said once by the guard, waited
+                    # out here (before: a restart with a traceback every second, for hours).
+                    await self.rt.disk.wait_for_space(self.rt.stopping)
+                    continue
                 self.account_log(account).exception(
                     "worker error; restarting in %.0f s", self.rt.idle_poll_s
                 )
@@ -201,14 +208,25 @@ class Lane:
             self.wake()
 
     async def claim(self, account: AccountConfig) -> Claim | None:
-        """The head of the queue for this account's models, now running on it (or None)."""
-        claim = await self.rt.store.claim_next(
-            kind=self.kind,
-            account_id=account.id,
-            models=account.models,
-            owner_id=self.rt.owner_id,
-            deadline_s=self.rt.config.lane(self.kind).deadline_s,
-        )
+        """The head of the queue for this account's models, now running on it (or None).
+
+        None while the disk is full: a claim is a write, and a task started now could not
+        record its answer (core/diskspace.py); the lane waits a poll for space instead."""
+        disk = self.rt.disk
+        if disk.full and not await disk.wait_for_space(self.rt.stopping, self.rt.idle_poll_s):
+            return None
+        try:
+            claim = await self.rt.store.claim_next(
+                kind=self.kind,
+                account_id=account.id,
+                models=account.models,
+                owner_id=self.rt.owner_id,
+                deadline_s=self.rt.config.lane(self.kind).deadline_s,
+            )
+        except OperationalError as exc:
+            if disk.absorb(exc):
+                return None
+            raise
         if claim is not None and (
             not self.working(account.id) or not self.rt.accounts.available(account.id)
         ):

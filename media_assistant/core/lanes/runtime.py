@@ -7,11 +7,13 @@ import logging
 import random
 from collections.abc import Coroutine, MutableMapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from media_assistant.core.account_store import AccountStatus
 from media_assistant.core.clock import Clock
 from media_assistant.core.config import AppConfig
+from media_assistant.core.diskspace import DiskGuard
 from media_assistant.core.states import AccountProblem
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
@@ -100,6 +102,9 @@ class Runtime:
     # Background coroutines (a log line's slow-down, an account refresh): strong references
     # until they end, so none is garbage-collected mid-flight.
     background: set[asyncio.Task[Any]] = field(default_factory=set)
+    # The data dir's disk: while it is full no claim is made and finished answers are held
+    # (core/diskspace.py). The scheduler gives the real one; this default only says "not full".
+    disk: DiskGuard = field(default_factory=lambda: DiskGuard(Path.cwd()))
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro, name=name)

@@ -157,6 +157,7 @@ class AsyncStore(_Facade):
     # reaper
     reap_stale = _on_writer(Store.reap_stale)
     recover_orphans = _on_writer(Store.recover_orphans)
+    release_owned = _on_writer(Store.release_owned)
 
     # operator actions
     request_cancel = _on_writer(Store.request_cancel)

@@ -1,5 +1,11 @@
 """The reaper: running rows whose attempt is gone (no heartbeat for 90 s, or an orphan of a
-crashed scheduler) go back to the queue or fail when they have no attempts left."""
+crashed scheduler) go back to the queue or fail when they have no attempts left.
+
+A row left running by a shutdown of ours is not a lost attempt: a scheduler that stops writes
+back every row it still owns (:meth:`ReaperRoom.release_owned`), and one whose process died in
+the middle of stopping (a second Ctrl-C, a service manager's kill after its timeout) has marked
+its session ended when the stop began, so the next start returns those rows without using up
+an attempt (:meth:`ReaperRoom.recover_orphans`)."""
 
 from __future__ import annotations
 
@@ -12,8 +18,11 @@ from media_assistant.core.db import read_tx, write_tx
 from media_assistant.core.errors import ErrorKind
 from media_assistant.core.events import TaskChange
 from media_assistant.core.records import ReleasedTask
+from media_assistant.core.schema import SessionRow
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store.base import RUNNING, StoreBase, T
+
+S = SessionRow.__table__  # type: ignore[attr-defined]
 
 
 class ReaperRoom(StoreBase):
@@ -48,16 +57,44 @@ class ReaperRoom(StoreBase):
         )
 
     def recover_orphans(self, live_owner_ids: Sequence[str]) -> list[ReleasedTask]:
-        """At start: running rows owned by no live scheduler are handled at once, not in 90 s."""
-        where = and_(
+        """At start: running rows owned by no live scheduler are handled at once, not in 90 s.
+
+        A row whose session had begun a shutdown of its own (``sessions.ended_at`` set) goes
+        back to the queue without using up an attempt; any other is a lost attempt (a crash or
+        a kill), which counts, so a task that crashes the app every time still ends."""
+        not_live = and_(
             T.c.state == RUNNING,
             or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(list(live_owner_ids))),
         )
-        return self._release_lost(where, "its scheduler is gone (crash or kill): orphan", 0.0)
+        stopped = select(S.c.session_id).where(S.c.ended_at.is_not(None))
+        released = self._release_lost(
+            and_(not_live, T.c.owner_id.in_(stopped)),
+            "its scheduler was shutting down and ended before writing it back",
+            0.0,
+            interrupted=True,
+        )
+        return released + self._release_lost(
+            not_live, "its scheduler is gone (crash or kill): orphan", 0.0
+        )
+
+    def release_owned(self, owner_id: str, reason: str) -> list[ReleasedTask]:
+        """At shutdown, after the lanes stopped: every row this session still holds goes back
+        to the queue, its attempt not used up (canceled if a cancel was asked for). Attempts
+        that outlasted the shutdown's wait are abandoned; their late writes are fenced out."""
+        return self._release_lost(
+            and_(T.c.state == RUNNING, T.c.owner_id == owner_id), reason, 0.0, interrupted=True
+        )
 
     def _release_lost(
-        self, where: ColumnElement[bool], reason: str, lost_backoff: float
+        self,
+        where: ColumnElement[bool],
+        reason: str,
+        lost_backoff: float,
+        *,
+        interrupted: bool = False,
     ) -> list[ReleasedTask]:
+        """``interrupted``: the attempt was stopped by its own scheduler, not lost: back to the
+        queue with the attempt not used up (``keep_attempt``) and ``lost_count`` unchanged."""
         now = self.clock.now()
         released: list[ReleasedTask] = []
         changes: list[TaskChange] = []
@@ -76,13 +113,7 @@ class ReaperRoom(StoreBase):
                 ).where(where)
             ).all()
             for r in rows:
-                # A lost attempt counts as an attempt: a task that crashes the app or hangs the
-                # site every time must end, not loop forever.
-                values: dict[str, Any] = {
-                    "owner_id": None,
-                    "lost_count": r.lost_count + 1,
-                    "heartbeat_at": None,
-                }
+                values: dict[str, Any] = {"owner_id": None, "heartbeat_at": None}
                 if r.cancel_requested:
                     state = TaskState.CANCELED
                     values.update(
@@ -90,6 +121,9 @@ class ReaperRoom(StoreBase):
                         error_kind=ErrorKind.CANCELED.value,
                         error_message=f"canceled by operator ({reason})",
                     )
+                elif interrupted:
+                    state = TaskState.PENDING
+                    values.update(not_before=None, account_id=None, keep_attempt=True)
                 elif r.attempt < r.max_attempts:
                     state = TaskState.PENDING
                     values.update(
@@ -106,6 +140,10 @@ class ReaperRoom(StoreBase):
                         error_kind=ErrorKind.LOST.value,
                         error_message=f"{reason}; no attempts left",
                     )
+                if not interrupted:
+                    # A lost attempt counts as an attempt: a task that crashes the app or hangs
+                    # the site every time must end, not loop forever.
+                    values["lost_count"] = r.lost_count + 1
                 values["state"] = state.value
                 changed = conn.execute(
                     update(T)
@@ -119,11 +157,17 @@ class ReaperRoom(StoreBase):
                 ).rowcount
                 if changed != 1:
                     continue
+                what = (
+                    f"attempt {r.attempt} interrupted ({reason}) → {state.value}"
+                    + (" (attempt not used up)" if state is TaskState.PENDING else "")
+                    if interrupted
+                    else f"attempt {r.attempt} lost ({reason}) → {state.value}"
+                )
                 self._event(
                     conn,
                     r.task_id,
                     "state",
-                    f"attempt {r.attempt} lost ({reason}) → {state.value}",
+                    what,
                     lane=r.model_kind,
                     account_id=r.account_id,
                     attempt=r.attempt,

@@ -455,6 +455,44 @@ class ChatPage:
             return False
         return True
 
+    async def settle_conversation(self, url: str, wait_s: float) -> str:
+        """Open ``url`` — a conversation an earlier attempt of this account left (core of issue
+        9 item 2) — and make sure nothing generates there any more: press the stop control
+        while the generating indicator shows, for at most ``wait_s``. Returns ``"idle"``
+        (nothing was generating), ``"stopped"`` (it was, and it ended), ``"generating"`` (it
+        still is) or ``"unknown"`` (no conversation showed: deleted, or the page is not one).
+        A login or captcha wall raises, as anywhere else."""
+        await self._load(url)
+        watch = MarkerWatch(self.adapter.timing.marker_persist_s)
+        deadline = time.monotonic() + wait_s
+        pressed_at: float | None = None
+        seen_generating = False
+        quiet = 0
+        while True:
+            now = time.monotonic()
+            try:
+                snap = await self.snapshot()
+            except PlaywrightError:  # reloading (the site's own reaction to a stop, say)
+                snap = None
+            if snap is not None:
+                problem = watch.problem(snap)
+                if problem is not None and problem[0] in PERSISTENT_MARKERS:
+                    raise marker_error(problem, snap)
+                if snap.generating:
+                    seen_generating, quiet = True, 0
+                    if pressed_at is None or now - pressed_at >= 2.0:
+                        if await self.stop_generating():
+                            pressed_at = now
+                elif snap.answers or snap.users or snap.composer:
+                    # Quiet for a few polls in a page that shows a chat: the site has loaded
+                    # the conversation and nothing streams into it.
+                    quiet += 1
+                    if quiet >= 3:
+                        return "stopped" if seen_generating else "idle"
+            if now >= deadline:
+                return "generating" if snap is not None and snap.generating else "unknown"
+            await self.page.wait_for_timeout(200)
+
     async def save_diagnostics(self, stem: Path) -> list[Path]:
         """A screenshot and a DOM dump for the operator, next to each other."""
         stem.parent.mkdir(parents=True, exist_ok=True)

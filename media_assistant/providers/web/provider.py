@@ -8,6 +8,10 @@ last re-read. Only an answer that is new since the send is accepted, and never a
 disguise: an error box inside the answer, an empty answer, or one that is only a known error
 text fails the attempt even with a done marker. The result is the answer as Markdown
 (:mod:`markdown`), its plain text kept beside it.
+
+One generation per account: before it sends, the provider makes sure nothing it started earlier
+still runs on the site — a crash or a kill of the app leaves the last answer generating there,
+and a second prompt would break both (issue 9, item 2; :mod:`leftover` keeps the record).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from media_assistant.core.filenames import safe_file_stem
 from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
 from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
+from media_assistant.providers.web.leftover import SentPrompt, SentRecord
 from media_assistant.providers.web.markdown import html_to_markdown, only_error_text
 from media_assistant.providers.web.page import (
     ComposerMissing,
@@ -43,6 +48,10 @@ RecordedLookup = Callable[[str], Awaitable[RecordedBrowser | None]]  # a read: a
 
 # After a cancel, a timeout or an error: how long the page gets to stop generating.
 QUIESCE_S = 3.0
+# A generation an earlier attempt left running: how long to press stop and watch it before the
+# task waits (deferred, its attempt not used up) and the account tries again.
+LEFTOVER_STOP_S = 15.0
+LEFTOVER_RETRY_S = 20.0
 
 # A loaded page without a composer is a slow page the first times (a retry), the adapter's
 # fault (bad_config: the account waits for the operator) once it happens this many page loads
@@ -94,6 +103,14 @@ class WebProvider:
         self._record_browser = record_browser
         self._recorded_browser = recorded_browser
         self.composer_misses = 0  # page loads in a row that showed no composer
+        # What this account last sent, until its generation is known to have ended (on disk,
+        # so the next process finds it after a crash). None: nothing to look at; read once.
+        self._sent_record = SentRecord(profile_dir)
+        self._sent: SentPrompt | None = None
+        self._sent_loaded = False
+        # The leftover this attempt looked at: a conflict on this attempt is its doing (the
+        # page may not have shown it generating), deferred rather than counted.
+        self._leftover: SentPrompt | None = None
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
@@ -121,6 +138,7 @@ class WebProvider:
         chat = self.browser.chat
         assert chat is not None
         try:
+            await self._settle_leftover(ctx)
             try:
                 before = await call(chat.open_new_chat(ctx.task.upstream_model))
             except ComposerMissing as exc:
@@ -135,9 +153,12 @@ class WebProvider:
                 )
             ctx.checkpoint()
             await call(chat.type_prompt(page_text(ctx.task)))
+            # Written before the click: a kill from here on leaves a generation on the site.
+            await self._remember_sent(ctx, before.url)
             await call(chat.send(before))
             result = await self._watch(ctx, before)
             self.browser.tasks_done += 1
+            await self._forget_sent()  # the answer is complete: nothing runs on the site
             return result
         except TaskCanceled:
             raise
@@ -148,18 +169,109 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
+            if exc.kind is ErrorKind.SESSION_CONFLICT and self._leftover is not None:
+                # The generation our crash left (its conversation unknown) met this prompt:
+                # our own doing, not the site's verdict on the task. It waits; no attempt used.
+                exc = ProviderError(
+                    ErrorKind.LEFTOVER_GENERATION,
+                    f"{exc.message} (a generation this account started before a crash, task "
+                    f"{self._leftover.task_id}; the task waits, its attempt not used up)",
+                    retry_after=LEFTOVER_RETRY_S,
+                )
             if exc.kind in _DIAGNOSE:
                 await self._diagnose(ctx)
             # A generation abandoned mid-way keeps running on the site and breaks the
             # account's next task: stop it, and make sure it stopped.
             await self._quiesce()
-            raise
+            raise exc from None
         except PlaywrightError as exc:
             await self._diagnose(ctx)
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
             raise ProviderError(
                 ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"
             ) from None
+        finally:
+            self._leftover = None
+
+    # ---------------------------------------------------------------- a generation left running
+
+    async def _remember_sent(self, ctx: TaskContext, url: str) -> None:
+        self._sent = SentPrompt(ctx.task.task_id, ctx.task.attempt, time.time(), url)
+        self._sent_loaded = True
+        await asyncio.to_thread(self._sent_record.write, self._sent)
+
+    async def _named_conversation(self, url: str) -> None:
+        """The site gave the conversation its address: the record now says where to look."""
+        sent = self._sent
+        if sent is None or sent.conversation or url == sent.url:
+            return
+        self._sent = SentPrompt(sent.task_id, sent.attempt, sent.sent_at, url, conversation=True)
+        await asyncio.to_thread(self._sent_record.write, self._sent)
+
+    async def _forget_sent(self) -> None:
+        if self._sent is None and self._sent_loaded:
+            return
+        self._sent, self._sent_loaded = None, True
+        await asyncio.to_thread(self._sent_record.forget)
+
+    async def _settle_leftover(self, ctx: TaskContext) -> None:
+        """Before a prompt goes out: nothing this account sent earlier may still generate on
+        the site. Found in the record an attempt left (this process's, or one that crashed):
+        open its conversation and stop it; if it will not stop, the task waits (deferred, the
+        attempt not used up). Its conversation unknown (killed before the site named it), or the
+        adapter naming no generating indicator: go on. Either way a conflict on this attempt is
+        the leftover's doing, deferred rather than counted as a failure."""
+        if not self._sent_loaded:
+            self._sent = await asyncio.to_thread(self._sent_record.read)
+            self._sent_loaded = True
+        sent = self._sent
+        if sent is None:
+            return
+        age = time.time() - sent.sent_at
+        if age > self.adapter.timing.hard_timeout_s:
+            await self._forget_sent()  # it ended long ago, one way or the other
+            return
+        ctx.log(
+            f"a generation this account started {age:.0f} s ago may still run on the site "
+            f"(task {sent.task_id}, attempt {sent.attempt}; the app was stopped or its browser "
+            "closed before it ended): looking before sending",
+            level=logging.WARNING,
+        )
+        chat = self.browser.chat
+        assert chat is not None
+        self._leftover = sent
+        if not sent.conversation or not self.adapter.selectors.generating:
+            ctx.log(
+                "its conversation is unknown (the site had not named it yet)"
+                if not sent.conversation
+                else "the adapter names no generating indicator to look for"
+            )
+            await self._forget_sent()
+            return
+        try:
+            state = await self.driver.service.call(
+                chat.settle_conversation(sent.url, LEFTOVER_STOP_S)
+            )
+        except ProviderError as exc:
+            if exc.kind in (ErrorKind.LOGIN_REQUIRED, ErrorKind.CAPTCHA):
+                raise  # the account's own problem, reported as anywhere else
+            ctx.log(f"could not look at {sent.url} ({exc.message})")
+            state = "unknown"
+        if state == "generating":
+            raise ProviderError(
+                ErrorKind.LEFTOVER_GENERATION,
+                f"the earlier generation at {sent.url} still runs after {LEFTOVER_STOP_S:.0f} s "
+                "of pressing stop; the task waits (attempt not used up)",
+                retry_after=LEFTOVER_RETRY_S,
+            )
+        ctx.log(
+            {
+                "stopped": f"it was still generating at {sent.url}: stopped it",
+                "idle": f"it had ended ({sent.url})",
+                "unknown": f"{sent.url} shows no conversation; going on",
+            }[state]
+        )
+        await self._forget_sent()
 
     def _composer_missing(self, exc: ComposerMissing) -> ProviderError:
         """A slow page is retried; the same miss on several page loads in a row is the
@@ -189,10 +301,13 @@ class WebProvider:
             deadline = loop.time() + QUIESCE_S
             while loop.time() < deadline:
                 if not (await call(chat.snapshot())).generating:
+                    await self._forget_sent()
                     return True
                 await asyncio.sleep(0.25)
         except Exception:  # a dead page: closing the browser below settles it too
             pass
+        # Closing the browser ends the page, not the site's generation: the record stays, and
+        # the account's next attempt looks at that conversation before it sends.
         with contextlib.suppress(Exception):
             await call(self.browser.close())
         return False
@@ -230,6 +345,8 @@ class WebProvider:
                     ctx.log("the site kept generating: its browser was closed", kind="error")
                 raise TaskCanceled(ctx.task.task_id)
             snap = await call(chat.snapshot(wait_ms=wait_ms, after=snap))
+            if snap.url != before.url:
+                await self._named_conversation(snap.url)
             problem = watch.problem(snap)
             if problem is not None:
                 raise marker_error(problem, snap)

@@ -1,0 +1,104 @@
+"""The last writes of a scheduler that stops on a full disk, and their recovery at the next
+start (issue 9 item 3; the why is in core/diskspace.py and core/disk_reserve.py).
+
+Kept out of the scheduler so that its ``stop`` stays a list of steps: mark the session, stop the
+attempts and lanes, return what it owns to the queue — and, when the disk was full and some of
+that failed, :func:`last_writes_on_a_full_disk`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from media_assistant.core.disk_reserve import Spill
+from media_assistant.core.diskspace import DiskGuard
+from media_assistant.core.store.facade import AsyncStore
+
+log = logging.getLogger("media_assistant.core.scheduler")
+
+
+async def last_write(disk: DiskGuard, write: Callable[[], Awaitable[Any]], what: str) -> bool:
+    """A write of the shutdown; False if it failed (on a full disk: quietly, said once)."""
+    try:
+        await write()
+        return True
+    except Exception as exc:
+        if not disk.absorb(exc):
+            log.exception("[scheduler] %s", what)
+        return False
+
+
+async def last_writes_on_a_full_disk(
+    disk: DiskGuard,
+    store: AsyncStore,
+    owner_id: str,
+    *,
+    end_session: Callable[[], Awaitable[Any]],
+    sweep: Callable[[], Awaitable[Any]] | None,
+    session_marked: bool,
+) -> None:
+    """The disk is full and some of the shutdown's writes failed. Write the answers not yet
+    written (``disk.unwritten``) and this session's id into the disk reserve, in place (no free
+    space needed), which gives up the rest of the reserve; then try those writes again in that
+    room. What still fails is taken in by the next start (:func:`take_in_spill`)."""
+    kept = await asyncio.to_thread(disk.spill, Spill(owner_id, list(disk.unwritten)))
+    done = True
+    for claim, r in list(disk.unwritten):
+        write = functools.partial(
+            store.finish_success,
+            claim,
+            r.text,
+            reasoning=r.reasoning,
+            usage=r.usage,
+            plain=r.plain_text,
+        )
+        if not await last_write(disk, write, f"{claim.task_id}: could not write its answer"):
+            done = False
+            break
+        disk.unwritten.remove((claim, r))
+        disk.held_lost -= 1
+        disk.held_written += 1
+    if done and not session_marked:
+        done = await last_write(disk, end_session, "could not mark the session ended")
+    if done and sweep is not None:
+        done = await last_write(disk, sweep, "could not return the running tasks to the queue")
+    if done:
+        disk.spilled_pending = False  # everything is in the store: the reserve can go
+        return
+    disk.spilled_pending = kept >= 0
+    disk.spilled = max(0, kept)
+    log.warning(
+        "[scheduler] disk full: %d answer(s) and the running tasks were saved in %s; the "
+        "next start writes them to the task store",
+        max(0, kept),
+        disk.reserve.path if disk.reserve is not None else "?",
+    )
+
+
+async def take_in_spill(disk: DiskGuard, store: AsyncStore) -> None:
+    """What a shutdown on a full disk saved in the reserve: its answers are written (each fenced
+    by its attempt and lease, so never twice) and its session's rows go back to the queue
+    without using an attempt. Called at start, before the orphans are recovered."""
+    spill = await asyncio.to_thread(disk.read_spill)
+    if spill is None:
+        return
+    disk.spilled_pending = True  # kept, should this start fail (a disk still full)
+    written = 0
+    for claim, r in spill.answers:
+        if await store.finish_success(
+            claim, r.text, reasoning=r.reasoning, usage=r.usage, plain=r.plain_text
+        ):
+            written += 1
+    await store.release_owned(
+        spill.owner_id, "its scheduler stopped on a full disk (saved beside the store)"
+    )
+    disk.spilled_pending = False  # in the store now; the reserve is laid down anew
+    log.warning(
+        "[scheduler] took in what a run that stopped on a full disk saved: %d answer(s) "
+        "written, its running tasks back in the queue",
+        written,
+    )

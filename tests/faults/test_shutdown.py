@@ -1,0 +1,144 @@
+"""Issue 9, item 9: a graceful shutdown writes back every running row, on every path — also for
+attempts that outlast its wait — and a shutdown of ours cut short never costs an attempt."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from media_assistant.core import scheduler as scheduler_module
+from media_assistant.core.lanes import base as lane_base
+from media_assistant.core.provider import GenerationResult, TaskContext
+from media_assistant.core.states import ModelKind
+from tests.conftest import make_tasks
+from tests.faults.conftest import cli, no_traceback, rows, write_config, write_csv
+from tests.integration.conftest import Harness
+
+
+class IgnoresCancellation:
+    """A web generation that will not stop when asked (a page whose stop control does nothing,
+    a stuck driver call): it outlasts every wait of the shutdown."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
+
+    async def generate(self, ctx: TaskContext) -> GenerationResult:
+        self.started.set()
+        while not self.release.is_set():
+            try:
+                await asyncio.sleep(0.05)
+            except asyncio.CancelledError:
+                continue
+        raise AssertionError("released at teardown")
+
+    async def aclose(self) -> None:
+        self.release.set()
+
+
+async def test_an_attempt_that_outlasts_the_shutdown_wait_goes_back_without_using_an_attempt(
+    harness_factory: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a web attempt still running when the shutdown's 15 s wait ran out had its worker
+    cancelled, which took it out of the runner's list; the row stayed ``running`` and the next
+    start counted it as a lost attempt (an operator closing the window mid-answer lost an
+    attempt per web account, and a task on its last attempt failed for good)."""
+    monkeypatch.setattr(scheduler_module, "SHUTDOWN_WAIT_S", 0.3)
+    monkeypatch.setattr(lane_base, "STOP_WAIT_S", 0.3)
+    h = harness_factory(web_accounts=1, api_accounts=0)
+    stubborn = IgnoresCancellation()
+    h.overrides["web-1"] = stubborn
+    s = await h.start()
+    await s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB))
+    await asyncio.wait_for(stubborn.started.wait(), 10)
+    await asyncio.wait_for(s.stop(), 30)
+    [row] = h.store.list_tasks()
+    assert (row.state, row.attempt, row.lost_count) == ("pending", 1, 0)
+    events = [e.message for e in h.store.events(row.task_id)]
+    assert any("outlasted" in m or "returned to the queue at shutdown" in m for m in events)
+
+    # The next start runs it as the same attempt, not as attempt 2.
+    h2 = harness_factory(web_accounts=1, api_accounts=0)
+    s2 = await h2.start()
+    assert await h2.run() == []
+    [row] = h2.store.list_tasks()
+    assert (row.state, row.attempt, row.lost_count) == ("success", 1, 0)
+    await s2.stop()
+
+
+# A `run` whose web provider ignores cancellation: its graceful stop waits its full 15 s.
+STUBBORN_RUN = """
+import asyncio, sys
+from media_assistant.sim import fake_web
+
+async def stubborn(self, ctx):
+    while True:
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            continue
+
+fake_web.FakeWebProvider.generate = stubborn
+from media_assistant.cli import main
+sys.exit(main(["--data-dir", {data!r}, "run"]))
+"""
+
+
+def session_stopping(db: Path) -> bool:
+    con = sqlite3.connect(db)
+    try:
+        row = con.execute("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL").fetchone()
+    finally:
+        con.close()
+    return bool(row[0])
+
+
+def test_a_shutdown_cut_short_costs_no_attempt_at_the_next_start(tmp_path: Path) -> None:
+    """Before: Ctrl-C, then a second Ctrl-C (or a service manager's kill) while the graceful
+    stop still waited for a web page left the rows ``running``; the next start took them for
+    a crash's orphans and used up an attempt of each (three such evenings failed a task)."""
+    data = tmp_path / "data"
+    write_config(data)
+    batch = write_csv(
+        tmp_path / "b.csv",
+        [{"task_id": "s1", "prompt": "Prompt s1", "model": "web-model"}],
+    )
+    assert cli(data, "submit", str(batch)).returncode == 0
+    db = data / "media-assistant.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(STUBBORN_RUN.format(data=str(data)))],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while [r["state"] for r in rows(db)] != ["running"]:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)  # the first Ctrl-C: a graceful stop begins
+        while not session_stopping(db):
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        proc.kill()  # ... and is cut short before the row was written back
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    [left] = rows(db)
+    assert left["state"] == "running"  # what the next start finds
+
+    result = cli(data, "run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert no_traceback(result)
+    [row] = rows(db)
+    assert (row["state"], row["attempt"], row["lost_count"]) == ("success", 1, 0)
