@@ -17,6 +17,7 @@ from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig, AppConfig
 from media_assistant.core.errors import AccountUnavailable
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import (
     AccountChanged,
     Event,
@@ -200,6 +201,7 @@ class Scheduler:
                         keep_attempt=True,
                         kind=None,
                         message="returned to the queue at shutdown",
+                        code=EventCode.RETURNED_SHUTDOWN,
                     )
                 except Exception:
                     log.exception(

@@ -53,6 +53,7 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     con.execute("ALTER TABLE task_events DROP COLUMN origin")  # added by version 4
     con.execute("DROP TABLE account_pacing")  # added by version 5
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")  # added by version 5
+    undo_step_6(con)
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
         "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
@@ -72,6 +73,20 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     )
     assert c.execute("SELECT task_id FROM tasks").fetchall() == [("kept",)]  # data kept
     c.close()
+
+
+def undo_step_6(con: sqlite3.Connection) -> None:
+    """What version 6 added: two tables, five columns."""
+    con.execute("DROP TABLE batches")
+    con.execute("DROP TABLE queue_pauses")
+    for table, column in (
+        ("task_events", "code"),
+        ("task_events", "params_json"),
+        ("tasks", "attempt_base"),
+        ("tasks", "operator_retries"),
+        ("accounts", "problem_code"),
+    ):
+        con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
 
 def schema_of(path: Path) -> set[tuple[str, str]]:
@@ -103,6 +118,7 @@ def test_a_version_4_database_gets_the_pacing_table_and_plain_text_column(tmp_pa
     con = sqlite3.connect(old)
     con.execute("DROP TABLE account_pacing")
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")
+    undo_step_6(con)
     con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     con.commit()
     con.close()
@@ -136,3 +152,39 @@ def test_a_development_version_2_database_gets_the_final_step_2_index(tmp_path: 
     con.close()
     assert "ix_tasks_pending_not_before" not in names
     assert {"ix_tasks_state_not_before", "ix_tasks_seq"} <= names
+
+
+def test_a_version_5_database_gets_the_operator_day_tables_and_columns(tmp_path: Path) -> None:
+    """Step 6 alone, on a version-5 database with a task and an event in it; run twice over
+    (a crash between its parts) it adds nothing twice."""
+    fresh = tmp_path / "fresh.db"
+    open_engine(sqlite_url(fresh)).dispose()
+    old = tmp_path / "v5.db"
+    open_engine(sqlite_url(old)).dispose()
+    con = sqlite3.connect(old)
+    undo_step_6(con)
+    con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    con.execute(
+        "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
+        "state, attempt, max_attempts, keep_attempt, lease, lost_count, created_at, "
+        "cancel_requested, progress_chars) VALUES ('kept', 1, 'b', 'm', 'api', 'p', 0, "
+        "'failed', 2, 3, 0, 0, 0, 1.0, 0, 0)"
+    )
+    con.execute(
+        "INSERT INTO task_events (task_id, at, kind, message) VALUES ('kept', 1.0, 'state', 'x')"
+    )
+    con.commit()
+    con.close()
+    with pytest.raises(migrations.SchemaTooOld):  # a read-only command cannot read it as it is
+        open_engine(sqlite_url(old), read_only=True)
+    open_engine(sqlite_url(old)).dispose()
+    assert schema_of(old) == schema_of(fresh)
+    engine = open_engine(sqlite_url(old))
+    with engine.begin() as conn:
+        migrations.STEPS[6](conn)
+    engine.dispose()
+    assert schema_of(old) == schema_of(fresh)
+    c = sqlite3.connect(old)
+    assert c.execute("SELECT attempt_base, operator_retries FROM tasks").fetchall() == [(0, 0)]
+    assert c.execute("SELECT code, params_json FROM task_events").fetchall() == [(None, None)]
+    c.close()

@@ -15,6 +15,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.records import Claim
@@ -315,6 +316,7 @@ class AttemptRunner:
                     kind=None,
                     message="returned to the queue at shutdown (attempt not used up)",
                     event_kind="state",
+                    code=EventCode.RETURNED_SHUTDOWN,
                 )
             )
             self._report(ok, log, claim, "returned to the queue at shutdown")
@@ -370,6 +372,15 @@ class AttemptRunner:
                     keep_attempt=False,
                     kind=decision.kind,
                     message=msg,
+                    code=EventCode.RETRY_SCHEDULED,
+                    params={
+                        "attempt": claim.attempt,
+                        "max_attempts": claim.max_attempts,
+                        "base": claim.attempt_base,
+                        "error_kind": decision.kind.value,
+                        "detail": decision.message,
+                        "delay": round(decision.delay, 1),
+                    },
                 )
             )
             self._report(ok, log, claim, msg, level=logging.WARNING)
@@ -383,7 +394,17 @@ class AttemptRunner:
             )
             ok = await self._persist(
                 lambda: store.requeue(
-                    claim, not_before=None, keep_attempt=True, kind=decision.kind, message=msg
+                    claim,
+                    not_before=None,
+                    keep_attempt=True,
+                    kind=decision.kind,
+                    message=msg,
+                    code=EventCode.DEFERRED,
+                    params={
+                        "error_kind": decision.kind.value,
+                        "detail": decision.message,
+                        "pause": round(decision.pause, 1),
+                    },
                 )
             )
             self._report(ok, log, claim, msg, level=logging.WARNING)

@@ -8,6 +8,8 @@ The store is split into rooms, each a small module a newcomer can name:
                           heartbeats, log lines
 ``reaper.py``             running rows whose attempt is gone (stale heartbeat, orphans)
 ``operator.py``           the operator's cancel and retry
+``batches.py``            batch rows and schedules, pauses, priorities (``holds.py``: how the
+                          claim statement skips paused and scheduled work)
 ``reads.py``              read models for the window, ``status`` and ``export``
 ``facade.py``             :class:`AsyncStore`: how the event loop reaches all of the above — every
                           statement runs on a database thread (``core/dbthreads.py``)
@@ -20,6 +22,7 @@ scheduler, lanes, the window) only ever awaits :class:`AsyncStore`.
 
 from __future__ import annotations
 
+from media_assistant.core.store.batches import BatchRoom
 from media_assistant.core.store.operator import OperatorRoom
 from media_assistant.core.store.outcomes import OutcomeRoom
 from media_assistant.core.store.queue import QueueRoom
@@ -27,7 +30,7 @@ from media_assistant.core.store.reads import ReadModel
 from media_assistant.core.store.reaper import ReaperRoom
 
 
-class Store(QueueRoom, OutcomeRoom, ReaperRoom, OperatorRoom, ReadModel):
+class Store(QueueRoom, OutcomeRoom, ReaperRoom, OperatorRoom, BatchRoom, ReadModel):
     """Every room of the task store (synchronous; see the module docstring)."""
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Engine
@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock
 from media_assistant.core.dbthreads import DbThreads
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import EventBus
 from media_assistant.core.records import Claim
 from media_assistant.core.sessions import SessionStore
@@ -91,6 +92,15 @@ class AsyncStore(_Facade):
 
     # queue and claims
     submit = _on_writer(Store.submit)
+    # batches, pauses, priorities (core/store/batches.py)
+    batches = _on_reader(Store.batches)
+    batch = _on_reader(Store.batch)
+    pauses = _on_reader(Store.pauses)
+    failed_counts = _on_reader(Store.failed_counts)
+    set_schedule = _on_writer(Store.set_schedule)
+    pause = _on_writer(Store.pause)
+    resume = _on_writer(Store.resume)
+    set_priority = _on_writer(Store.set_priority)
     peek_next = _on_reader(Store.peek_next)
     next_not_before = _on_reader(Store.next_not_before)
     pending_models = _on_reader(Store.pending_models)
@@ -130,6 +140,7 @@ class AsyncStore(_Facade):
                 kind=None,
                 message="claimed while the lane stopped; back in the queue (attempt not used up)",
                 event_kind="state",
+                code=EventCode.RETURNED_STOPPING,
             )
 
     # outcomes of attempts (fenced by their claim)
@@ -149,6 +160,8 @@ class AsyncStore(_Facade):
         lane: str | None = None,
         account_id: str | None = None,
         attempt: int | None = None,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> None:
         """A log line from code that cannot wait (a provider's ``ctx.log``): queued behind
         the writes before it, never lost to a busy database silently (a failure is logged)."""
@@ -160,6 +173,8 @@ class AsyncStore(_Facade):
             lane=lane,
             account_id=account_id,
             attempt=attempt,
+            code=code,
+            params=params,
         )
 
     # reaper

@@ -10,6 +10,7 @@ from sqlalchemy import ColumnElement, and_, or_, select, update
 
 from media_assistant.core.db import read_tx, write_tx
 from media_assistant.core.errors import ErrorKind
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import TaskChange
 from media_assistant.core.records import ReleasedTask
 from media_assistant.core.states import ModelKind, TaskState
@@ -45,6 +46,7 @@ class ReaperRoom(StoreBase):
             and_(*where, T.c.task_id.in_(candidates)),
             f"no heartbeat for {dead_after:.0f} s: declared dead",
             lost_backoff,
+            cause=("heartbeat", dead_after),
         )
 
     def recover_orphans(self, live_owner_ids: Sequence[str]) -> list[ReleasedTask]:
@@ -53,10 +55,17 @@ class ReaperRoom(StoreBase):
             T.c.state == RUNNING,
             or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(list(live_owner_ids))),
         )
-        return self._release_lost(where, "its scheduler is gone (crash or kill): orphan", 0.0)
+        return self._release_lost(
+            where, "its scheduler is gone (crash or kill): orphan", 0.0, cause=("orphan", 0.0)
+        )
 
     def _release_lost(
-        self, where: ColumnElement[bool], reason: str, lost_backoff: float
+        self,
+        where: ColumnElement[bool],
+        reason: str,
+        lost_backoff: float,
+        *,
+        cause: tuple[str, float],
     ) -> list[ReleasedTask]:
         now = self.clock.now()
         released: list[ReleasedTask] = []
@@ -128,6 +137,13 @@ class ReaperRoom(StoreBase):
                     account_id=r.account_id,
                     attempt=r.attempt,
                     at=now,
+                    code=EventCode.LOST,
+                    params={
+                        "attempt": r.attempt,
+                        "cause": cause[0],
+                        "seconds": cause[1],
+                        "state": state.value,
+                    },
                 )
                 released.append(ReleasedTask(r.task_id, r.owner_id, r.attempt, state))
                 changes.append(TaskChange(r.task_id, values))
