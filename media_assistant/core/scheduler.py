@@ -16,7 +16,7 @@ from pathlib import Path
 from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig, AppConfig
-from media_assistant.core.errors import AccountUnavailable
+from media_assistant.core.errors import AccountUnavailable, ErrorKind
 from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import (
     AccountChanged,
@@ -144,7 +144,7 @@ class Scheduler:
                 self.providers[account.id] = self._provider_factory(account)
             except AccountUnavailable as exc:
                 await self.accounts.set_problem(
-                    account.id, AccountProblem.NEEDS_ATTENTION, str(exc)
+                    account.id, AccountProblem.NEEDS_ATTENTION, str(exc), ErrorKind.BAD_CONFIG.value
                 )
                 self.providers[account.id] = UnavailableProvider(str(exc))
                 log.error("[%s %s] %s", account.kind.value, account.id, exc)
@@ -372,7 +372,9 @@ class Scheduler:
         """Some account that gets work has a task it could claim this instant."""
         assert self.rt is not None
         for a in self.config.accounts:
-            if self.rt.accounts.available(a.id) and await self.store.peek_next(a.models):
+            if self.rt.accounts.available(a.id) and await self.store.peek_next(
+                a.models, lane=a.kind.value, account_id=a.id
+            ):
                 return True
         return False
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from media_assistant.core.clock import wait_event
 from media_assistant.core.config import AccountConfig
+from media_assistant.core.errors import ErrorKind
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
@@ -72,7 +73,10 @@ class WebLane(Lane):
                                 "Media Assistant instance"
                             )
                             await self.rt.accounts.set_problem(
-                                account.id, AccountProblem.NEEDS_ATTENTION, detail
+                                account.id,
+                                AccountProblem.NEEDS_ATTENTION,
+                                detail,
+                                ErrorKind.PROFILE_IN_USE.value,
                             )
                             log.error("%s", detail)
                             continue

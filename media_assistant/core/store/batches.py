@@ -223,7 +223,9 @@ class BatchRoom(StoreBase):
         with write_tx(self.engine, durable=True) as conn:
             found: dict[str, str] = {}
             for target in targets:
-                found.update(conn.execute(select(T.c.task_id, T.c.state).where(target)).tuples())
+                found.update(
+                    (r[0], r[1]) for r in conn.execute(select(T.c.task_id, T.c.state).where(target))
+                )
             finished = sorted(t for t, state in found.items() if state not in (PENDING, RUNNING))
             if priority is None:
                 priority = self._edge_priority(conn, targets, top=where == "top")
@@ -274,7 +276,7 @@ class BatchRoom(StoreBase):
         if batch_id is not None:
             stmt = stmt.where(T.c.batch_id == batch_id)
         with read_tx(self.engine) as conn:
-            rows = conn.execute(stmt.group_by(T.c.error_kind)).tuples().all()
+            rows = [(r[0], int(r[1])) for r in conn.execute(stmt.group_by(T.c.error_kind))]
         hopeless = sum(n for kind, n in rows if kind in HOPELESS_KINDS)
         return sum(n for _, n in rows) - hopeless, hopeless
 

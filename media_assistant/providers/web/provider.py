@@ -23,6 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from media_assistant.core import diagnostics
 from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.filenames import safe_file_stem
 from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
 from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
@@ -101,7 +102,11 @@ class WebProvider:
                 ErrorKind.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}"
             ) from None
         if info.launched:
-            ctx.log(f"browser started (pid {info.pid}; {info.description})")
+            ctx.log(
+                f"browser started (pid {info.pid}; {info.description})",
+                code=EventCode.BROWSER_STARTED,
+                params={"pid": info.pid, "detail": info.description},
+            )
             if self._record_browser is not None:
                 self._record_browser(self.account_id, info.pid, info.started_at)
         chat = self.browser.chat
@@ -114,6 +119,11 @@ class WebProvider:
                     f"within {self.adapter.timing.new_chat_timeout_s:.0f} s: loaded "
                     "new_chat_url instead (slower; check the adapter)",
                     level=logging.WARNING,
+                    code=EventCode.NEW_CHAT_FALLBACK,
+                    params={
+                        "seconds": self.adapter.timing.new_chat_timeout_s,
+                        "detail": str(self.adapter.selectors.new_chat),
+                    },
                 )
             ctx.checkpoint()
             await call(chat.type_prompt(page_text(ctx.task)))
@@ -169,7 +179,17 @@ class WebProvider:
         report = await self.driver.service.call(self.browser.selfcheck(recorded))
         for finding in report.for_account(self.account_id):
             if finding.kind != "ok":
-                ctx.log(finding.message(), kind="selfcheck", level=logging.WARNING)
+                ctx.log(
+                    finding.message(),
+                    kind="selfcheck",
+                    level=logging.WARNING,
+                    code=EventCode.SELFCHECK,
+                    params={
+                        "finding": finding.kind.value,
+                        "account": finding.account_id,
+                        "detail": " — ".join(p for p in (finding.description, finding.action) if p),
+                    },
+                )
         blocked = report.blocked_accounts().get(self.account_id)
         if blocked:
             raise ProviderError(ErrorKind.PROFILE_IN_USE, blocked)
@@ -191,10 +211,15 @@ class WebProvider:
                 ctx.log(
                     "cancel: clicked the page's stop control"
                     if clicked
-                    else "cancel: no stop control was visible"
+                    else "cancel: no stop control was visible",
+                    code=EventCode.CANCEL_STOP_CLICKED if clicked else EventCode.CANCEL_NO_STOP,
                 )
                 if not await self._quiesce():
-                    ctx.log("the site kept generating: its browser was closed", kind="error")
+                    ctx.log(
+                        "the site kept generating: its browser was closed",
+                        kind="error",
+                        code=EventCode.SITE_KEPT_GENERATING,
+                    )
                 raise TaskCanceled(ctx.task.task_id)
             snap = await call(chat.snapshot(wait_ms=wait_ms, after=snap))
             problem = watch.problem(snap)
@@ -221,6 +246,8 @@ class WebProvider:
                             "accepted without a done marker (text stable, generation "
                             f"indicator gone): adapter {self.adapter.id!r} may be outdated",
                             level=logging.WARNING,
+                            code=EventCode.ACCEPTED_WITHOUT_DONE,
+                            params={"adapter": self.adapter.id},
                         )
                     return await self._accept(ctx, snap)
                 if snap.generating and now - last_change > timing.idle_timeout_s:
@@ -292,6 +319,8 @@ class WebProvider:
                     f"answer.markdown_source {answer.markdown_source} found nothing: "
                     "rebuilt from the HTML instead",
                     level=logging.WARNING,
+                    code=EventCode.MARKDOWN_SOURCE_EMPTY,
+                    params={"detail": str(answer.markdown_source)},
                 )
         return GenerationResult(
             text=markdown, reasoning=(snap.reasoning or None), plain_text=plain or None
@@ -312,7 +341,11 @@ class WebProvider:
         except Exception:
             return
         if saved:
-            ctx.log("saved for diagnosis: " + ", ".join(str(p) for p in saved))
+            ctx.log(
+                "saved for diagnosis: " + ", ".join(str(p) for p in saved),
+                code=EventCode.DIAGNOSTICS_SAVED,
+                params={"files": len(saved), "detail": ", ".join(str(p) for p in saved)},
+            )
             # 0600, then the folder is kept to its days / megabytes ([diagnostics] config).
             with contextlib.suppress(OSError):
                 await asyncio.to_thread(
