@@ -18,7 +18,8 @@ from typing import Any
 from media_assistant.commands.common import (
     log_file_in_use,
     open_services,
-    read_batch_args,
+    read_batch_and_info,
+    schedule_report,
     submit_report,
 )
 from media_assistant.core.backups import has_tasks, latest_backup
@@ -26,7 +27,7 @@ from media_assistant.core.errors import StoreDamaged, StoreLocked
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
 from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
+from media_assistant.core.records import BatchInfo, NewTask
 from media_assistant.core.scheduler import Scheduler, StuckModel
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store.facade import AsyncStore
@@ -100,13 +101,13 @@ class Progress:
 def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
     services = open_services(paths, args)
     try:
-        tasks = read_batch_args(services, args) if args.batch else []
+        tasks, info = read_batch_and_info(services, args) if args.batch else ([], None)
         lock = DataDirLock(paths.data_dir)
         lock.acquire()
         try:
             runtime_dir()  # the lock folder is ours alone (UnsafeLockDir → exit 2)
             _daily_upkeep(services)
-            return asyncio.run(_run(services, tasks))
+            return asyncio.run(_run(services, tasks, info))
         finally:
             lock.release()
     finally:
@@ -129,7 +130,7 @@ def _daily_upkeep(services: Services) -> None:
         print(f"backup: {outcome.made.path} ({outcome.made.tasks} tasks)", flush=True)
 
 
-async def _run(services: Services, tasks: list[NewTask]) -> int:
+async def _run(services: Services, tasks: list[NewTask], info: BatchInfo | None = None) -> int:
     services.bind_loop()
     store = services.async_store
     progress = Progress(store)
@@ -139,8 +140,11 @@ async def _run(services: Services, tasks: list[NewTask]) -> int:
     unsubscribe = services.bus.subscribe(progress.on_event)
     await scheduler.start()
     if tasks:
-        result = await scheduler.submit(tasks)
+        result = await scheduler.submit(tasks, batch=info)
         print(submit_report(result), flush=True)
+        schedule = await asyncio.to_thread(schedule_report, services, result.batch_id)
+        if schedule:
+            print(schedule, flush=True)
         rerun = {
             r["task_id"]
             for r in await store.view_rows(list(result.skipped))

@@ -31,7 +31,7 @@ from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.web import WebLane
 from media_assistant.core.provider import Provider, UnavailableProvider
-from media_assistant.core.records import CancelResult, NewTask, SubmitResult
+from media_assistant.core.records import BatchInfo, CancelResult, NewTask, SubmitResult
 from media_assistant.core.sessions import SessionStore
 from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
 from media_assistant.core.store.facade import AsyncAccounts, AsyncSessions, AsyncStore
@@ -236,8 +236,12 @@ class Scheduler:
 
     # ------------------------------------------------------------------ operator actions
 
-    async def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
-        return await self.store.submit(tasks, max_attempts=self.config.scheduler.max_attempts)
+    async def submit(
+        self, tasks: Sequence[NewTask], *, batch: BatchInfo | None = None
+    ) -> SubmitResult:
+        return await self.store.submit(
+            tasks, max_attempts=self.config.scheduler.max_attempts, batch=batch
+        )
 
     async def cancel(
         self, task_ids: Sequence[str] | None = None, *, batch_id: str | None = None

@@ -192,6 +192,20 @@ class BatchRoom(StoreBase):
             self.bus.publish(PausesChanged(current))
         return bool(gone)
 
+    def running_in(self, scope: str, target: str = "") -> int:
+        """Running tasks in a scope: those a pause lets finish ("pausing after the current
+        task")."""
+        scope, target = _checked_scope(scope, target)
+        stmt = select(func.count()).select_from(T).where(T.c.state == RUNNING)
+        if scope == "lane":
+            stmt = stmt.where(T.c.model_kind == target)
+        elif scope == "batch":
+            stmt = stmt.where(T.c.batch_id == target)
+        elif scope == "account":
+            stmt = stmt.where(T.c.account_id == target)
+        with read_tx(self.engine) as conn:
+            return int(conn.execute(stmt).scalar() or 0)
+
     # ------------------------------------------------------------------ priorities
 
     def set_priority(
