@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from media_assistant.core.records import NewTask, SubmitResult
+from media_assistant.core.records import BatchInfo, NewTask, SubmitResult
 from media_assistant.core.states import TERMINAL_STATES, AccountState, TaskState
 from media_assistant.gui import labels
 from media_assistant.gui.accounts_panel import AccountsPanel
@@ -38,6 +38,7 @@ from media_assistant.gui.demo_banner import DemoBanner
 from media_assistant.gui.jobs import spawn
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel, LogPanel
+from media_assistant.gui.queue_controls import QueueControls
 from media_assistant.gui.submit_notice import SkippedIdsNotice
 from media_assistant.gui.task_actions import TaskActions
 from media_assistant.gui.task_details import TaskDetailsDialog
@@ -85,8 +86,22 @@ class MainWindow(QMainWindow):
         lanes = QHBoxLayout()
         for panel in self.lanes.values():
             lanes.addWidget(panel, 1)
+        self.task_actions = TaskActions(self, controller, self.table, self.model)
+        self.queue = QueueControls(
+            self, controller, self.model, self.table, self.lanes, self.accounts, self.task_actions
+        )
+        self.batch_list = self.queue.batch_list
+        # Batches first: the list above the tasks it filters.
+        tasks = QSplitter(Qt.Orientation.Vertical, self)
+        tasks.addWidget(self.batch_list)
+        tasks.addWidget(self.table)
+        tasks.setStretchFactor(0, 2)
+        tasks.setStretchFactor(1, 3)
+        tasks.setCollapsible(0, False)
+        rows = self.fontMetrics().height() + 8
+        tasks.setSizes([rows * 7, rows * 9])
         middle = QSplitter(Qt.Orientation.Horizontal, self)
-        middle.addWidget(self.table)
+        middle.addWidget(tasks)
         middle.addWidget(self.accounts)
         middle.setStretchFactor(0, 4)
         middle.setStretchFactor(1, 1)
@@ -107,8 +122,8 @@ class MainWindow(QMainWindow):
         layout.addWidget(vertical, 1)
         self.setCentralWidget(central)
         self.status = QLabel(self)
+        self.statusBar().addPermanentWidget(self.queue.pause_status)
         self.statusBar().addPermanentWidget(self.status)
-        self.task_actions = TaskActions(self, controller, self.table, self.model)
         self._build_actions()
         self.setWindowIcon(app_icon())
         self.tray = (
@@ -128,6 +143,7 @@ class MainWindow(QMainWindow):
         self.table.cancel_requested.connect(self.task_actions.cancel_tasks)
         self.table.retry_requested.connect(self.task_actions.retry_tasks)
         self.table.export_requested.connect(self.task_actions.export_tasks)
+        self.model.modelReset.connect(self.task_actions.update_enabled)
         self.accounts.login_requested.connect(self._on_accounts_login_requested)
         self.accounts.attention_needed.connect(self._notify)
         self.timeline.task_activated.connect(self.open_details)
@@ -197,6 +213,7 @@ class MainWindow(QMainWindow):
         store = self.controller.store
         cursor = await store.last_event_id()  # before the rows: a change after it is re-read
         await self.controller.load_accounts()
+        self.queue.load(await self.controller.batches(), await self.controller.pauses())
         rows = await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING])
         rows += await store.view_rows(states=FINISHED, limit=FIRST_PAGE, newest_first=True)
         self.model.load(rows)
@@ -262,7 +279,8 @@ class MainWindow(QMainWindow):
 
     def _add_batches(self, rows: Sequence[dict[str, Any]]) -> None:
         for batch in dict.fromkeys(r["batch_id"] for r in rows):  # once per batch, not per row
-            self.table.add_batch(batch)
+            self.table.add_batch(batch, self.model.holds.label(batch))
+        self.queue.note_rows(rows)
 
     def _add_to_views(self, rows: Sequence[dict[str, Any]]) -> None:
         self._add_batches(rows)
@@ -362,8 +380,7 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         now = self.controller.now()
-        for lane, panel in self.lanes.items():
-            panel.refresh(self.model.lanes[lane], self.controller.lane_slots(lane), now)
+        self.queue.refresh(now)  # the batches list, the lane panels, pauses, actions
         self.timeline.set_now(now)
         self._update_title()
 
@@ -408,10 +425,10 @@ class MainWindow(QMainWindow):
     def _submit(self, dialog: NewBatchDialog) -> None:
         tasks = dialog.tasks()
         if tasks:
-            spawn(self._submit_tasks(tasks), "submit")
+            spawn(self._submit_tasks(tasks, dialog.batch_info()), "submit")
 
-    async def _submit_tasks(self, tasks: Sequence[NewTask]) -> None:
-        self._notify_submitted(await self.controller.submit(tasks))
+    async def _submit_tasks(self, tasks: Sequence[NewTask], batch: BatchInfo | None = None) -> None:
+        self._notify_submitted(await self.controller.submit(tasks, batch))
 
     def _notify_submitted(self, result: SubmitResult) -> None:
         text = self.tr("%n task(s) added", "", len(result.added))
@@ -440,6 +457,8 @@ class MainWindow(QMainWindow):
         if dialog is None:
             dialog = TaskDetailsDialog(record, events, self, now=self.controller.now)
             dialog.finished.connect(lambda _r, t=task_id: self._details.pop(t, None))
+            dialog.retry_requested.connect(lambda t: self.task_actions.retry_tasks([t]))
+            dialog.retry_with_prompt_requested.connect(self.task_actions.retry_with_prompt)
             self._details[task_id] = dialog
         dialog.show()
         dialog.raise_()

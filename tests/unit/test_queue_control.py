@@ -262,7 +262,13 @@ def test_an_operator_retry_starts_a_new_round_the_window_can_count(store: Store)
     again = claim(store)
     assert again is not None and again.attempt == 2 and again.attempt_base == 1
     started = [e for e in store.events(task) if e.code == "started"][-1]
-    assert started.params == {"attempt": 2, "max_attempts": 4, "base": 1, "account": "api-1"}
+    assert started.params == {
+        "attempt": 2,
+        "max_attempts": 4,
+        "base": 1,
+        "retries": 1,
+        "account": "api-1",
+    }
     retry_event = [e for e in store.events(task) if e.code == "retry_requested"]
     assert [e.params for e in retry_event] == [{"round": 1, "edited": False}]
 

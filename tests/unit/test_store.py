@@ -295,7 +295,10 @@ def test_events_tell_the_story_and_publish_changes(store: Store) -> None:
     codes = [(e.code, e.params) for e in store.events(c.task_id)]
     assert codes == [
         ("submitted", {"batch": "b1"}),
-        ("started", {"attempt": 1, "max_attempts": 3, "base": 0, "account": "api-1"}),
+        (
+            "started",
+            {"attempt": 1, "max_attempts": 3, "base": 0, "retries": 0, "account": "api-1"},
+        ),
         ("succeeded", {"chars": 6, "seconds": 0.0}),
     ]
     cursor, changed = store.changes_since(0)

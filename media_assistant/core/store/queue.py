@@ -73,6 +73,7 @@ _CLAIM = (
         T.c.deadline_at,
         T.c.created_at,
         T.c.attempt_base,
+        T.c.operator_retries,
     )
 )
 # SET comes from the execute parameters (the columns being written); the fence from these.
@@ -250,6 +251,7 @@ class QueueRoom(StoreBase):
                     "attempt": claim.attempt,
                     "max_attempts": claim.max_attempts,
                     "base": row.attempt_base,
+                    "retries": row.operator_retries,
                     "account": account_id,
                 },
             )
