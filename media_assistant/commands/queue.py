@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import logging
+import time
 
 from media_assistant.commands.common import open_services
 from media_assistant.core.errors import InputError
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import Pause
+from media_assistant.core.store.facade import AsyncStore
 from media_assistant.services import Services
 
 EXIT_OK = 0
@@ -127,3 +130,38 @@ def cmd_prioritize(paths: Paths, args: argparse.Namespace) -> int:
         line += f"; {len(result.finished)} already finished, left as they were"
     print(line)
     return EXIT_OK
+
+
+class PauseNotice:
+    """For ``run``: a line whenever the pauses in force change (a ``pause`` typed in another
+    terminal), so a run that waits says why instead of looking stuck."""
+
+    EVERY_S = 2.0
+
+    def __init__(self, store: AsyncStore) -> None:
+        self.store = store
+        self._seen: tuple[tuple[str, str], ...] = ()
+        self._at = float("-inf")
+
+    async def update(self) -> None:
+        if time.monotonic() - self._at < self.EVERY_S:
+            return
+        self._at = time.monotonic()
+        try:
+            pauses = await self.store.pauses()
+        except Exception as exc:  # a busy database: the next look
+            logging.getLogger(__name__).warning("could not read the pauses: %s", exc)
+            return
+        now = tuple((p.scope, p.target) for p in pauses)
+        if now == self._seen:
+            return
+        self._seen = now
+        if pauses:
+            print(
+                "paused: "
+                + "; ".join(pause_line(p) for p in pauses)
+                + " ('media-assistant resume' continues)",
+                flush=True,
+            )
+        else:
+            print("resumed: nothing is paused", flush=True)

@@ -22,6 +22,7 @@ from media_assistant.commands.common import (
     schedule_report,
     submit_report,
 )
+from media_assistant.commands.queue import PauseNotice
 from media_assistant.core.backups import has_tasks, latest_backup
 from media_assistant.core.errors import StoreDamaged, StoreLocked
 from media_assistant.core.events import Event, TasksAdded, TasksChanged
@@ -167,12 +168,14 @@ async def _run(services: Services, tasks: list[NewTask], info: BatchInfo | None 
             loop.add_signal_handler(sig, on_signal, sig)
     runner = asyncio.ensure_future(scheduler.run_until_idle())
     stopper = asyncio.ensure_future(interrupted.wait())
+    pauses = PauseNotice(store)  # a paused queue waits: say so
     try:
         while not runner.done() and not interrupted.is_set():
             await asyncio.wait(
                 {runner, stopper}, timeout=PROGRESS_EVERY_S, return_when=asyncio.FIRST_COMPLETED
             )
             progress.print_changed()
+            await pauses.update()
     finally:
         stopper.cancel()
         if not runner.done():

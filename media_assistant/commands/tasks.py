@@ -180,10 +180,10 @@ def cmd_cancel(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def cmd_retry(paths: Paths, args: argparse.Namespace) -> int:
-    if not args.ids and not args.failed:
-        raise InputError("retry: name task ids or --failed")
     if args.batch and not args.failed:
         raise InputError("retry: --batch goes with --failed (or name task ids)")
+    if not args.ids and not args.failed:
+        raise InputError("retry: name task ids or --failed")
     services = open_services(paths, args, require_config=False)
     try:
         if args.ids:

@@ -305,7 +305,7 @@ class ProgressDelegate(QStyledItemDelegate):
         value = index.data(PROGRESS_ROLE)
         if value:
             ended, total = value
-            rect = QRect(option.rect).adjusted(2, 3, -2, -3)  # type: ignore[attr-defined]
+            rect = QRect(option.rect).adjusted(2, 3, -2, -3)
             painter.save()
             painter.setPen(QColor(STATE_COLORS["success"]))
             painter.setBrush(Qt.BrushStyle.NoBrush)

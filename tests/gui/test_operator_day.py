@@ -285,7 +285,7 @@ async def test_retry_and_retry_with_an_edited_prompt_from_the_details(
     failed = await fail_one(window, ErrorKind.CONTENT_POLICY)
     dialog = await window.show_details(failed)
     assert dialog is not None
-    await until(lambda: dialog.retry_button.isEnabled())
+    await until(dialog.retry_button.isEnabled)
     dialog.edit_button.click()
     assert not dialog.prompt_view.isReadOnly()
     dialog.prompt_view.setPlainText("a gentler prompt")
