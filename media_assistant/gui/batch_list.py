@@ -69,7 +69,8 @@ class BatchLine:
     source_path: str
     created_at: float | None
     tally: BatchTally
-    status: str  # "" | "paused" | "pausing" | "scheduled" | "done" | "eta" | "no_eta"
+    # "" | "paused" | "pausing" | "scheduled" | "done" | "eta" | "no_eta" | "learning"
+    status: str
     until: float | None = None  # scheduled: start; eta: finish
 
 
@@ -155,6 +156,8 @@ class BatchListModel(QAbstractTableModel):
         elif batch_id in finishes:
             finish = finishes[batch_id]
             status, until = ("eta", finish) if finish is not None else ("no_eta", None)
+        else:
+            status = "learning"  # no lane of its has finished a task yet: no durations
         return BatchLine(
             batch_id,
             holds.label(batch_id),
@@ -267,6 +270,8 @@ class BatchListModel(QAbstractTableModel):
             )
         if line.status == "no_eta":
             return self.tr("No account can take it now")
+        if line.status == "learning":
+            return self.tr("After the first result")
         return ""
 
     def _tooltip(self, line: BatchLine, col: int) -> str | None:
@@ -403,8 +408,8 @@ class BatchList(QWidget):
         layout.setSpacing(2)
         layout.addLayout(buttons)
         layout.addWidget(self.view, 1)
-        # The header, "All batches" and at least three batches.
-        self.view.setMinimumHeight(self.view.verticalHeader().defaultSectionSize() * 5 + 4)
+        # The header, "All batches" and at least two batches (more scroll).
+        self.view.setMinimumHeight(self.view.verticalHeader().defaultSectionSize() * 4 + 4)
         self._paused = False
         self.update_buttons()
 

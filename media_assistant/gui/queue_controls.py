@@ -178,6 +178,7 @@ class QueueControls(QObject):
                 ]
             )
         self.batch_list.after_rebuild(self.chosen())
+        self.table.show_priority_column()
         self.refresh_lanes(now)
         self._show_pause_status()
         self.actions.update_enabled()

@@ -119,6 +119,7 @@ class TaskTableModel(QAbstractTableModel):
         # The same per batch: the lane panels follow the batch the operator picked.
         self.batch_lanes: dict[str, dict[str, LaneIndex]] = {}
         self.batches = BatchCounts()
+        self.prioritized: set[str] = set()  # tasks with a priority other than 0
         # Pauses and schedules (the window feeds it): a pending task says what it waits for.
         self.holds = QueueHolds()
         self._dirty = False  # a change may have moved rows in or out of the filter or order
@@ -155,6 +156,7 @@ class TaskTableModel(QAbstractTableModel):
         }
         self.batches = BatchCounts()
         self.batch_lanes = {}
+        self.prioritized = {r.task_id for r in self._all.values() if r.priority}
         by_batch: dict[tuple[str, str], list[Row]] = {}
         for row in self._all.values():
             self.batches.add(row)
@@ -172,6 +174,8 @@ class TaskTableModel(QAbstractTableModel):
             self.lanes.setdefault(row.model_kind, LaneIndex()).add(row)
             self.batch_lane(row).add(row)
             self.batches.add(row)
+            if row.priority:
+                self.prioritized.add(row.task_id)
         new.sort(key=lambda r: r.seq)
         plain = self._sort is None and not self._filter.active
         if plain and (not self._rows or new[0].seq > self._rows[-1].seq):
@@ -209,6 +213,8 @@ class TaskTableModel(QAbstractTableModel):
                     cols.update(FIELD_COLUMNS.get(name, ()))
             if not cols:
                 continue
+            if "priority" in values:
+                (self.prioritized.add if row.priority else self.prioritized.discard)(task_id)
             if row.state != old_state:
                 self.lanes.setdefault(row.model_kind, LaneIndex()).moved(row, old_state)
                 self.batch_lane(row).moved(row, old_state)
@@ -372,15 +378,14 @@ class TaskTableModel(QAbstractTableModel):
         return ""
 
     def clock_text(self, ts: float) -> str:
-        """``01:00`` today, ``12-02 01:00`` another day."""
+        """``01:00`` within the next day (the usual night run), ``12-02 01:00`` further off."""
         moment = QDateTime.fromSecsSinceEpoch(int(ts))
-        today = QDateTime.fromSecsSinceEpoch(int(self._now())).date()
-        return moment.toString("HH:mm" if moment.date() == today else "MM-dd HH:mm")
+        return moment.toString("HH:mm" if ts - self._now() < 20 * 3600 else "MM-dd HH:mm")
 
     def state_texts(self) -> list[str]:
         """What the state column can show, the longest derived texts included (to size it)."""
         retry = self.tr("Retry in %1").replace("%1", format_duration(599))
-        scheduled = self.tr("Scheduled %1").replace("%1", "12-31 23:59")
+        scheduled = self.tr("Scheduled %1").replace("%1", "23:59")
         return [*self._state_names.values(), self.tr("Canceling…"), retry, scheduled]
 
     def heartbeat_age(self, row: Row) -> float | None:

@@ -113,6 +113,7 @@ class TaskTable(QWidget):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._on_view_context_menu)
         self.view.doubleClicked.connect(self._on_view_double_clicked)
+        self.show_priority_column()
         self.view.selectionModel().selectionChanged.connect(self.selection_changed)
         # Enter / Return opens the current task, like a double-click (the table's own
         # shortcut, so it does not take Enter from the filter fields).
@@ -152,6 +153,12 @@ class TaskTable(QWidget):
     def rows_changed(self) -> None:
         if not self._settle.isActive():
             self._settle.start()
+
+    def show_priority_column(self) -> None:
+        """The Priority column only while some task has one: room for the task's name."""
+        hidden = not self.model.prioritized
+        if self.view.isColumnHidden(COL_PRIORITY) != hidden:
+            self.view.setColumnHidden(COL_PRIORITY, hidden)
 
     def add_batch(self, batch_id: str, label: str | None = None) -> None:
         at = self.batch_filter.findData(batch_id)

@@ -410,6 +410,10 @@ Switch to its window, or close it first.</translation>
         <translation>No account can take it now</translation>
     </message>
     <message>
+        <source>After the first result</source>
+        <translation>After the first result</translation>
+    </message>
+    <message>
         <source>Batch id: %1</source>
         <translation>Batch id: %1</translation>
     </message>

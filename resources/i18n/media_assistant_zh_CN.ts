@@ -409,6 +409,10 @@ Switch to its window, or close it first.</source>
         <translation>目前没有账号可以处理</translation>
     </message>
     <message>
+        <source>After the first result</source>
+        <translation>首个结果出来后估算</translation>
+    </message>
+    <message>
         <source>Batch id: %1</source>
         <translation>批次 ID：%1</translation>
     </message>
