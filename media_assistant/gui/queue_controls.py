@@ -146,10 +146,17 @@ class QueueControls(QObject):
     # ---------------------------------------------------------------- refresh
 
     def _held(self, now: float) -> Any:
+        """Whether a pending row is held back now, asked once per (batch, lane): the plans
+        ask it for every pending task."""
         holds = self.holds
+        seen: dict[tuple[str, str], bool] = {}
 
         def held(row: Row) -> bool:
-            return holds.batch_hold(row.batch_id, row.model_kind, now) is not None
+            key = (row.batch_id, row.model_kind)
+            answer = seen.get(key)
+            if answer is None:
+                answer = seen[key] = holds.batch_hold(*key, now) is not None
+            return answer
 
         return held
 
