@@ -131,7 +131,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     retry = sub.add_parser("retry", help="run failed/canceled tasks again (same rows)")
     retry.add_argument("ids", nargs="*", metavar="ID")
-    retry.add_argument("--failed", action="store_true", help="every failed task")
+    retry.add_argument(
+        "--failed",
+        action="store_true",
+        help="every failed task (of --batch B), except those that would fail the same way "
+        "again (content policy, prompt too long, bad input: retry them by id)",
+    )
+    retry.add_argument("--batch", help="with --failed: only this batch")
+
+    for name, text in (
+        ("pause", "nothing new starts (running tasks finish); default: the whole queue"),
+        ("resume", "lift a pause (--all: the whole-queue pause; others stay)"),
+    ):
+        holder = sub.add_parser(name, help=text)
+        scope = holder.add_mutually_exclusive_group()
+        scope.add_argument("--all", action="store_true", help="the whole queue (the default)")
+        scope.add_argument("--lane", choices=["web", "api"], help="one lane")
+        scope.add_argument("--batch", metavar="B", help="one batch")
+        scope.add_argument("--account", metavar="ID", help="one account")
+
+    prioritize = sub.add_parser(
+        "prioritize", help="set the priority of unfinished tasks (higher runs first)"
+    )
+    prioritize.add_argument("ids", nargs="*", metavar="ID")
+    prioritize.add_argument("--batch", metavar="B", help="every unfinished task of this batch")
+    where = prioritize.add_mutually_exclusive_group()
+    where.add_argument("--priority", type=int, metavar="N", help="this priority")
+    where.add_argument(
+        "--top", action="store_true", help="one above every other pending task (runs next)"
+    )
+    where.add_argument(
+        "--bottom", action="store_true", help="one below every other pending task (runs last)"
+    )
 
     accounts = sub.add_parser("accounts", help="list accounts, enable/disable them, store keys")
     acc = accounts.add_subparsers(dest="accounts_command", metavar="ACTION", required=True)
@@ -244,6 +275,24 @@ def _batch_args(p: argparse.ArgumentParser, *, required: bool) -> None:
         "--template", help="prompt template with {column} placeholders (@FILE reads it from a file)"
     )
     p.add_argument("--batch-id", help="batch id (default: file name + time)")
+    p.add_argument("--name", help="the batch's name in the window (default: its id)")
+    p.add_argument(
+        "--title-column",
+        metavar="COL",
+        help="the column that titles each task (default: the file's title column, else its "
+        'first text column other than the prompt; "" for none)',
+    )
+    p.add_argument(
+        "--start-at",
+        metavar="TIME",
+        help="start nothing of the batch before TIME: YYYY-MM-DDTHH:MM (local time), or HH:MM "
+        "for the next such time",
+    )
+    p.add_argument(
+        "--active-hours",
+        metavar="HH:MM-HH:MM",
+        help='run the batch only inside these hours, local time (e.g. "22:00-06:00")',
+    )
 
 
 class _ConsoleFormatter(logging.Formatter):
@@ -331,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
-    from media_assistant.commands import accounts, demo, run, store, support, tasks, web
+    from media_assistant.commands import accounts, demo, queue, run, store, support, tasks, web
 
     if command == "accounts" and args.accounts_command in ("login", "check"):
         command = "accounts-web"
@@ -345,6 +394,9 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "export": tasks.cmd_export,
         "cancel": tasks.cmd_cancel,
         "retry": tasks.cmd_retry,
+        "pause": queue.cmd_pause,
+        "resume": queue.cmd_resume,
+        "prioritize": queue.cmd_prioritize,
         "accounts": accounts.cmd_accounts,
         "demo": demo.cmd_demo,
         "backup": store.cmd_backup,

@@ -59,10 +59,19 @@ def step():
             w.grab().save(str(out / f"main-window-{lang}.png"))
         finished = next((r for r in rows if r.state == "success" and r.model_kind == "web"), None)
         if finished is not None:
-            w.open_details(finished.task_id)
-            dialog = w._details[finished.task_id]
-            QTimer.singleShot(800, lambda: (dialog.grab().save(
-                str(out / f"task-details-{suffix + '-' if suffix else ''}{lang}.png")), w.close()))
+            w.open_details(finished.task_id)  # opens once its record is read (a coroutine)
+
+            def shoot_details(tries=0):
+                dialog = w._details.get(finished.task_id)
+                if dialog is None and tries < 50:
+                    QTimer.singleShot(100, lambda: shoot_details(tries + 1))
+                    return
+                if dialog is not None:
+                    dialog.grab().save(
+                        str(out / f"task-details-{suffix + '-' if suffix else ''}{lang}.png"))
+                w.close()
+
+            QTimer.singleShot(800, shoot_details)
         else:
             w.close()
         return

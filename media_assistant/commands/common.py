@@ -12,11 +12,13 @@ from typing import Any
 
 import psutil
 
-from media_assistant.core.batch_import import read_batch
+from media_assistant.core.batch_import import default_title_column, preview_table, read_batch
 from media_assistant.core.errors import InputError
 from media_assistant.core.paths import Paths
 from media_assistant.core.private_files import PrivateRotatingFileHandler
-from media_assistant.core.records import NewTask, SubmitResult
+from media_assistant.core.records import BatchInfo, NewTask, SubmitResult
+from media_assistant.core.schedules import parse_start_at, start_text
+from media_assistant.core.store.batches import active_window
 from media_assistant.services import Services
 
 
@@ -40,6 +42,47 @@ def open_services(
 
 def read_batch_args(services: Services, args: argparse.Namespace) -> list[NewTask]:
     """Parse the batch named on the command line; InputError (exit 2) rejects the whole file."""
+    return _read_batch_args(services, args)[0]
+
+
+def read_batch_and_info(
+    services: Services, args: argparse.Namespace
+) -> tuple[list[NewTask], BatchInfo | None]:
+    """The tasks and what the command line says about their batch (name, source file,
+    template, title column, schedule); nothing is read when the schedule is wrong."""
+    tasks, template = _read_batch_args(services, args)
+    if not tasks:
+        return tasks, None
+    title = args.title_column
+    if title is None:  # the column read_batch chose, for the batch's record
+        columns, rows, _ = preview_table(args.batch, limit=50)
+        title = default_title_column(columns, rows)
+    return tasks, BatchInfo(
+        tasks[0].batch_id,
+        name=args.name,
+        source_file=str(args.batch.expanduser().absolute()),
+        template=template,
+        title_column=title or None,
+        start_at=_start_at(services, args),
+        active_hours=args.active_hours,
+    )
+
+
+def _start_at(services: Services, args: argparse.Namespace) -> float | None:
+    if not args.start_at:
+        return None
+    return parse_start_at(args.start_at, services.clock.now())
+
+
+def _read_batch_args(
+    services: Services, args: argparse.Namespace
+) -> tuple[list[NewTask], str | None]:
+    _start_at(services, args)  # a wrong schedule is said before the file is read
+    if args.active_hours:
+        try:
+            active_window(args.active_hours)
+        except InputError as exc:
+            raise InputError(f"--active-hours: {exc}") from None
     template: str | None = args.template
     if template and template.startswith("@"):
         template_path = Path(template[1:])
@@ -54,13 +97,15 @@ def read_batch_args(services: Services, args: argparse.Namespace) -> list[NewTas
     batch: Path = args.batch
     if not batch.exists():
         raise InputError(f"{batch}: no such file")
-    return read_batch(
+    tasks = read_batch(
         batch,
         models=models,
         default_model=args.model,
         template=template,
         batch_id=args.batch_id,
+        title_column=args.title_column,
     )
+    return tasks, template
 
 
 def scheduler_holder(paths: Paths) -> dict[str, Any] | None:
@@ -88,6 +133,18 @@ def submit_report(result: SubmitResult) -> str:
             result.skipped
         )
     return line
+
+
+def schedule_report(services: Services, batch_id: str) -> str | None:
+    """``batch B: scheduled 12-02 01:00 (active hours 22:00-06:00)``, when it is held now."""
+    batch = services.store.batch(batch_id)
+    if batch is None:
+        return None
+    text = start_text(batch, services.clock.now())
+    hours = f" (active hours {batch.active_hours})" if batch.active_hours else ""
+    if text is None:
+        return f"batch {batch_id}: runs inside its active hours{hours}" if hours else None
+    return f"batch {batch_id}: {text}{hours}; nothing of it starts earlier"
 
 
 def log_file_in_use() -> str | None:

@@ -18,9 +18,11 @@ from typing import Any
 from media_assistant.commands.common import (
     log_file_in_use,
     open_services,
-    read_batch_args,
+    read_batch_and_info,
+    schedule_report,
     submit_report,
 )
+from media_assistant.commands.queue import PauseNotice
 from media_assistant.core.backups import has_tasks, latest_backup
 from media_assistant.core.diskspace import (
     EXIT_DISK_FULL,
@@ -34,7 +36,7 @@ from media_assistant.core.events import DiskSpaceChanged, Event, TasksAdded, Tas
 from media_assistant.core.locks import DataDirLock, runtime_dir
 from media_assistant.core.notices import notice_text
 from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
+from media_assistant.core.records import BatchInfo, NewTask
 from media_assistant.core.scheduler import Scheduler, StuckModel
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store.facade import AsyncStore
@@ -109,13 +111,13 @@ class Progress:
 def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
     services = open_services(paths, args)
     try:
-        tasks = read_batch_args(services, args) if args.batch else []
+        tasks, info = read_batch_and_info(services, args) if args.batch else ([], None)
         lock = DataDirLock(paths.data_dir)
         lock.acquire()
         try:
             runtime_dir()  # the lock folder is ours alone (UnsafeLockDir → exit 2)
             _daily_upkeep(services)
-            return asyncio.run(_run(services, tasks, disk_wait_s=args.disk_wait))
+            return asyncio.run(_run(services, tasks, info, disk_wait_s=args.disk_wait))
         finally:
             lock.release()
     finally:
@@ -146,7 +148,13 @@ def _daily_upkeep(services: Services) -> None:
         print(f"backup: {outcome.made.path} ({outcome.made.tasks} tasks)", flush=True)
 
 
-async def _run(services: Services, tasks: list[NewTask], *, disk_wait_s: float = 300.0) -> int:
+async def _run(
+    services: Services,
+    tasks: list[NewTask],
+    info: BatchInfo | None = None,
+    *,
+    disk_wait_s: float = 300.0,
+) -> int:
     services.bind_loop()
     store = services.async_store
     progress = Progress(store)
@@ -174,14 +182,18 @@ async def _run(services: Services, tasks: list[NewTask], *, disk_wait_s: float =
     await scheduler.start()
     if tasks:
         try:
-            result = await scheduler.submit(tasks)
+            result = await scheduler.submit(tasks, batch=info)
         except BaseException:
             # Nothing was imported (one transaction); the scheduler still stops properly: its
             # session ends, its browsers close, its disk reserve goes (a full disk, say).
             await scheduler.stop()
+            await notices.stop()
             unsubscribe()
             raise
         print(submit_report(result), flush=True)
+        schedule = await asyncio.to_thread(schedule_report, services, result.batch_id)
+        if schedule:
+            print(schedule, flush=True)
         rerun = {
             r["task_id"]
             for r in await store.view_rows(list(result.skipped))
@@ -206,12 +218,14 @@ async def _run(services: Services, tasks: list[NewTask], *, disk_wait_s: float =
     stopper = asyncio.ensure_future(interrupted.wait())
     disk = scheduler.disk
     gave_up_on_disk = False
+    pauses = PauseNotice(store)  # a paused queue waits: say so
     try:
         while not runner.done() and not interrupted.is_set():
             await asyncio.wait(
                 {runner, stopper}, timeout=PROGRESS_EVERY_S, return_when=asyncio.FIRST_COMPLETED
             )
             progress.print_changed()
+            await pauses.update()
             if disk.full and disk.full_for() >= disk_wait_s:
                 # Nothing can progress on a full disk: end (exit 6) rather than wait all
                 # night; what was received is written in the reserve's room (Scheduler.stop).

@@ -9,11 +9,13 @@ from pathlib import Path
 from media_assistant.commands.common import (
     open_services,
     print_json,
-    read_batch_args,
+    read_batch_and_info,
+    schedule_report,
     scheduler_holder,
     submit_report,
 )
 from media_assistant.commands.pacing import pacing_status
+from media_assistant.commands.queue import pause_line
 from media_assistant.core.errors import InputError
 from media_assistant.core.export import (
     ExportScope,
@@ -22,6 +24,8 @@ from media_assistant.core.export import (
     resolve_format,
 )
 from media_assistant.core.paths import Paths
+from media_assistant.core.records import Pause
+from media_assistant.core.schedules import held_until, start_text
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.services import Services
 
@@ -31,11 +35,16 @@ EXIT_OK, EXIT_SOME_FAILED = 0, 1
 def cmd_submit(paths: Paths, args: argparse.Namespace) -> int:
     services = open_services(paths, args)
     try:
-        tasks = read_batch_args(services, args)
-        result = services.store.submit(tasks, max_attempts=services.config.scheduler.max_attempts)
+        tasks, info = read_batch_and_info(services, args)
+        result = services.store.submit(
+            tasks, max_attempts=services.config.scheduler.max_attempts, batch=info
+        )
+        schedule = schedule_report(services, result.batch_id)
     finally:
         services.close()
     print(submit_report(result))
+    if schedule:
+        print(schedule)
     return EXIT_OK
 
 
@@ -66,11 +75,35 @@ def status_data(services: Services) -> dict[str, object]:
                 **({"pacing": pacing.get(a.id)} if a.kind is ModelKind.WEB else {}),
             }
         )
+    pauses = services.store.pauses()
+    scheduled = []
+    for batch in services.store.batches():
+        until = held_until(batch, now)
+        if until is not None or batch.active_hours:
+            scheduled.append(
+                {
+                    "batch": batch.batch_id,
+                    "start_at": batch.start_at,
+                    "active_hours": batch.active_hours,
+                    "held_until": until,
+                    "text": start_text(batch, now) or f"active hours {batch.active_hours}",
+                }
+            )
     return {
         "data_dir": str(services.paths.data_dir),
         "scheduler": scheduler_holder(services.paths),
         "lanes": lanes,
         "accounts": accounts,
+        "pauses": [
+            {
+                "scope": p.scope,
+                "target": p.target,
+                "since": p.paused_at,
+                "running": services.store.running_in(p.scope, p.target),
+            }
+            for p in pauses
+        ],
+        "schedules": scheduled,
     }
 
 
@@ -109,6 +142,17 @@ def cmd_status(paths: Paths, args: argparse.Namespace) -> int:
             paced = a.get("pacing")
             extra += f"  pacing: {paced['text'] or 'ready'}" if paced else ""
             print(f"  [{a['kind']}] {a['id']:<20} {a['state']:<22}{extra}{reason}")
+    pauses = data["pauses"]
+    assert isinstance(pauses, list)
+    for p in pauses:
+        line = pause_line(Pause(p["scope"], p["target"], p["since"]))
+        if p["running"]:
+            line += f": pausing after the current task ({p['running']} running)"
+        print(f"paused: {line}")
+    schedules = data["schedules"]
+    assert isinstance(schedules, list)
+    for entry in schedules:
+        print(f"batch {entry['batch']}: {entry['text']}")
     return EXIT_OK
 
 
@@ -152,16 +196,22 @@ def cmd_cancel(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def cmd_retry(paths: Paths, args: argparse.Namespace) -> int:
+    if args.batch and not args.failed:
+        raise InputError("retry: --batch goes with --failed (or name task ids)")
     if not args.ids and not args.failed:
         raise InputError("retry: name task ids or --failed")
     services = open_services(paths, args, require_config=False)
     try:
         if args.ids:
             _check_known(services, args.ids)
+        if args.batch and not services.store.batch_exists(args.batch):
+            raise InputError(f"unknown batch {args.batch!r}")
+        hopeless = services.store.failed_counts(args.batch)[1] if args.failed else 0
         retried = services.store.retry(
             args.ids or None,
             all_failed=args.failed,
             extra_attempts=services.config.scheduler.max_attempts,
+            batch_id=args.batch,
         )
     finally:
         services.close()
@@ -169,6 +219,12 @@ def cmd_retry(paths: Paths, args: argparse.Namespace) -> int:
     print(
         f"{len(retried)} tasks back to pending"
         + (f"; {skipped} skipped (not failed or canceled)" if skipped else "")
+        + (
+            f"; {hopeless} left out (content policy, prompt too long or bad input: they "
+            "would fail the same way; retry them by id)"
+            if hopeless
+            else ""
+        )
     )
     if retried and scheduler_holder(paths) is None:
         print("no scheduler is running: start one with 'media-assistant run'")

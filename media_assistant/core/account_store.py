@@ -36,6 +36,9 @@ class AccountStatus:
     concurrency: int | None
     browser_pid: int | None
     browser_started_at: float | None
+    # The error kind behind ``problem`` (captcha, profile_in_use, bad_config…; schema v6), so
+    # a window can name it in words and keep ``problem_detail`` (the site's text) for a tooltip.
+    problem_code: str | None = None
 
     def state(self, now: float) -> AccountState:
         if not self.enabled:
@@ -130,6 +133,7 @@ class AccountStore:
                 enabled=True,
                 problem=AccountProblem.REBUILD.value,
                 problem_detail=None,
+                problem_code=None,
                 cooldown_until=None,
                 cooldown_reason=None,
             )
@@ -189,11 +193,16 @@ class AccountStore:
             self.bus.publish(AccountChanged(row["account_id"], _status(row)))
         return [r["account_id"] for r in rows]
 
-    def set_problem(self, account_id: str, problem: AccountProblem, detail: str) -> bool:
-        return self._update(account_id, problem=problem.value, problem_detail=detail)
+    def set_problem(
+        self, account_id: str, problem: AccountProblem, detail: str, code: str | None = None
+    ) -> bool:
+        """``code``: the error kind behind it (captcha, profile_in_use…), for the window."""
+        return self._update(
+            account_id, problem=problem.value, problem_detail=detail, problem_code=code
+        )
 
     def clear_problem(self, account_id: str) -> bool:
-        return self._update(account_id, problem="", problem_detail=None)
+        return self._update(account_id, problem="", problem_detail=None, problem_code=None)
 
     def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:
         until = self.clock.now() + seconds
@@ -226,4 +235,5 @@ def _status(row: Any) -> AccountStatus:
         concurrency=row["concurrency"],
         browser_pid=row["browser_pid"],
         browser_started_at=row["browser_started_at"],
+        problem_code=row.get("problem_code"),
     )

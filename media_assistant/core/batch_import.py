@@ -77,16 +77,20 @@ def read_batch(
     template: str | None = None,
     batch_id: str | None = None,
     default_system_prompts: Mapping[str, str] | None = None,
+    title_column: str | None = None,
 ) -> list[NewTask]:
     """All tasks of the file, or :class:`InputError` listing every problem (nothing partial).
 
     A blank ``template`` counts as none. Blank rows are skipped (they carry no task).
+    ``title_column``: the column that titles each task when the file has no ``title`` column
+    (None: :func:`default_title_column`; "": no title).
     """
     table = _read_table(path)
     batch = default_batch_id(path) if batch_id is None else batch_id
     template = template if template and template.strip() else None
     builder = _TaskBuilder(table, models, default_model, default_system_prompts or {}, batch)
     builder.resolve_header(template)
+    builder.resolve_title(title_column)
     tasks = builder.build(template_given=template is not None)
     _raise_if_any(str(path), builder.problems)
     return tasks
@@ -146,6 +150,34 @@ def preview_table(path: Path, limit: int = 5) -> tuple[list[str], list[dict[str,
     return list(first), rows, len(table.rows)
 
 
+def default_title_column(columns: Sequence[str], rows: Sequence[Mapping[str, str]]) -> str | None:
+    """The column that titles tasks by default: the file's ``title`` (标题) column, else the
+    first column holding text (not only numbers) other than the prompt, model, task id, system
+    prompt and priority. Tasks made from a template then read "秋季新品", "冬季清仓"… rather
+    than all the same."""
+    for name in columns:
+        if _FIELD_BY_ALIAS.get(_normalize(name)) == "title":
+            return name
+    for name in columns:
+        if not name or _FIELD_BY_ALIAS.get(_normalize(name)):
+            continue
+        values = [str(row.get(name, "")).strip() for row in rows]
+        if any(v and not _is_number(v) for v in values):
+            return name
+    return None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+MAX_TITLE_CHARS = 200
+
+
 def render_template(template: str, row: Mapping[str, str]) -> str:
     """Fill ``{column}`` placeholders (names matched like headers); ``{{``/``}}`` are braces."""
     columns = list(row)
@@ -192,6 +224,7 @@ class _TaskBuilder:
         self.problems: list[_Problem] = list(table.problems)
         self.column_of: dict[str, int] = {}  # canonical field -> column index
         self.tokens: list[tuple[str, int | None]] | None = None  # the template, resolved
+        self.title_index: int | None = None  # the column titling tasks without a title
 
     def _header(self, message: str) -> None:
         where = f"row {self.table.header_row}: " if self.table.header_row is not None else ""
@@ -247,6 +280,21 @@ class _TaskBuilder:
                     return
             tokens.append((literal, index))
         self.tokens = tokens
+
+    def resolve_title(self, title_column: str | None) -> None:
+        """Which column titles the tasks (see :func:`default_title_column`)."""
+        columns = self.table.columns
+        if "title" in self.column_of or title_column == "":
+            return
+        if title_column is None:
+            rows = [dict(zip(columns, cells, strict=False)) for _, cells in self.table.rows]
+            title_column = default_title_column(columns, rows)
+            if title_column is None:
+                return
+        self.title_index = _find_column(columns, title_column)
+        if self.title_index is None:
+            shown = ", ".join(repr(c) for c in columns if c) or "none"
+            self._header(f"title column {title_column!r} is not a column (columns: {shown})")
 
     def _check_cell_sizes(self, at: str, number: int, cells: list[str]) -> None:
         for index, value in enumerate(cells):
@@ -341,7 +389,11 @@ class _TaskBuilder:
                     prompt=prompt,
                     batch_id=self.batch_id,
                     system_prompt=system_prompt or None,
-                    title=cell(cells, "title") or None,
+                    title=(
+                        cell(cells, "title")
+                        or ("" if self.title_index is None else cells[self.title_index].strip())
+                    )[:MAX_TITLE_CHARS]
+                    or None,
                     priority=priority,
                     generated_id="task_id" not in self.column_of,
                     inputs=inputs,

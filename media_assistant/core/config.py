@@ -29,6 +29,7 @@ from media_assistant.core.diagnostics import (
 from media_assistant.core.errors import ConfigError
 from media_assistant.core.notify_config import NotificationsConfig, WebhookConfig
 from media_assistant.core.pacing import PacingConfig
+from media_assistant.core.quality import QualityConfig
 from media_assistant.core.states import ModelKind
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -145,6 +146,10 @@ class ModelConfig(BaseModel):
     )
     upstream: str | None = Field(None, description="The provider's own model name, if different.")
     system_prompt: str | None = Field(None, description="Default system prompt for its tasks.")
+    quality: QualityConfig | None = Field(
+        None,
+        description="Rules an answer must pass to count (core/quality.py; README 'Quality gate').",
+    )
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -301,6 +306,21 @@ def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
                 ConfigProblem(("models", i, "name"), f"duplicate model name {m.name!r}")
             )
         seen_models[m.name] = i
+    for i, m in enumerate(cfg.models):
+        fallback = m.quality.fallback_model if m.quality else None
+        if fallback is None:
+            continue
+        where: tuple[str | int, ...] = ("models", i, "quality", "fallback_model")
+        if fallback == m.name:
+            problems.append(ConfigProblem(where, "a model cannot fall back to itself"))
+        elif cfg.model(fallback) is None:
+            problems.append(
+                ConfigProblem(where, f"unknown model {fallback!r} (declare it under [[models]])")
+            )
+        elif _falls_back_to(cfg, fallback, m.name):
+            problems.append(
+                ConfigProblem(where, f"{m.name!r} and {fallback!r} fall back to each other")
+            )
     seen_accounts: dict[str, str] = {}  # case-folded -> as written
     served: set[str] = set()
     for i, a in enumerate(cfg.accounts):
@@ -341,6 +361,19 @@ def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
                 ConfigProblem(("models", i), "no account serves this model (add it to an account)")
             )
     return problems
+
+
+def _falls_back_to(cfg: AppConfig, start: str, target: str) -> bool:
+    """Following fallback models from ``start`` reaches ``target`` (a loop)."""
+    seen: set[str] = set()
+    name: str | None = start
+    while name is not None and name not in seen:
+        if name == target:
+            return True
+        seen.add(name)
+        model = cfg.model(name)
+        name = model.quality.fallback_model if model and model.quality else None
+    return False
 
 
 def _format_loc(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:

@@ -33,6 +33,7 @@ class ErrorKind(StrEnum):
     SESSION_CONFLICT = "session_conflict"  # web: two generations overlapped in one session
     BROWSER_CRASHED = "browser_crashed"
     LOST = "lost"  # heartbeat stopped (process died or hung)
+    QUALITY_REJECTED = "quality_rejected"  # the model's quality gate sent the answer back
     INTERNAL = "internal"  # a bug: logged with its traceback
     CANCELED = "canceled"
 

@@ -189,8 +189,33 @@ def estimate_lane(
     return result(max(0.0, latest - now), "observed")
 
 
-def _simulate(snapshot: LaneSnapshot, servers: list[Slot], durations: DurationModel) -> float:
+def finish_times(snapshot: LaneSnapshot) -> tuple[list[float], list[float]] | None:
+    """When each pending task (in ``snapshot.pending_models`` order) and each running task is
+    expected to end, by the same list scheduling as :func:`estimate_lane` (``nan`` for a
+    pending task no available account serves). None before the lane has finished anything.
+    The window groups them per batch: a batch is done when its last task is."""
+    durations = DurationModel(snapshot.finished)
+    if not durations.has_samples:
+        return None
+    now = snapshot.now
+    servers = [s for s in snapshot.servers if s.available and s.slots >= 1]
+    pending: list[float] = []
+    _simulate(snapshot, servers, durations, pending)
+    running = [
+        now + (durations.remaining(model, account_id, now - started_at) or 0.0)
+        for model, account_id, started_at in snapshot.running
+    ]
+    return pending, running
+
+
+def _simulate(
+    snapshot: LaneSnapshot,
+    servers: list[Slot],
+    durations: DurationModel,
+    finishes: list[float] | None = None,
+) -> float:
     """List scheduling on paper; returns the time the last task (running or pending) ends.
+    ``finishes``, if given, gets each pending task's end time in queue order (nan: unserved).
 
     Per account, a min-heap of the times its slots become free (``free``; ``head`` mirrors each
     heap's top). Each pending task, in queue order, goes to the serving account whose earliest
@@ -258,7 +283,11 @@ def _simulate(snapshot: LaneSnapshot, servers: list[Slot], durations: DurationMo
             versions[i] += 1
             heapreplace(heap, (head[i] + cost[i], i, versions[i]))
         else:  # unserved: reported, not scheduled
+            if finishes is not None:
+                finishes.append(math.nan)
             continue
+        if finishes is not None:
+            finishes.append(finish)
         if finish > latest:
             latest = finish
     return latest

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from media_assistant.core.account_store import AccountStatus
+    from media_assistant.core.records import BatchRecord, Pause
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,20 @@ class TaskLogged:
 
 
 @dataclass(frozen=True, slots=True)
+class BatchesChanged:
+    """Batch rows added or changed (a submit, a new schedule), by us or another process."""
+
+    batches: tuple[BatchRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PausesChanged:
+    """The pauses now in force (all of them: the set is small), after one was set or lifted."""
+
+    pauses: tuple[Pause, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SchedulerIdle:
     """Nothing is running or claimable right now (the CLI's ``run`` may decide to end)."""
 
@@ -91,6 +106,8 @@ Event = (
     | TaskLogged
     | SchedulerIdle
     | DiskSpaceChanged
+    | BatchesChanged
+    | PausesChanged
 )
 Subscriber = Callable[[Event], None]
 

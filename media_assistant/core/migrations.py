@@ -56,9 +56,28 @@ def _v5_pacing_and_plain_text(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE tasks ADD COLUMN result_plain TEXT"))
 
 
-def _v6_reserved(conn: Connection) -> None:
-    """Step 6 belongs to issue 12's other half (operator-a: pause, priorities, schedules); this
-    placeholder only keeps the numbering whole on this branch. The merge takes theirs."""
+def _v6_operator_day(conn: Connection) -> None:
+    """The operator's day (issue 12): the ``batches`` and ``queue_pauses`` tables (batch
+    metadata and schedules; pauses of the queue, a lane, a batch or an account), event kinds
+    with parameters (``task_events.code``, ``params_json``), the round of an operator retry
+    (``tasks.attempt_base``, ``operator_retries``) and an account problem's kind
+    (``accounts.problem_code``). Idempotent: each part is skipped when already there; needs
+    nothing from any other step."""
+    schema.BatchRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    schema.QueuePauseRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    added = {
+        "task_events": (("code", "VARCHAR"), ("params_json", "TEXT")),
+        "tasks": (
+            ("attempt_base", "INTEGER NOT NULL DEFAULT 0"),
+            ("operator_retries", "INTEGER NOT NULL DEFAULT 0"),
+        ),
+        "accounts": (("problem_code", "VARCHAR"),),
+    }
+    for table, columns in added.items():
+        have = {c["name"] for c in inspect(conn).get_columns(table)}
+        for name, sql_type in columns:
+            if name not in have:
+                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}"))
 
 
 def _v7_task_inputs(conn: Connection) -> None:
@@ -68,14 +87,22 @@ def _v7_task_inputs(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE tasks ADD COLUMN inputs_json TEXT"))
 
 
+def _v8_operator_day_again(conn: Connection) -> None:
+    """Step 6 once more. For a few commits step 6 was a placeholder (the export half of issue 12
+    landed before the operator's-day half), so a store migrated then stands at version 7
+    without step 6's tables and columns. Step 6 skips what is there: a no-op elsewhere."""
+    _v6_operator_day(conn)
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
 STEPS: dict[int, Callable[[Connection], None]] = {
     2: _v2_pending_not_before_index,
     3: _v3_seq_index,
     4: _v4_event_origin,
     5: _v5_pacing_and_plain_text,
-    6: _v6_reserved,
+    6: _v6_operator_day,
     7: _v7_task_inputs,
+    8: _v8_operator_day_again,
 }
 
 
@@ -83,8 +110,9 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # export, lists) do not write, so they read an older store as it is. Versions 2 and 3 only added
 # indexes. A step that adds or renames a column must raise this to its own version (an older
 # store is then upgraded by the first command that opens it, read-only or not).
-# 4 added task_events.origin, 5 tasks.result_plain, 7 tasks.inputs_json: read by every query.
-OLDEST_READABLE = 7
+# 4 added task_events.origin, 5 tasks.result_plain, 6 tasks.attempt_base / operator_retries and
+# task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again): all read by every query.
+OLDEST_READABLE = 8
 
 
 class SchemaTooNew(RuntimeError):

@@ -28,6 +28,7 @@ from media_assistant.core.clock import Clock
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.dbthreads import DbThreads
 from media_assistant.core.errors import ErrorKind
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import AccountChanged, EventBus
 from media_assistant.core.lanes.runtime import Runtime
 from media_assistant.core.pacing import (
@@ -57,7 +58,8 @@ log = logging.getLogger("media_assistant.lanes.web")
 # operator's `accounts clear-pacing` from another process takes effect.
 RELOAD_EVERY_S = 1.0
 
-TaskLogger = Callable[[str, str, str], None]  # (task_id, account_id, message)
+# (task_id, account_id, message, code, params)
+TaskLogger = Callable[[str, str, str, EventCode | None, Mapping[str, Any] | None], None]
 
 
 class Pacer:
@@ -271,6 +273,7 @@ class Pacer:
 
     def _tell(self, account_id: str, task_id: str, note: RiskNote, now: float) -> None:
         policy = self.policy(account_id)
+        params: dict[str, Any]
         if note.paused_until is not None:
             message = (
                 f"risk guard: {len(note.streak)} risk signals in a row "
@@ -279,16 +282,28 @@ class Pacer:
                 f"({minutes_text(note.paused_until - now)}); look at it in its browser"
             )
             level = logging.ERROR
+            code, params = (
+                EventCode.RISK_PAUSE,
+                {
+                    "count": len(note.streak),
+                    "until": note.paused_until,
+                    "seconds": round(note.paused_until - now),
+                },
+            )
         elif note.cooldown_s > 0:
             again = f" (repeat {note.repeats + 1} in a row)" if note.repeats else ""
             message = f"pacing: {note.kind}{again}: cooling down {minutes_text(note.cooldown_s)}"
             level = logging.WARNING
+            code, params = (
+                EventCode.PACING_COOLDOWN,
+                {"risk": note.kind, "repeats": note.repeats, "seconds": round(note.cooldown_s)},
+            )
         else:
             return
         log.log(level, "[web %s] %s: %s", account_id, task_id, message)
         if self.task_log is not None:
             try:
-                self.task_log(task_id, account_id, message)
+                self.task_log(task_id, account_id, message, code, params)
             except SQLAlchemyError:
                 pass
         if self.bus is not None:
@@ -302,9 +317,21 @@ def lane_pacer(
     (``pacing_defaults``, if the provider has an adapter) and its own ``pacing`` keys."""
     store = runtime.store
 
-    def task_log(task_id: str, account_id: str, message: str) -> None:
+    def task_log(
+        task_id: str,
+        account_id: str,
+        message: str,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
         store.log_event_soon(
-            task_id, "log", f"[web {account_id}] {message}", lane="web", account_id=account_id
+            task_id,
+            "log",
+            f"[web {account_id}] {message}",
+            lane="web",
+            account_id=account_id,
+            code=code,
+            params=params,
         )
 
     return Pacer.for_accounts(

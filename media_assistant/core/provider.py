@@ -8,10 +8,12 @@ A provider gets a :class:`TaskContext` and returns a :class:`GenerationResult` o
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from media_assistant.core.clock import Clock
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.states import ModelKind
 
 
@@ -68,8 +70,17 @@ class TaskContext(Protocol):
     def heartbeat(self, progress_chars: int | None = None) -> None:
         """Report that the attempt is alive, with the answer length so far."""
 
-    def log(self, message: str, *, level: int = logging.INFO, kind: str = "log") -> None:
-        """A line for the task's event log (and the lane's log, with its prefix)."""
+    def log(
+        self,
+        message: str,
+        *,
+        level: int = logging.INFO,
+        kind: str = "log",
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A line for the task's event log (and the lane's log, with its prefix). ``code`` and
+        ``params``: what it says as a kind (core/event_codes.py), for the window's words."""
 
     def throttle_account(self, seconds: float, reason: str) -> None:
         """Ask the lane to send this account no new work for ``seconds`` (e.g. quota nearly out)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -68,6 +69,11 @@ class TaskRecord:
     error_message: str | None
     # Web answers: the page's plain text beside the Markdown in result_text (schema v5).
     result_plain: str | None = None
+    # Attempts used before the operator's last retry, and how many retries they asked for
+    # (schema v6): this round's attempt is ``attempt - attempt_base`` of
+    # ``max_attempts - attempt_base``.
+    attempt_base: int = 0
+    operator_retries: int = 0
     # The batch file's source row as JSON {column: value} (schema v7); None for pasted prompts.
     inputs_json: str | None = None
 
@@ -104,6 +110,7 @@ class Claim:
     started_at: float
     deadline_at: float
     created_at: float
+    attempt_base: int = 0  # attempts used before the operator's last retry
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,5 +146,72 @@ class TaskEventRecord:
     lane: str | None
     account_id: str | None
     attempt: int | None
-    message: str
+    message: str  # the English line (CLI, logs, exports)
     origin: str | None = None  # the Store that wrote it (see StoreBase.origin)
+    # What happened, as a kind with parameters (core/event_codes.py; schema v6): the window
+    # says it in the operator's language. None for lines older than version 6.
+    code: str | None = None
+    params_json: str | None = None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        if not self.params_json:
+            return {}
+        try:
+            value = json.loads(self.params_json)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class BatchInfo:
+    """What the operator said about a batch when submitting it (the ``batches`` row).
+
+    ``start_at`` (epoch seconds) and ``active_hours`` ("22:00-06:00", local time) hold every
+    task of the batch back: none starts earlier, or outside those hours."""
+
+    batch_id: str
+    name: str | None = None
+    source_file: str | None = None
+    template: str | None = None
+    title_column: str | None = None
+    start_at: float | None = None
+    active_hours: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRecord:
+    batch_id: str
+    name: str | None
+    source_file: str | None
+    created_at: float
+    template: str | None
+    title_column: str | None
+    start_at: float | None
+    active_hours: str | None
+    active_from: int | None
+    active_until: int | None
+    updated_at: float
+
+    @property
+    def label(self) -> str:
+        return self.name or self.batch_id
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Pause:
+    """A pause of the queue (``scope`` "all", ``target`` ""), a lane ("lane", "web"|"api"), a
+    batch ("batch", id) or an account ("account", id)."""
+
+    scope: str
+    target: str
+    paused_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PriorityResult:
+    changed: tuple[str, ...]  # pending or running tasks that got the priority
+    priority: int
+    finished: tuple[str, ...]  # named, but already ended: left as they were
+    unknown: tuple[str, ...] = ()

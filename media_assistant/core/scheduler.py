@@ -20,7 +20,7 @@ from media_assistant.core.config import AccountConfig, AppConfig
 from media_assistant.core.db import checkpoint_truncate
 from media_assistant.core.disk_reserve import DiskReserve
 from media_assistant.core.diskspace import DiskGuard
-from media_assistant.core.errors import AccountUnavailable
+from media_assistant.core.errors import AccountUnavailable, ErrorKind
 from media_assistant.core.events import (
     AccountChanged,
     Event,
@@ -36,7 +36,7 @@ from media_assistant.core.lanes.web import WebLane
 from media_assistant.core.last_writes import last_write, last_writes_on_a_full_disk, take_in_spill
 from media_assistant.core.live_accounts import AccountDiff, LiveAccounts
 from media_assistant.core.provider import Provider, UnavailableProvider
-from media_assistant.core.records import CancelResult, NewTask, SubmitResult
+from media_assistant.core.records import BatchInfo, CancelResult, NewTask, SubmitResult
 from media_assistant.core.sessions import SessionStore
 from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
 from media_assistant.core.store.facade import AsyncAccounts, AsyncSessions, AsyncStore
@@ -180,7 +180,7 @@ class Scheduler:
                 )
             except AccountUnavailable as exc:
                 await self.accounts.set_problem(
-                    account.id, AccountProblem.NEEDS_ATTENTION, str(exc)
+                    account.id, AccountProblem.NEEDS_ATTENTION, str(exc), ErrorKind.BAD_CONFIG.value
                 )
                 self.providers[account.id] = UnavailableProvider(str(exc))
                 log.error("[%s %s] %s", account.kind.value, account.id, exc)
@@ -305,8 +305,12 @@ class Scheduler:
 
     # ------------------------------------------------------------------ operator actions
 
-    async def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
-        return await self.store.submit(tasks, max_attempts=self.config.scheduler.max_attempts)
+    async def submit(
+        self, tasks: Sequence[NewTask], *, batch: BatchInfo | None = None
+    ) -> SubmitResult:
+        return await self.store.submit(
+            tasks, max_attempts=self.config.scheduler.max_attempts, batch=batch
+        )
 
     async def cancel(
         self, task_ids: Sequence[str] | None = None, *, batch_id: str | None = None
@@ -457,7 +461,9 @@ class Scheduler:
         """Some account that gets work has a task it could claim this instant."""
         assert self.rt is not None
         for a in self.config.accounts:
-            if self.rt.accounts.available(a.id) and await self.store.peek_next(a.models):
+            if self.rt.accounts.available(a.id) and await self.store.peek_next(
+                a.models, lane=a.kind.value, account_id=a.id
+            ):
                 return True
         return False
 

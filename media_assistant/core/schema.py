@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 class TaskRow(SQLModel, table=True):
@@ -56,6 +56,15 @@ class TaskRow(SQLModel, table=True):
     inputs_json: str | None = Field(default=None, sa_column=Column(Text))
     error_kind: str | None = None
     error_message: str | None = Field(default=None, sa_column=Column(Text))
+    # Schema version 6. ``attempt`` never goes down (it fences zombie attempts), so an operator
+    # retry remembers where its round began: the window shows "attempt 1 of 3 (retry 1)"
+    # rather than "2/4".
+    attempt_base: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
+    )
+    operator_retries: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
+    )
 
     __table_args__ = (
         # The database itself refuses a second running task on one web account.
@@ -112,6 +121,11 @@ class TaskEventRow(SQLModel, table=True):
     message: str = Field(sa_column=Column(Text, nullable=False))
     # Which Store wrote it (schema version 4): a window following the log skips its own lines.
     origin: str | None = None
+    # What happened as a kind with parameters (schema version 6): the window says it in the
+    # operator's language (gui/event_text.py); ``message`` stays the English line for the CLI,
+    # logs and exports. NULL for lines written before version 6 (shown as their message).
+    code: str | None = None
+    params_json: str | None = Field(default=None, sa_column=Column(Text))
 
 
 class AccountRow(SQLModel, table=True):
@@ -124,6 +138,9 @@ class AccountRow(SQLModel, table=True):
     enabled: bool = True  # the operator's toggle
     problem: str = ""  # needs_login | credentials_rejected (sticky until cleared)
     problem_detail: str | None = None
+    # The error kind behind the problem (captcha, profile_in_use…; schema version 6): the window
+    # names it in words and keeps the site's own detail for a tooltip.
+    problem_code: str | None = None
     cooldown_until: float | None = None
     cooldown_reason: str | None = None
     concurrency: int | None = None  # operator override of the config (API accounts, 1..5)
@@ -142,6 +159,40 @@ class AccountPacingRow(SQLModel, table=True):
     account_id: str = Field(primary_key=True)
     state_json: str = Field(sa_column=Column(Text, nullable=False))
     updated_at: float = 0.0
+
+
+class BatchRow(SQLModel, table=True):
+    """What a batch is (schema version 6): written at submit, in the submit's transaction.
+
+    A schedule holds every task of the batch back: none is claimed before ``start_at``, nor
+    outside ``active_hours`` (kept as minutes of the local day, so the claim statement itself
+    can compare them with the minute it is given).
+    """
+
+    __tablename__ = "batches"
+
+    batch_id: str = Field(primary_key=True)
+    name: str | None = None
+    source_file: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: float
+    template: str | None = Field(default=None, sa_column=Column(Text))
+    title_column: str | None = None
+    start_at: float | None = None  # epoch seconds
+    active_hours: str | None = None  # "22:00-06:00", as the operator wrote it
+    active_from: int | None = None  # minute of the local day the window opens
+    active_until: int | None = None  # ... and closes (may be smaller: wraps midnight)
+    updated_at: float = Field(default=0.0, index=True)  # a follower's cursor
+
+
+class QueuePauseRow(SQLModel, table=True):
+    """A pause of the whole queue, a lane, a batch or an account (schema version 6). Running
+    tasks finish; no claim is made in a paused scope. A row per pause: resuming deletes it."""
+
+    __tablename__ = "queue_pauses"
+
+    scope: str = Field(primary_key=True)  # all | lane | batch | account
+    target: str = Field(primary_key=True)  # "" for all; web|api; the batch or account id
+    paused_at: float
 
 
 class SessionRow(SQLModel, table=True):

@@ -1,11 +1,14 @@
 """Every account: its state and why, a countdown while it cools down, its pacing (web: "next
 task in 1:42 · 3 of 4 in 30 min"), an enable toggle, "Log in" for web accounts, concurrency
-1..5 for API accounts; a context menu with *Reset* (clear the account's problem and start it
-afresh: the scheduler rebuilds its provider) and the set-up window. The words for states and
+1..5 for API accounts; a context menu with *Pause* / *Resume* (its running task finishes),
+*Reset* (clear the account's problem and start it afresh: the scheduler rebuilds its provider)
+and the set-up window. The words for states and
 cool-down reasons are the GUI's (labels.py); a problem's detail is the site's or API's own
 text, shown as it is. The rows follow the configuration (``rebuild`` after a set-up change)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -31,7 +34,8 @@ from media_assistant.gui import labels
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.jobs import spawn
 from media_assistant.gui.pacing_labels import pacing_text, pause_notice
-from media_assistant.gui.style import ACCOUNT_COLORS, LANE_COLORS
+from media_assistant.gui.queue_holds import QueueHolds
+from media_assistant.gui.style import ACCOUNT_COLORS, AMBER, LANE_COLORS
 
 COL_NAME, COL_STATE, COL_ENABLED, COL_ACTION = range(4)
 
@@ -41,6 +45,7 @@ class AccountsPanel(QWidget):
     setup_requested = Signal()  # the set-up window (accounts and models)
     # (title, text): the risk guard paused an account for hours; the window tells the operator.
     attention_needed = Signal(str, str)
+    pause_toggled = Signal(str, bool)  # account id, pause (True) or resume (False)
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +79,10 @@ class AccountsPanel(QWidget):
         self._spins: dict[str, QSpinBox] = {}
         self._holds: dict[str, Hold] = {}
         self._accounts: list[AccountConfig] = []
+        # Set by the window: how many tasks run on an account (the task model's lane indexes),
+        # and the queue's pauses.
+        self.running_on: Callable[[str], int] = lambda _account_id: 0
+        self.queue_holds = QueueHolds()
         self._build()
         controller.bridge.account_changed.connect(self._on_bridge_account_changed)
         self._tick = QTimer(self)  # countdowns
@@ -136,6 +145,13 @@ class AccountsPanel(QWidget):
             assert item is not None
             reason = labels.account_reason(status, now)
             text = labels.account_state(state) + (f"\n{reason}" if reason else "")
+            paused = self.queue_holds.paused("account", account.id)
+            switched_off = state is AccountState.DISABLED or paused
+            if paused:
+                text = self.tr("Paused") + "\n" + text
+            if switched_off and self.running_on(account.id):
+                # Switching off or pausing never interrupts: say what the account still does.
+                text += "\n" + self.tr("finishing the current task")
             paced = self.controller.pacing(account.id) if account.kind is ModelKind.WEB else None
             if paced is not None:
                 text += "\n" + (pacing_text(paced, now) or self.tr("pacing: ready"))
@@ -143,7 +159,8 @@ class AccountsPanel(QWidget):
             if item.text() != text:
                 item.setText(text)
                 item.setToolTip(_tooltip(status, state, reason))
-                item.setForeground(_brush(ACCOUNT_COLORS.get(state.value, "#333")))
+                colour = AMBER if paused else ACCOUNT_COLORS.get(state.value, "#333")
+                item.setForeground(_brush(colour))
                 self.table.resizeRowToContents(row)  # a reason can take more lines than before
             toggle = self._toggles[account.id]
             enabled = bool(status and status.enabled)
@@ -178,6 +195,15 @@ class AccountsPanel(QWidget):
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         if account_id:
+            paused = self.queue_holds.paused("account", account_id)
+            pause = menu.addAction(
+                self.tr("Resume %1").replace("%1", account_id)
+                if paused
+                else self.tr("Pause %1 (its current task finishes)").replace("%1", account_id)
+            )
+            pause.triggered.connect(
+                lambda _=False, a=account_id, p=paused: self.pause_toggled.emit(a, not p)
+            )
             reset = menu.addAction(self.tr("Reset %1").replace("%1", account_id))
             reset.setToolTip(
                 self.tr(
@@ -208,10 +234,13 @@ class AccountsPanel(QWidget):
 
 
 def _tooltip(status: AccountStatus | None, state: AccountState, reason: str) -> str:
-    """The reason, and the API's own words when a cool-down came from its rate-limit headers."""
+    """The reason, and the site's or API's own words: a problem's detail (a CSS selector, an
+    HTTP body), or the rate-limit headers behind a cool-down."""
     raw = status.cooldown_reason if status else None
     if state is AccountState.COOLING_DOWN and raw and not labels.is_error_kind(raw):
         return f"{reason}\n{raw}"
+    if status is not None and status.problem_detail and state is not AccountState.DISABLED:
+        return f"{reason}\n{status.problem_detail}"
     return reason
 
 

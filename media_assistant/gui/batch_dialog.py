@@ -36,7 +36,7 @@ from media_assistant.core.batch_import import (
     tasks_from_lines,
 )
 from media_assistant.core.errors import InputError
-from media_assistant.core.records import NewTask
+from media_assistant.core.records import BatchInfo, NewTask
 from media_assistant.core.states import ModelKind
 from media_assistant.gui.batch_file_page import BatchFilePage, FilePreview
 from media_assistant.gui.batch_options import BatchOptionsForm
@@ -85,6 +85,7 @@ class NewBatchDialog(QDialog):
         self._models: Mapping[str, ModelKind] = {name: ModelKind(kind) for name, kind in models}
         self._tasks: list[NewTask] = []
         self._batch_id = ""
+        self._info: BatchInfo | None = None
         self._paste_batch_id = f"paste-{dt.datetime.now():%Y%m%d-%H%M%S}"
         self._file_batch_ids: dict[Path, str] = {}  # stamped when the file is first shown
         self._job: tuple[str, Future[Any]] | None = None  # ("preview" | "submit", future)
@@ -147,6 +148,11 @@ class NewBatchDialog(QDialog):
 
     def batch_id(self) -> str:
         return self._batch_id
+
+    def batch_info(self) -> BatchInfo | None:
+        """What the dialog says about the batch (source file, template, title column, schedule)
+        for its row in the store; None before it was accepted."""
+        return self._info
 
     def open_file(self, path: Path) -> None:
         """Preview ``path`` (the file picker and drag & drop end here)."""
@@ -227,6 +233,8 @@ class NewBatchDialog(QDialog):
             return self.tr("No models are configured.")
         if not self.options.batch_id():
             return self.tr("Enter a batch id.")
+        if (schedule := self.options.schedule_problem()) is not None:
+            return schedule
         if self.tabs.currentIndex() == 0:
             return None if self._paste_count() else self.tr("Paste at least one prompt.")
         return self.file_page.problem()
@@ -250,12 +258,15 @@ class NewBatchDialog(QDialog):
             except InputError as exc:
                 self._set_error(str(exc))
                 return
+            self._info = self._batch_info(batch_id, None, None, None)
             self._accept_tasks(tasks, batch_id)
             return
         info = self.file_page.file
         assert info is not None  # _problem() said so
         template, models = self.file_page.template(), self._models
+        title_column = self.file_page.title_column()
         defaults = dict.fromkeys(models, system_prompt) if system_prompt else None
+        self._info = self._batch_info(batch_id, str(info.path), template, title_column or None)
 
         def read() -> list[NewTask]:
             tasks = read_batch(
@@ -265,6 +276,7 @@ class NewBatchDialog(QDialog):
                 template=template,
                 batch_id=batch_id,
                 default_system_prompts=defaults,
+                title_column=title_column,
             )
             if info.has("priority") or priority == 0:
                 return tasks
@@ -272,6 +284,18 @@ class NewBatchDialog(QDialog):
 
         self._batch_id = batch_id
         self._start_job("submit", read, info.path)
+
+    def _batch_info(
+        self, batch_id: str, source: str | None, template: str | None, title: str | None
+    ) -> BatchInfo:
+        return BatchInfo(
+            batch_id,
+            source_file=source,
+            template=template,
+            title_column=title,
+            start_at=self.options.start_at(),
+            active_hours=self.options.active_hours(),
+        )
 
     def _accept_tasks(self, tasks: list[NewTask], batch_id: str) -> None:
         self._tasks = tasks

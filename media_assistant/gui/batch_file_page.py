@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
+    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from media_assistant.core.batch_import import (
     SUPPORTED_SUFFIXES,
+    default_title_column,
     preview_table,
     render_template,
     template_fields,
@@ -141,6 +143,19 @@ class BatchFilePage(QWidget):
         chip_row.addWidget(QLabel(self.tr("Insert column:"), self.chip_row))
         chip_row.addWidget(chips, 1)
 
+        self.title_combo = QComboBox(loaded)
+        self.title_combo.setObjectName("titleCombo")
+        self.title_combo.setToolTip(
+            self.tr("What each task is called in the task list (its title)")
+        )
+        self.title_combo.currentIndexChanged.connect(self.changed)
+        self.title_row = QWidget(loaded)
+        title_row = QHBoxLayout(self.title_row)
+        title_row.setContentsMargins(0, 0, 0, 0)
+        title_row.addWidget(QLabel(self.tr("Title column:"), self.title_row))
+        title_row.addWidget(self.title_combo)
+        title_row.addStretch(1)
+
         self.template_problem = QLabel(loaded, wordWrap=True)
         self.template_problem.setObjectName("templateProblem")
         self.rendered = QPlainTextEdit(loaded, readOnly=True)
@@ -155,6 +170,7 @@ class BatchFilePage(QWidget):
         body.addWidget(self.use_template)
         body.addWidget(self.template_edit)
         body.addWidget(self.chip_row)
+        body.addWidget(self.title_row)
         body.addWidget(self.template_problem)
         body.addWidget(QLabel(self.tr("Prompts of the first rows:"), loaded))
         body.addWidget(self.rendered)
@@ -212,6 +228,16 @@ class BatchFilePage(QWidget):
             self.chip_layout.addWidget(chip)
         self.chip_layout.addStretch(1)
 
+        self.title_combo.blockSignals(True)
+        self.title_combo.clear()
+        self.title_combo.addItem(self.tr("(none: the prompt's beginning)"), "")
+        for column in info.columns:
+            self.title_combo.addItem(column, column)
+        chosen = default_title_column(info.columns, info.rows)
+        self.title_combo.setCurrentIndex(max(self.title_combo.findData(chosen or ""), 0))
+        self.title_combo.setEnabled(not info.has("title"))  # the file's own titles win
+        self.title_combo.blockSignals(False)
+
         has_prompt = info.has("prompt")
         self.use_column.setEnabled(has_prompt)
         self.use_column.setText(
@@ -229,6 +255,10 @@ class BatchFilePage(QWidget):
         if not self.use_template.isChecked():
             return None
         return self.template_edit.toPlainText().strip() or None
+
+    def title_column(self) -> str:
+        """The column that titles the tasks ("" = none)."""
+        return str(self.title_combo.currentData() or "")
 
     def problem(self) -> str | None:
         """Why no prompts can be made from this page yet (None: ready)."""

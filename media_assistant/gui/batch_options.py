@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QDateTime, QRectF, QSize, Qt, QTime, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
+    QDateTimeEdit,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QSpinBox,
+    QTimeEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -120,9 +123,45 @@ class BatchOptionsForm(QFormLayout):
         self.system_edit.hide()
         self.system_note = _note(owner)
 
+        self.start_check = QCheckBox(self.tr("S&tart at"), owner)
+        self.start_check.setObjectName("startCheck")
+        self.start_check.setToolTip(self.tr("Nothing of the batch starts before this time"))
+        self.start_edit = QDateTimeEdit(QDateTime.currentDateTime().addSecs(3600), owner)
+        self.start_edit.setObjectName("startEdit")
+        self.start_edit.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.start_edit.setCalendarPopup(True)
+        self.start_edit.setEnabled(False)
+        self.start_check.toggled.connect(self.start_edit.setEnabled)
+        self.hours_check = QCheckBox(self.tr("&Only between"), owner)
+        self.hours_check.setObjectName("hoursCheck")
+        self.hours_check.setToolTip(
+            self.tr("Tasks start only inside these hours each day (e.g. night runs)")
+        )
+        self.hours_from = QTimeEdit(QTime(22, 0), owner)
+        self.hours_until = QTimeEdit(QTime(6, 0), owner)
+        for edit in (self.hours_from, self.hours_until):
+            edit.setDisplayFormat("HH:mm")
+            edit.setEnabled(False)
+            self.hours_check.toggled.connect(edit.setEnabled)
+            edit.timeChanged.connect(self.changed)
+        for check in (self.start_check, self.hours_check):
+            check.toggled.connect(self.changed)
+        schedule_row = QWidget(owner)
+        row = QHBoxLayout(schedule_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.start_check)
+        row.addWidget(self.start_edit)
+        row.addSpacing(owner.fontMetrics().horizontalAdvance("MM"))
+        row.addWidget(self.hours_check)
+        row.addWidget(self.hours_from)
+        row.addWidget(QLabel(self.tr("and"), owner))
+        row.addWidget(self.hours_until)
+        row.addStretch(1)
+
         self.addRow(self.tr("&Model:"), _stacked(self.model_combo, self.model_note))
         self.addRow(self.tr("P&riority:"), _stacked(priority_row, self.priority_note))
         self.addRow(self.tr("&Batch id:"), self.batch_edit)
+        self.addRow(self.tr("Schedule:"), schedule_row)
         self.addRow(_stacked(self.system_toggle, self.system_edit, self.system_note))
 
     # ------------------------------------------------------------------------------ values
@@ -138,6 +177,24 @@ class BatchOptionsForm(QFormLayout):
 
     def system_prompt(self) -> str | None:
         return self.system_edit.toPlainText().strip() or None
+
+    def start_at(self) -> float | None:
+        """Epoch seconds of the chosen start (local time), or None."""
+        if not self.start_check.isChecked():
+            return None
+        return float(self.start_edit.dateTime().toSecsSinceEpoch())
+
+    def active_hours(self) -> str | None:
+        """``"22:00-06:00"`` (may wrap midnight), or None."""
+        if not self.hours_check.isChecked():
+            return None
+        start, end = (e.time().toString("HH:mm") for e in (self.hours_from, self.hours_until))
+        return f"{start}-{end}"
+
+    def schedule_problem(self) -> str | None:
+        if self.hours_check.isChecked() and self.hours_from.time() == self.hours_until.time():
+            return self.tr("The active hours start and end at the same time.")
+        return None
 
     def suggest_batch_id(self, batch_id: str) -> None:
         """Fill in ``batch_id`` unless the operator has typed one of their own."""

@@ -14,8 +14,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from media_assistant.core.events import (
     AccountChanged,
+    BatchesChanged,
     Event,
     EventBus,
+    PausesChanged,
     TaskLogged,
     TasksAdded,
     TasksChanged,
@@ -35,6 +37,8 @@ class QtEventBridge(QObject):
     tasks_added = Signal(list)  # view rows of tasks added by this process
     account_changed = Signal(str)
     task_logged = Signal(str, str, str, float)  # task id, kind, message, at
+    batches_changed = Signal(list)  # BatchRecord: batch rows added or changed (rare: at once)
+    pauses_changed = Signal(list)  # Pause: every pause now in force (rare: at once)
 
     def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +66,12 @@ class QtEventBridge(QObject):
             self._accounts.add(event.account_id)
         elif isinstance(event, TaskLogged):
             self.task_logged.emit(event.task_id, event.kind, event.message, event.at)
+            return
+        elif isinstance(event, BatchesChanged):
+            self.batches_changed.emit(list(event.batches))
+            return
+        elif isinstance(event, PausesChanged):
+            self.pauses_changed.emit(list(event.pauses))
             return
         else:
             return

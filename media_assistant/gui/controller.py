@@ -22,8 +22,12 @@ from media_assistant.core.export import ExportScope, Headers, export_scope
 from media_assistant.core.pacer import Pacer
 from media_assistant.core.pacing import PacingView
 from media_assistant.core.records import (
+    BatchInfo,
+    BatchRecord,
     CancelResult,
     NewTask,
+    Pause,
+    PriorityResult,
     SubmitResult,
     TaskEventRecord,
     TaskRecord,
@@ -103,8 +107,47 @@ class AppController(QObject):
 
     # ---------------------------------------------------------------- actions
 
-    async def submit(self, tasks: Sequence[NewTask]) -> SubmitResult:
-        return await self.scheduler.submit(tasks)
+    async def submit(
+        self, tasks: Sequence[NewTask], batch: BatchInfo | None = None
+    ) -> SubmitResult:
+        return await self.scheduler.submit(tasks, batch=batch)
+
+    # the operator's hold on the queue (core/store/batches.py)
+
+    async def batches(self) -> list[BatchRecord]:
+        return await self.store.batches()
+
+    async def pauses(self) -> list[Pause]:
+        return await self.store.pauses()
+
+    async def pause(self, scope: str, target: str = "") -> int:
+        """Pause a scope; returns how many of its tasks still run (they finish)."""
+        await self.store.pause(scope, target)
+        return await self.store.running_in(scope, target)
+
+    async def resume(self, scope: str, target: str = "") -> bool:
+        return await self.store.resume(scope, target)
+
+    async def set_priority(
+        self,
+        task_ids: Sequence[str] | None = None,
+        *,
+        batch_id: str | None = None,
+        priority: int | None = None,
+        where: str | None = None,
+    ) -> PriorityResult:
+        return await self.store.set_priority(
+            task_ids, batch_id=batch_id, priority=priority, where=where
+        )
+
+    async def failed_counts(self, batch_id: str | None) -> tuple[int, int]:
+        """(failed tasks "retry failed" would run again, those it leaves out)."""
+        return await self.store.failed_counts(batch_id)
+
+    async def retry_with_prompt(self, task_id: str, prompt: str) -> list[str]:
+        return await self.store.retry(
+            [task_id], prompt=prompt, extra_attempts=self.services.config.scheduler.max_attempts
+        )
 
     async def cancel(self, task_ids: Sequence[str]) -> CancelResult:
         return await self.scheduler.cancel(task_ids)
@@ -115,8 +158,14 @@ class AppController(QObject):
     async def retry(self, task_ids: Sequence[str]) -> list[str]:
         return await self.scheduler.retry(task_ids)
 
-    async def retry_failed(self) -> list[str]:
-        return await self.scheduler.retry(all_failed=True)
+    async def retry_failed(self, batch_id: str | None = None) -> list[str]:
+        """Failed tasks (of one batch) back in the queue, except those that would fail the same
+        way again (content policy, prompt too long, bad input)."""
+        return await self.store.retry(
+            all_failed=True,
+            batch_id=batch_id,
+            extra_attempts=self.services.config.scheduler.max_attempts,
+        )
 
     async def set_account_enabled(self, account_id: str, enabled: bool) -> None:
         await self.accounts_db.set_enabled(account_id, enabled)

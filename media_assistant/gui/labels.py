@@ -52,6 +52,9 @@ _ERROR_KINDS: dict[str, object] = {
     ),
     ErrorKind.BROWSER_CRASHED: QT_TRANSLATE_NOOP("ErrorKind", "Browser crashed"),
     ErrorKind.LOST: QT_TRANSLATE_NOOP("ErrorKind", "Heartbeat lost"),
+    ErrorKind.QUALITY_REJECTED: QT_TRANSLATE_NOOP(
+        "ErrorKind", "Answer turned down by the quality gate"
+    ),
     ErrorKind.INTERNAL: QT_TRANSLATE_NOOP("ErrorKind", "Internal error"),
     ErrorKind.CANCELED: QT_TRANSLATE_NOOP("ErrorKind", "Canceled"),
 }
@@ -85,7 +88,61 @@ _EVENT_KINDS: dict[str, object] = {
     "cancel": QT_TRANSLATE_NOOP("TaskEventKind", "Cancel"),
 }
 
+# The quality gate's rules (core/quality.py).
+_QUALITY_RULES: dict[str, object] = {
+    "too_short": QT_TRANSLATE_NOOP("QualityRule", "answer too short"),
+    "refusal": QT_TRANSLATE_NOOP("QualityRule", "the model refused"),
+    "truncated": QT_TRANSLATE_NOOP("QualityRule", "answer cut at the length limit"),
+}
+
+# Why an account needs the operator, by the error kind behind its problem (or the problem).
+_PROBLEMS: dict[str, object] = {
+    ErrorKind.CAPTCHA: QT_TRANSLATE_NOOP(
+        "AccountProblem", "A captcha or challenge needs a person: solve it in its browser"
+    ),
+    ErrorKind.PROFILE_IN_USE: QT_TRANSLATE_NOOP(
+        "AccountProblem", "Its browser profile is in use by another program"
+    ),
+    ErrorKind.BAD_CONFIG: QT_TRANSLATE_NOOP(
+        "AccountProblem", "It cannot start: check its settings (see the tooltip)"
+    ),
+    ErrorKind.LOGIN_REQUIRED: QT_TRANSLATE_NOOP(
+        "AccountProblem", "Signed out: press Log in and sign in again"
+    ),
+    ErrorKind.AUTH_REJECTED: QT_TRANSLATE_NOOP(
+        "AccountProblem", "The API key was rejected: store a valid key"
+    ),
+    AccountProblem.NEEDS_LOGIN: QT_TRANSLATE_NOOP(
+        "AccountProblem", "Signed out: press Log in and sign in again"
+    ),
+    AccountProblem.CREDENTIALS_REJECTED: QT_TRANSLATE_NOOP(
+        "AccountProblem", "The API key was rejected: store a valid key"
+    ),
+    AccountProblem.NEEDS_ATTENTION: QT_TRANSLATE_NOOP(
+        "AccountProblem", "Needs a look (see the tooltip)"
+    ),
+}
+
 _ERROR_KIND_VALUES = frozenset(k.value for k in ErrorKind)
+
+
+def quality_rule(rule: str) -> str:
+    return _lookup("QualityRule", _QUALITY_RULES, rule)
+
+
+def _quality_rule_of(message: str) -> str | None:
+    """``quality gate: refusal: …`` (the core's message) → "refusal"."""
+    head, _, rest = message.partition(": ")
+    if head != "quality gate":
+        return None
+    rule = rest.partition(":")[0].strip()
+    return rule if rule in _QUALITY_RULES else None
+
+
+def problem_text(status: AccountStatus) -> str:
+    """An account problem in the operator's words (the site's own detail goes in a tooltip)."""
+    key = status.problem_code if status.problem_code in _PROBLEMS else status.problem.value
+    return _lookup("AccountProblem", _PROBLEMS, key or "")
 
 
 def _lookup(context: str, table: dict[str, object], key: str) -> str:
@@ -111,16 +168,26 @@ def is_error_kind(value: str | None) -> bool:
 
 
 def error_text(kind: str | None, message: str | None) -> str:
-    """``<kind label>: <message>``; the message is the site's or API's own text, untranslated."""
+    """``<kind label>: <message>``; the message is the site's or API's own text, untranslated.
+    The quality gate's own message is said in words: "<kind label>: <rule>"."""
     if not kind:
         return message or ""
     if not message:
         return error_kind(kind)
+    message = error_detail(kind, message)
     return (
         QCoreApplication.translate("Labels", "%1: %2", "error kind: the site's error message")
         .replace("%1", error_kind(kind))
         .replace("%2", message)
     )
+
+
+def error_detail(kind: str | None, message: str | None) -> str:
+    """The message under an error kind: the site's or API's own text as it came, or, for the
+    quality gate, the rule that fired in words."""
+    if kind == ErrorKind.QUALITY_REJECTED and message and (rule := _quality_rule_of(message)):
+        return quality_rule(rule)
+    return message or ""
 
 
 def account_state(state: str) -> str:
@@ -130,15 +197,16 @@ def account_state(state: str) -> str:
 def account_reason(status: AccountStatus | None, now: float) -> str:
     """Why the account is in its state, in the operator's language where the core gave a kind.
 
-    A sticky problem carries the site's or API's own words (``problem_detail``), shown as they
-    are; a cool-down names its kind and counts down. An account that was switched off needs no
+    A sticky problem is named by its kind (``problem_code``) in the operator's words; the site's
+    or API's own text (``problem_detail``: a CSS selector, an HTTP body) is for the tooltip. A
+    cool-down names its kind and counts down. An account that was switched off needs no
     reason: its toggle says it.
     """
     if status is None:
         return ""
     state = status.state(now)
     if status.problem is not AccountProblem.NONE and state is not AccountState.DISABLED:
-        return status.problem_detail or ""
+        return problem_text(status)
     if state is AccountState.COOLING_DOWN:
         reason = status.cooldown_reason
         kind = (

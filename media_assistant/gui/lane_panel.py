@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QDateTime, Qt
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QProgressBar, QWidget
+from PySide6.QtCore import QDateTime, Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QProgressBar,
+    QStyle,
+    QToolButton,
+    QWidget,
+)
 
-from media_assistant.core.eta import LaneEstimate, LaneSnapshot, Slot, estimate_lane
+from media_assistant.core.eta import LaneEstimate, Slot, estimate_lane
 from media_assistant.gui import labels
+from media_assistant.gui.batch_eta import Held, lane_snapshot
 from media_assistant.gui.style import AMBER, LANE_COLORS, RED, STATE_COLORS, bold, format_duration
 from media_assistant.gui.task_rows import LaneIndex
 
@@ -22,6 +31,8 @@ ESTIMATE_MIN_GAP_S = 1.0
 
 
 class LanePanel(QFrame):
+    pause_toggled = Signal(str, bool)  # lane, pause (True) or resume (False)
+
     def __init__(self, lane: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.lane = lane
@@ -41,9 +52,16 @@ class LanePanel(QFrame):
         self.throughput = QLabel(self)
         self.warning = QLabel(self)
         self.warning.setWordWrap(True)
+        self.pause_button = QToolButton(self)
+        self.pause_button.setObjectName(f"pause-{lane}")
+        self.pause_button.setAutoRaise(True)
+        self.pause_button.clicked.connect(self._on_pause_button_clicked)
+        self._paused = False
+        self._show_paused(False)
         grid = QGridLayout(self)
         grid.addWidget(self.title, 0, 0)
-        grid.addWidget(self.subtitle, 0, 1, 1, 2, Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(self.subtitle, 0, 1, Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(self.pause_button, 0, 2, Qt.AlignmentFlag.AlignRight)
         grid.addWidget(self.progress, 1, 0, 1, 3)
         grid.addWidget(self.counts, 2, 0, 1, 3)
         grid.addWidget(self.eta, 3, 0, 1, 2)
@@ -53,15 +71,45 @@ class LanePanel(QFrame):
         self._estimated_version = -1  # the lane index version and servers it was made for
         self._estimated_servers: tuple[Slot, ...] = ()
         self._estimated_at = 0.0
+        self._estimated_holds = 0
 
-    def refresh(self, index: LaneIndex, servers: Sequence[Slot], now: float) -> None:
+    def _show_paused(self, paused: bool) -> None:
+        self._paused = paused
+        icon = QStyle.StandardPixmap.SP_MediaPlay if paused else QStyle.StandardPixmap.SP_MediaPause
+        self.pause_button.setIcon(self.style().standardIcon(icon))
+        self.pause_button.setToolTip(
+            self.tr("Resume this lane")
+            if paused
+            else self.tr("Pause this lane: running tasks finish")
+        )
+
+    def _on_pause_button_clicked(self) -> None:
+        self.pause_toggled.emit(self.lane, not self._paused)
+
+    def refresh(
+        self,
+        index: LaneIndex,
+        servers: Sequence[Slot],
+        now: float,
+        *,
+        held: Held | None = None,
+        holds_version: int = 0,
+        focus: LaneIndex | None = None,
+        focus_finish: float | None = None,
+        paused: bool = False,
+    ) -> None:
         """From the lane's index (kept up to date by the model): no walk over every task. The
-        estimate is recomputed when the lane changed, and every few seconds as time passes."""
-        n = index.counts
+        estimate is recomputed when the lane changed, and every few seconds as time passes.
+
+        ``held``: pending tasks a pause or schedule holds back (left out of the estimate).
+        ``focus``: the batch the operator picked — counts and progress are its own, the ETA its
+        expected end (``focus_finish``) in the lane's real queue. ``paused``: the lane (or the
+        whole queue) is paused."""
         slots, age = tuple(servers), now - self._estimated_at
         if (
             self.last_estimate is None
             or slots != self._estimated_servers
+            or holds_version != self._estimated_holds
             or (
                 index.version != self._estimated_version
                 # Until durations are observed the estimate is a placeholder: follow at once.
@@ -70,9 +118,13 @@ class LanePanel(QFrame):
             or age >= ESTIMATE_EVERY_S
         ):
             self._estimated_version, self._estimated_servers = index.version, slots
-            self._estimated_at = now
-            self.last_estimate = self._estimate(index, servers, now)
+            self._estimated_at, self._estimated_holds = now, holds_version
+            self.last_estimate = self._estimate(index, servers, now, held)
         estimate = self.last_estimate
+        if paused != self._paused:
+            self._show_paused(paused)
+        shown = focus if focus is not None else index
+        n = shown.counts
         total = sum(n.values())
         ended = n["success"] + n["failed"] + n["canceled"]
         self.progress.setRange(0, max(total, 1))
@@ -93,26 +145,35 @@ class LanePanel(QFrame):
                 for key in ("running", "pending", "success", "failed", "canceled")
             )
         )
-        self.eta.setText(self._eta_text(estimate, n))
+        if paused and index.counts["running"]:
+            self.eta.setText(self.tr("Pausing after the current task"))
+        elif paused:
+            self.eta.setText(self.tr("Paused"))
+        elif focus is not None:
+            self.eta.setText(self._focus_text(focus_finish, n, now))
+        else:
+            self.eta.setText(self._eta_text(estimate, n))
         tp = estimate.throughput_per_min
         self.throughput.setText(self.tr("%1/min").replace("%1", f"{tp:.1f}") if tp else "")
         self._set_warning(estimate)
 
-    def _estimate(self, index: LaneIndex, servers: Sequence[Slot], now: float) -> LaneEstimate:
-        pending = sorted(index.pending.values(), key=lambda r: (-r.priority, r.seq))
-        running = index.running.values()
-        return estimate_lane(
-            LaneSnapshot(
-                now=now,
-                pending_models=[r.model for r in pending],
-                running=[(r.model, r.account_id or "", r.started_at or now) for r in running],
-                finished=list(index.finished),
-                servers=list(servers),
-                heartbeat_ages=[
-                    now - r.heartbeat_at for r in running if r.heartbeat_at is not None
-                ],
-            )
+    def _focus_text(self, finish: float | None, n: dict[str, int], now: float) -> str:
+        if not n["pending"] and not n["running"]:
+            return self.tr("Idle")
+        if finish is None:
+            return self.tr("ETA after the first task finishes")
+        at = QDateTime.fromSecsSinceEpoch(int(finish)).toString("HH:mm")
+        return (
+            self.tr("This batch: ETA %1 (about %2)")
+            .replace("%1", format_duration(max(0.0, finish - now)))
+            .replace("%2", at)
         )
+
+    def _estimate(
+        self, index: LaneIndex, servers: Sequence[Slot], now: float, held: Held | None = None
+    ) -> LaneEstimate:
+        snapshot, _, _ = lane_snapshot(index, servers, now, held)
+        return estimate_lane(snapshot)
 
     def _eta_text(self, e: LaneEstimate, n: dict[str, int]) -> str:
         if not n["pending"] and not n["running"]:

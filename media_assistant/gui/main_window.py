@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from media_assistant.core.notices import Notice
-from media_assistant.core.records import NewTask, SubmitResult
+from media_assistant.core.records import BatchInfo, NewTask, SubmitResult
 from media_assistant.core.states import TERMINAL_STATES, TaskState
 from media_assistant.gui.accounts_panel import AccountsPanel
 from media_assistant.gui.app_icon import app_icon
@@ -41,6 +41,7 @@ from media_assistant.gui.jobs import spawn
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.log_panel import LogModel, LogPanel
 from media_assistant.gui.notification_list import NotificationList
+from media_assistant.gui.queue_controls import QueueControls
 from media_assistant.gui.submit_notice import SkippedIdsNotice
 from media_assistant.gui.task_actions import TaskActions
 from media_assistant.gui.task_details import TaskDetailsDialog
@@ -88,8 +89,22 @@ class MainWindow(QMainWindow):
         lanes = QHBoxLayout()
         for panel in self.lanes.values():
             lanes.addWidget(panel, 1)
+        self.task_actions = TaskActions(self, controller, self.table, self.model)
+        self.queue = QueueControls(
+            self, controller, self.model, self.table, self.lanes, self.accounts, self.task_actions
+        )
+        self.batch_list = self.queue.batch_list
+        # Batches first: the list above the tasks it filters.
+        tasks = QSplitter(Qt.Orientation.Vertical, self)
+        tasks.addWidget(self.batch_list)
+        tasks.addWidget(self.table)
+        tasks.setStretchFactor(0, 1)
+        tasks.setStretchFactor(1, 2)
+        tasks.setCollapsible(0, False)
+        rows = self.fontMetrics().height() + 8
+        tasks.setSizes([rows * 6, rows * 11])
         middle = QSplitter(Qt.Orientation.Horizontal, self)
-        middle.addWidget(self.table)
+        middle.addWidget(tasks)
         middle.addWidget(self.accounts)
         middle.setStretchFactor(0, 4)
         middle.setStretchFactor(1, 1)
@@ -110,8 +125,9 @@ class MainWindow(QMainWindow):
         vertical = QSplitter(Qt.Orientation.Vertical, self)
         vertical.addWidget(middle)
         vertical.addWidget(self.bottom)
-        vertical.setStretchFactor(0, 3)
+        vertical.setStretchFactor(0, 4)
         vertical.setStretchFactor(1, 1)
+        vertical.setSizes([rows * 20, rows * 5])
         central = QWidget(self)
         layout = QVBoxLayout(central)
         self.disk_banner = DiskFullBanner(controller.services.bus, self)  # hidden until full
@@ -121,8 +137,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self._on_notifications_unread_changed(self.notifications.unread_count())
         self.status = QLabel(self)
+        self.statusBar().addPermanentWidget(self.queue.pause_status)
         self.statusBar().addPermanentWidget(self.status)
-        self.task_actions = TaskActions(self, controller, self.table, self.model)
         self._build_actions()
         self.setWindowIcon(app_icon())
         self.tray = (
@@ -142,6 +158,7 @@ class MainWindow(QMainWindow):
         self.table.cancel_requested.connect(self.task_actions.cancel_tasks)
         self.table.retry_requested.connect(self.task_actions.retry_tasks)
         self.table.export_requested.connect(self.task_actions.export_tasks)
+        self.model.modelReset.connect(self.task_actions.update_enabled)
         self.accounts.login_requested.connect(self._on_accounts_login_requested)
         self.accounts.setup_requested.connect(self._on_setup_requested)
         self.accounts.attention_needed.connect(self._notify)
@@ -218,6 +235,7 @@ class MainWindow(QMainWindow):
         store = self.controller.store
         cursor = await store.last_event_id()  # before the rows: a change after it is re-read
         await self.controller.load_accounts()
+        self.queue.load(await self.controller.batches(), await self.controller.pauses())
         rows = await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING])
         rows += await store.view_rows(states=FINISHED, limit=FIRST_PAGE, newest_first=True)
         self.model.load(rows)
@@ -283,7 +301,8 @@ class MainWindow(QMainWindow):
 
     def _add_batches(self, rows: Sequence[dict[str, Any]]) -> None:
         for batch in dict.fromkeys(r["batch_id"] for r in rows):  # once per batch, not per row
-            self.table.add_batch(batch)
+            self.table.add_batch(batch, self.model.holds.label(batch))
+        self.queue.note_rows(rows)
 
     def _add_to_views(self, rows: Sequence[dict[str, Any]]) -> None:
         self._add_batches(rows)
@@ -367,8 +386,7 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         now = self.controller.now()
-        for lane, panel in self.lanes.items():
-            panel.refresh(self.model.lanes[lane], self.controller.lane_slots(lane), now)
+        self.queue.refresh(now)  # the batches list, the lane panels, pauses, actions
         self.timeline.set_now(now)
         self._update_title()
 
@@ -435,10 +453,10 @@ class MainWindow(QMainWindow):
     def _submit(self, dialog: NewBatchDialog) -> None:
         tasks = dialog.tasks()
         if tasks:
-            spawn(self._submit_tasks(tasks), "submit")
+            spawn(self._submit_tasks(tasks, dialog.batch_info()), "submit")
 
-    async def _submit_tasks(self, tasks: Sequence[NewTask]) -> None:
-        self._notify_submitted(await self.controller.submit(tasks))
+    async def _submit_tasks(self, tasks: Sequence[NewTask], batch: BatchInfo | None = None) -> None:
+        self._notify_submitted(await self.controller.submit(tasks, batch))
 
     def _notify_submitted(self, result: SubmitResult) -> None:
         text = self.tr("%n task(s) added", "", len(result.added))
@@ -482,6 +500,8 @@ class MainWindow(QMainWindow):
         if dialog is None:
             dialog = TaskDetailsDialog(record, events, self, now=self.controller.now)
             dialog.finished.connect(lambda _r, t=task_id: self._details.pop(t, None))
+            dialog.retry_requested.connect(lambda t: self.task_actions.retry_tasks([t]))
+            dialog.retry_with_prompt_requested.connect(self.task_actions.retry_with_prompt)
             self._details[task_id] = dialog
         dialog.show()
         dialog.raise_()

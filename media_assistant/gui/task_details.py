@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from media_assistant.core.records import TaskEventRecord, TaskRecord
 from media_assistant.gui import labels
+from media_assistant.gui.event_text import attempt_of
 from media_assistant.gui.style import (
     LANE_COLORS,
     RED,
@@ -39,10 +41,18 @@ from media_assistant.gui.task_events import EventLogView, local_time
 from media_assistant.gui.task_result import TaskResultPage
 
 _MUTED = "color: palette(placeholder-text);"
+_ERROR_STYLE = f"color: {RED}; border: 1px solid {RED}; border-radius: 4px; padding: 4px;"
+_NOTE_STYLE = "border: 1px solid palette(mid); border-radius: 4px; padding: 4px;"
 
 
 class TaskDetailsDialog(QDialog):
-    """The result viewer and per-task log. ``now`` is the clock the running duration uses."""
+    """The result viewer and per-task log. ``now`` is the clock the running duration uses.
+
+    A failed or canceled task can be run again from here: *Retry*, or *Edit prompt and retry*
+    (the prompt tab becomes editable; the edited prompt replaces the task's own)."""
+
+    retry_requested = Signal(str)  # task id
+    retry_with_prompt_requested = Signal(str, str)  # task id, the edited prompt
 
     def __init__(
         self,
@@ -67,6 +77,15 @@ class TaskDetailsDialog(QDialog):
         self.tabs.addTab(self._build_log_tab(), self.tr("&Event log"))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
+        self.retry_button = QPushButton(self.tr("Retry"), self)
+        self.retry_button.setObjectName("retryButton")
+        self.retry_button.clicked.connect(self._on_retry_button_clicked)
+        self.edit_button = QPushButton(self.tr("Edit prompt and retry…"), self)
+        self.edit_button.setObjectName("editRetryButton")
+        self.edit_button.clicked.connect(self._on_edit_button_clicked)
+        buttons.addButton(self.retry_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.edit_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self._editing = False
 
         layout = QVBoxLayout(self)
         layout.addLayout(self._build_header())
@@ -85,7 +104,7 @@ class TaskDetailsDialog(QDialog):
         self.setWindowTitle(self.tr("Task %1").replace("%1", record.task_id))
         self._fill_header(record)
         self.result_page.show_record(record)
-        if self.prompt_view.toPlainText() != record.prompt:
+        if not self._editing and self.prompt_view.toPlainText() != record.prompt:
             self.prompt_view.setPlainText(record.prompt)
         system = record.system_prompt or ""
         if self.system_view.toPlainText() != system:
@@ -95,6 +114,45 @@ class TaskDetailsDialog(QDialog):
             self._clock.start()
         else:
             self._clock.stop()
+        self._update_retry_buttons(record)
+
+    def _update_retry_buttons(self, record: TaskRecord) -> None:
+        can = record.state in ("failed", "canceled")
+        why_not = (
+            self.tr("It has not finished yet")
+            if record.state in ("pending", "running")
+            else self.tr("It succeeded: nothing to retry")
+        )
+        self.retry_button.setEnabled(can)
+        self.retry_button.setToolTip(
+            self.tr("Run this task again (same row, 3 more attempts)") if can else why_not
+        )
+        self.edit_button.setEnabled(can or self._editing)
+        if not self._editing:
+            self.edit_button.setToolTip(
+                self.tr("Change the prompt, then run the task again with it") if can else why_not
+            )
+
+    def _on_retry_button_clicked(self) -> None:
+        self.retry_requested.emit(self._record.task_id)
+
+    def _on_edit_button_clicked(self) -> None:
+        if not self._editing:
+            self._editing = True
+            self.prompt_view.setReadOnly(False)
+            self.tabs.setCurrentIndex(1)
+            self.prompt_view.setFocus()
+            self.edit_button.setText(self.tr("Retry with this prompt"))
+            self.edit_button.setToolTip(self.tr("Run the task again with the prompt as edited"))
+            return
+        prompt = self.prompt_view.toPlainText().strip()
+        if not prompt:
+            self.edit_button.setToolTip(self.tr("The prompt cannot be empty"))
+            return
+        self._editing = False
+        self.prompt_view.setReadOnly(True)
+        self.edit_button.setText(self.tr("Edit prompt and retry…"))
+        self.retry_with_prompt_requested.emit(self._record.task_id, prompt)
 
     def update_events(self, events: Sequence[TaskEventRecord]) -> None:
         self.log_view.set_events(events)
@@ -152,9 +210,7 @@ class TaskDetailsDialog(QDialog):
         self.error_label = QLabel(self, wordWrap=True)
         self.error_label.setObjectName("errorLabel")
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_label.setStyleSheet(
-            f"color: {RED}; border: 1px solid {RED}; border-radius: 4px; padding: 4px;"
-        )
+        self.error_label.setStyleSheet(_ERROR_STYLE)
         header = QVBoxLayout()
         header.addWidget(self.title_label)
         header.addWidget(self.id_label)
@@ -178,7 +234,11 @@ class TaskDetailsDialog(QDialog):
         self.fields["lane"].setText(labels.lane(record.model_kind))
         self.fields["lane"].setStyleSheet(f"color: {lane_colour}; font-weight: bold;")
         self.fields["account"].setText(record.account_id or "—")
-        self.fields["attempt"].setText(f"{record.attempt}/{record.max_attempts}")
+        self.fields["attempt"].setText(
+            attempt_of(
+                record.attempt, record.max_attempts, record.attempt_base, record.operator_retries
+            )
+        )
         self.fields["started"].setText(local_time(record.started_at) or "—")
         self.fields["finished"].setText(local_time(record.finished_at) or "—")
         self.fields["priority"].setText(str(record.priority))
@@ -186,9 +246,22 @@ class TaskDetailsDialog(QDialog):
         self.id_label.setText(ids.replace("%2", record.batch_id))
         self._on_clock_timeout()
         failed = record.state == "failed" or (record.state != "success" and record.error_kind)
-        if failed and (record.error_kind or record.error_message):
+        if record.state == "canceled" or record.error_kind == "canceled":
+            # The operator's own cancel: said plainly, not styled as an error.
+            self.error_label.setText(self.tr("Canceled, as you asked."))
+            self.error_label.setStyleSheet(_NOTE_STYLE)
+            self.error_label.setToolTip(record.error_message or "")
+            self.error_label.show()
+        elif failed and (record.error_kind or record.error_message):
             kind = labels.error_kind(record.error_kind or "")
-            self.error_label.setText(f"{kind}\n{record.error_message or ''}".strip())
+            detail = labels.error_detail(record.error_kind, record.error_message)
+            if record.state == "pending":  # a retry follows: a note, not an alarm
+                kind = self.tr("The last attempt failed; another follows: %1").replace("%1", kind)
+            self.error_label.setText(f"{kind}\n{detail}".strip())
+            self.error_label.setStyleSheet(
+                _ERROR_STYLE if record.state == "failed" else _NOTE_STYLE
+            )
+            self.error_label.setToolTip(record.error_message or "")
             self.error_label.show()
         else:
             self.error_label.hide()

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 
 from media_assistant.core.records import TaskEventRecord
 from media_assistant.gui import labels
+from media_assistant.gui.event_text import event_text, event_tooltip
 from media_assistant.gui.style import AMBER, RED, STATE_COLORS, latin_width, state_icon
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -42,19 +43,33 @@ class EventLogModel(QAbstractTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._events: list[TaskEventRecord] = []
+        self._attempts: list[str] = []  # the attempt column as shown
+        self._base = 0
         self._headers = [self.tr("Time"), self.tr("Kind"), self.tr("Attempt"), self.tr("Message")]
 
     def set_events(self, events: Sequence[TaskEventRecord]) -> None:
         known = [e.id for e in self._events]
         if [e.id for e in events[: len(known)]] != known:
             self.beginResetModel()  # history was rewritten (rare): start over
-            self._events = list(events)
+            self._events, self._attempts, self._base = [], [], 0
+            self._extend(events)
             self.endResetModel()
             return
         if len(events) > len(known):
             self.beginInsertRows(QModelIndex(), len(known), len(events) - 1)
-            self._events.extend(events[len(known) :])
+            self._extend(events[len(known) :])
             self.endInsertRows()
+
+    def _extend(self, events: Sequence[TaskEventRecord]) -> None:
+        """The attempt column counts within the operator's retry round, as the table does: an
+        attempt started with ``base`` 1 (after a retry) shows as 1, not 2."""
+        for event in events:
+            if event.code == "started":
+                self._base = int(event.params.get("base") or 0)
+            self._events.append(event)
+            self._attempts.append(
+                "" if event.attempt is None else str(max(event.attempt - self._base, 0))
+            )
 
     def kind_labels(self) -> list[str]:
         return labels.event_kinds()
@@ -86,13 +101,13 @@ class EventLogModel(QAbstractTableModel):
             if column == self.KIND:
                 return labels.event_kind(event.kind)
             if column == self.ATTEMPT:
-                return "" if event.attempt is None else str(event.attempt)
-            return event.message
+                return self._attempts[index.row()]
+            return event_text(event)  # the operator's language; the English line is the tooltip
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == self.TIME:
                 return local_time(event.at)
             if column == self.MESSAGE:
-                return event.message
+                return event_tooltip(event)
         if role == Qt.ItemDataRole.DecorationRole and column == self.KIND:
             return state_icon(icon_state)
         if role == Qt.ItemDataRole.ForegroundRole and (
@@ -149,8 +164,8 @@ class EventLogView(QTableView):
         lines = []
         for row in rows:
             e = self.log_model.event_at(row)
-            attempt = "" if e.attempt is None else str(e.attempt)
+            attempt = str(self.log_model.data(self.log_model.index(row, EventLogModel.ATTEMPT)))
             kind = labels.event_kind(e.kind)  # as shown
-            lines.append("\t".join([local_time(e.at), kind, attempt, e.message]))
+            lines.append("\t".join([local_time(e.at), kind, attempt, event_text(e)]))
         if lines:
             QGuiApplication.clipboard().setText("\n".join(lines))

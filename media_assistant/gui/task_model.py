@@ -30,6 +30,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from media_assistant.gui import labels
+from media_assistant.gui.event_text import attempt_cell, attempt_text
+from media_assistant.gui.queue_holds import QueueHolds
 from media_assistant.gui.style import (
     AMBER,
     HEARTBEAT_AMBER_S,
@@ -47,6 +49,7 @@ from media_assistant.gui.task_rows import (
     COL_HEARTBEAT,
     COL_LANE,
     COL_MODEL,
+    COL_PRIORITY,
     COL_STARTED,
     COL_STATE,
     COL_TASK,
@@ -70,6 +73,10 @@ FIELD_COLUMNS: dict[str, tuple[int, ...]] = {
     "state": (COL_STATE, COL_HEARTBEAT, COL_DURATION, COL_TASK),
     "attempt": (COL_ATTEMPT,),
     "max_attempts": (COL_ATTEMPT,),
+    "attempt_base": (COL_ATTEMPT,),
+    "operator_retries": (COL_ATTEMPT,),
+    "priority": (COL_PRIORITY,),
+    "prompt_head": (COL_TASK,),
     "account_id": (COL_ACCOUNT,),
     "started_at": (COL_STARTED, COL_DURATION),
     "finished_at": (COL_DURATION,),
@@ -91,7 +98,7 @@ _ROLES = frozenset(
 )
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-_RIGHT_ALIGNED = frozenset({COL_ATTEMPT, COL_HEARTBEAT, COL_DURATION})
+_RIGHT_ALIGNED = frozenset({COL_ATTEMPT, COL_HEARTBEAT, COL_DURATION, COL_PRIORITY})
 _STATE_BRUSHES = {state: QBrush(QColor(hex_)) for state, hex_ in STATE_COLORS.items()}
 _AMBER_BRUSH, _RED_BRUSH = QBrush(QColor(AMBER)), QBrush(QColor(RED))
 
@@ -109,7 +116,12 @@ class TaskTableModel(QAbstractTableModel):
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._filter = TaskFilter()
         self.lanes: dict[str, LaneIndex] = {"web": LaneIndex(), "api": LaneIndex()}
+        # The same per batch: the lane panels follow the batch the operator picked.
+        self.batch_lanes: dict[str, dict[str, LaneIndex]] = {}
         self.batches = BatchCounts()
+        self.prioritized: set[str] = set()  # tasks with a priority other than 0
+        # Pauses and schedules (the window feeds it): a pending task says what it waits for.
+        self.holds = QueueHolds()
         self._dirty = False  # a change may have moved rows in or out of the filter or order
         self._headers = [
             self.tr("Task"),
@@ -122,6 +134,7 @@ class TaskTableModel(QAbstractTableModel):
             self.tr("Started"),
             self.tr("Duration"),
             self.tr("Error"),
+            self.tr("Priority"),
         ]
         # Looked up on every paint: translated once.
         self._state_names = labels.task_states()
@@ -142,8 +155,14 @@ class TaskTableModel(QAbstractTableModel):
             for lane in ("web", "api")
         }
         self.batches = BatchCounts()
+        self.batch_lanes = {}
+        self.prioritized = {r.task_id for r in self._all.values() if r.priority}
+        by_batch: dict[tuple[str, str], list[Row]] = {}
         for row in self._all.values():
             self.batches.add(row)
+            by_batch.setdefault((row.batch_id, row.model_kind), []).append(row)
+        for (batch, lane), batch_rows in by_batch.items():
+            self.batch_lanes.setdefault(batch, {})[lane] = LaneIndex.build(batch_rows)
         self.endResetModel()
 
     def append(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -153,7 +172,10 @@ class TaskTableModel(QAbstractTableModel):
         for row in new:
             self._all[row.task_id] = row
             self.lanes.setdefault(row.model_kind, LaneIndex()).add(row)
+            self.batch_lane(row).add(row)
             self.batches.add(row)
+            if row.priority:
+                self.prioritized.add(row.task_id)
         new.sort(key=lambda r: r.seq)
         plain = self._sort is None and not self._filter.active
         if plain and (not self._rows or new[0].seq > self._rows[-1].seq):
@@ -191,8 +213,11 @@ class TaskTableModel(QAbstractTableModel):
                     cols.update(FIELD_COLUMNS.get(name, ()))
             if not cols:
                 continue
+            if "priority" in values:
+                (self.prioritized.add if row.priority else self.prioritized.discard)(task_id)
             if row.state != old_state:
                 self.lanes.setdefault(row.model_kind, LaneIndex()).moved(row, old_state)
+                self.batch_lane(row).moved(row, old_state)
                 self.batches.moved(row, old_state)
             self._dirty = True
             r = self.row_for(task_id)
@@ -226,6 +251,13 @@ class TaskTableModel(QAbstractTableModel):
         self._front = 0
         self._row_by_id = {row.task_id: i for i, row in enumerate(self._rows)}
 
+    def batch_lane(self, row: Row) -> LaneIndex:
+        lanes = self.batch_lanes.setdefault(row.batch_id, {})
+        index = lanes.get(row.model_kind)
+        if index is None:
+            index = lanes[row.model_kind] = LaneIndex()
+        return index
+
     # ---------------------------------------------------------------- lookups
 
     def row_for(self, task_id: str) -> int | None:
@@ -237,6 +269,19 @@ class TaskTableModel(QAbstractTableModel):
 
     def task(self, task_id: str) -> Row | None:
         return self._all.get(task_id)
+
+    def rows_of_batch(self, batch_id: str) -> list[Row]:
+        """Every loaded task of a batch, in submission order."""
+        return sorted(
+            (r for r in self._all.values() if r.batch_id == batch_id), key=lambda r: r.seq
+        )
+
+    def repaint_states(self) -> None:
+        """Pauses or schedules changed: what pending tasks wait for may read differently."""
+        if self._rows:
+            self.dataChanged.emit(
+                self.index(0, COL_STATE), self.index(len(self._rows) - 1, COL_STATE)
+            )
 
     def rows(self) -> Sequence[Row]:
         """The visible rows, in display order."""
@@ -301,12 +346,22 @@ class TaskTableModel(QAbstractTableModel):
             text = self._state_names.get(row.state, row.state)
             if row.state == "running" and row.cancel_requested:
                 return self.tr("Canceling…")
-            if row.state == "pending" and row.not_before and row.not_before > self._now():
-                wait = format_duration(row.not_before - self._now())
-                return self.tr("Retry in %1").replace("%1", wait)
+            if row.state == "pending":
+                hold = self.holds.batch_hold(row.batch_id, row.model_kind, self._now())
+                if hold is not None and hold.kind == "paused":
+                    return self.tr("Paused")
+                if hold is not None and hold.until is not None:
+                    return self.tr("Scheduled %1").replace("%1", self.clock_text(hold.until))
+                if row.not_before and row.not_before > self._now():
+                    wait = format_duration(row.not_before - self._now())
+                    return self.tr("Retry in %1").replace("%1", wait)
             return text
         if col == COL_ATTEMPT:
-            return f"{row.attempt}/{row.max_attempts}" if row.attempt else ""
+            return attempt_cell(
+                row.attempt, row.max_attempts, row.attempt_base, row.operator_retries
+            )
+        if col == COL_PRIORITY:
+            return str(row.priority) if row.priority else ""
         if col == COL_HEARTBEAT:
             age = self.heartbeat_age(row)
             return format_duration(age) if age is not None else ""
@@ -317,13 +372,21 @@ class TaskTableModel(QAbstractTableModel):
         if col == COL_DURATION:
             return format_duration(self.duration(row))
         if col == COL_ERROR:
+            if row.error_kind == "canceled":  # the operator's own cancel is no error
+                return ""
             return labels.error_text(row.error_kind, row.error_message) if row.error_kind else ""
         return ""
+
+    def clock_text(self, ts: float) -> str:
+        """``01:00`` within the next day (the usual night run), ``12-02 01:00`` further off."""
+        moment = QDateTime.fromSecsSinceEpoch(int(ts))
+        return moment.toString("HH:mm" if ts - self._now() < 20 * 3600 else "MM-dd HH:mm")
 
     def state_texts(self) -> list[str]:
         """What the state column can show, the longest derived texts included (to size it)."""
         retry = self.tr("Retry in %1").replace("%1", format_duration(599))
-        return [*self._state_names.values(), self.tr("Canceling…"), retry]
+        scheduled = self.tr("Scheduled %1").replace("%1", "23:59")
+        return [*self._state_names.values(), self.tr("Canceling…"), retry, scheduled]
 
     def heartbeat_age(self, row: Row) -> float | None:
         if row.state != "running" or row.heartbeat_at is None:
@@ -349,8 +412,9 @@ class TaskTableModel(QAbstractTableModel):
                 return _RED_BRUSH
             if age is not None and age > HEARTBEAT_AMBER_S:
                 return _AMBER_BRUSH
-        if col == COL_ERROR and row.error_kind:
-            return _STATE_BRUSHES["failed"]
+        if col == COL_ERROR and row.error_kind and row.error_kind != "canceled":
+            # Amber while it will be tried again, red once it failed.
+            return _STATE_BRUSHES["failed"] if row.state == "failed" else _AMBER_BRUSH
         return None
 
     def _tooltip(self, row: Row, col: int) -> str | None:
@@ -358,6 +422,10 @@ class TaskTableModel(QAbstractTableModel):
             return f"{row.task_id}\n{row.title or ''}\n{row.prompt_head}".strip()
         if col == COL_ERROR and row.error_message:
             return row.error_message
+        if col == COL_ATTEMPT and row.attempt:
+            return attempt_text(
+                row.attempt, row.max_attempts, row.attempt_base, row.operator_retries
+            )
         if col == COL_HEARTBEAT and row.state == "running":
             return self.tr("%n characters so far", "", row.progress_chars)
         return None

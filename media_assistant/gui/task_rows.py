@@ -20,8 +20,9 @@ from media_assistant.core.states import TERMINAL_STATES
     COL_STARTED,
     COL_DURATION,
     COL_ERROR,
-) = range(10)
-COLUMN_COUNT = 10
+    COL_PRIORITY,
+) = range(11)
+COLUMN_COUNT = 11
 # Columns whose value changes with the clock, not with events: never re-sorted live.
 TICKING = frozenset({COL_HEARTBEAT, COL_DURATION})
 TERMINAL = frozenset(s.value for s in TERMINAL_STATES)  # plain strings, as rows hold them
@@ -51,6 +52,8 @@ class Row:
     error_message: str | None
     created_at: float
     priority: int
+    attempt_base: int = 0  # attempts used before the operator's last retry (schema v6)
+    operator_retries: int = 0
 
     @property
     def label(self) -> str:
@@ -69,6 +72,8 @@ def make_row(r: Mapping[str, Any]) -> Row:
             "cancel_requested": bool(r.get("cancel_requested")),
             "progress_chars": r.get("progress_chars") or 0,
             "priority": r.get("priority") or 0,
+            "attempt_base": r.get("attempt_base") or 0,
+            "operator_retries": r.get("operator_retries") or 0,
         }
     )
 
@@ -117,6 +122,7 @@ def sort_key(col: int, now: float) -> Callable[[Row], Any]:
             r.seq,
         ),
         COL_ERROR: lambda r: (r.error_kind or "", r.seq),
+        COL_PRIORITY: lambda r: (r.priority, -r.seq),
     }
     return keys.get(col, lambda r: r.seq)
 
@@ -175,26 +181,54 @@ class LaneIndex:
         return index
 
 
+@dataclass(frozen=True, slots=True)
+class BatchTally:
+    total: int = 0
+    ended: int = 0
+    not_successful: int = 0  # failed + canceled
+    failed: int = 0
+    running: int = 0
+    pending: int = 0
+
+
+_ENDED, _TOTAL, _BAD, _FAILED, _RUNNING, _PENDING = range(6)
+
+
 @dataclass
 class BatchCounts:
-    """Per batch: (ended, total, ended unsuccessfully), kept up to date as rows change."""
+    """Per batch: ended, total, ended unsuccessfully, failed, running, pending — kept up to
+    date as rows change, so the batches list and the title never walk every row."""
 
     counts: dict[str, list[int]] = field(default_factory=dict)
+    version: int = 0  # bumped on every change: views recompute only when it moved
+
+    def _tally(self, c: list[int], state: str, sign: int) -> None:
+        if state in TERMINAL:
+            c[_ENDED] += sign
+            c[_BAD] += sign * (state != "success")
+            c[_FAILED] += sign * (state == "failed")
+        elif state == "running":
+            c[_RUNNING] += sign
+        elif state == "pending":
+            c[_PENDING] += sign
 
     def add(self, row: Row) -> None:
-        c = self.counts.setdefault(row.batch_id, [0, 0, 0])
-        c[1] += 1
-        if row.state in TERMINAL:
-            c[0] += 1
-            c[2] += row.state != "success"
+        self.version += 1
+        c = self.counts.setdefault(row.batch_id, [0] * 6)
+        c[_TOTAL] += 1
+        self._tally(c, row.state, 1)
 
     def moved(self, row: Row, old_state: str) -> None:
-        c = self.counts.setdefault(row.batch_id, [0, 0, 0])
-        for state, sign in ((old_state, -1), (row.state, 1)):
-            if state in TERMINAL:
-                c[0] += sign
-                c[2] += sign * (state != "success")
+        self.version += 1
+        c = self.counts.setdefault(row.batch_id, [0] * 6)
+        self._tally(c, old_state, -1)
+        self._tally(c, row.state, 1)
 
     def of(self, batch_id: str) -> tuple[int, int, int]:
-        c = self.counts.get(batch_id, [0, 0, 0])
-        return c[0], c[1], c[2]
+        """(ended, total, ended unsuccessfully)."""
+        c = self.counts.get(batch_id, [0] * 6)
+        return c[_ENDED], c[_TOTAL], c[_BAD]
+
+    def tally(self, batch_id: str) -> BatchTally:
+        c = self.counts.get(batch_id, [0] * 6)
+        return BatchTally(c[_TOTAL], c[_ENDED], c[_BAD], c[_FAILED], c[_RUNNING], c[_PENDING])

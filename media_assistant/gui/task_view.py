@@ -4,7 +4,7 @@ once-a-second repaint of the ticking columns of the visible rows (no model signa
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -25,6 +25,7 @@ from media_assistant.gui.task_rows import (
     COL_DURATION,
     COL_HEARTBEAT,
     COL_LANE,
+    COL_PRIORITY,
     COL_STARTED,
     COL_STATE,
     COL_TASK,
@@ -39,6 +40,9 @@ class TaskTable(QWidget):
     cancel_requested = Signal(list)
     retry_requested = Signal(list)
     export_requested = Signal(list)
+    priority_requested = Signal(list, str)  # task ids, "top" | "bottom" | "set"
+    selection_changed = Signal()  # the window re-checks which actions apply
+    batch_filter_changed = Signal(str)  # "" = all batches
 
     def __init__(self, model: TaskTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,6 +101,7 @@ class TaskTable(QWidget):
             (COL_HEARTBEAT, 6),
             (COL_STARTED, 7),
             (COL_DURATION, 6),
+            (COL_PRIORITY, 4),
         ):
             # Room for the header in any language, with its sort arrow.
             title = str(model.headerData(col, Qt.Orientation.Horizontal))
@@ -108,6 +113,17 @@ class TaskTable(QWidget):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._on_view_context_menu)
         self.view.doubleClicked.connect(self._on_view_double_clicked)
+        self.show_priority_column()
+        self.view.selectionModel().selectionChanged.connect(self.selection_changed)
+        # Enter / Return opens the current task, like a double-click (the table's own
+        # shortcut, so it does not take Enter from the filter fields).
+        self.open_action = QAction(self.tr("Open details"), self.view)
+        self.open_action.setShortcuts(
+            [QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)]
+        )
+        self.open_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.open_action.triggered.connect(self._on_open_action_triggered)
+        self.view.addAction(self.open_action)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -117,6 +133,9 @@ class TaskTable(QWidget):
         self.search.textChanged.connect(self._apply_filters)
         for combo in (self.state_filter, self.lane_filter, self.batch_filter):
             combo.currentIndexChanged.connect(self._apply_filters)
+        self.batch_filter.currentIndexChanged.connect(
+            lambda _i: self.batch_filter_changed.emit(self.current_batch() or "")
+        )
 
         # Ticking columns: repaint what is visible, once a second.
         self._tick = QTimer(self)
@@ -135,9 +154,45 @@ class TaskTable(QWidget):
         if not self._settle.isActive():
             self._settle.start()
 
-    def add_batch(self, batch_id: str) -> None:
-        if self.batch_filter.findData(batch_id) < 0:
-            self.batch_filter.addItem(batch_id, batch_id)
+    def show_priority_column(self) -> None:
+        """The Priority column only while some task has one: room for the task's name."""
+        hidden = not self.model.prioritized
+        if self.view.isColumnHidden(COL_PRIORITY) != hidden:
+            self.view.setColumnHidden(COL_PRIORITY, hidden)
+
+    def add_batch(self, batch_id: str, label: str | None = None) -> None:
+        at = self.batch_filter.findData(batch_id)
+        if at < 0:
+            self.batch_filter.addItem(label or batch_id, batch_id)
+        elif label and self.batch_filter.itemText(at) != label:
+            self.batch_filter.setItemText(at, label)
+
+    def set_batches(self, batches: list[tuple[str, str]]) -> None:
+        """The batches the filter offers, in the batches list's order (newest first), by name;
+        the current choice stays."""
+        current = self.current_batch() or ""
+        known = [
+            (str(self.batch_filter.itemData(i)), self.batch_filter.itemText(i))
+            for i in range(1, self.batch_filter.count())
+        ]
+        if known == batches:
+            return
+        self.batch_filter.blockSignals(True)
+        try:
+            while self.batch_filter.count() > 1:
+                self.batch_filter.removeItem(1)
+            for batch_id, label in batches:
+                self.batch_filter.addItem(label, batch_id)
+            at = self.batch_filter.findData(current) if current else 0
+            self.batch_filter.setCurrentIndex(max(at, 0))
+        finally:
+            self.batch_filter.blockSignals(False)
+
+    def set_batch(self, batch_id: str) -> None:
+        """Show one batch ("" = all), as the batches list asks."""
+        at = self.batch_filter.findData(batch_id) if batch_id else 0
+        if at >= 0 and at != self.batch_filter.currentIndex():
+            self.batch_filter.setCurrentIndex(at)
 
     def selected_ids(self) -> list[str]:
         rows = self.view.selectionModel().selectedRows()
@@ -155,7 +210,8 @@ class TaskTable(QWidget):
         """Heartbeat age and duration tick with the clock: repaint just those cells."""
         header = self.view.horizontalHeader()
         viewport = self.view.viewport()
-        for col in (COL_HEARTBEAT, COL_DURATION):
+        # The state column too: "Retry in 0:42" and "Scheduled 01:00" move with the clock.
+        for col in (COL_HEARTBEAT, COL_DURATION, COL_STATE):
             x = header.sectionViewportPosition(col)
             viewport.update(QRect(x, 0, header.sectionSize(col), viewport.height()))
 
@@ -173,19 +229,43 @@ class TaskTable(QWidget):
     def _on_view_double_clicked(self, index: QModelIndex) -> None:
         self.task_activated.emit(str(self.model.data(index, TASK_ID_ROLE)))
 
+    def _on_open_action_triggered(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self.task_activated.emit(str(self.model.data(index, TASK_ID_ROLE)))
+
+    def selected_states(self) -> list[str]:
+        return [row.state for tid in self.selected_ids() if (row := self.model.task(tid))]
+
     def _on_view_context_menu(self, pos: QPoint) -> None:
         ids = self.selected_ids()
         if not ids:
             return
+        states = self.selected_states()
+        unfinished = [s for s in states if s in ("pending", "running")]
+        retryable = [s for s in states if s in ("failed", "canceled")]
         menu = QMenu(self)
         details = QAction(self.tr("Details…"), menu)
         details.triggered.connect(lambda: self.task_activated.emit(ids[0]))
-        cancel = QAction(self.tr("Cancel %n task(s)", "", len(ids)), menu)
+        cancel = QAction(self.tr("Cancel %n task(s)", "", len(unfinished)), menu)
+        cancel.setEnabled(bool(unfinished))
         cancel.triggered.connect(lambda: self.cancel_requested.emit(ids))
-        retry = QAction(self.tr("Retry %n task(s)", "", len(ids)), menu)
+        retry = QAction(self.tr("Retry %n task(s)", "", len(retryable)), menu)
+        retry.setEnabled(bool(retryable))
         retry.triggered.connect(lambda: self.retry_requested.emit(ids))
         export = QAction(self.tr("Export selection…"), menu)
         export.triggered.connect(lambda: self.export_requested.emit(ids))
-        for action in (details, cancel, retry, export):
+        for action in (details, cancel, retry):
             menu.addAction(action)
+        priority = menu.addMenu(self.tr("Priority"))
+        priority.setEnabled(bool(unfinished))
+        for text, where in (
+            (self.tr("Move to the top"), "top"),
+            (self.tr("Move to the bottom"), "bottom"),
+            (self.tr("Set priority…"), "set"),
+        ):
+            priority.addAction(text).triggered.connect(
+                lambda _=False, w=where: self.priority_requested.emit(ids, w)
+            )
+        menu.addAction(export)
         menu.exec(self.view.viewport().mapToGlobal(pos))

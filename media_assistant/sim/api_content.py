@@ -118,6 +118,27 @@ def make_reply(
     return Reply(content=content, reasoning=reasoning, prompt_tokens=prompt_tokens)
 
 
+REFUSALS = {
+    "refusal": "I'm sorry, but I can't help with that request.",
+    "refusal_zh": "抱歉，我无法回答这个问题。",
+}
+LENGTH_CUT_CHARS = 60  # what a "length" fault leaves of the answer
+
+
+def poor_reply(reply: Reply, fault: object) -> Reply:
+    """The answer an injected refusal or length fault turns ``reply`` into (else ``reply``)."""
+    name = str(getattr(fault, "value", fault))
+    if name in REFUSALS:
+        return Reply(content=REFUSALS[name], reasoning="", prompt_tokens=reply.prompt_tokens)
+    if name == "length":
+        return Reply(reply.content[:LENGTH_CUT_CHARS], reply.reasoning, reply.prompt_tokens)
+    return reply
+
+
+def finish_reason(fault: object) -> str:
+    return "length" if str(getattr(fault, "value", fault)) == "length" else "stop"
+
+
 def split_chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
@@ -167,7 +188,7 @@ class ChunkWriter:
         return b'data: {"id": "chatcmpl-broken", "choices": [{"delta": {"content": "x"\n\n'
 
 
-def completion_body(model: str, reply: Reply) -> dict[str, Any]:
+def completion_body(model: str, reply: Reply, finish: str = "stop") -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
     if reply.reasoning:
         message["reasoning_content"] = reply.reasoning
@@ -176,7 +197,7 @@ def completion_body(model: str, reply: Reply) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": reply.usage(),
     }
 

@@ -13,7 +13,13 @@ from typing import NoReturn
 
 from aiohttp import web
 
-from media_assistant.sim.api_content import ChunkWriter, Reply, completion_body, split_chunks
+from media_assistant.sim.api_content import (
+    ChunkWriter,
+    Reply,
+    completion_body,
+    finish_reason,
+    split_chunks,
+)
 from media_assistant.sim.api_faults import Fault
 
 CHUNKS_BEFORE_FAULT = 3  # stall/disconnect/malformed: chunks sent before the fault shows
@@ -70,7 +76,8 @@ class ReplySender:
         if fault is Fault.MALFORMED:
             broken = '{"id": "chatcmpl-broken", "choices": ['
             return web.Response(text=broken, content_type="application/json", headers=headers)
-        return web.json_response(completion_body(model, reply), headers=headers)
+        body = completion_body(model, reply, finish_reason(fault))
+        return web.json_response(body, headers=headers)
 
     async def stream(
         self,
@@ -112,7 +119,7 @@ class ReplySender:
             await response.write(writer.chunk({field_name: piece}))
             # Against the clock, not step by step, so small sleeps do not add up to a late answer.
             await asyncio.sleep(max(0.0, started + first_token + (index + 1) * step - loop.time()))
-        await response.write(writer.chunk({}, finish_reason="stop"))
+        await response.write(writer.chunk({}, finish_reason=finish_reason(fault)))
         if include_usage:
             await response.write(writer.usage_chunk(reply.usage()))
         await response.write(writer.done())

@@ -32,6 +32,7 @@ from media_assistant.sim.api_content import (
     error_body,
     last_user_text,
     make_reply,
+    poor_reply,
     task_marker,
 )
 from media_assistant.sim.api_faults import (
@@ -276,6 +277,7 @@ class ApiSimulator(ThreadedServer):
 
         fault = rule.fault if rule else None
         reply = make_reply(self.config.seed, model, messages, self.config.answer_chars)
+        reply = poor_reply(reply, fault)
         latency = self._rng.uniform(*self.config.latency_s) * self.config.time_scale
         assert self._replies is not None
         with self._stats.in_flight(key):

@@ -184,6 +184,33 @@
     </message>
 </context>
 <context>
+    <name>AccountProblem</name>
+    <message>
+        <source>A captcha or challenge needs a person: solve it in its browser</source>
+        <translation>A captcha or challenge needs a person: solve it in its browser</translation>
+    </message>
+    <message>
+        <source>Its browser profile is in use by another program</source>
+        <translation>Its browser profile is in use by another program</translation>
+    </message>
+    <message>
+        <source>It cannot start: check its settings (see the tooltip)</source>
+        <translation>It cannot start: check its settings (see the tooltip)</translation>
+    </message>
+    <message>
+        <source>Signed out: press Log in and sign in again</source>
+        <translation>Signed out: press Log in and sign in again</translation>
+    </message>
+    <message>
+        <source>The API key was rejected: store a valid key</source>
+        <translation>The API key was rejected: store a valid key</translation>
+    </message>
+    <message>
+        <source>Needs a look (see the tooltip)</source>
+        <translation>Needs a look (see the tooltip)</translation>
+    </message>
+</context>
+<context>
     <name>AccountState</name>
     <message>
         <source>Working</source>
@@ -249,12 +276,28 @@
         <translation>Requests in flight (1..5)</translation>
     </message>
     <message>
+        <source>Paused</source>
+        <translation>Paused</translation>
+    </message>
+    <message>
+        <source>finishing the current task</source>
+        <translation>finishing the current task</translation>
+    </message>
+    <message>
         <source>pacing: ready</source>
         <translation>pacing: ready</translation>
     </message>
     <message>
         <source>Account %1 paused</source>
         <translation>Account %1 paused</translation>
+    </message>
+    <message>
+        <source>Resume %1</source>
+        <translation>Resume %1</translation>
+    </message>
+    <message>
+        <source>Pause %1 (its current task finishes)</source>
+        <translation>Pause %1 (its current task finishes)</translation>
     </message>
     <message>
         <source>Reset %1</source>
@@ -376,6 +419,14 @@ Switch to its window, or close it first.</translation>
         <translation>Insert column:</translation>
     </message>
     <message>
+        <source>What each task is called in the task list (its title)</source>
+        <translation>What each task is called in the task list (its title)</translation>
+    </message>
+    <message>
+        <source>Title column:</source>
+        <translation>Title column:</translation>
+    </message>
+    <message>
         <source>Prompts of the first rows:</source>
         <translation>Prompts of the first rows:</translation>
     </message>
@@ -393,6 +444,10 @@ Switch to its window, or close it first.</translation>
     <message>
         <source>Insert this column into the template at the cursor</source>
         <translation>Insert this column into the template at the cursor</translation>
+    </message>
+    <message>
+        <source>(none: the prompt&apos;s beginning)</source>
+        <translation>(none: the prompt&apos;s beginning)</translation>
     </message>
     <message>
         <source>Prompt from the file&apos;s prompt column (this file has none)</source>
@@ -420,6 +475,164 @@ Switch to its window, or close it first.</translation>
     </message>
 </context>
 <context>
+    <name>BatchList</name>
+    <message>
+        <source>Pause</source>
+        <translation>Pause</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Retry failed…</source>
+        <translation>Retry failed…</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>Priority</translation>
+    </message>
+    <message>
+        <source>Move to the top</source>
+        <translation>Move to the top</translation>
+    </message>
+    <message>
+        <source>Move to the bottom</source>
+        <translation>Move to the bottom</translation>
+    </message>
+    <message>
+        <source>Set priority…</source>
+        <translation>Set priority…</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Export…</translation>
+    </message>
+    <message>
+        <source>Batches</source>
+        <translation>Batches</translation>
+    </message>
+    <message>
+        <source>Choose a batch in the list first</source>
+        <translation>Choose a batch in the list first</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Resume</translation>
+    </message>
+    <message>
+        <source>Start this batch&apos;s waiting tasks again</source>
+        <translation>Start this batch&apos;s waiting tasks again</translation>
+    </message>
+    <message>
+        <source>Start nothing new from this batch; running tasks finish</source>
+        <translation>Start nothing new from this batch; running tasks finish</translation>
+    </message>
+    <message>
+        <source>Every task of this batch has finished</source>
+        <translation>Every task of this batch has finished</translation>
+    </message>
+    <message>
+        <source>Cancel every unfinished task of this batch</source>
+        <translation>Cancel every unfinished task of this batch</translation>
+    </message>
+    <message>
+        <source>Run this batch&apos;s failed tasks again</source>
+        <translation>Run this batch&apos;s failed tasks again</translation>
+    </message>
+    <message>
+        <source>No task of this batch failed</source>
+        <translation>No task of this batch failed</translation>
+    </message>
+    <message>
+        <source>Run this batch&apos;s waiting tasks sooner or later</source>
+        <translation>Run this batch&apos;s waiting tasks sooner or later</translation>
+    </message>
+    <message>
+        <source>No task of this batch is waiting</source>
+        <translation>No task of this batch is waiting</translation>
+    </message>
+    <message>
+        <source>Write this batch&apos;s tasks to a file</source>
+        <translation>Write this batch&apos;s tasks to a file</translation>
+    </message>
+    <message>
+        <source>This batch has no tasks</source>
+        <translation>This batch has no tasks</translation>
+    </message>
+</context>
+<context>
+    <name>BatchListModel</name>
+    <message>
+        <source>Batch</source>
+        <translation>Batch</translation>
+    </message>
+    <message>
+        <source>Source file</source>
+        <translation>Source file</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>Created</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>Progress</translation>
+    </message>
+    <message>
+        <source>ETA</source>
+        <translation>ETA</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Failed</translation>
+    </message>
+    <message>
+        <source>All batches</source>
+        <translation>All batches</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 of %2</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Done</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>Paused</translation>
+    </message>
+    <message>
+        <source>Pausing after the current task</source>
+        <translation>Pausing after the current task</translation>
+    </message>
+    <message>
+        <source>Scheduled %1</source>
+        <translation>Scheduled %1</translation>
+    </message>
+    <message>
+        <source>%1 (about %2)</source>
+        <translation>%1 (about %2)</translation>
+    </message>
+    <message>
+        <source>No account can take it now</source>
+        <translation>No account can take it now</translation>
+    </message>
+    <message>
+        <source>After the first result</source>
+        <translation>After the first result</translation>
+    </message>
+    <message>
+        <source>Batch id: %1</source>
+        <translation>Batch id: %1</translation>
+    </message>
+    <message>
+        <source>%1 running · %2 waiting · %3 done · %4 failed</source>
+        <translation>%1 running · %2 waiting · %3 done · %4 failed</translation>
+    </message>
+</context>
+<context>
     <name>BatchOptionsForm</name>
     <message>
         <source>No models are configured</source>
@@ -438,6 +651,26 @@ Switch to its window, or close it first.</translation>
         <translation>&amp;System prompt (optional)</translation>
     </message>
     <message>
+        <source>S&amp;tart at</source>
+        <translation>S&amp;tart at</translation>
+    </message>
+    <message>
+        <source>Nothing of the batch starts before this time</source>
+        <translation>Nothing of the batch starts before this time</translation>
+    </message>
+    <message>
+        <source>&amp;Only between</source>
+        <translation>&amp;Only between</translation>
+    </message>
+    <message>
+        <source>Tasks start only inside these hours each day (e.g. night runs)</source>
+        <translation>Tasks start only inside these hours each day (e.g. night runs)</translation>
+    </message>
+    <message>
+        <source>and</source>
+        <translation>and</translation>
+    </message>
+    <message>
         <source>&amp;Model:</source>
         <translation>&amp;Model:</translation>
     </message>
@@ -448,6 +681,14 @@ Switch to its window, or close it first.</translation>
     <message>
         <source>&amp;Batch id:</source>
         <translation>&amp;Batch id:</translation>
+    </message>
+    <message>
+        <source>Schedule:</source>
+        <translation>Schedule:</translation>
+    </message>
+    <message>
+        <source>The active hours start and end at the same time.</source>
+        <translation>The active hours start and end at the same time.</translation>
     </message>
     <message>
         <source>The file has a model column: it wins; rows that leave it empty use this one.</source>
@@ -684,6 +925,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Heartbeat lost</translation>
     </message>
     <message>
+        <source>Answer turned down by the quality gate</source>
+        <translation>Answer turned down by the quality gate</translation>
+    </message>
+    <message>
         <source>Internal error</source>
         <translation>Internal error</translation>
     </message>
@@ -716,6 +961,245 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Copy</source>
         <translation>Copy</translation>
+    </message>
+</context>
+<context>
+    <name>EventText</name>
+    <message>
+        <source>attempt %1 of %2 (retry %3)</source>
+        <translation>attempt %1 of %2 (retry %3)</translation>
+    </message>
+    <message>
+        <source>attempt %1 of %2</source>
+        <translation>attempt %1 of %2</translation>
+    </message>
+    <message>
+        <source>not started yet (retry %1)</source>
+        <translation>not started yet (retry %1)</translation>
+    </message>
+    <message>
+        <source>not started yet</source>
+        <translation>not started yet</translation>
+    </message>
+    <message>
+        <source>%1 of %2 (retry %3)</source>
+        <translation>%1 of %2 (retry %3)</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 of %2</translation>
+    </message>
+    <message>
+        <source>retry %1</source>
+        <translation>retry %1</translation>
+    </message>
+    <message>
+        <source>%1/%2 · retry %3</source>
+        <translation>%1/%2 · retry %3</translation>
+    </message>
+    <message>
+        <source>back in the queue</source>
+        <translation>back in the queue</translation>
+    </message>
+    <message>
+        <source>no attempts left: the task failed</source>
+        <translation>no attempts left: the task failed</translation>
+    </message>
+    <message>
+        <source>canceled, as you asked</source>
+        <translation>canceled, as you asked</translation>
+    </message>
+    <message>
+        <source>Attempt %1 lost: the app that ran it stopped unexpectedly; %2</source>
+        <translation>Attempt %1 lost: the app that ran it stopped unexpectedly; %2</translation>
+    </message>
+    <message>
+        <source>Attempt %1 lost: no heartbeat for %2; %3</source>
+        <translation>Attempt %1 lost: no heartbeat for %2; %3</translation>
+    </message>
+    <message>
+        <source>another attempt follows</source>
+        <translation>another attempt follows</translation>
+    </message>
+    <message>
+        <source>the task goes to %1</source>
+        <translation>the task goes to %1</translation>
+    </message>
+    <message>
+        <source>Answer turned down by the quality gate: %1; %2</source>
+        <translation>Answer turned down by the quality gate: %1; %2</translation>
+    </message>
+    <message>
+        <source>Self-check: stopped a leftover browser</source>
+        <translation>Self-check: stopped a leftover browser</translation>
+    </message>
+    <message>
+        <source>Self-check: could not stop a leftover browser</source>
+        <translation>Self-check: could not stop a leftover browser</translation>
+    </message>
+    <message>
+        <source>Self-check: cleared a stale profile lock</source>
+        <translation>Self-check: cleared a stale profile lock</translation>
+    </message>
+    <message>
+        <source>Self-check: the browser profile is held by another program</source>
+        <translation>Self-check: the browser profile is held by another program</translation>
+    </message>
+    <message>
+        <source>Self-check: the browser profile is locked by another computer</source>
+        <translation>Self-check: the browser profile is locked by another computer</translation>
+    </message>
+    <message>
+        <source>Self-check: see the details</source>
+        <translation>Self-check: see the details</translation>
+    </message>
+    <message>
+        <source>Request sent to %1 (with a system prompt)</source>
+        <translation>Request sent to %1 (with a system prompt)</translation>
+    </message>
+    <message>
+        <source>Request sent to %1 (system prompt left out for this model)</source>
+        <translation>Request sent to %1 (system prompt left out for this model)</translation>
+    </message>
+    <message>
+        <source>Request sent to %1</source>
+        <translation>Request sent to %1</translation>
+    </message>
+    <message>
+        <source>Answer received: %1 characters</source>
+        <translation>Answer received: %1 characters</translation>
+    </message>
+    <message>
+        <source>; cut at the model&apos;s length limit</source>
+        <translation>; cut at the model&apos;s length limit</translation>
+    </message>
+    <message>
+        <source>%1 started on %2</source>
+        <translation>%1 started on %2</translation>
+    </message>
+    <message>
+        <source>%1 failed (%2); next attempt in %3</source>
+        <translation>%1 failed (%2); next attempt in %3</translation>
+    </message>
+    <message>
+        <source>Submitted in batch %1</source>
+        <translation>Submitted in batch %1</translation>
+    </message>
+    <message>
+        <source>Canceled before it started</source>
+        <translation>Canceled before it started</translation>
+    </message>
+    <message>
+        <source>Cancel requested: it stops at its next checkpoint</source>
+        <translation>Cancel requested: it stops at its next checkpoint</translation>
+    </message>
+    <message>
+        <source>Retry requested with an edited prompt (retry %1)</source>
+        <translation>Retry requested with an edited prompt (retry %1)</translation>
+    </message>
+    <message>
+        <source>Retry requested (retry %1)</source>
+        <translation>Retry requested (retry %1)</translation>
+    </message>
+    <message>
+        <source>Priority set to %1</source>
+        <translation>Priority set to %1</translation>
+    </message>
+    <message>
+        <source>Succeeded: %1 characters in %2</source>
+        <translation>Succeeded: %1 characters in %2</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Failed: %1</translation>
+    </message>
+    <message>
+        <source>%1: the account rests %2; the task waits (no attempt used)</source>
+        <translation>%1: the account rests %2; the task waits (no attempt used)</translation>
+    </message>
+    <message>
+        <source>Canceled while running, as you asked</source>
+        <translation>Canceled while running, as you asked</translation>
+    </message>
+    <message>
+        <source>Back in the queue: the app was closed (no attempt used)</source>
+        <translation>Back in the queue: the app was closed (no attempt used)</translation>
+    </message>
+    <message>
+        <source>Back in the queue: %1 was switched off as it took the task</source>
+        <translation>Back in the queue: %1 was switched off as it took the task</translation>
+    </message>
+    <message>
+        <source>Back in the queue: the lane was stopping</source>
+        <translation>Back in the queue: the lane was stopping</translation>
+    </message>
+    <message>
+        <source>An answer this account started %1 ago (task %2) may still be generating on the site: looking before sending</source>
+        <translation>An answer this account started %1 ago (task %2) may still be generating on the site: looking before sending</translation>
+    </message>
+    <message>
+        <source>Its conversation is unknown; going on (a conflict now does not use an attempt)</source>
+        <translation>Its conversation is unknown; going on (a conflict now does not use an attempt)</translation>
+    </message>
+    <message>
+        <source>The site adapter cannot tell whether it still runs; going on (a conflict now does not use an attempt)</source>
+        <translation>The site adapter cannot tell whether it still runs; going on (a conflict now does not use an attempt)</translation>
+    </message>
+    <message>
+        <source>It was still generating: stopped it</source>
+        <translation>It was still generating: stopped it</translation>
+    </message>
+    <message>
+        <source>It had ended</source>
+        <translation>It had ended</translation>
+    </message>
+    <message>
+        <source>Its page shows no conversation; going on</source>
+        <translation>Its page shows no conversation; going on</translation>
+    </message>
+    <message>
+        <source>Could not look at its page; going on</source>
+        <translation>Could not look at its page; going on</translation>
+    </message>
+    <message>
+        <source>Browser started (process %1)</source>
+        <translation>Browser started (process %1)</translation>
+    </message>
+    <message>
+        <source>The new-chat button gave no empty chat within %1: the page was loaded instead (slower; check the site adapter)</source>
+        <translation>The new-chat button gave no empty chat within %1: the page was loaded instead (slower; check the site adapter)</translation>
+    </message>
+    <message>
+        <source>Cancel: clicked the page&apos;s stop button</source>
+        <translation>Cancel: clicked the page&apos;s stop button</translation>
+    </message>
+    <message>
+        <source>Cancel: the page showed no stop button</source>
+        <translation>Cancel: the page showed no stop button</translation>
+    </message>
+    <message>
+        <source>The site kept generating: its browser was closed</source>
+        <translation>The site kept generating: its browser was closed</translation>
+    </message>
+    <message>
+        <source>Answer taken without a done marker: site adapter %1 may be outdated</source>
+        <translation>Answer taken without a done marker: site adapter %1 may be outdated</translation>
+    </message>
+    <message>
+        <source>The adapter&apos;s Markdown source was empty: the answer was rebuilt from the page</source>
+        <translation>The adapter&apos;s Markdown source was empty: the answer was rebuilt from the page</translation>
+    </message>
+    <message>
+        <source>A screenshot and the page were saved for diagnosis</source>
+        <translation>A screenshot and the page were saved for diagnosis</translation>
+    </message>
+    <message>
+        <source>Pacing: %1; the account rests %2</source>
+        <translation>Pacing: %1; the account rests %2</translation>
+    </message>
+    <message>
+        <source>Risk guard: %1 risk signals in a row; the account is paused until %2</source>
+        <translation>Risk guard: %1 risk signals in a row; the account is paused until %2</translation>
     </message>
 </context>
 <context>
@@ -965,12 +1449,24 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         </translation>
     </message>
     <message>
+        <source>Pausing after the current task</source>
+        <translation>Pausing after the current task</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>Paused</translation>
+    </message>
+    <message>
         <source>%1/min</source>
         <translation>%1/min</translation>
     </message>
     <message>
         <source>Idle</source>
         <translation>Idle</translation>
+    </message>
+    <message>
+        <source>This batch: ETA %1 (about %2)</source>
+        <translation>This batch: ETA %1 (about %2)</translation>
     </message>
     <message>
         <source>ETA %1 (about %2)</source>
@@ -983,6 +1479,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>ETA after the first task finishes</source>
         <translation>ETA after the first task finishes</translation>
+    </message>
+    <message>
+        <source>Resume this lane</source>
+        <translation>Resume this lane</translation>
+    </message>
+    <message>
+        <source>Pause this lane: running tasks finish</source>
+        <translation>Pause this lane: running tasks finish</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) without a heartbeat for 90 s</source>
@@ -1375,6 +1879,35 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QualityRule</name>
+    <message>
+        <source>answer too short</source>
+        <translation>answer too short</translation>
+    </message>
+    <message>
+        <source>the model refused</source>
+        <translation>the model refused</translation>
+    </message>
+    <message>
+        <source>answer cut at the length limit</source>
+        <translation>answer cut at the length limit</translation>
+    </message>
+</context>
+<context>
+    <name>QueueControls</name>
+    <message numerus="yes">
+        <source>Queue paused: finishing %n running task(s)</source>
+        <translation>
+            <numerusform>Queue paused: finishing %n running task</numerusform>
+            <numerusform>Queue paused: finishing %n running tasks</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Queue paused</source>
+        <translation>Queue paused</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
@@ -1639,34 +2172,214 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Retry</translation>
     </message>
     <message>
-        <source>Retry all failed</source>
-        <translation>Retry all failed</translation>
-    </message>
-    <message>
         <source>Export…</source>
         <translation>Export…</translation>
     </message>
     <message>
-        <source>%1 canceled, %2 stopping at their next checkpoint</source>
-        <translation>%1 canceled, %2 stopping at their next checkpoint</translation>
+        <source>Retry failed…</source>
+        <translation>Retry failed…</translation>
     </message>
     <message>
-        <source>Pick a batch in the filter, or select one of its tasks</source>
-        <translation>Pick a batch in the filter, or select one of its tasks</translation>
+        <source>Pause all</source>
+        <translation>Pause all</translation>
     </message>
     <message>
-        <source>Cancel every unfinished task of batch %1?</source>
-        <translation>Cancel every unfinished task of batch %1?</translation>
+        <source>Cancel the selected unfinished tasks</source>
+        <translation>Cancel the selected unfinished tasks</translation>
     </message>
     <message>
-        <source>%1 canceled, %2 stopping</source>
-        <translation>%1 canceled, %2 stopping</translation>
+        <source>Select tasks to cancel</source>
+        <translation>Select tasks to cancel</translation>
+    </message>
+    <message>
+        <source>The selected tasks have all finished</source>
+        <translation>The selected tasks have all finished</translation>
+    </message>
+    <message>
+        <source>Run the selected failed or canceled tasks again</source>
+        <translation>Run the selected failed or canceled tasks again</translation>
+    </message>
+    <message>
+        <source>Select failed or canceled tasks to retry</source>
+        <translation>Select failed or canceled tasks to retry</translation>
+    </message>
+    <message>
+        <source>None of the selected tasks failed or was canceled</source>
+        <translation>None of the selected tasks failed or was canceled</translation>
+    </message>
+    <message>
+        <source>Cancel every unfinished task of batch %1</source>
+        <translation>Cancel every unfinished task of batch %1</translation>
+    </message>
+    <message>
+        <source>Choose a batch (in the list or the filter) or one of its tasks</source>
+        <translation>Choose a batch (in the list or the filter) or one of its tasks</translation>
+    </message>
+    <message>
+        <source>Every task of batch %1 has finished</source>
+        <translation>Every task of batch %1 has finished</translation>
+    </message>
+    <message>
+        <source>Run the failed tasks of batch %1 again (you confirm first)</source>
+        <translation>Run the failed tasks of batch %1 again (you confirm first)</translation>
+    </message>
+    <message>
+        <source>No task of batch %1 failed</source>
+        <translation>No task of batch %1 failed</translation>
+    </message>
+    <message>
+        <source>Run the failed tasks of all batches again (you confirm first)</source>
+        <translation>Run the failed tasks of all batches again (you confirm first)</translation>
+    </message>
+    <message>
+        <source>No task has failed</source>
+        <translation>No task has failed</translation>
+    </message>
+    <message>
+        <source>Write tasks and their results to a file</source>
+        <translation>Write tasks and their results to a file</translation>
+    </message>
+    <message>
+        <source>There are no tasks yet</source>
+        <translation>There are no tasks yet</translation>
+    </message>
+    <message>
+        <source>Resume all</source>
+        <translation>Resume all</translation>
+    </message>
+    <message>
+        <source>Start new tasks again</source>
+        <translation>Start new tasks again</translation>
+    </message>
+    <message>
+        <source>Start no new task anywhere; running tasks finish</source>
+        <translation>Start no new task anywhere; running tasks finish</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) canceled</source>
+        <translation>
+            <numerusform>%n task canceled</numerusform>
+            <numerusform>%n tasks canceled</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n running task(s) will stop at the next checkpoint</source>
+        <translation>
+            <numerusform>%n running task will stop at the next checkpoint</numerusform>
+            <numerusform>%n running tasks will stop at the next checkpoint</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing to cancel: those tasks had already finished</source>
+        <translation>Nothing to cancel: those tasks had already finished</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <comment>joins parts of a sentence</comment>
+        <translation>; </translation>
+    </message>
+    <message>
+        <source>Pick a batch in the list, or select one of its tasks</source>
+        <translation>Pick a batch in the list, or select one of its tasks</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cancel the %n unfinished task(s) of batch %1?</source>
+        <translation>
+            <numerusform>Cancel the %n unfinished task of batch %1?</numerusform>
+            <numerusform>Cancel the %n unfinished tasks of batch %1?</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No failed task of batch %1 can be retried as it is</source>
+        <translation>No failed task of batch %1 can be retried as it is</translation>
+    </message>
+    <message>
+        <source>No failed task can be retried as it is</source>
+        <translation>No failed task can be retried as it is</translation>
+    </message>
+    <message numerus="yes">
+        <source>Run the %n failed task(s) of batch %1 again?</source>
+        <translation>
+            <numerusform>Run the %n failed task of batch %1 again?</numerusform>
+            <numerusform>Run the %n failed tasks of batch %1 again?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Run the %n failed task(s) of all batches again?</source>
+        <translation>
+            <numerusform>Run the %n failed task of all batches again?</numerusform>
+            <numerusform>Run the %n failed tasks of all batches again?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) blocked by the content policy, too long for the model or with bad input are left out: they would fail the same way. Retry them one by one, with an edited prompt, from their details.</source>
+        <translation>
+            <numerusform>%n task blocked by the content policy, too long for the model or with bad input is left out: it would fail the same way. Retry it with an edited prompt from its details.</numerusform>
+            <numerusform>%n tasks blocked by the content policy, too long for the model or with bad input are left out: they would fail the same way. Retry them one by one, with an edited prompt, from their details.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Retry failed tasks</source>
+        <translation>Retry failed tasks</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) back in the queue</source>
         <translation>
             <numerusform>%n task back in the queue</numerusform>
             <numerusform>%n tasks back in the queue</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the whole queue</source>
+        <translation>the whole queue</translation>
+    </message>
+    <message>
+        <source>the %1 lane</source>
+        <translation>the %1 lane</translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>batch %1</translation>
+    </message>
+    <message>
+        <source>account %1</source>
+        <translation>account %1</translation>
+    </message>
+    <message>
+        <source>Resumed %1</source>
+        <translation>Resumed %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Pausing %1 after the current task (%n running)</source>
+        <translation>
+            <numerusform>Pausing %1 after the current task (%n running)</numerusform>
+            <numerusform>Pausing %1 after the current task (%n running)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Paused %1: nothing new starts</source>
+        <translation>Paused %1: nothing new starts</translation>
+    </message>
+    <message>
+        <source>Set priority</source>
+        <translation>Set priority</translation>
+    </message>
+    <message>
+        <source>Priority (higher runs first; 0 is normal):</source>
+        <translation>Priority (higher runs first; 0 is normal):</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) now at priority %1</source>
+        <translation>
+            <numerusform>%n task now at priority %1</numerusform>
+            <numerusform>%n tasks now at priority %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n already finished, left as they were</source>
+        <translation>
+            <numerusform>; %n already finished, left as it was</numerusform>
+            <numerusform>; %n already finished, left as they were</numerusform>
         </translation>
     </message>
     <message>
@@ -1712,8 +2425,44 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>&amp;Event log</translation>
     </message>
     <message>
+        <source>Retry</source>
+        <translation>Retry</translation>
+    </message>
+    <message>
+        <source>Edit prompt and retry…</source>
+        <translation>Edit prompt and retry…</translation>
+    </message>
+    <message>
         <source>Task %1</source>
         <translation>Task %1</translation>
+    </message>
+    <message>
+        <source>It has not finished yet</source>
+        <translation>It has not finished yet</translation>
+    </message>
+    <message>
+        <source>It succeeded: nothing to retry</source>
+        <translation>It succeeded: nothing to retry</translation>
+    </message>
+    <message>
+        <source>Run this task again (same row, 3 more attempts)</source>
+        <translation>Run this task again (same row, 3 more attempts)</translation>
+    </message>
+    <message>
+        <source>Change the prompt, then run the task again with it</source>
+        <translation>Change the prompt, then run the task again with it</translation>
+    </message>
+    <message>
+        <source>Retry with this prompt</source>
+        <translation>Retry with this prompt</translation>
+    </message>
+    <message>
+        <source>Run the task again with the prompt as edited</source>
+        <translation>Run the task again with the prompt as edited</translation>
+    </message>
+    <message>
+        <source>The prompt cannot be empty</source>
+        <translation>The prompt cannot be empty</translation>
     </message>
     <message numerus="yes">
         <source>&amp;Event log (%n)</source>
@@ -1757,6 +2506,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Task %1 · batch %2</source>
         <translation>Task %1 · batch %2</translation>
+    </message>
+    <message>
+        <source>Canceled, as you asked.</source>
+        <translation>Canceled, as you asked.</translation>
+    </message>
+    <message>
+        <source>The last attempt failed; another follows: %1</source>
+        <translation>The last attempt failed; another follows: %1</translation>
     </message>
     <message>
         <source>%1 so far</source>
@@ -1924,6 +2681,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>All batches</translation>
     </message>
     <message>
+        <source>Open details</source>
+        <translation>Open details</translation>
+    </message>
+    <message>
         <source>Details…</source>
         <translation>Details…</translation>
     </message>
@@ -1944,6 +2705,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Export selection…</source>
         <translation>Export selection…</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>Priority</translation>
+    </message>
+    <message>
+        <source>Move to the top</source>
+        <translation>Move to the top</translation>
+    </message>
+    <message>
+        <source>Move to the bottom</source>
+        <translation>Move to the bottom</translation>
+    </message>
+    <message>
+        <source>Set priority…</source>
+        <translation>Set priority…</translation>
     </message>
 </context>
 <context>
@@ -1989,8 +2766,20 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Error</translation>
     </message>
     <message>
+        <source>Priority</source>
+        <translation>Priority</translation>
+    </message>
+    <message>
         <source>Canceling…</source>
         <translation>Canceling…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>Paused</translation>
+    </message>
+    <message>
+        <source>Scheduled %1</source>
+        <translation>Scheduled %1</translation>
     </message>
     <message>
         <source>Retry in %1</source>

@@ -183,6 +183,33 @@
     </message>
 </context>
 <context>
+    <name>AccountProblem</name>
+    <message>
+        <source>A captcha or challenge needs a person: solve it in its browser</source>
+        <translation>出现验证码或安全验证，需要人工处理：请在该账号的浏览器中完成</translation>
+    </message>
+    <message>
+        <source>Its browser profile is in use by another program</source>
+        <translation>浏览器配置文件正被其他程序占用</translation>
+    </message>
+    <message>
+        <source>It cannot start: check its settings (see the tooltip)</source>
+        <translation>无法启动：请检查该账号的设置（详见提示）</translation>
+    </message>
+    <message>
+        <source>Signed out: press Log in and sign in again</source>
+        <translation>已退出登录：请点击“登录”重新登录</translation>
+    </message>
+    <message>
+        <source>The API key was rejected: store a valid key</source>
+        <translation>API 密钥被拒绝：请保存有效的密钥</translation>
+    </message>
+    <message>
+        <source>Needs a look (see the tooltip)</source>
+        <translation>需要查看（详见提示）</translation>
+    </message>
+</context>
+<context>
     <name>AccountState</name>
     <message>
         <source>Working</source>
@@ -248,12 +275,28 @@
         <translation>并发请求数（1～5）</translation>
     </message>
     <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>finishing the current task</source>
+        <translation>正在完成当前任务</translation>
+    </message>
+    <message>
         <source>pacing: ready</source>
         <translation>节奏：可以开始</translation>
     </message>
     <message>
         <source>Account %1 paused</source>
         <translation>账号 %1 已暂停</translation>
+    </message>
+    <message>
+        <source>Resume %1</source>
+        <translation>恢复 %1</translation>
+    </message>
+    <message>
+        <source>Pause %1 (its current task finishes)</source>
+        <translation>暂停 %1（当前任务会完成）</translation>
     </message>
     <message>
         <source>Reset %1</source>
@@ -375,6 +418,14 @@ Switch to its window, or close it first.</source>
         <translation>插入列：</translation>
     </message>
     <message>
+        <source>What each task is called in the task list (its title)</source>
+        <translation>每个任务在任务列表中显示的名称（标题）</translation>
+    </message>
+    <message>
+        <source>Title column:</source>
+        <translation>标题列：</translation>
+    </message>
+    <message>
         <source>Prompts of the first rows:</source>
         <translation>前几行生成的提示词：</translation>
     </message>
@@ -391,6 +442,10 @@ Switch to its window, or close it first.</source>
     <message>
         <source>Insert this column into the template at the cursor</source>
         <translation>在模板的光标处插入此列</translation>
+    </message>
+    <message>
+        <source>(none: the prompt&apos;s beginning)</source>
+        <translation>（无：显示提示词开头）</translation>
     </message>
     <message>
         <source>Prompt from the file&apos;s prompt column (this file has none)</source>
@@ -418,6 +473,164 @@ Switch to its window, or close it first.</source>
     </message>
 </context>
 <context>
+    <name>BatchList</name>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Retry failed…</source>
+        <translation>重试失败任务…</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
+    <message>
+        <source>Move to the top</source>
+        <translation>移到最前</translation>
+    </message>
+    <message>
+        <source>Move to the bottom</source>
+        <translation>移到最后</translation>
+    </message>
+    <message>
+        <source>Set priority…</source>
+        <translation>设置优先级…</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Batches</source>
+        <translation>批次</translation>
+    </message>
+    <message>
+        <source>Choose a batch in the list first</source>
+        <translation>请先在列表中选择一个批次</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Start this batch&apos;s waiting tasks again</source>
+        <translation>让该批次等待中的任务继续开始</translation>
+    </message>
+    <message>
+        <source>Start nothing new from this batch; running tasks finish</source>
+        <translation>不再开始该批次的新任务；运行中的任务会完成</translation>
+    </message>
+    <message>
+        <source>Every task of this batch has finished</source>
+        <translation>该批次的任务都已结束</translation>
+    </message>
+    <message>
+        <source>Cancel every unfinished task of this batch</source>
+        <translation>取消该批次所有未完成的任务</translation>
+    </message>
+    <message>
+        <source>Run this batch&apos;s failed tasks again</source>
+        <translation>重新运行该批次失败的任务</translation>
+    </message>
+    <message>
+        <source>No task of this batch failed</source>
+        <translation>该批次没有失败的任务</translation>
+    </message>
+    <message>
+        <source>Run this batch&apos;s waiting tasks sooner or later</source>
+        <translation>让该批次等待中的任务提前或推后运行</translation>
+    </message>
+    <message>
+        <source>No task of this batch is waiting</source>
+        <translation>该批次没有等待中的任务</translation>
+    </message>
+    <message>
+        <source>Write this batch&apos;s tasks to a file</source>
+        <translation>把该批次的任务写入文件</translation>
+    </message>
+    <message>
+        <source>This batch has no tasks</source>
+        <translation>该批次没有任务</translation>
+    </message>
+</context>
+<context>
+    <name>BatchListModel</name>
+    <message>
+        <source>Batch</source>
+        <translation>批次</translation>
+    </message>
+    <message>
+        <source>Source file</source>
+        <translation>来源文件</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>ETA</source>
+        <translation>预计完成</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>All batches</source>
+        <translation>全部批次</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Pausing after the current task</source>
+        <translation>当前任务完成后暂停</translation>
+    </message>
+    <message>
+        <source>Scheduled %1</source>
+        <translation>定时 %1</translation>
+    </message>
+    <message>
+        <source>%1 (about %2)</source>
+        <translation>%1（约 %2）</translation>
+    </message>
+    <message>
+        <source>No account can take it now</source>
+        <translation>目前没有账号可以处理</translation>
+    </message>
+    <message>
+        <source>After the first result</source>
+        <translation>首个结果出来后估算</translation>
+    </message>
+    <message>
+        <source>Batch id: %1</source>
+        <translation>批次 ID：%1</translation>
+    </message>
+    <message>
+        <source>%1 running · %2 waiting · %3 done · %4 failed</source>
+        <translation>%1 运行中 · %2 等待中 · %3 成功 · %4 失败</translation>
+    </message>
+</context>
+<context>
     <name>BatchOptionsForm</name>
     <message>
         <source>No models are configured</source>
@@ -436,6 +649,26 @@ Switch to its window, or close it first.</source>
         <translation>系统提示词（可选）(&amp;S)</translation>
     </message>
     <message>
+        <source>S&amp;tart at</source>
+        <translation>开始时间(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Nothing of the batch starts before this time</source>
+        <translation>在此时间之前，该批次的任务都不会开始</translation>
+    </message>
+    <message>
+        <source>&amp;Only between</source>
+        <translation>仅在时段内运行(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Tasks start only inside these hours each day (e.g. night runs)</source>
+        <translation>任务每天只在这个时段内开始（例如夜间运行）</translation>
+    </message>
+    <message>
+        <source>and</source>
+        <translation>至</translation>
+    </message>
+    <message>
         <source>&amp;Model:</source>
         <translation>模型(&amp;M)：</translation>
     </message>
@@ -446,6 +679,14 @@ Switch to its window, or close it first.</source>
     <message>
         <source>&amp;Batch id:</source>
         <translation>批次 ID(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>Schedule:</source>
+        <translation>计划：</translation>
+    </message>
+    <message>
+        <source>The active hours start and end at the same time.</source>
+        <translation>运行时段的开始和结束时间相同。</translation>
     </message>
     <message>
         <source>The file has a model column: it wins; rows that leave it empty use this one.</source>
@@ -681,6 +922,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>心跳丢失</translation>
     </message>
     <message>
+        <source>Answer turned down by the quality gate</source>
+        <translation>回答未通过质量检查</translation>
+    </message>
+    <message>
         <source>Internal error</source>
         <translation>内部错误</translation>
     </message>
@@ -713,6 +958,245 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Copy</source>
         <translation>复制</translation>
+    </message>
+</context>
+<context>
+    <name>EventText</name>
+    <message>
+        <source>attempt %1 of %2 (retry %3)</source>
+        <translation>第 %1 次尝试（共 %2 次，第 %3 轮重试）</translation>
+    </message>
+    <message>
+        <source>attempt %1 of %2</source>
+        <translation>第 %1 次尝试（共 %2 次）</translation>
+    </message>
+    <message>
+        <source>not started yet (retry %1)</source>
+        <translation>尚未开始（第 %1 轮重试）</translation>
+    </message>
+    <message>
+        <source>not started yet</source>
+        <translation>尚未开始</translation>
+    </message>
+    <message>
+        <source>%1 of %2 (retry %3)</source>
+        <translation>第 %1 次，共 %2 次（第 %3 轮重试）</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 次，共 %2 次</translation>
+    </message>
+    <message>
+        <source>retry %1</source>
+        <translation>第 %1 轮重试</translation>
+    </message>
+    <message>
+        <source>%1/%2 · retry %3</source>
+        <translation>%1/%2 · 重试 %3</translation>
+    </message>
+    <message>
+        <source>back in the queue</source>
+        <translation>已回到队列</translation>
+    </message>
+    <message>
+        <source>no attempts left: the task failed</source>
+        <translation>没有剩余尝试次数，任务失败</translation>
+    </message>
+    <message>
+        <source>canceled, as you asked</source>
+        <translation>已按您的要求取消</translation>
+    </message>
+    <message>
+        <source>Attempt %1 lost: the app that ran it stopped unexpectedly; %2</source>
+        <translation>第 %1 次尝试丢失：运行它的程序意外停止；%2</translation>
+    </message>
+    <message>
+        <source>Attempt %1 lost: no heartbeat for %2; %3</source>
+        <translation>第 %1 次尝试丢失：%2 没有心跳；%3</translation>
+    </message>
+    <message>
+        <source>another attempt follows</source>
+        <translation>将再试一次</translation>
+    </message>
+    <message>
+        <source>the task goes to %1</source>
+        <translation>任务转给 %1</translation>
+    </message>
+    <message>
+        <source>Answer turned down by the quality gate: %1; %2</source>
+        <translation>回答未通过质量检查：%1；%2</translation>
+    </message>
+    <message>
+        <source>Self-check: stopped a leftover browser</source>
+        <translation>自检：已停止残留的浏览器</translation>
+    </message>
+    <message>
+        <source>Self-check: could not stop a leftover browser</source>
+        <translation>自检：无法停止残留的浏览器</translation>
+    </message>
+    <message>
+        <source>Self-check: cleared a stale profile lock</source>
+        <translation>自检：已清除过期的配置文件锁</translation>
+    </message>
+    <message>
+        <source>Self-check: the browser profile is held by another program</source>
+        <translation>自检：浏览器配置文件被其他程序占用</translation>
+    </message>
+    <message>
+        <source>Self-check: the browser profile is locked by another computer</source>
+        <translation>自检：浏览器配置文件被另一台电脑锁定</translation>
+    </message>
+    <message>
+        <source>Self-check: see the details</source>
+        <translation>自检：请查看详情</translation>
+    </message>
+    <message>
+        <source>Request sent to %1 (with a system prompt)</source>
+        <translation>已向 %1 发送请求（含系统提示词）</translation>
+    </message>
+    <message>
+        <source>Request sent to %1 (system prompt left out for this model)</source>
+        <translation>已向 %1 发送请求（该模型不发送系统提示词）</translation>
+    </message>
+    <message>
+        <source>Request sent to %1</source>
+        <translation>已向 %1 发送请求</translation>
+    </message>
+    <message>
+        <source>Answer received: %1 characters</source>
+        <translation>已收到回答：%1 个字符</translation>
+    </message>
+    <message>
+        <source>; cut at the model&apos;s length limit</source>
+        <translation>；在模型的长度上限处被截断</translation>
+    </message>
+    <message>
+        <source>%1 started on %2</source>
+        <translation>%1 在 %2 上开始</translation>
+    </message>
+    <message>
+        <source>%1 failed (%2); next attempt in %3</source>
+        <translation>%1 失败（%2）；%3 后再试</translation>
+    </message>
+    <message>
+        <source>Submitted in batch %1</source>
+        <translation>已提交到批次 %1</translation>
+    </message>
+    <message>
+        <source>Canceled before it started</source>
+        <translation>开始前已取消</translation>
+    </message>
+    <message>
+        <source>Cancel requested: it stops at its next checkpoint</source>
+        <translation>已请求取消：将在下一个检查点停止</translation>
+    </message>
+    <message>
+        <source>Retry requested with an edited prompt (retry %1)</source>
+        <translation>已用修改后的提示词请求重试（第 %1 轮）</translation>
+    </message>
+    <message>
+        <source>Retry requested (retry %1)</source>
+        <translation>已请求重试（第 %1 轮）</translation>
+    </message>
+    <message>
+        <source>Priority set to %1</source>
+        <translation>优先级设为 %1</translation>
+    </message>
+    <message>
+        <source>Succeeded: %1 characters in %2</source>
+        <translation>成功：%1 个字符，用时 %2</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>%1: the account rests %2; the task waits (no attempt used)</source>
+        <translation>%1：账号暂停 %2，任务等待（不计尝试次数）</translation>
+    </message>
+    <message>
+        <source>Canceled while running, as you asked</source>
+        <translation>运行中已按您的要求取消</translation>
+    </message>
+    <message>
+        <source>Back in the queue: the app was closed (no attempt used)</source>
+        <translation>应用已关闭，任务回到队列（不计尝试次数）</translation>
+    </message>
+    <message>
+        <source>Back in the queue: %1 was switched off as it took the task</source>
+        <translation>%1 在接手任务时被关闭，任务回到队列</translation>
+    </message>
+    <message>
+        <source>Back in the queue: the lane was stopping</source>
+        <translation>通道正在停止，任务回到队列</translation>
+    </message>
+    <message>
+        <source>An answer this account started %1 ago (task %2) may still be generating on the site: looking before sending</source>
+        <translation>此账号 %1前发起的回答（任务 %2）可能仍在网站上生成：发送前先查看</translation>
+    </message>
+    <message>
+        <source>Its conversation is unknown; going on (a conflict now does not use an attempt)</source>
+        <translation>不知道它所在的对话；继续（此时若发生冲突，不占用尝试次数）</translation>
+    </message>
+    <message>
+        <source>The site adapter cannot tell whether it still runs; going on (a conflict now does not use an attempt)</source>
+        <translation>站点适配器无法判断它是否仍在运行；继续（此时若发生冲突，不占用尝试次数）</translation>
+    </message>
+    <message>
+        <source>It was still generating: stopped it</source>
+        <translation>它仍在生成：已停止</translation>
+    </message>
+    <message>
+        <source>It had ended</source>
+        <translation>它已结束</translation>
+    </message>
+    <message>
+        <source>Its page shows no conversation; going on</source>
+        <translation>其页面没有显示对话；继续</translation>
+    </message>
+    <message>
+        <source>Could not look at its page; going on</source>
+        <translation>无法查看其页面；继续</translation>
+    </message>
+    <message>
+        <source>Browser started (process %1)</source>
+        <translation>浏览器已启动（进程 %1）</translation>
+    </message>
+    <message>
+        <source>The new-chat button gave no empty chat within %1: the page was loaded instead (slower; check the site adapter)</source>
+        <translation>新建对话按钮在 %1 内没有打开空白对话：已改为重新加载页面（较慢；请检查站点适配器）</translation>
+    </message>
+    <message>
+        <source>Cancel: clicked the page&apos;s stop button</source>
+        <translation>取消：已点击页面上的停止按钮</translation>
+    </message>
+    <message>
+        <source>Cancel: the page showed no stop button</source>
+        <translation>取消：页面上没有停止按钮</translation>
+    </message>
+    <message>
+        <source>The site kept generating: its browser was closed</source>
+        <translation>网站仍在生成：已关闭它的浏览器</translation>
+    </message>
+    <message>
+        <source>Answer taken without a done marker: site adapter %1 may be outdated</source>
+        <translation>未见完成标记即采用了回答：站点适配器 %1 可能已过时</translation>
+    </message>
+    <message>
+        <source>The adapter&apos;s Markdown source was empty: the answer was rebuilt from the page</source>
+        <translation>适配器的 Markdown 来源为空：已根据页面重建回答</translation>
+    </message>
+    <message>
+        <source>A screenshot and the page were saved for diagnosis</source>
+        <translation>已保存截图和页面，供诊断使用</translation>
+    </message>
+    <message>
+        <source>Pacing: %1; the account rests %2</source>
+        <translation>节奏控制：%1；账号休息 %2</translation>
+    </message>
+    <message>
+        <source>Risk guard: %1 risk signals in a row; the account is paused until %2</source>
+        <translation>风险保护：连续 %1 次风险信号，账号暂停到 %2</translation>
     </message>
 </context>
 <context>
@@ -957,12 +1441,24 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         </translation>
     </message>
     <message>
+        <source>Pausing after the current task</source>
+        <translation>当前任务完成后暂停</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
         <source>%1/min</source>
         <translation>%1 个/分钟</translation>
     </message>
     <message>
         <source>Idle</source>
         <translation>空闲</translation>
+    </message>
+    <message>
+        <source>This batch: ETA %1 (about %2)</source>
+        <translation>本批次：预计 %1（约 %2）</translation>
     </message>
     <message>
         <source>ETA %1 (about %2)</source>
@@ -975,6 +1471,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>ETA after the first task finishes</source>
         <translation>首个任务完成后给出预计时间</translation>
+    </message>
+    <message>
+        <source>Resume this lane</source>
+        <translation>恢复此通道</translation>
+    </message>
+    <message>
+        <source>Pause this lane: running tasks finish</source>
+        <translation>暂停此通道：运行中的任务会完成</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) without a heartbeat for 90 s</source>
@@ -1360,6 +1864,34 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QualityRule</name>
+    <message>
+        <source>answer too short</source>
+        <translation>回答过短</translation>
+    </message>
+    <message>
+        <source>the model refused</source>
+        <translation>模型拒绝回答</translation>
+    </message>
+    <message>
+        <source>answer cut at the length limit</source>
+        <translation>回答在长度上限处被截断</translation>
+    </message>
+</context>
+<context>
+    <name>QueueControls</name>
+    <message numerus="yes">
+        <source>Queue paused: finishing %n running task(s)</source>
+        <translation>
+            <numerusform>队列已暂停：正在完成 %n 个运行中的任务</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Queue paused</source>
+        <translation>队列已暂停</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
@@ -1622,33 +2154,204 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>重试</translation>
     </message>
     <message>
-        <source>Retry all failed</source>
-        <translation>重试全部失败</translation>
-    </message>
-    <message>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <source>%1 canceled, %2 stopping at their next checkpoint</source>
-        <translation>已取消 %1 个，%2 个将在下一个检查点停止</translation>
+        <source>Retry failed…</source>
+        <translation>重试失败任务…</translation>
     </message>
     <message>
-        <source>Pick a batch in the filter, or select one of its tasks</source>
-        <translation>请先在筛选栏选择批次，或选中该批次中的任务</translation>
+        <source>Pause all</source>
+        <translation>全部暂停</translation>
     </message>
     <message>
-        <source>Cancel every unfinished task of batch %1?</source>
-        <translation>取消批次 %1 中所有未完成的任务？</translation>
+        <source>Cancel the selected unfinished tasks</source>
+        <translation>取消所选的未完成任务</translation>
     </message>
     <message>
-        <source>%1 canceled, %2 stopping</source>
-        <translation>已取消 %1 个，%2 个正在停止</translation>
+        <source>Select tasks to cancel</source>
+        <translation>请选择要取消的任务</translation>
+    </message>
+    <message>
+        <source>The selected tasks have all finished</source>
+        <translation>所选任务都已结束</translation>
+    </message>
+    <message>
+        <source>Run the selected failed or canceled tasks again</source>
+        <translation>重新运行所选的失败或已取消任务</translation>
+    </message>
+    <message>
+        <source>Select failed or canceled tasks to retry</source>
+        <translation>请选择要重试的失败或已取消任务</translation>
+    </message>
+    <message>
+        <source>None of the selected tasks failed or was canceled</source>
+        <translation>所选任务中没有失败或已取消的</translation>
+    </message>
+    <message>
+        <source>Cancel every unfinished task of batch %1</source>
+        <translation>取消批次 %1 中所有未完成的任务</translation>
+    </message>
+    <message>
+        <source>Choose a batch (in the list or the filter) or one of its tasks</source>
+        <translation>请选择一个批次（在列表或筛选中），或选择其中的一个任务</translation>
+    </message>
+    <message>
+        <source>Every task of batch %1 has finished</source>
+        <translation>批次 %1 的任务都已结束</translation>
+    </message>
+    <message>
+        <source>Run the failed tasks of batch %1 again (you confirm first)</source>
+        <translation>重新运行批次 %1 中失败的任务（会先请您确认）</translation>
+    </message>
+    <message>
+        <source>No task of batch %1 failed</source>
+        <translation>批次 %1 中没有失败的任务</translation>
+    </message>
+    <message>
+        <source>Run the failed tasks of all batches again (you confirm first)</source>
+        <translation>重新运行所有批次中失败的任务（会先请您确认）</translation>
+    </message>
+    <message>
+        <source>No task has failed</source>
+        <translation>没有失败的任务</translation>
+    </message>
+    <message>
+        <source>Write tasks and their results to a file</source>
+        <translation>把任务及其结果写入文件</translation>
+    </message>
+    <message>
+        <source>There are no tasks yet</source>
+        <translation>还没有任务</translation>
+    </message>
+    <message>
+        <source>Resume all</source>
+        <translation>全部恢复</translation>
+    </message>
+    <message>
+        <source>Start new tasks again</source>
+        <translation>重新开始新任务</translation>
+    </message>
+    <message>
+        <source>Start no new task anywhere; running tasks finish</source>
+        <translation>不再开始任何新任务；运行中的任务会完成</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) canceled</source>
+        <translation>
+            <numerusform>已取消 %n 个任务</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n running task(s) will stop at the next checkpoint</source>
+        <translation>
+            <numerusform>%n 个运行中的任务将在下一个检查点停止</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing to cancel: those tasks had already finished</source>
+        <translation>无需取消：这些任务已经结束</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <comment>joins parts of a sentence</comment>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Pick a batch in the list, or select one of its tasks</source>
+        <translation>请在列表中选择一个批次，或选择其中的一个任务</translation>
+    </message>
+    <message numerus="yes">
+        <source>Cancel the %n unfinished task(s) of batch %1?</source>
+        <translation>
+            <numerusform>取消批次 %1 中 %n 个未完成的任务？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No failed task of batch %1 can be retried as it is</source>
+        <translation>批次 %1 中没有可以原样重试的失败任务</translation>
+    </message>
+    <message>
+        <source>No failed task can be retried as it is</source>
+        <translation>没有可以原样重试的失败任务</translation>
+    </message>
+    <message numerus="yes">
+        <source>Run the %n failed task(s) of batch %1 again?</source>
+        <translation>
+            <numerusform>重新运行批次 %1 中 %n 个失败的任务？</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Run the %n failed task(s) of all batches again?</source>
+        <translation>
+            <numerusform>重新运行所有批次中 %n 个失败的任务？</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) blocked by the content policy, too long for the model or with bad input are left out: they would fail the same way. Retry them one by one, with an edited prompt, from their details.</source>
+        <translation>
+            <numerusform>%n 个因内容政策被拦截、超出模型长度或输入有误的任务不会重试：原样重试还会以同样方式失败。请在任务详情中修改提示词后逐个重试。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Retry failed tasks</source>
+        <translation>重试失败任务</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s) back in the queue</source>
         <translation>
             <numerusform>%n 个任务已重新排队</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the whole queue</source>
+        <translation>整个队列</translation>
+    </message>
+    <message>
+        <source>the %1 lane</source>
+        <translation>%1 通道</translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>批次 %1</translation>
+    </message>
+    <message>
+        <source>account %1</source>
+        <translation>账号 %1</translation>
+    </message>
+    <message>
+        <source>Resumed %1</source>
+        <translation>已恢复%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Pausing %1 after the current task (%n running)</source>
+        <translation>
+            <numerusform>%1将在当前任务完成后暂停（%n 个运行中）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Paused %1: nothing new starts</source>
+        <translation>已暂停%1：不再开始新任务</translation>
+    </message>
+    <message>
+        <source>Set priority</source>
+        <translation>设置优先级</translation>
+    </message>
+    <message>
+        <source>Priority (higher runs first; 0 is normal):</source>
+        <translation>优先级（数值越大越先运行；0 为普通）：</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) now at priority %1</source>
+        <translation>
+            <numerusform>%n 个任务的优先级已设为 %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n already finished, left as they were</source>
+        <translation>
+            <numerusform>；%n 个已结束，保持不变</numerusform>
         </translation>
     </message>
     <message>
@@ -1693,8 +2396,44 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>事件日志(&amp;E)</translation>
     </message>
     <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Edit prompt and retry…</source>
+        <translation>修改提示词并重试…</translation>
+    </message>
+    <message>
         <source>Task %1</source>
         <translation>任务 %1</translation>
+    </message>
+    <message>
+        <source>It has not finished yet</source>
+        <translation>任务尚未结束</translation>
+    </message>
+    <message>
+        <source>It succeeded: nothing to retry</source>
+        <translation>任务已成功，无需重试</translation>
+    </message>
+    <message>
+        <source>Run this task again (same row, 3 more attempts)</source>
+        <translation>重新运行此任务（同一行，再给 3 次尝试）</translation>
+    </message>
+    <message>
+        <source>Change the prompt, then run the task again with it</source>
+        <translation>修改提示词，然后用它重新运行任务</translation>
+    </message>
+    <message>
+        <source>Retry with this prompt</source>
+        <translation>用此提示词重试</translation>
+    </message>
+    <message>
+        <source>Run the task again with the prompt as edited</source>
+        <translation>用修改后的提示词重新运行任务</translation>
+    </message>
+    <message>
+        <source>The prompt cannot be empty</source>
+        <translation>提示词不能为空</translation>
     </message>
     <message numerus="yes">
         <source>&amp;Event log (%n)</source>
@@ -1737,6 +2476,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Task %1 · batch %2</source>
         <translation>任务 %1 · 批次 %2</translation>
+    </message>
+    <message>
+        <source>Canceled, as you asked.</source>
+        <translation>已按您的要求取消。</translation>
+    </message>
+    <message>
+        <source>The last attempt failed; another follows: %1</source>
+        <translation>上一次尝试失败，将再试一次：%1</translation>
     </message>
     <message>
         <source>%1 so far</source>
@@ -1901,6 +2648,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>全部批次</translation>
     </message>
     <message>
+        <source>Open details</source>
+        <translation>打开详情</translation>
+    </message>
+    <message>
         <source>Details…</source>
         <translation>详情…</translation>
     </message>
@@ -1919,6 +2670,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Export selection…</source>
         <translation>导出所选…</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
+    <message>
+        <source>Move to the top</source>
+        <translation>移到最前</translation>
+    </message>
+    <message>
+        <source>Move to the bottom</source>
+        <translation>移到最后</translation>
+    </message>
+    <message>
+        <source>Set priority…</source>
+        <translation>设置优先级…</translation>
     </message>
 </context>
 <context>
@@ -1964,8 +2731,20 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>错误</translation>
     </message>
     <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
+    <message>
         <source>Canceling…</source>
         <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Scheduled %1</source>
+        <translation>定时 %1</translation>
     </message>
     <message>
         <source>Retry in %1</source>

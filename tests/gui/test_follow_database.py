@@ -20,6 +20,7 @@ from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import ModelKind
 from media_assistant.gui.main_window import MainWindow
+from media_assistant.gui.task_rows import COL_STATE
 from media_assistant.services import Services
 from tests.gui.app_env import running_app
 
@@ -129,6 +130,18 @@ async def test_the_window_runs_no_statement_on_the_event_loop_thread(
     export = window.controller.services.paths.data_dir / "out.jsonl"
     written = await window.task_actions.export_to(export, None)
     assert written == 3 and export.exists()
+    # The operator's day (issue 12): pauses, priorities, retry failed, the batches list.
+    actions = window.task_actions
+    await actions._set_paused("batch", "first", True)
+    await actions._set_paused("all", "", True)
+    await actions._set_paused("all", "", False)
+    await actions._prioritize(["t1"], None, None, "top")
+    await actions._prioritize(None, "first", 4, None)
+    await actions._ask_retry_failed("first")
+    await controller.cancel(["t2"])
+    await controller.retry_with_prompt("t2", "an edited prompt")
+    window.batch_list.select("first")
+    window.refresh()
     # Issue 12: the export dialog's entry point (a batch, as the batches view asks), the
     # notices (batch counts read when tasks change), the support bundle of the Help menu.
     await window.start_notices()
@@ -158,3 +171,18 @@ async def test_the_window_runs_no_statement_on_the_event_loop_thread(
     await controller.reset_account("api-1")
     await window.controller.follower.poll()
     assert db.loop_sql_sites == []
+
+
+async def test_a_pause_typed_in_a_terminal_shows_in_the_open_window_within_a_second(
+    window: MainWindow,
+) -> None:
+    data = window.controller.services.paths.data_dir
+    await asyncio.to_thread(cli, data, "pause", "--batch", "first")
+    holds = window.model.holds
+    assert await seen_within(lambda: holds.paused("batch", "first"), 1.0) <= 1.0
+    window.refresh()
+    row = window.model.row_for("t0")
+    assert row is not None
+    assert window.model.data(window.model.index(row, COL_STATE)) == "Paused"
+    await asyncio.to_thread(cli, data, "resume", "--batch", "first")
+    assert await seen_within(lambda: not holds.paused("batch", "first"), 1.0) <= 1.0

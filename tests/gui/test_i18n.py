@@ -215,7 +215,8 @@ async def test_the_main_window_speaks_chinese(
         "取消",
         "取消批次",
         "重试",
-        "重试全部失败",
+        "重试失败任务…",
+        "全部暂停",
         "导出…",
         "账号…",
         "设置…",
@@ -241,6 +242,7 @@ async def test_the_main_window_speaks_chinese(
         "开始时间",
         "耗时",
         "错误",
+        "优先级",
     ]
     lanes = {model.data(model.index(r, COL_LANE)) for r in range(model.rowCount())}
     assert lanes == {"网页版", "接口"}
@@ -254,8 +256,9 @@ async def test_the_main_window_speaks_chinese(
         account.id: table.item(r, COL_STATE).text()
         for r, account in enumerate(window.controller.accounts)
     }
-    # The site's own words stay as they are; the state and the cool-down are the GUI's.
-    assert state["web-1"] == "需要登录\nthe chat page shows the login form"
+    # The problem in words (the site's own in the tooltip); the state and cool-down too.
+    assert state["web-1"] == "需要登录\n已退出登录：请点击“登录”重新登录"
+    assert "the chat page shows the login form" in table.item(0, COL_STATE).toolTip()
     assert state["web-2"] == "已停用"
     assert re.fullmatch(r"冷却中\n触发限流，剩余 1分3[0-5]秒", state["api-1"]), state["api-1"]
     accounts.set_enabled("web-2", True)

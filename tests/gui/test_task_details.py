@@ -154,7 +154,7 @@ def test_header_shows_the_task_at_a_glance(open_dialog: Any) -> None:
     assert dialog.fields["model"].text() == "deepseek-r1-web"
     assert dialog.fields["lane"].text() == "Web"
     assert dialog.fields["account"].text() == "ds-web-1"
-    assert dialog.fields["attempt"].text() == "2/3"
+    assert dialog.fields["attempt"].text() == "2 of 3"
     assert dialog.fields["duration"].text() == "1m33s"
     assert dialog.error_label.isHidden()
     assert dialog.prompt_view.toPlainText() == make_record().prompt

@@ -66,7 +66,15 @@ class FakeContext:
     def heartbeat(self, progress_chars: int | None = None) -> None:
         self.heartbeats.append(progress_chars)
 
-    def log(self, message: str, *, level: int = logging.INFO, kind: str = "log") -> None:
+    def log(
+        self,
+        message: str,
+        *,
+        level: int = logging.INFO,
+        kind: str = "log",
+        code: object = None,
+        params: object = None,
+    ) -> None:
         self.logs.append(message)
 
     def throttle_account(self, seconds: float, reason: str) -> None:

@@ -53,6 +53,7 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     con.execute("ALTER TABLE task_events DROP COLUMN origin")  # added by version 4
     con.execute("DROP TABLE account_pacing")  # added by version 5
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")  # added by version 5
+    undo_step_6(con)
     con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # added by version 7
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
@@ -73,6 +74,20 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     )
     assert c.execute("SELECT task_id FROM tasks").fetchall() == [("kept",)]  # data kept
     c.close()
+
+
+def undo_step_6(con: sqlite3.Connection) -> None:
+    """What version 6 added: two tables, five columns."""
+    con.execute("DROP TABLE batches")
+    con.execute("DROP TABLE queue_pauses")
+    for table, column in (
+        ("task_events", "code"),
+        ("task_events", "params_json"),
+        ("tasks", "attempt_base"),
+        ("tasks", "operator_retries"),
+        ("accounts", "problem_code"),
+    ):
+        con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
 
 def schema_of(path: Path) -> set[tuple[str, str]]:
@@ -104,6 +119,7 @@ def test_a_version_4_database_gets_the_pacing_table_and_plain_text_column(tmp_pa
     con = sqlite3.connect(old)
     con.execute("DROP TABLE account_pacing")
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")
+    undo_step_6(con)
     con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # version 7
     con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     con.commit()
@@ -141,23 +157,56 @@ def test_a_development_version_2_database_gets_the_final_step_2_index(tmp_path: 
     assert {"ix_tasks_state_not_before", "ix_tasks_seq"} <= names
 
 
-def test_a_version_5_database_gets_the_task_inputs_column_and_keeps_its_tasks(
-    tmp_path: Path,
-) -> None:
-    """Step 7 alone on a version-5 store (it needs nothing step 6 does), twice over."""
+def test_a_version_5_database_gets_the_operator_day_and_the_task_inputs(tmp_path: Path) -> None:
+    """Steps 6 and 7, on a version-5 database with a task and an event in it; run twice over
+    (a crash between their parts) they add nothing twice."""
     fresh = tmp_path / "fresh.db"
     open_engine(sqlite_url(fresh)).dispose()
     old = tmp_path / "v5.db"
     open_engine(sqlite_url(old)).dispose()
     con = sqlite3.connect(old)
+    undo_step_6(con)
     con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")
     con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    con.execute(
+        "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
+        "state, attempt, max_attempts, keep_attempt, lease, lost_count, created_at, "
+        "cancel_requested, progress_chars) VALUES ('kept', 1, 'b', 'm', 'api', 'p', 0, "
+        "'failed', 2, 3, 0, 0, 0, 1.0, 0, 0)"
+    )
+    con.execute(
+        "INSERT INTO task_events (task_id, at, kind, message) VALUES ('kept', 1.0, 'state', 'x')"
+    )
     con.commit()
     con.close()
+    with pytest.raises(migrations.SchemaTooOld):  # a read-only command cannot read it as it is
+        open_engine(sqlite_url(old), read_only=True)
     open_engine(sqlite_url(old)).dispose()
     assert schema_of(old) == schema_of(fresh)
     engine = open_engine(sqlite_url(old))
     with engine.begin() as conn:
+        migrations.STEPS[6](conn)
         migrations.STEPS[7](conn)
+        migrations.STEPS[8](conn)
     engine.dispose()
+    assert schema_of(old) == schema_of(fresh)
+    c = sqlite3.connect(old)
+    assert c.execute("SELECT attempt_base, operator_retries FROM tasks").fetchall() == [(0, 0)]
+    assert c.execute("SELECT code, params_json FROM task_events").fetchall() == [(None, None)]
+    c.close()
+
+
+def test_a_version_7_store_made_while_step_6_was_a_placeholder_is_repaired(tmp_path: Path) -> None:
+    """For a few commits step 6 was a placeholder (the export columns landed first): a store
+    migrated then is at version 7 without step 6's tables and columns. Step 8 adds them."""
+    fresh = tmp_path / "fresh.db"
+    open_engine(sqlite_url(fresh)).dispose()
+    old = tmp_path / "v7.db"
+    open_engine(sqlite_url(old)).dispose()
+    con = sqlite3.connect(old)
+    undo_step_6(con)
+    con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    open_engine(sqlite_url(old)).dispose()
     assert schema_of(old) == schema_of(fresh)

@@ -283,14 +283,24 @@ def test_events_tell_the_story_and_publish_changes(store: Store) -> None:
     assert c is not None
     store.finish_success(c, "answer")
     kinds = [type(e).__name__ for e in seen]
-    assert kinds == ["TasksAdded", "TasksChanged", "TasksChanged"]
-    assert isinstance(seen[0], TasksAdded)
+    # The batch's row first (written in the submit's transaction), then its tasks.
+    assert kinds == ["BatchesChanged", "TasksAdded", "TasksChanged", "TasksChanged"]
+    assert isinstance(seen[1], TasksAdded)
     last = seen[-1]
     assert isinstance(last, TasksChanged) and last.changes[0].values["state"] == "success"
     messages = [e.message for e in store.events(c.task_id)]
     assert messages[0].startswith("submitted")
     assert messages[1].startswith("attempt 1/3 started on api-1")
     assert messages[2].startswith("succeeded")
+    codes = [(e.code, e.params) for e in store.events(c.task_id)]
+    assert codes == [
+        ("submitted", {"batch": "b1"}),
+        (
+            "started",
+            {"attempt": 1, "max_attempts": 3, "base": 0, "retries": 0, "account": "api-1"},
+        ),
+        ("succeeded", {"chars": 6, "seconds": 0.0}),
+    ]
     cursor, changed = store.changes_since(0)
     assert changed == {c.task_id} and cursor == store.last_event_id()
 

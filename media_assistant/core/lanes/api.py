@@ -94,7 +94,9 @@ class ApiLane(Lane):
                 await self.wait_for_wake(wake)  # a finishing attempt sets `wake`
                 continue
             if gate.limits_rate:
-                head = await self.rt.store.peek_next(account.models)
+                head = await self.rt.store.peek_next(
+                    account.models, lane=self.kind.value, account_id=account.id
+                )
                 if head is None:
                     await self.wait_for_work(account, wake)
                     continue

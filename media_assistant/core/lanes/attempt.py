@@ -6,15 +6,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from media_assistant.core.clock import Clock, wait_event
 from media_assistant.core.config import AccountConfig
 from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.event_codes import EventCode
+from media_assistant.core.lanes.quality_gate import reject_if_poor
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.records import Claim
@@ -63,7 +65,15 @@ class AttemptContext:
         if progress_chars is not None:
             self.progress_chars = progress_chars
 
-    def log(self, message: str, *, level: int = logging.INFO, kind: str = "log") -> None:
+    def log(
+        self,
+        message: str,
+        *,
+        level: int = logging.INFO,
+        kind: str = "log",
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
         self._log.log(level, "%s: %s", self._spec.task_id, message)
         # Queued on the database's writer, not awaited: a provider logs from code that cannot
         # wait, and a busy database must not turn a finished answer into a failure.
@@ -74,6 +84,8 @@ class AttemptContext:
             lane=self._spec.model_kind.value,
             account_id=self._spec.account_id,
             attempt=self._spec.attempt,
+            code=code,
+            params=params,
         )
 
     def throttle_account(self, seconds: float, reason: str) -> None:
@@ -306,6 +318,8 @@ class AttemptRunner:
             return
         if outcome.result is not None:
             r = outcome.result
+            if await reject_if_poor(self.rt, claim, r, log, self._persist):
+                return  # the model's quality gate sent it back (core/lanes/quality_gate.py)
             ok = await self._persist(
                 lambda: store.finish_success(
                     claim, r.text, reasoning=r.reasoning, usage=r.usage, plain=r.plain_text
@@ -323,6 +337,7 @@ class AttemptRunner:
                     kind=None,
                     message="returned to the queue at shutdown (attempt not used up)",
                     event_kind="state",
+                    code=EventCode.RETURNED_SHUTDOWN,
                 )
             )
             self._report(ok, log, claim, "returned to the queue at shutdown")
@@ -378,6 +393,15 @@ class AttemptRunner:
                     keep_attempt=False,
                     kind=decision.kind,
                     message=msg,
+                    code=EventCode.RETRY_SCHEDULED,
+                    params={
+                        "attempt": claim.attempt,
+                        "max_attempts": claim.max_attempts,
+                        "base": claim.attempt_base,
+                        "error_kind": decision.kind.value,
+                        "detail": decision.message,
+                        "delay": round(decision.delay, 1),
+                    },
                 )
             )
             self._report(ok, log, claim, msg, level=logging.WARNING)
@@ -391,7 +415,17 @@ class AttemptRunner:
             )
             ok = await self._persist(
                 lambda: store.requeue(
-                    claim, not_before=None, keep_attempt=True, kind=decision.kind, message=msg
+                    claim,
+                    not_before=None,
+                    keep_attempt=True,
+                    kind=decision.kind,
+                    message=msg,
+                    code=EventCode.DEFERRED,
+                    params={
+                        "error_kind": decision.kind.value,
+                        "detail": decision.message,
+                        "pause": round(decision.pause, 1),
+                    },
                 )
             )
             self._report(ok, log, claim, msg, level=logging.WARNING)
@@ -454,7 +488,7 @@ class AttemptRunner:
         }
         problem = problems.get(error.kind)
         if problem is not None:
-            await self.rt.accounts.set_problem(account.id, problem, error.message)
+            await self.rt.accounts.set_problem(account.id, problem, error.message, error.kind.value)
             log.warning("account now %s: %s", problem.value, error.message)
 
     def _report(

@@ -10,6 +10,7 @@ from sqlalchemy.exc import OperationalError
 
 from media_assistant.core.clock import wait_event
 from media_assistant.core.config import AccountConfig
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.runtime import LaneLog, Runtime, lane_log
 from media_assistant.core.provider import Provider
@@ -239,6 +240,8 @@ class Lane:
                 kind=None,
                 message=f"{account.id} was switched off as it took the task; back in the queue",
                 event_kind="state",
+                code=EventCode.RETURNED_SWITCHED_OFF,
+                params={"account": account.id},
             )
             return None
         return claim

@@ -50,9 +50,11 @@ class AccountView:
         self.statuses = fresh
         return changed
 
-    async def set_problem(self, account_id: str, problem: AccountProblem, detail: str) -> None:
+    async def set_problem(
+        self, account_id: str, problem: AccountProblem, detail: str, code: str | None = None
+    ) -> None:
         """Record a problem and see it at once: the lane must not claim again before it knows."""
-        await self.store.set_problem(account_id, problem, detail)
+        await self.store.set_problem(account_id, problem, detail, code)
         await self.refresh()
 
     async def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:

@@ -152,7 +152,9 @@ class WebLane(Lane):
         detail = f"profile {profile_lock.profile_dir} is in use by another Media Assistant process"
         if held_for >= PROFILE_PATIENCE_S:
             detail += f" (for {held_for / 60:.0f} min): close the other instance, then reset it"
-            await self.rt.accounts.set_problem(account.id, AccountProblem.NEEDS_ATTENTION, detail)
+            await self.rt.accounts.set_problem(
+                account.id, AccountProblem.NEEDS_ATTENTION, detail, ErrorKind.PROFILE_IN_USE.value
+            )
             log.error("%s", detail)
             conflict.clear()
             return

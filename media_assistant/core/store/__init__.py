@@ -8,6 +8,8 @@ The store is split into rooms, each a small module a newcomer can name:
                           heartbeats, log lines
 ``reaper.py``             running rows whose attempt is gone (stale heartbeat, orphans)
 ``operator.py``           the operator's cancel and retry
+``batches.py``            batch rows and schedules, pauses, priorities (``holds.py``: how the
+                          claim statement skips paused and scheduled work)
 ``reads.py``              read models for the window, ``status`` and ``export``
 ``exports.py``            exports: tasks by id in a given order, a scope's input columns
 ``batch_ends.py``         which batches still have work; state counts behind "batch ended"
@@ -23,6 +25,7 @@ scheduler, lanes, the window) only ever awaits :class:`AsyncStore`.
 from __future__ import annotations
 
 from media_assistant.core.store.batch_ends import BatchEndReads
+from media_assistant.core.store.batches import BatchRoom
 from media_assistant.core.store.exports import ExportReads
 from media_assistant.core.store.operator import OperatorRoom
 from media_assistant.core.store.outcomes import OutcomeRoom
@@ -32,7 +35,14 @@ from media_assistant.core.store.reaper import ReaperRoom
 
 
 class Store(
-    QueueRoom, OutcomeRoom, ReaperRoom, OperatorRoom, ReadModel, ExportReads, BatchEndReads
+    QueueRoom,
+    OutcomeRoom,
+    ReaperRoom,
+    OperatorRoom,
+    BatchRoom,
+    ReadModel,
+    ExportReads,
+    BatchEndReads,
 ):
     """Every room of the task store (synchronous; see the module docstring)."""
 

@@ -14,8 +14,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, Engine, and_, insert
 
 from media_assistant.core.clock import Clock
-from media_assistant.core.events import EventBus, TaskChange, TasksChanged
-from media_assistant.core.records import Claim
+from media_assistant.core.event_codes import EventCode, params_json
+from media_assistant.core.events import BatchesChanged, EventBus, TaskChange, TasksChanged
+from media_assistant.core.records import BatchRecord, Claim
 from media_assistant.core.schema import TaskEventRow, TaskRow
 from media_assistant.core.states import TaskState
 
@@ -50,6 +51,8 @@ VIEW_COLUMNS = (
     "error_message",
     "created_at",
     "priority",
+    "attempt_base",
+    "operator_retries",
 )
 PROMPT_HEAD_CHARS = 160
 
@@ -101,7 +104,11 @@ class StoreBase:
         account_id: str | None = None,
         attempt: int | None = None,
         at: float | None = None,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> None:
+        """One line of a task's event log: ``message`` in English for the CLI and logs,
+        ``code`` and ``params`` for the window to say it in the operator's language."""
         conn.execute(
             INSERT_EVENT,
             {
@@ -113,6 +120,8 @@ class StoreBase:
                 "attempt": attempt,
                 "message": message,
                 "origin": self.origin,
+                "code": None if code is None else code.value,
+                "params_json": params_json(params),
             },
         )
 
@@ -120,3 +129,8 @@ class StoreBase:
         batch = tuple(changes)
         if batch:
             self.bus.publish(TasksChanged(batch, heartbeat=heartbeat))
+
+    def _publish_batches(self, records: Iterable[BatchRecord]) -> None:
+        batch = tuple(records)
+        if batch:
+            self.bus.publish(BatchesChanged(batch))

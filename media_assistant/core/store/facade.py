@@ -14,7 +14,7 @@ import asyncio
 import concurrent.futures
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Engine
@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import Clock
 from media_assistant.core.dbthreads import DbThreads
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import EventBus
 from media_assistant.core.records import Claim
 from media_assistant.core.sessions import SessionStore
@@ -124,6 +125,16 @@ class AsyncStore(_Facade):
 
     # queue and claims
     submit = _on_writer(Store.submit)
+    # batches, pauses, priorities (core/store/batches.py)
+    batches = _on_reader(Store.batches)
+    batch = _on_reader(Store.batch)
+    pauses = _on_reader(Store.pauses)
+    failed_counts = _on_reader(Store.failed_counts)
+    running_in = _on_reader(Store.running_in)
+    set_schedule = _on_writer(Store.set_schedule)
+    pause = _on_writer(Store.pause)
+    resume = _on_writer(Store.resume)
+    set_priority = _on_writer(Store.set_priority)
     peek_next = _on_reader(Store.peek_next)
     next_not_before = _on_reader(Store.next_not_before)
     pending_models = _on_reader(Store.pending_models)
@@ -140,6 +151,7 @@ class AsyncStore(_Facade):
                 kind=None,
                 message="claimed while the lane stopped; back in the queue (attempt not used up)",
                 event_kind="state",
+                code=EventCode.RETURNED_STOPPING,
             )
 
     # outcomes of attempts (fenced by their claim)
@@ -150,9 +162,31 @@ class AsyncStore(_Facade):
     heartbeat = _on_writer(Store.heartbeat)
     log_event = _on_writer(Store.log_event)
 
-    # a log line from code that cannot wait (a provider's ``ctx.log``): queued behind the
-    # writes before it; a busy database must not turn a finished answer into a failure
-    log_event_soon = _soon_on_writer(Store.log_event)
+    def log_event_soon(
+        self,
+        task_id: str,
+        kind: str,
+        message: str,
+        *,
+        lane: str | None = None,
+        account_id: str | None = None,
+        attempt: int | None = None,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A log line from code that cannot wait (a provider's ``ctx.log``): queued behind
+        the writes before it, never lost to a busy database silently (a failure is logged)."""
+        self.db.write_soon(
+            self.sync.log_event,
+            task_id,
+            kind,
+            message,
+            lane=lane,
+            account_id=account_id,
+            attempt=attempt,
+            code=code,
+            params=params,
+        )
 
     # reaper
     reap_stale = _on_writer(Store.reap_stale)

@@ -9,10 +9,19 @@ from sqlalchemy import ColumnElement, and_, update
 
 from media_assistant.core.db import write_tx
 from media_assistant.core.errors import ErrorKind
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import TaskChange
 from media_assistant.core.records import CancelResult
 from media_assistant.core.states import TaskState
-from media_assistant.core.store.base import PENDING, RUNNING, StoreBase, T, chunks
+from media_assistant.core.store.base import (
+    PENDING,
+    PROMPT_HEAD_CHARS,
+    RUNNING,
+    StoreBase,
+    T,
+    chunks,
+)
+from media_assistant.core.store.batches import retry_filter
 
 
 class OperatorRoom(StoreBase):
@@ -60,9 +69,23 @@ class OperatorRoom(StoreBase):
                     .all()
                 )
             for tid in canceled:
-                self._event(conn, tid, "cancel", "canceled by operator while pending", at=now)
+                self._event(
+                    conn,
+                    tid,
+                    "cancel",
+                    "canceled by operator while pending",
+                    at=now,
+                    code=EventCode.CANCELED_PENDING,
+                )
             for tid in requested:
-                self._event(conn, tid, "cancel", "cancel requested while running", at=now)
+                self._event(
+                    conn,
+                    tid,
+                    "cancel",
+                    "cancel requested while running",
+                    at=now,
+                    code=EventCode.CANCEL_REQUESTED,
+                )
         wanted = set(task_ids or [])
         unchanged = tuple(sorted(wanted - set(canceled) - set(requested)))
         self._publish_changes(
@@ -90,20 +113,30 @@ class OperatorRoom(StoreBase):
         *,
         all_failed: bool = False,
         extra_attempts: int = 3,
+        batch_id: str | None = None,
+        prompt: str | None = None,
     ) -> list[str]:
         """Operator retry of failed/canceled rows: the same row goes back to pending.
 
+        ``all_failed``: every failed task (of ``batch_id``, if given) except those that would
+        fail the same way again unchanged (content policy, prompt too long, bad input: see
+        ``HOPELESS_KINDS``; retry them by id). ``prompt``: run it with this prompt instead
+        (one task: "retry with an edited prompt").
+
         The attempt counter keeps counting (a zombie of the old attempt can never write over the
-        new one) and the row gets ``extra_attempts`` more attempts.
+        new one) and the row gets ``extra_attempts`` more attempts; ``attempt_base`` remembers
+        where this round began, so the window says "attempt 1 of 3 (retry 1)".
         """
         terminal_retryable = [TaskState.FAILED.value, TaskState.CANCELED.value]
         if all_failed:
-            targets = [T.c.state == TaskState.FAILED.value]
+            targets = [retry_filter(batch_id, skip_hopeless=True)]
         else:
             targets = [
                 and_(T.c.task_id.in_(chunk), T.c.state.in_(terminal_retryable))
                 for chunk in chunks(list(task_ids or []))
             ]
+        if prompt is not None and (all_failed or len(task_ids or []) != 1 or not prompt.strip()):
+            raise ValueError("an edited prompt is for one task, and cannot be empty")
         now = self.clock.now()
         values: dict[str, Any] = {
             "state": PENDING,
@@ -124,21 +157,47 @@ class OperatorRoom(StoreBase):
             "started_at": None,
             "heartbeat_at": None,
         }
-        retried: dict[str, int] = {}  # task id → its new max_attempts
+        if prompt is not None:
+            values["prompt"] = prompt
+        # task id → (its new max_attempts, attempt_base, operator_retries)
+        retried: dict[str, tuple[int, int, int]] = {}
         with write_tx(self.engine, durable=True) as conn:
             for target in targets:
                 retried.update(
-                    (row.task_id, row.max_attempts)
+                    (row.task_id, (row.max_attempts, row.attempt_base, row.operator_retries))
                     for row in conn.execute(
                         update(T)
                         .where(target)
-                        .values(max_attempts=T.c.attempt + extra_attempts, **values)
-                        .returning(T.c.task_id, T.c.max_attempts)
+                        .values(
+                            max_attempts=T.c.attempt + extra_attempts,
+                            attempt_base=T.c.attempt,
+                            operator_retries=T.c.operator_retries + 1,
+                            **values,
+                        )
+                        .returning(
+                            T.c.task_id, T.c.max_attempts, T.c.attempt_base, T.c.operator_retries
+                        )
                     )
                 )
-            for tid in retried:
-                self._event(conn, tid, "retry", "retry requested by operator", at=now)
+            for tid, (_, _, rounds) in retried.items():
+                self._event(
+                    conn,
+                    tid,
+                    "retry",
+                    "retry requested by operator"
+                    + (" with an edited prompt" if prompt is not None else ""),
+                    at=now,
+                    code=EventCode.RETRY_REQUESTED,
+                    params={"round": rounds, "edited": prompt is not None},
+                )
+        values.pop("prompt", None)  # views carry a prompt head, not the prompt
+        if prompt is not None:
+            values["prompt_head"] = prompt[:PROMPT_HEAD_CHARS]
         self._publish_changes(
-            TaskChange(t, {**values, "max_attempts": most}) for t, most in retried.items()
+            TaskChange(
+                t,
+                {**values, "max_attempts": most, "attempt_base": base, "operator_retries": rounds},
+            )
+            for t, (most, base, rounds) in retried.items()
         )
         return list(retried)

@@ -6,12 +6,14 @@ Every write here is fenced by the attempt's :class:`Claim` (task, attempt, lease
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, bindparam, case, select, update
 
 from media_assistant.core.db import read_tx, write_tx
 from media_assistant.core.errors import ErrorKind
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import TaskChange, TaskLogged
 from media_assistant.core.records import Claim
 from media_assistant.core.states import TaskState
@@ -36,6 +38,8 @@ class OutcomeRoom(StoreBase):
         lane: str | None = None,
         account_id: str | None = None,
         attempt: int | None = None,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> None:
         """Append a line to a task's event log (self-check findings, provider notes...)."""
         now = self.clock.now()
@@ -49,6 +53,8 @@ class OutcomeRoom(StoreBase):
                 account_id=account_id,
                 attempt=attempt,
                 at=now,
+                code=code,
+                params=params,
             )
         self.bus.publish(TaskLogged(task_id, kind, message, now))
 
@@ -61,17 +67,19 @@ class OutcomeRoom(StoreBase):
         event_kind: str = "state",
         durable: bool = True,
         fence: ColumnElement[bool] | None = None,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> bool:
         now = self.clock.now()
         with write_tx(self.engine, durable=durable) as conn:
             if fence is None:
-                params = {
+                fenced = {
                     **values,
                     "fence_task_id": claim.task_id,
                     "fence_attempt": claim.attempt,
                     "fence_lease": claim.lease,
                 }
-                changed = conn.execute(_FENCED_UPDATE, params).rowcount
+                changed = conn.execute(_FENCED_UPDATE, fenced).rowcount
             else:
                 changed = conn.execute(update(T).where(fence).values(**values)).rowcount
             if changed != 1:
@@ -85,6 +93,8 @@ class OutcomeRoom(StoreBase):
                 account_id=claim.account_id,
                 attempt=claim.attempt,
                 at=now,
+                code=code,
+                params=params,
             )
         self._publish_changes([TaskChange(claim.task_id, values)])
         return True
@@ -112,9 +122,23 @@ class OutcomeRoom(StoreBase):
             "owner_id": None,
         }
         took = now - claim.started_at
-        return self._finish(claim, values, f"succeeded ({len(text)} chars, {took:.1f} s)")
+        return self._finish(
+            claim,
+            values,
+            f"succeeded ({len(text)} chars, {took:.1f} s)",
+            code=EventCode.SUCCEEDED,
+            params={"chars": len(text), "seconds": round(took, 1)},
+        )
 
-    def finish_failed(self, claim: Claim, kind: ErrorKind, message: str) -> bool:
+    def finish_failed(
+        self,
+        claim: Claim,
+        kind: ErrorKind,
+        message: str,
+        *,
+        code: EventCode = EventCode.FAILED,
+        params: Mapping[str, Any] | None = None,
+    ) -> bool:
         values = {
             "state": TaskState.FAILED.value,
             "finished_at": self.clock.now(),
@@ -122,7 +146,13 @@ class OutcomeRoom(StoreBase):
             "error_message": message,
             "owner_id": None,
         }
-        return self._finish(claim, values, f"failed: {kind.value}: {message}")
+        return self._finish(
+            claim,
+            values,
+            f"failed: {kind.value}: {message}",
+            code=code,
+            params=params or {"error_kind": kind.value, "detail": message},
+        )
 
     def finish_canceled(self, claim: Claim, message: str = "canceled by operator") -> bool:
         values = {
@@ -132,7 +162,9 @@ class OutcomeRoom(StoreBase):
             "error_message": message,
             "owner_id": None,
         }
-        return self._finish(claim, values, message)
+        return self._finish(
+            claim, values, message, code=EventCode.CANCELED, params={"detail": message}
+        )
 
     def requeue(
         self,
@@ -143,8 +175,15 @@ class OutcomeRoom(StoreBase):
         kind: ErrorKind | None,
         message: str,
         event_kind: str = "retry",
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
+        model: tuple[str, str] | None = None,
+        max_attempts: int | None = None,
     ) -> bool:
         """running → pending on the same row: a retry (new attempt) or a deferral (same one).
+
+        ``model``: (model, model_kind) the row moves to (a quality gate's fallback model);
+        ``max_attempts``: its new attempt budget, if it changes.
 
         If a cancel was requested meanwhile (perhaps by another process, after the attempt last
         looked), the row ends canceled instead: a cancel survives retries and shutdowns.
@@ -164,9 +203,20 @@ class OutcomeRoom(StoreBase):
         if kind is not None:
             values["error_kind"] = kind.value
             values["error_message"] = message
+        if model is not None:
+            values["model"], values["model_kind"] = model
+        if max_attempts is not None:
+            values["max_attempts"] = max_attempts
         fence = and_(claim_fence(claim), T.c.cancel_requested == False)  # noqa: E712
         changed = self._finish(
-            claim, values, message, event_kind=event_kind, durable=False, fence=fence
+            claim,
+            values,
+            message,
+            event_kind=event_kind,
+            durable=False,
+            fence=fence,
+            code=code,
+            params=params,
         )
         if not changed and self._still_ours_but_flagged(claim):
             return self.finish_canceled(claim, f"canceled by operator ({message})")

@@ -11,17 +11,21 @@ from sqlalchemy import Select, bindparam, case, func, insert, or_, select, updat
 from sqlalchemy.exc import IntegrityError
 
 from media_assistant.core.db import read_tx, write_tx
+from media_assistant.core.event_codes import EventCode, params_json
 from media_assistant.core.events import TaskChange, TasksAdded
-from media_assistant.core.records import Claim, NewTask, SubmitResult
+from media_assistant.core.records import BatchInfo, Claim, NewTask, SubmitResult
 from media_assistant.core.states import ModelKind
 from media_assistant.core.store.base import PENDING, RUNNING, E, StoreBase, T, chunks, view_row
+from media_assistant.core.store.batches import save_batch
+from media_assistant.core.store.holds import claimable, minute_of_day
 from media_assistant.core.task_ids import settle_generated_ids
 
 log = logging.getLogger(__name__)
 
 
 def _queue_head(stmt: Select[Any]) -> Select[Any]:
-    """The claimable head of the queue for the ``models`` at time ``now`` (bind parameters):
+    """The claimable head of the queue for the ``models`` at time ``now`` (bind parameters,
+    with ``minute``, ``lane`` and ``account`` for pauses and schedules: core/store/holds.py):
     priority first, then submission order."""
     return (
         stmt.where(
@@ -29,6 +33,7 @@ def _queue_head(stmt: Select[Any]) -> Select[Any]:
             T.c.model.in_(bindparam("models", expanding=True)),
             or_(T.c.not_before.is_(None), T.c.not_before <= bindparam("now")),
             or_(T.c.keep_attempt, T.c.attempt < T.c.max_attempts),
+            *claimable(),
         )
         .order_by(T.c.priority.desc(), T.c.seq)
         .limit(1)
@@ -68,20 +73,40 @@ _CLAIM = (
         T.c.system_prompt,
         T.c.deadline_at,
         T.c.created_at,
+        T.c.attempt_base,
+        T.c.operator_retries,
     )
 )
 # SET comes from the execute parameters (the columns being written); the fence from these.
 
 
+def _hold_params(now: float, lane: str | None, account_id: str | None) -> dict[str, Any]:
+    return {
+        "now": now,
+        "minute": minute_of_day(now),
+        "lane": lane or "",
+        "account": account_id or "",
+    }
+
+
 class QueueRoom(StoreBase):
-    def submit(self, tasks: Sequence[NewTask], *, max_attempts: int = 3) -> SubmitResult:
+    def submit(
+        self, tasks: Sequence[NewTask], *, max_attempts: int = 3, batch: BatchInfo | None = None
+    ) -> SubmitResult:
         """Insert new tasks in one transaction. Supplied ids already present are skipped, not
-        duplicated; generated ones that are taken get fresh numbers (core/task_ids.py)."""
+        duplicated; generated ones that are taken get fresh numbers (core/task_ids.py).
+
+        Every batch gets its row in ``batches`` in the same transaction (``batch``: what the
+        operator said about it — name, source file, template, title column, schedule)."""
         batch_id = tasks[0].batch_id if tasks else ""
         now = self.clock.now()
         added: list[str] = []
         skipped: list[str] = []
+        saved = None
         with write_tx(self.engine, durable=True) as conn:
+            for new_batch in dict.fromkeys(t.batch_id for t in tasks):
+                info = batch if batch is not None and batch.batch_id == new_batch else None
+                saved = save_batch(conn, info or BatchInfo(new_batch), now) or saved
             tasks = settle_generated_ids(conn, tasks)
             existing: set[str] = set()
             ids = [t.task_id for t in tasks]
@@ -135,10 +160,14 @@ class QueueRoom(StoreBase):
                             "lane": r["model_kind"],
                             "message": f"submitted in batch {r['batch_id']}",
                             "origin": self.origin,
+                            "code": EventCode.SUBMITTED.value,
+                            "params_json": params_json({"batch": r["batch_id"]}),
                         }
                         for r in rows
                     ],
                 )
+        if saved is not None:
+            self._publish_batches([saved])
         if added:
             views = tuple(view_row(r) for r in rows)
             self.bus.publish(TasksAdded(tuple(added), batch_id or None, views))
@@ -166,10 +195,15 @@ class QueueRoom(StoreBase):
         # (the last claim found a task): there the look is a wasted read, ~20 % of the CPU of
         # a claim; the claim's own query decides either way.
         backlog = tuple(models)
-        if not self._backlog.get(backlog) and self.peek_next(models) is None:
+        if (
+            not self._backlog.get(backlog)
+            and self.peek_next(models, lane=kind.value, account_id=account_id) is None
+        ):
             return None
         with write_tx(self.engine) as conn:
-            candidate = conn.execute(_HEAD, {"models": list(models), "now": now}).scalar()
+            candidate = conn.execute(
+                _HEAD, {"models": list(models), **_hold_params(now, kind.value, account_id)}
+            ).scalar()
             self._backlog[backlog] = candidate is not None
             if candidate is None:
                 return None
@@ -206,6 +240,7 @@ class QueueRoom(StoreBase):
                 started_at=now,
                 deadline_at=row.deadline_at,
                 created_at=row.created_at,
+                attempt_base=row.attempt_base,
             )
             self._event(
                 conn,
@@ -216,6 +251,14 @@ class QueueRoom(StoreBase):
                 account_id=account_id,
                 attempt=claim.attempt,
                 at=now,
+                code=EventCode.STARTED,
+                params={
+                    "attempt": claim.attempt,
+                    "max_attempts": claim.max_attempts,
+                    "base": row.attempt_base,
+                    "retries": row.operator_retries,
+                    "account": account_id,
+                },
             )
         self._publish_changes(
             [
@@ -239,11 +282,16 @@ class QueueRoom(StoreBase):
         )
         return claim
 
-    def peek_next(self, models: Sequence[str]) -> tuple[str, int] | None:
-        """The task ``claim_next`` would take now, with its prompt length (for rate limits)."""
+    def peek_next(
+        self, models: Sequence[str], *, lane: str | None = None, account_id: str | None = None
+    ) -> tuple[str, int] | None:
+        """The task ``claim_next`` would take now, with its prompt length (for rate limits).
+        ``lane`` and ``account_id``: whose pauses count (the claiming lane's and account's)."""
         now = self.clock.now()
         with read_tx(self.engine) as conn:
-            row = conn.execute(_PEEK, {"models": list(models), "now": now}).first()
+            row = conn.execute(
+                _PEEK, {"models": list(models), **_hold_params(now, lane, account_id)}
+            ).first()
         return (row[0], int(row[1])) if row else None
 
     def next_not_before(self, models: Sequence[str]) -> float | None:

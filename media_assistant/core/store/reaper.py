@@ -16,6 +16,7 @@ from sqlalchemy import ColumnElement, and_, or_, select, update
 
 from media_assistant.core.db import read_tx, write_tx
 from media_assistant.core.errors import ErrorKind
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import TaskChange
 from media_assistant.core.records import ReleasedTask
 from media_assistant.core.schema import SessionRow
@@ -54,6 +55,7 @@ class ReaperRoom(StoreBase):
             and_(*where, T.c.task_id.in_(candidates)),
             f"no heartbeat for {dead_after:.0f} s: declared dead",
             lost_backoff,
+            cause=("heartbeat", dead_after),
         )
 
     def recover_orphans(self, live_owner_ids: Sequence[str]) -> list[ReleasedTask]:
@@ -71,10 +73,11 @@ class ReaperRoom(StoreBase):
             and_(not_live, T.c.owner_id.in_(stopped)),
             "its scheduler was shutting down and ended before writing it back",
             0.0,
+            cause=("shutdown", 0.0),
             interrupted=True,
         )
         return released + self._release_lost(
-            not_live, "its scheduler is gone (crash or kill): orphan", 0.0
+            not_live, "its scheduler is gone (crash or kill): orphan", 0.0, cause=("orphan", 0.0)
         )
 
     def release_owned(self, owner_id: str, reason: str) -> list[ReleasedTask]:
@@ -82,7 +85,11 @@ class ReaperRoom(StoreBase):
         to the queue, its attempt not used up (canceled if a cancel was asked for). Attempts
         that outlasted the shutdown's wait are abandoned; their late writes are fenced out."""
         return self._release_lost(
-            and_(T.c.state == RUNNING, T.c.owner_id == owner_id), reason, 0.0, interrupted=True
+            and_(T.c.state == RUNNING, T.c.owner_id == owner_id),
+            reason,
+            0.0,
+            cause=("shutdown", 0.0),
+            interrupted=True,
         )
 
     def _release_lost(
@@ -91,6 +98,7 @@ class ReaperRoom(StoreBase):
         reason: str,
         lost_backoff: float,
         *,
+        cause: tuple[str, float],
         interrupted: bool = False,
     ) -> list[ReleasedTask]:
         """``interrupted``: the attempt was stopped by its own scheduler, not lost: back to the
@@ -163,6 +171,21 @@ class ReaperRoom(StoreBase):
                     if interrupted
                     else f"attempt {r.attempt} lost ({reason}) → {state.value}"
                 )
+                code, params = (
+                    (EventCode.RETURNED_SHUTDOWN, None)
+                    if interrupted and state is TaskState.PENDING
+                    else (EventCode.CANCELED, None)
+                    if interrupted
+                    else (
+                        EventCode.LOST,
+                        {
+                            "attempt": r.attempt,
+                            "cause": cause[0],
+                            "seconds": cause[1],
+                            "state": state.value,
+                        },
+                    )
+                )
                 self._event(
                     conn,
                     r.task_id,
@@ -172,6 +195,8 @@ class ReaperRoom(StoreBase):
                     account_id=r.account_id,
                     attempt=r.attempt,
                     at=now,
+                    code=code,
+                    params=params,
                 )
                 released.append(ReleasedTask(r.task_id, r.owner_id, r.attempt, state))
                 changes.append(TaskChange(r.task_id, values))

@@ -19,6 +19,7 @@ import httpx
 from media_assistant import __version__
 from media_assistant.core.config import AppConfig
 from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
 from media_assistant.core.states import ModelKind
 from media_assistant.providers.api.classify import (
@@ -301,12 +302,16 @@ class ApiProvider:
 
     async def _attempt(self, ctx: TaskContext, body: dict[str, Any]) -> GenerationResult:
         if body["messages"][0]["role"] == "system":
-            system = "with a system message"
+            system, how = "with a system message", "with"
         elif ctx.task.system_prompt:
-            system = "system prompt left out (need_empty_prompt)"
+            system, how = "system prompt left out (need_empty_prompt)", "left_out"
         else:
-            system = "no system message"
-        ctx.log(f"POST chat/completions: model {body['model']}, {system}")
+            system, how = "no system message", "none"
+        ctx.log(
+            f"POST chat/completions: model {body['model']}, {system}",
+            code=EventCode.API_REQUEST,
+            params={"model": body["model"], "system": how},
+        )
         try:
             async with self._client().stream("POST", "chat/completions", json=body) as response:
                 if response.status_code != 200:
@@ -332,7 +337,14 @@ class ApiProvider:
             f"answer: {len(result.text)} chars"
             + (f", reasoning {len(result.reasoning)} chars" if result.reasoning else "")
             + (f"; {tokens}" if tokens else "")
-            + ("; cut at the model's length limit" if result.truncated else "")
+            + ("; cut at the model's length limit" if result.truncated else ""),
+            code=EventCode.API_ANSWER,
+            params={
+                "chars": len(result.text),
+                "reasoning_chars": len(result.reasoning or ""),
+                "truncated": result.truncated,
+                "detail": tokens,
+            },
         )
         return result
 

@@ -27,6 +27,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from media_assistant.core import diagnostics
 from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.event_codes import EventCode
 from media_assistant.core.filenames import safe_file_stem
 from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
 from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
@@ -132,7 +133,11 @@ class WebProvider:
                 ErrorKind.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}"
             ) from None
         if info.launched:
-            ctx.log(f"browser started (pid {info.pid}; {info.description})")
+            ctx.log(
+                f"browser started (pid {info.pid}; {info.description})",
+                code=EventCode.BROWSER_STARTED,
+                params={"pid": info.pid, "detail": info.description},
+            )
             if self._record_browser is not None:
                 self._record_browser(self.account_id, info.pid, info.started_at)
         chat = self.browser.chat
@@ -150,6 +155,11 @@ class WebProvider:
                     f"within {self.adapter.timing.new_chat_timeout_s:.0f} s: loaded "
                     "new_chat_url instead (slower; check the adapter)",
                     level=logging.WARNING,
+                    code=EventCode.NEW_CHAT_FALLBACK,
+                    params={
+                        "seconds": self.adapter.timing.new_chat_timeout_s,
+                        "detail": str(self.adapter.selectors.new_chat),
+                    },
                 )
             ctx.checkpoint()
             await call(chat.type_prompt(page_text(ctx.task)))
@@ -236,6 +246,8 @@ class WebProvider:
             f"(task {sent.task_id}, attempt {sent.attempt}; the app was stopped or its browser "
             "closed before it ended): looking before sending",
             level=logging.WARNING,
+            code=EventCode.LEFTOVER_FOUND,
+            params={"seconds": round(age), "task": sent.task_id, "attempt": sent.attempt},
         )
         chat = self.browser.chat
         assert chat is not None
@@ -244,7 +256,9 @@ class WebProvider:
             ctx.log(
                 "its conversation is unknown (the site had not named it yet)"
                 if not sent.conversation
-                else "the adapter names no generating indicator to look for"
+                else "the adapter names no generating indicator to look for",
+                code=EventCode.LEFTOVER_UNLOCATED,
+                params={"why": "conversation_unknown" if not sent.conversation else "no_indicator"},
             )
             await self._forget_sent()
             return
@@ -255,7 +269,11 @@ class WebProvider:
         except ProviderError as exc:
             if exc.kind in (ErrorKind.LOGIN_REQUIRED, ErrorKind.CAPTCHA):
                 raise  # the account's own problem, reported as anywhere else
-            ctx.log(f"could not look at {sent.url} ({exc.message})")
+            ctx.log(
+                f"could not look at {sent.url} ({exc.message})",
+                code=EventCode.LEFTOVER_UNSEEN,
+                params={"detail": f"{sent.url}: {exc.message}"},
+            )
             state = "unknown"
         if state == "generating":
             raise ProviderError(
@@ -269,7 +287,9 @@ class WebProvider:
                 "stopped": f"it was still generating at {sent.url}: stopped it",
                 "idle": f"it had ended ({sent.url})",
                 "unknown": f"{sent.url} shows no conversation; going on",
-            }[state]
+            }[state],
+            code=EventCode.LEFTOVER_SETTLED,
+            params={"state": state, "detail": sent.url},
         )
         await self._forget_sent()
 
@@ -317,7 +337,17 @@ class WebProvider:
         report = await self.driver.service.call(self.browser.selfcheck(recorded))
         for finding in report.for_account(self.account_id):
             if finding.kind != "ok":
-                ctx.log(finding.message(), kind="selfcheck", level=logging.WARNING)
+                ctx.log(
+                    finding.message(),
+                    kind="selfcheck",
+                    level=logging.WARNING,
+                    code=EventCode.SELFCHECK,
+                    params={
+                        "finding": finding.kind.value,
+                        "account": finding.account_id,
+                        "detail": " — ".join(p for p in (finding.description, finding.action) if p),
+                    },
+                )
         blocked = report.blocked_accounts().get(self.account_id)
         if blocked:
             raise ProviderError(ErrorKind.PROFILE_IN_USE, blocked)
@@ -339,10 +369,15 @@ class WebProvider:
                 ctx.log(
                     "cancel: clicked the page's stop control"
                     if clicked
-                    else "cancel: no stop control was visible"
+                    else "cancel: no stop control was visible",
+                    code=EventCode.CANCEL_STOP_CLICKED if clicked else EventCode.CANCEL_NO_STOP,
                 )
                 if not await self._quiesce():
-                    ctx.log("the site kept generating: its browser was closed", kind="error")
+                    ctx.log(
+                        "the site kept generating: its browser was closed",
+                        kind="error",
+                        code=EventCode.SITE_KEPT_GENERATING,
+                    )
                 raise TaskCanceled(ctx.task.task_id)
             snap = await call(chat.snapshot(wait_ms=wait_ms, after=snap))
             if snap.url != before.url:
@@ -371,6 +406,8 @@ class WebProvider:
                             "accepted without a done marker (text stable, generation "
                             f"indicator gone): adapter {self.adapter.id!r} may be outdated",
                             level=logging.WARNING,
+                            code=EventCode.ACCEPTED_WITHOUT_DONE,
+                            params={"adapter": self.adapter.id},
                         )
                     return await self._accept(ctx, snap)
                 if snap.generating and now - last_change > timing.idle_timeout_s:
@@ -442,6 +479,8 @@ class WebProvider:
                     f"answer.markdown_source {answer.markdown_source} found nothing: "
                     "rebuilt from the HTML instead",
                     level=logging.WARNING,
+                    code=EventCode.MARKDOWN_SOURCE_EMPTY,
+                    params={"detail": str(answer.markdown_source)},
                 )
         return GenerationResult(
             text=markdown, reasoning=(snap.reasoning or None), plain_text=plain or None
@@ -462,7 +501,11 @@ class WebProvider:
         except Exception:
             return
         if saved:
-            ctx.log("saved for diagnosis: " + ", ".join(str(p) for p in saved))
+            ctx.log(
+                "saved for diagnosis: " + ", ".join(str(p) for p in saved),
+                code=EventCode.DIAGNOSTICS_SAVED,
+                params={"files": len(saved), "detail": ", ".join(str(p) for p in saved)},
+            )
             # 0600, then the folder is kept to its days / megabytes ([diagnostics] config).
             with contextlib.suppress(OSError):
                 await asyncio.to_thread(

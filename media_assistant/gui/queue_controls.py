@@ -1,0 +1,224 @@
+"""The operator's hold on the queue, wired into the window: the batches list, pauses (queue,
+lane, batch, account), schedules and priorities.
+
+One object so the main window only assembles: it feeds :class:`QueueHolds` from the bus
+(pauses and batch rows, ours and other processes'), keeps the batches list, the task table's
+batch filter and the lane panels on the same batch, recomputes batch ETAs at most every couple
+of seconds, and turns the views' signals into :class:`TaskActions` calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QLabel, QWidget
+
+from media_assistant.core.records import BatchRecord, Pause
+from media_assistant.gui.accounts_panel import AccountsPanel
+from media_assistant.gui.batch_eta import Finishes, batch_finishes, combined
+from media_assistant.gui.batch_list import BatchList, BatchListModel
+from media_assistant.gui.controller import AppController
+from media_assistant.gui.lane_panel import LanePanel
+from media_assistant.gui.style import AMBER
+from media_assistant.gui.task_actions import TaskActions
+from media_assistant.gui.task_model import TaskTableModel
+from media_assistant.gui.task_rows import LaneIndex, Row
+from media_assistant.gui.task_view import TaskTable
+
+# Batch ETAs replay every lane's queue: follow changes at most this often, and time passing
+# at least this often.
+ETA_MIN_GAP_S = 1.0
+ETA_EVERY_S = 5.0
+
+
+class QueueControls(QObject):
+    def __init__(
+        self,
+        parent: QWidget,
+        controller: AppController,
+        model: TaskTableModel,
+        table: TaskTable,
+        lanes: Mapping[str, LanePanel],
+        accounts: AccountsPanel,
+        actions: TaskActions,
+    ) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.model = model
+        self.table = table
+        self.lanes = lanes
+        self.accounts = accounts
+        self.actions = actions
+        self.holds = model.holds
+        self.list_model = BatchListModel(controller.now, parent)
+        self.batch_list = BatchList(self.list_model, parent)
+        self.pause_status = QLabel(parent)
+        self.pause_status.setStyleSheet(f"color: {AMBER}; font-weight: bold;")
+        self.pause_status.hide()
+        self._finishes: dict[str, Finishes] = {}
+        self._eta_key: tuple[int, int, int] = (-1, -1, -1)
+        self._eta_at = float("-inf")
+        self._list_key: tuple[int, int] = (-1, -1)
+
+        accounts.queue_holds = self.holds
+        accounts.running_on = self._running_on
+        bridge = controller.bridge
+        bridge.batches_changed.connect(self._on_bridge_batches_changed)
+        bridge.pauses_changed.connect(self._on_bridge_pauses_changed)
+        self.batch_list.batch_selected.connect(self._on_batch_list_batch_selected)
+        self.table.batch_filter_changed.connect(self._on_table_batch_filter_changed)
+        self.table.selection_changed.connect(actions.update_enabled)
+        self.table.priority_requested.connect(
+            lambda ids, where: actions.set_priority(list(ids), None, str(where))
+        )
+        self.batch_list.pause_toggled.connect(
+            lambda batch, pause: actions.set_paused("batch", str(batch), bool(pause))
+        )
+        self.batch_list.cancel_requested.connect(lambda batch: actions.cancel_batch(str(batch)))
+        self.batch_list.retry_failed_requested.connect(
+            lambda batch: actions.retry_failed(str(batch))
+        )
+        self.batch_list.priority_requested.connect(
+            lambda batch, where: actions.set_priority(None, str(batch), str(where))
+        )
+        # operator-b's export dialog hooks in at TaskActions.export_batch.
+        self.batch_list.export_requested.connect(lambda batch: actions.export_batch(str(batch)))
+        for panel in lanes.values():
+            panel.pause_toggled.connect(
+                lambda lane, pause: actions.set_paused("lane", str(lane), bool(pause))
+            )
+        accounts.pause_toggled.connect(
+            lambda account, pause: actions.set_paused("account", str(account), bool(pause))
+        )
+
+    # ---------------------------------------------------------------- feeding
+
+    def load(self, batches: Sequence[BatchRecord], pauses: Sequence[Pause]) -> None:
+        self.holds.upsert_batches(batches)
+        self.holds.set_pauses(pauses)
+
+    def note_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Rows the window received: batches without a row in the store are dated by their
+        earliest task."""
+        earliest: dict[str, float] = {}
+        for r in rows:
+            batch, created = r["batch_id"], r.get("created_at") or 0.0
+            if batch not in earliest or created < earliest[batch]:
+                earliest[batch] = created
+        for batch, created in earliest.items():
+            self.list_model.note_created(batch, created)
+
+    def _on_bridge_batches_changed(self, batches: list[BatchRecord]) -> None:
+        self.holds.upsert_batches(batches)
+        self.model.repaint_states()
+
+    def _on_bridge_pauses_changed(self, pauses: list[Pause]) -> None:
+        self.holds.set_pauses(pauses)
+        self.model.repaint_states()
+        self.accounts.refresh()
+        self.actions.update_enabled()
+
+    def _running_on(self, account_id: str) -> int:
+        return sum(
+            1
+            for index in self.model.lanes.values()
+            for row in index.running.values()
+            if row.account_id == account_id
+        )
+
+    # ---------------------------------------------------------------- choosing a batch
+
+    def chosen(self) -> str:
+        return self.table.current_batch() or ""
+
+    def _on_batch_list_batch_selected(self, batch: str) -> None:
+        self.table.set_batch(batch)
+        self.refresh_lanes(self.controller.now())
+        self.actions.update_enabled()
+
+    def _on_table_batch_filter_changed(self, batch: str) -> None:
+        self.batch_list.select(batch)
+        self.refresh_lanes(self.controller.now())
+        self.actions.update_enabled()
+
+    # ---------------------------------------------------------------- refresh
+
+    def _held(self, now: float) -> Any:
+        """Whether a pending row is held back now, asked once per (batch, lane): the plans
+        ask it for every pending task."""
+        holds = self.holds
+        seen: dict[tuple[str, str], bool] = {}
+
+        def held(row: Row) -> bool:
+            key = (row.batch_id, row.model_kind)
+            answer = seen.get(key)
+            if answer is None:
+                answer = seen[key] = holds.batch_hold(*key, now) is not None
+            return answer
+
+        return held
+
+    def refresh(self, now: float) -> None:
+        """Once a second and soon after changes: ETAs (throttled), the list, the panels."""
+        counts = self.model.batches
+        key = (
+            counts.version,
+            self.holds.version,
+            sum(i.version for i in self.model.lanes.values()),
+        )
+        age = now - self._eta_at
+        if (key != self._eta_key and age >= ETA_MIN_GAP_S) or age >= ETA_EVERY_S:
+            self._eta_key, self._eta_at = key, now
+            self._finishes = batch_finishes(
+                self.model.lanes, self.controller.lane_slots, now, self._held(now)
+            )
+        rebuilt = self.list_model.rebuild(counts, self.holds, combined(self._finishes))
+        if rebuilt:
+            self.table.set_batches(
+                [
+                    (line.batch_id, line.name)
+                    for line in (
+                        self.list_model.line(i) for i in range(1, self.list_model.rowCount())
+                    )
+                ]
+            )
+        self.batch_list.after_rebuild(self.chosen())
+        self.table.show_priority_column()
+        self.refresh_lanes(now)
+        self._show_pause_status()
+        self.actions.update_enabled()
+
+    def refresh_lanes(self, now: float) -> None:
+        batch = self.chosen()
+        held = self._held(now)
+        for lane, panel in self.lanes.items():
+            focus = self.model.batch_lanes.get(batch, {}).get(lane) if batch else None
+            if batch and focus is None:
+                focus = _EMPTY
+            panel.refresh(
+                self.model.lanes[lane],
+                self.controller.lane_slots(lane),
+                now,
+                held=held,
+                holds_version=self.holds.version,
+                focus=focus,
+                focus_finish=self._finishes.get(lane, {}).get(batch) if batch else None,
+                paused=self.holds.all_paused or self.holds.paused("lane", lane),
+            )
+
+    def _show_pause_status(self) -> None:
+        if not self.holds.all_paused:
+            self.pause_status.hide()
+            return
+        running = sum(i.counts["running"] for i in self.model.lanes.values())
+        self.pause_status.setText(
+            self.tr("Queue paused: finishing %n running task(s)", "", running)
+            if running
+            else self.tr("Queue paused")
+        )
+        self.pause_status.show()
+
+
+_EMPTY = LaneIndex()  # a batch with no task in a lane: its panel shows zeros
