@@ -205,7 +205,11 @@ def account_reason(status: AccountStatus | None, now: float) -> str:
     if status is None:
         return ""
     state = status.state(now)
-    if status.problem is not AccountProblem.NONE and state is not AccountState.DISABLED:
+    if (
+        status.problem not in (AccountProblem.NONE, AccountProblem.REBUILD)
+        and state is not AccountState.DISABLED
+    ):
+        # (REBUILD is a request to the scheduler, not a problem: core/account_store.py)
         return problem_text(status)
     if state is AccountState.COOLING_DOWN:
         reason = status.cooldown_reason
