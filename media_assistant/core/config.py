@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,7 +26,7 @@ from media_assistant.core.diagnostics import (
     DEFAULT_MAX_MB,
     DiagnosticsRetention,
 )
-from media_assistant.core.errors import ConfigError
+from media_assistant.core.errors import ConfigError, RuleBroken
 from media_assistant.core.notify_config import NotificationsConfig, WebhookConfig
 from media_assistant.core.pacing import PacingConfig
 from media_assistant.core.quality import QualityConfig
@@ -83,7 +83,7 @@ class SchedulerConfig(BaseModel):
     @model_validator(mode="after")
     def _dead_after_covers_heartbeats(self) -> SchedulerConfig:
         if self.dead_after_s < 2 * self.heartbeat_s:
-            raise ValueError("dead_after_s must be at least twice heartbeat_s")
+            raise RuleBroken("dead_after_short", "dead_after_s must be at least twice heartbeat_s")
         return self
 
 
@@ -156,12 +156,12 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-class FieldProblem(ValueError):
+class FieldProblem(RuleBroken):
     """A rule about one key of a table, raised by a table's own validator: the problem is
     reported at that key (``accounts[1] (ds-api).base_url``), so an editor can show it there."""
 
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, key: str, code: str, message: str, **params: Any) -> None:
+        super().__init__(code, message, **params)
         self.key = key
 
 
@@ -231,9 +231,10 @@ class AccountConfig(BaseModel):
     @classmethod
     def _id_is_a_plain_name(cls, value: str) -> str:
         if not _ACCOUNT_ID.fullmatch(value):
-            raise ValueError(
+            raise RuleBroken(
+                "account_id_chars",
                 "an account id is letters, digits and - _ . only (no spaces), starting with a "
-                "letter or digit"
+                "letter or digit",
             )
         return value
 
@@ -241,7 +242,9 @@ class AccountConfig(BaseModel):
     @classmethod
     def _serves_a_model(cls, value: list[str]) -> list[str]:
         if not value:
-            raise ValueError("an account needs at least one model (list it in 'models')")
+            raise RuleBroken(
+                "account_without_model", "an account needs at least one model (list it in 'models')"
+            )
         return value
 
     @model_validator(mode="after")
@@ -249,23 +252,39 @@ class AccountConfig(BaseModel):
         if self.kind is ModelKind.WEB:
             if (self.site is None) == (self.site_file is None):
                 raise FieldProblem(
-                    "site", "a web account needs exactly one of 'site' or 'site_file'"
+                    "site",
+                    "site_one_of",
+                    "a web account needs exactly one of 'site' or 'site_file'",
                 )
             if self.origin is not None and not self.origin.startswith(("http://", "https://")):
-                raise FieldProblem("origin", "'origin' must start with http:// or https://")
+                raise FieldProblem(
+                    "origin", "url_scheme", "'origin' must start with http:// or https://"
+                )
             for key in ("base_url", "api_key_env", "rpm", "tpm"):
                 if getattr(self, key) is not None:
-                    raise FieldProblem(key, f"'{key}' is for API accounts, not web accounts")
+                    raise FieldProblem(
+                        key, "api_only_key", f"'{key}' is for API accounts, not web accounts"
+                    )
         else:
             if self.api_key_env is not None and (problem := api_key_env_problem(self.api_key_env)):
-                raise FieldProblem("api_key_env", problem)
+                raise FieldProblem(
+                    "api_key_env",
+                    "api_key_env_pasted" if "pasted" in problem else "api_key_env_name",
+                    problem,
+                )
             if not self.base_url:
-                raise FieldProblem("base_url", "an API account needs 'base_url'")
+                raise FieldProblem(
+                    "base_url", "base_url_missing", "an API account needs 'base_url'"
+                )
             if not self.base_url.startswith(("http://", "https://")):
-                raise FieldProblem("base_url", "'base_url' must start with http:// or https://")
+                raise FieldProblem(
+                    "base_url", "url_scheme", "'base_url' must start with http:// or https://"
+                )
             for key in ("site", "site_file", "origin", "pacing"):
                 if getattr(self, key) is not None:
-                    raise FieldProblem(key, f"'{key}' is for web accounts, not API accounts")
+                    raise FieldProblem(
+                        key, "web_only_key", f"'{key}' is for web accounts, not API accounts"
+                    )
         return self
 
 
@@ -303,7 +322,12 @@ def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
     for i, m in enumerate(cfg.models):
         if m.name in seen_models:
             problems.append(
-                ConfigProblem(("models", i, "name"), f"duplicate model name {m.name!r}")
+                ConfigProblem(
+                    ("models", i, "name"),
+                    f"duplicate model name {m.name!r}",
+                    "duplicate_model",
+                    {"name": m.name},
+                )
             )
         seen_models[m.name] = i
     for i, m in enumerate(cfg.models):
@@ -312,27 +336,48 @@ def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
             continue
         where: tuple[str | int, ...] = ("models", i, "quality", "fallback_model")
         if fallback == m.name:
-            problems.append(ConfigProblem(where, "a model cannot fall back to itself"))
+            problems.append(
+                ConfigProblem(where, "a model cannot fall back to itself", "fallback_self")
+            )
         elif cfg.model(fallback) is None:
             problems.append(
-                ConfigProblem(where, f"unknown model {fallback!r} (declare it under [[models]])")
+                ConfigProblem(
+                    where,
+                    f"unknown model {fallback!r} (declare it under [[models]])",
+                    "unknown_model",
+                    {"name": fallback},
+                )
             )
         elif _falls_back_to(cfg, fallback, m.name):
             problems.append(
-                ConfigProblem(where, f"{m.name!r} and {fallback!r} fall back to each other")
+                ConfigProblem(
+                    where,
+                    f"{m.name!r} and {fallback!r} fall back to each other",
+                    "fallback_loop",
+                    {"name": m.name, "other": fallback},
+                )
             )
     seen_accounts: dict[str, str] = {}  # case-folded -> as written
     served: set[str] = set()
     for i, a in enumerate(cfg.accounts):
         earlier = seen_accounts.get(a.id.casefold())
         if earlier == a.id:
-            problems.append(ConfigProblem(("accounts", i, "id"), f"duplicate account id {a.id!r}"))
+            problems.append(
+                ConfigProblem(
+                    ("accounts", i, "id"),
+                    f"duplicate account id {a.id!r}",
+                    "duplicate_account",
+                    {"name": a.id},
+                )
+            )
         elif earlier is not None:
             problems.append(
                 ConfigProblem(
                     ("accounts", i, "id"),
                     f"account ids {earlier!r} and {a.id!r} differ only in letter case: on "
                     "Windows and macOS they would share one browser profile folder",
+                    "account_case",
+                    {"name": a.id, "other": earlier},
                 )
             )
         seen_accounts.setdefault(a.id.casefold(), a.id)
@@ -343,6 +388,8 @@ def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
                     ConfigProblem(
                         ("accounts", i, "models"),
                         f"unknown model {name!r} (declare it under [[models]])",
+                        "unknown_model",
+                        {"name": name},
                     )
                 )
             elif model.kind is not a.kind:
@@ -351,6 +398,8 @@ def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
                         ("accounts", i, "models"),
                         f"model {name!r} is a {model.kind.value} model; "
                         f"this account is kind = {a.kind.value!r}",
+                        "model_kind",
+                        {"name": name, "kind": model.kind.value},
                     )
                 )
             else:
@@ -358,7 +407,12 @@ def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
     for i, m in enumerate(cfg.models):
         if m.name not in served:
             problems.append(
-                ConfigProblem(("models", i), "no account serves this model (add it to an account)")
+                ConfigProblem(
+                    ("models", i),
+                    "no account serves this model (add it to an account)",
+                    "model_unserved",
+                    {"name": m.name},
+                )
             )
     return problems
 
@@ -402,7 +456,11 @@ class ConfigProblem:
     the set-up window shows it next to that field."""
 
     path: tuple[str | int, ...]
-    message: str
+    message: str  # English, for the CLI and the log
+    # What it is, for the set-up window's words (gui/config_text.py): a rule's code
+    # (core/errors.py RuleBroken) or pydantic's error type ("missing", "less_than_equal", ...).
+    code: str = field(default="", compare=False)
+    params: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def where(self, data: dict[str, Any]) -> str:
         return _format_loc(self.path, data)
@@ -420,9 +478,14 @@ def check_config(data: dict[str, Any]) -> tuple[AppConfig | None, list[ConfigPro
                 p for p in err["loc"] if not str(p).startswith("function-after")
             )
             msg = err["msg"].removeprefix("Value error, ")
-            cause = (err.get("ctx") or {}).get("error")
-            if isinstance(cause, FieldProblem):
-                loc, msg = (*loc, cause.key), str(cause)
+            ctx = err.get("ctx") or {}
+            cause = ctx.get("error")
+            code: str = err["type"]
+            params = {k: v for k, v in ctx.items() if isinstance(v, str | int | float)}
+            if isinstance(cause, RuleBroken):
+                code, params, msg = cause.code, dict(cause.params), str(cause)
+                if isinstance(cause, FieldProblem):
+                    loc = (*loc, cause.key)
             elif err["type"] == "extra_forbidden":
                 msg = "unknown key"
             elif (
@@ -431,7 +494,8 @@ def check_config(data: dict[str, Any]) -> tuple[AppConfig | None, list[ConfigPro
                 and not isinstance(err["input"], dict | list)
             ):
                 msg += f" (got {err['input']!r})"
-            problems.append(ConfigProblem(loc, msg))
+                params["input"] = str(err["input"])
+            problems.append(ConfigProblem(loc, msg, code, params))
         return None, problems
     problems = _cross_check(cfg)
     return (None, problems) if problems else (cfg, [])

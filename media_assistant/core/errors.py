@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 
 class ErrorKind(StrEnum):
@@ -103,6 +104,17 @@ class ConfigError(UserError):
 
 class InputError(UserError):
     pass
+
+
+class RuleBroken(ValueError):  # noqa: N818 (a ValueError pydantic reports at its field)
+    """A configuration rule a validator checks, as a kind with parameters besides the English
+    message: the CLI prints the message, the set-up window words the ``code`` in the operator's
+    language (gui/config_text.py). Parameters are plain values, never a secret."""
+
+    def __init__(self, code: str, message: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 class SchedulerBusy(Exception):  # noqa: N818

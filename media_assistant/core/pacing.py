@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from media_assistant.core.errors import ErrorKind
+from media_assistant.core.errors import ErrorKind, RuleBroken
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -109,12 +109,14 @@ def parse_active_hours(text: str) -> tuple[int, int]:
     """``"08:00-23:00"`` → minutes of the day (480, 1380). Start == end is refused."""
     m = _HOURS.match(text.strip())
     if m is None:
-        raise ValueError('active_hours must look like "08:00-23:00" (local time, 24-hour)')
+        raise RuleBroken(
+            "active_hours_format", 'active_hours must look like "08:00-23:00" (local time, 24-hour)'
+        )
     start, end = int(m[1]) * 60 + int(m[2]), int(m[3]) * 60 + int(m[4])
     if start > 1440 or end > 1440:
-        raise ValueError("active_hours: 24:00 is the latest time")
+        raise RuleBroken("active_hours_late", "active_hours: 24:00 is the latest time")
     if start == end:
-        raise ValueError("active_hours: start and end are the same")
+        raise RuleBroken("active_hours_empty", "active_hours: start and end are the same")
     return start, end
 
 

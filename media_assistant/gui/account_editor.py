@@ -40,6 +40,7 @@ from media_assistant.core.config_edit import ConfigDocument
 from media_assistant.core.errors import ConfigError, InputError, ProviderError
 from media_assistant.core.states import ModelKind
 from media_assistant.gui import labels
+from media_assistant.gui.config_text import problem_text
 from media_assistant.gui.form_problems import FormProblems, ProblemLabel
 from media_assistant.gui.jobs import spawn
 from media_assistant.gui.setup_session import SetupSession
@@ -345,7 +346,8 @@ class AccountEditor(QDialog):
                 continue
             if mine and key is not None and not everything and key not in self.touched:
                 continue
-            message = problem.message if mine else f"{problem.where(doc.data())}: {problem.message}"
+            words = problem_text(problem)
+            message = words if mine else f"{problem.where(doc.data())}: {words}"
             shown.append((key, message))
         self.problems.show(shown)
         return doc, config

@@ -2,8 +2,8 @@
 
 The rules are the configuration schema's (``core/config.py``'s ``check_config``, and the site
 adapters' check): an editor puts what the operator typed into a copy of the configuration,
-asks the schema, and hands the problems here by key. The words are the schema's own, the
-same line the command line prints.
+asks the schema, and hands the problems here by key. The words are the operator's language
+for the problem's code (gui/config_text.py); the command line prints the schema's English.
 """
 
 from __future__ import annotations

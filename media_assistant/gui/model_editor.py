@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from media_assistant.core.config_edit import ConfigDocument
 from media_assistant.core.errors import ConfigError, InputError
 from media_assistant.gui import labels
+from media_assistant.gui.config_text import problem_text
 from media_assistant.gui.form_problems import FormProblems, ProblemLabel
 from media_assistant.gui.jobs import spawn
 from media_assistant.gui.setup_session import SetupSession
@@ -102,7 +103,8 @@ class ModelEditor(QDialog):
         for p in problems:
             mine = p.path[:2] == ("models", index)
             key = str(p.path[2]) if mine and len(p.path) > 2 else None
-            shown.append((key, p.message if mine else f"{p.where(doc.data())}: {p.message}"))
+            words = problem_text(p)
+            shown.append((key, words if mine else f"{p.where(doc.data())}: {words}"))
         self.problems.show(shown)
         if config is not None:
             spawn(self._commit(doc), f"setup:model:{self.name}")

@@ -42,7 +42,8 @@ def site_adapter_problems(config: AppConfig, paths: Paths) -> list[ConfigProblem
             _load(account, paths)
         except ConfigError as exc:
             problems.extend(
-                ConfigProblem(("accounts", i, key), line) for line in str(exc).splitlines()
+                ConfigProblem(("accounts", i, key), line, "adapter_unusable", {"detail": line})
+                for line in str(exc).splitlines()
             )
     return problems
 

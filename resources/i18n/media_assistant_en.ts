@@ -761,6 +761,157 @@ Download it now? API accounts work either way.</translation>
     </message>
 </context>
 <context>
+    <name>ConfigProblem</name>
+    <message>
+        <source>web</source>
+        <translation>web</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Required</source>
+        <translation>Required</translation>
+    </message>
+    <message>
+        <source>Unknown setting</source>
+        <translation>Unknown setting</translation>
+    </message>
+    <message>
+        <source>Enter a whole number</source>
+        <translation>Enter a whole number</translation>
+    </message>
+    <message>
+        <source>Enter a number</source>
+        <translation>Enter a number</translation>
+    </message>
+    <message>
+        <source>Choose yes or no</source>
+        <translation>Choose yes or no</translation>
+    </message>
+    <message>
+        <source>Enter text</source>
+        <translation>Enter text</translation>
+    </message>
+    <message>
+        <source>Enter a list</source>
+        <translation>Enter a list</translation>
+    </message>
+    <message>
+        <source>Use lower-case letters, digits, - and _ only, no spaces</source>
+        <translation>Use lower-case letters, digits, - and _ only, no spaces</translation>
+    </message>
+    <message>
+        <source>Must be at least %1</source>
+        <translation>Must be at least %1</translation>
+    </message>
+    <message>
+        <source>Must be more than %1</source>
+        <translation>Must be more than %1</translation>
+    </message>
+    <message>
+        <source>Must be at most %1</source>
+        <translation>Must be at most %1</translation>
+    </message>
+    <message>
+        <source>Must be less than %1</source>
+        <translation>Must be less than %1</translation>
+    </message>
+    <message>
+        <source>Choose one of: %1</source>
+        <translation>Choose one of: %1</translation>
+    </message>
+    <message>
+        <source>Use letters, digits and - _ . only (no spaces), starting with a letter or digit</source>
+        <translation>Use letters, digits and - _ . only (no spaces), starting with a letter or digit</translation>
+    </message>
+    <message>
+        <source>Choose at least one model for this account</source>
+        <translation>Choose at least one model for this account</translation>
+    </message>
+    <message>
+        <source>Choose a site, or a site adapter file (not both)</source>
+        <translation>Choose a site, or a site adapter file (not both)</translation>
+    </message>
+    <message>
+        <source>The address must start with http:// or https://</source>
+        <translation>The address must start with http:// or https://</translation>
+    </message>
+    <message>
+        <source>An API account needs its base URL</source>
+        <translation>An API account needs its base URL</translation>
+    </message>
+    <message>
+        <source>Only API accounts have this setting</source>
+        <translation>Only API accounts have this setting</translation>
+    </message>
+    <message>
+        <source>Only web accounts have this setting</source>
+        <translation>Only web accounts have this setting</translation>
+    </message>
+    <message>
+        <source>This looks like the API key itself. Paste the key into the key field (it goes to the system keyring); here goes only the name of an environment variable that holds it, such as DEEPSEEK_API_KEY</source>
+        <translation>This looks like the API key itself. Paste the key into the key field (it goes to the system keyring); here goes only the name of an environment variable that holds it, such as DEEPSEEK_API_KEY</translation>
+    </message>
+    <message>
+        <source>The name of an environment variable: letters, digits and _, not starting with a digit (such as DEEPSEEK_API_KEY)</source>
+        <translation>The name of an environment variable: letters, digits and _, not starting with a digit (such as DEEPSEEK_API_KEY)</translation>
+    </message>
+    <message>
+        <source>There is already a model named %1</source>
+        <translation>There is already a model named %1</translation>
+    </message>
+    <message>
+        <source>There is already an account named %1</source>
+        <translation>There is already an account named %1</translation>
+    </message>
+    <message>
+        <source>%1 and %2 differ only in capital letters: on Windows and macOS they would share one browser profile. Choose another name</source>
+        <translation>%1 and %2 differ only in capital letters: on Windows and macOS they would share one browser profile. Choose another name</translation>
+    </message>
+    <message>
+        <source>There is no model named %1</source>
+        <translation>There is no model named %1</translation>
+    </message>
+    <message>
+        <source>%1 is a %2 model; this account cannot serve it</source>
+        <translation>%1 is a %2 model; this account cannot serve it</translation>
+    </message>
+    <message>
+        <source>No account serves model %1: add it to an account&apos;s models</source>
+        <translation>No account serves model %1: add it to an account&apos;s models</translation>
+    </message>
+    <message>
+        <source>A model cannot fall back to itself</source>
+        <translation>A model cannot fall back to itself</translation>
+    </message>
+    <message>
+        <source>%1 and %2 would fall back to each other</source>
+        <translation>%1 and %2 would fall back to each other</translation>
+    </message>
+    <message>
+        <source>Write the hours as 08:00-23:00 (24-hour clock)</source>
+        <translation>Write the hours as 08:00-23:00 (24-hour clock)</translation>
+    </message>
+    <message>
+        <source>24:00 is the latest time</source>
+        <translation>24:00 is the latest time</translation>
+    </message>
+    <message>
+        <source>The start and the end are the same time</source>
+        <translation>The start and the end are the same time</translation>
+    </message>
+    <message>
+        <source>A task is declared dead only after at least two heartbeats</source>
+        <translation>A task is declared dead only after at least two heartbeats</translation>
+    </message>
+    <message>
+        <source>The site adapter cannot be used: %1</source>
+        <translation>The site adapter cannot be used: %1</translation>
+    </message>
+</context>
+<context>
     <name>DailyUpkeep</name>
     <message>
         <source>The daily check of the task database found damage:

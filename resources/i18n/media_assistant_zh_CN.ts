@@ -759,6 +759,157 @@ Download it now? API accounts work either way.</source>
     </message>
 </context>
 <context>
+    <name>ConfigProblem</name>
+    <message>
+        <source>web</source>
+        <translation>网页</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Required</source>
+        <translation>必填</translation>
+    </message>
+    <message>
+        <source>Unknown setting</source>
+        <translation>未知的设置项</translation>
+    </message>
+    <message>
+        <source>Enter a whole number</source>
+        <translation>请输入整数</translation>
+    </message>
+    <message>
+        <source>Enter a number</source>
+        <translation>请输入数字</translation>
+    </message>
+    <message>
+        <source>Choose yes or no</source>
+        <translation>请选择是或否</translation>
+    </message>
+    <message>
+        <source>Enter text</source>
+        <translation>请输入文字</translation>
+    </message>
+    <message>
+        <source>Enter a list</source>
+        <translation>请输入列表</translation>
+    </message>
+    <message>
+        <source>Use lower-case letters, digits, - and _ only, no spaces</source>
+        <translation>只能使用小写字母、数字、- 和 _，不能有空格</translation>
+    </message>
+    <message>
+        <source>Must be at least %1</source>
+        <translation>不能小于 %1</translation>
+    </message>
+    <message>
+        <source>Must be more than %1</source>
+        <translation>必须大于 %1</translation>
+    </message>
+    <message>
+        <source>Must be at most %1</source>
+        <translation>不能大于 %1</translation>
+    </message>
+    <message>
+        <source>Must be less than %1</source>
+        <translation>必须小于 %1</translation>
+    </message>
+    <message>
+        <source>Choose one of: %1</source>
+        <translation>请从以下选项中选择：%1</translation>
+    </message>
+    <message>
+        <source>Use letters, digits and - _ . only (no spaces), starting with a letter or digit</source>
+        <translation>只能使用字母、数字和 - _ .（不能有空格），并以字母或数字开头</translation>
+    </message>
+    <message>
+        <source>Choose at least one model for this account</source>
+        <translation>请为此账号至少选择一个模型</translation>
+    </message>
+    <message>
+        <source>Choose a site, or a site adapter file (not both)</source>
+        <translation>请选择一个站点，或一个站点适配器文件（二选一）</translation>
+    </message>
+    <message>
+        <source>The address must start with http:// or https://</source>
+        <translation>地址必须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <source>An API account needs its base URL</source>
+        <translation>API 账号需要填写接口地址（base URL）</translation>
+    </message>
+    <message>
+        <source>Only API accounts have this setting</source>
+        <translation>只有 API 账号有此设置</translation>
+    </message>
+    <message>
+        <source>Only web accounts have this setting</source>
+        <translation>只有网页账号有此设置</translation>
+    </message>
+    <message>
+        <source>This looks like the API key itself. Paste the key into the key field (it goes to the system keyring); here goes only the name of an environment variable that holds it, such as DEEPSEEK_API_KEY</source>
+        <translation>这看起来是 API 密钥本身。请把密钥粘贴到“密钥”栏（它会存入系统钥匙串）；这里只填保存密钥的环境变量名，例如 DEEPSEEK_API_KEY</translation>
+    </message>
+    <message>
+        <source>The name of an environment variable: letters, digits and _, not starting with a digit (such as DEEPSEEK_API_KEY)</source>
+        <translation>环境变量名：只能使用字母、数字和 _，且不能以数字开头（例如 DEEPSEEK_API_KEY）</translation>
+    </message>
+    <message>
+        <source>There is already a model named %1</source>
+        <translation>已有名为 %1 的模型</translation>
+    </message>
+    <message>
+        <source>There is already an account named %1</source>
+        <translation>已有名为 %1 的账号</translation>
+    </message>
+    <message>
+        <source>%1 and %2 differ only in capital letters: on Windows and macOS they would share one browser profile. Choose another name</source>
+        <translation>%1 和 %2 只有大小写不同：在 Windows 和 macOS 上它们会共用同一个浏览器配置文件夹。请换一个名称</translation>
+    </message>
+    <message>
+        <source>There is no model named %1</source>
+        <translation>没有名为 %1 的模型</translation>
+    </message>
+    <message>
+        <source>%1 is a %2 model; this account cannot serve it</source>
+        <translation>%1 是%2模型，此账号不能使用它</translation>
+    </message>
+    <message>
+        <source>No account serves model %1: add it to an account&apos;s models</source>
+        <translation>没有账号使用模型 %1：请把它加入某个账号的模型</translation>
+    </message>
+    <message>
+        <source>A model cannot fall back to itself</source>
+        <translation>模型不能回退到它自己</translation>
+    </message>
+    <message>
+        <source>%1 and %2 would fall back to each other</source>
+        <translation>%1 和 %2 会互相回退</translation>
+    </message>
+    <message>
+        <source>Write the hours as 08:00-23:00 (24-hour clock)</source>
+        <translation>时间请写成 08:00-23:00（24 小时制）</translation>
+    </message>
+    <message>
+        <source>24:00 is the latest time</source>
+        <translation>最晚只能是 24:00</translation>
+    </message>
+    <message>
+        <source>The start and the end are the same time</source>
+        <translation>开始和结束是同一时间</translation>
+    </message>
+    <message>
+        <source>A task is declared dead only after at least two heartbeats</source>
+        <translation>至少要间隔两次心跳才能判定任务失联</translation>
+    </message>
+    <message>
+        <source>The site adapter cannot be used: %1</source>
+        <translation>站点适配器无法使用：%1</translation>
+    </message>
+</context>
+<context>
     <name>DailyUpkeep</name>
     <message>
         <source>The daily check of the task database found damage:

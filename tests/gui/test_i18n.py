@@ -7,9 +7,11 @@ The catalogue checks run the real lupdate and lrelease (well under a second each
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
+import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,12 +21,14 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QLocale, Qt, QTranslator
 from PySide6.QtWidgets import QApplication, QToolBar
 
+import media_assistant
+from media_assistant.core.config import check_config
 from media_assistant.core.errors import ErrorKind
 from media_assistant.core.eta import Slot
 from media_assistant.core.paths import Paths
 from media_assistant.core.records import NewTask
 from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
-from media_assistant.gui import labels
+from media_assistant.gui import config_text, labels
 from media_assistant.gui.accounts_panel import COL_STATE
 from media_assistant.gui.batch_dialog import NewBatchDialog
 from media_assistant.gui.controller import AppController
@@ -315,3 +319,55 @@ def test_english_plurals(use_language: Callable[[str], None], qtbot: Any) -> Non
     assert tr("TaskActions", "%n task(s) back in the queue", 3) == "3 tasks back in the queue"
     assert tr("TaskTable", "Cancel %n task(s)", 1) == "Cancel 1 task"
     assert tr("MainWindow", "%n task(s) added", 3) == "3 tasks added"
+
+
+def our_rule_codes() -> set[str]:
+    """Every code a rule of ours gives a configuration problem, read from the sources' calls
+    (a new rule without words would show its English message in a Chinese set-up window)."""
+    where = {"RuleBroken": 0, "FieldProblem": 1, "ConfigProblem": 2}
+    codes: set[str] = set()
+    root = Path(media_assistant.__file__).parent
+    for source in ("core/config.py", "core/pacing.py", "providers/adapter_check.py"):
+        tree = ast.parse((root / source).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                at = where.get(node.func.id)
+                if at is None or len(node.args) <= at:
+                    continue
+                arg = node.args[at]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    codes.add(arg.value)
+    return codes
+
+
+def test_the_set_up_window_words_every_configuration_problem(
+    use_language: Callable[[str], None],
+) -> None:
+    codes = our_rule_codes()
+    assert {"url_scheme", "duplicate_account", "model_unserved", "active_hours_format"} <= codes
+    assert codes <= config_text.known_codes(), codes - config_text.known_codes()
+    bad = tomllib.loads(CONFIG)
+    bad["accounts"][2]["base_url"] = "ftp://x"
+    bad["accounts"][1]["id"] = "web-1"
+    bad["accounts"][0]["concurrency"] = 9
+    bad["models"].append({"name": "nobody", "kind": "api"})
+    _, problems = check_config(bad)
+    assert problems
+    use_language("zh_CN")
+    for problem in problems:
+        words = config_text.problem_text(problem)
+        assert problem.code in config_text.known_codes(), problem
+        assert CJK.search(words), (problem, words)
+    fixed = tomllib.loads(CONFIG)
+    fixed["accounts"][0]["models"] = []
+    _, problems = check_config(fixed)
+    assert [config_text.problem_text(p) for p in problems] == ["请为此账号至少选择一个模型"]
+    fixed = tomllib.loads(CONFIG)
+    fixed["accounts"][2]["api_key_env"] = KEY_LIKE
+    _, problems = check_config(fixed)
+    assert problems and problems[0].code == "api_key_env_pasted"
+    assert KEY_LIKE not in config_text.problem_text(problems[0])
+    assert KEY_LIKE not in repr(problems[0].params)
+
+
+KEY_LIKE = "sk-0123456789abcdefghij0123"
