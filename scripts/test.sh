@@ -10,4 +10,6 @@ echo "== ruff"
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
-QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q "$@"
+# Two workers (pytest-xdist; PYTEST_WORKERS=0 for one process): the suite's real browsers,
+# servers and processes wait more than they compute, and CI's whole run must stay under 30 min.
+QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q -n "${PYTEST_WORKERS:-2}" "$@"

@@ -421,6 +421,10 @@ SAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "api_answer": {"chars": 812, "truncated": True, "detail": "prompt_tokens 20"},
     "pacing_cooldown": {"risk": "captcha", "repeats": 1, "seconds": 2700},
     "risk_pause": {"count": 3, "until": 1_800_000_000.0, "seconds": 21600},
+    "leftover_found": {"seconds": 95, "task": "00042", "attempt": 1},
+    "leftover_unlocated": {"why": "no_indicator"},
+    "leftover_settled": {"state": "stopped", "detail": "https://chat.example/c/7"},
+    "leftover_unseen": {"detail": "https://chat.example/c/7: page load timed out"},
 }
 
 
