@@ -47,23 +47,22 @@ class SmokeTest:
         try:
             result = step()
         except Exception as exc:
-            self.checks[name] = False
-            self.errors[name] = f"{type(exc).__name__}: {exc}"
-            self.errors[name + ".traceback"] = traceback.format_exc(limit=6)
-            return None
-        self.checks[name] = bool(result)
-        if not result:
-            self.errors.setdefault(name, "check returned nothing")
-        return result
+            return self._failed(name, exc)
+        return self._result(name, result)
 
     async def acheck(self, name: str, step: Callable[[], Any]) -> Any:
         try:
             result = await step()
         except Exception as exc:
-            self.checks[name] = False
-            self.errors[name] = f"{type(exc).__name__}: {exc}"
-            self.errors[name + ".traceback"] = traceback.format_exc(limit=6)
-            return None
+            return self._failed(name, exc)
+        return self._result(name, result)
+
+    def _failed(self, name: str, exc: Exception) -> None:
+        self.checks[name] = False
+        self.errors[name] = f"{type(exc).__name__}: {exc}"
+        self.errors[name + ".traceback"] = traceback.format_exc(limit=6)
+
+    def _result(self, name: str, result: Any) -> Any:
         self.checks[name] = bool(result)
         if not result:
             self.errors.setdefault(name, "check returned nothing")

@@ -51,25 +51,20 @@ async def reject_if_poor(
         "chars": len(result.text.strip()),
     }
     fallback = rt.config.model(rules.fallback_model) if rules.fallback_model else None
+    again: dict[str, Any] | None = None  # requeue's extra arguments, when it goes again
     if fallback is not None and fallback.name != claim.model:
         params.update(then="fallback", model=fallback.name)
         message = f"{verdict.message}; the task goes to {fallback.name}"
-        ok = await persist(
-            lambda: store.requeue(
-                claim,
-                not_before=None,
-                keep_attempt=False,
-                kind=ErrorKind.QUALITY_REJECTED,
-                message=message,
-                code=EventCode.QUALITY_REJECTED,
-                params=params,
-                model=(fallback.name, fallback.kind.value),
-                max_attempts=max(claim.max_attempts, claim.attempt + 1),
-            )
-        )
+        again = {
+            "model": (fallback.name, fallback.kind.value),
+            "max_attempts": max(claim.max_attempts, claim.attempt + 1),
+        }
     elif claim.attempt < claim.max_attempts:
         params.update(then="retry", model=claim.model)
         message = f"{verdict.message}; another attempt follows"
+        again = {}
+    if again is not None:
+        extra = again
         ok = await persist(
             lambda: store.requeue(
                 claim,
@@ -79,6 +74,7 @@ async def reject_if_poor(
                 message=message,
                 code=EventCode.QUALITY_REJECTED,
                 params=params,
+                **extra,
             )
         )
     else:

@@ -14,7 +14,7 @@ import asyncio
 import concurrent.futures
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Engine
@@ -162,31 +162,9 @@ class AsyncStore(_Facade):
     heartbeat = _on_writer(Store.heartbeat)
     log_event = _on_writer(Store.log_event)
 
-    def log_event_soon(
-        self,
-        task_id: str,
-        kind: str,
-        message: str,
-        *,
-        lane: str | None = None,
-        account_id: str | None = None,
-        attempt: int | None = None,
-        code: EventCode | None = None,
-        params: Mapping[str, Any] | None = None,
-    ) -> None:
-        """A log line from code that cannot wait (a provider's ``ctx.log``): queued behind
-        the writes before it, never lost to a busy database silently (a failure is logged)."""
-        self.db.write_soon(
-            self.sync.log_event,
-            task_id,
-            kind,
-            message,
-            lane=lane,
-            account_id=account_id,
-            attempt=attempt,
-            code=code,
-            params=params,
-        )
+    # a log line from code that cannot wait (a provider's ``ctx.log``): queued behind the
+    # writes before it; a busy database must not turn a finished answer into a failure
+    log_event_soon = _soon_on_writer(Store.log_event)
 
     # reaper
     reap_stale = _on_writer(Store.reap_stale)
