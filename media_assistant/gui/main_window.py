@@ -112,7 +112,12 @@ class MainWindow(QMainWindow):
         self.accounts.setMinimumWidth(24 * em)
         middle.setSizes([80 * em, 30 * em])
         self.bottom = QTabWidget(self)
-        self.bottom.addTab(self._with_zoom(self.timeline), self.tr("Timeline"))
+        self.bottom.addTab(self.timeline, self.tr("Timeline"))
+        zoom = self._timeline_zoom(self.timeline)
+        self.bottom.setCornerWidget(zoom, Qt.Corner.TopRightCorner)
+        self.bottom.currentChanged.connect(
+            lambda i: zoom.setVisible(self.bottom.widget(i) is self.timeline)
+        )
         self.bottom.addTab(self.log_panel, self.tr("Log"))
         # Notices (issue 12): the list, the tray, the webhooks; started by the app after the
         # scheduler (start_notices), so the headless run and the window announce the same.
@@ -179,8 +184,10 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------- setup
 
-    def _with_zoom(self, timeline: TimelineWidget) -> QWidget:
-        """The timeline under a span picker: 30 s web tasks and a 4-hour batch both fit."""
+    def _timeline_zoom(self, timeline: TimelineWidget) -> QWidget:
+        """The timeline's span picker (30 s web tasks and a 4-hour batch both fit), in the
+        tab bar's corner: on a 1366×768 laptop a row of its own would cost the task table a
+        row."""
         holder = QWidget(self)
         zoom = QComboBox(holder)
         for label, seconds in (
@@ -192,14 +199,10 @@ class MainWindow(QMainWindow):
             zoom.addItem(label, seconds)
         zoom.setCurrentIndex(1)
         zoom.currentIndexChanged.connect(lambda _i: timeline.set_window(float(zoom.currentData())))
-        row = QHBoxLayout()
-        row.addStretch(1)
+        row = QHBoxLayout(holder)
+        row.setContentsMargins(0, 0, 4, 0)
         row.addWidget(QLabel(self.tr("Span:"), holder))
         row.addWidget(zoom)
-        layout = QVBoxLayout(holder)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(row)
-        layout.addWidget(timeline, 1)
         self.timeline_zoom = zoom
         return holder
 
