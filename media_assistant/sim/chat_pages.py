@@ -21,6 +21,7 @@ from media_assistant.sim.chat_api import ChatApi
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_faults import ChatFault, ChatFaultBook
 from media_assistant.sim.chat_sessions import COOKIE_MAX_AGE_S, COOKIE_NAME, SessionBook
+from media_assistant.sim.chat_stats import ChatStatsBook
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
@@ -76,11 +77,13 @@ class ChatPages:
         faults: ChatFaultBook,
         api: ChatApi,
         config: ChatSiteConfig | None = None,
+        stats: ChatStatsBook | None = None,
     ) -> None:
         self._sessions = sessions
         self._faults = faults
         self._api = api
         self._config = config or ChatSiteConfig()
+        self._stats = stats
         self._rng = random.Random(self._config.seed)
 
     def add_routes(self, app: web.Application) -> None:
@@ -136,6 +139,8 @@ class ChatPages:
         user = self._user(request)
         if user is None:
             raise web.HTTPFound("/login")
+        if self._stats is not None:
+            self._stats.page_loaded(user)
         low, high = self._config.page_load_s
         if high > 0:  # a heavy real UI: the page (and so its composer) takes seconds to come
             await asyncio.sleep(self._rng.uniform(low, high))

@@ -102,7 +102,7 @@ class ChatSiteSimulator(ThreadedServer):
         self._faults = ChatFaultBook()
         self._stats = ChatStatsBook()
         self._api = ChatApi(self.config, self._sessions, self._faults, self._stats)
-        self._pages = ChatPages(self._sessions, self._faults, self._api, self.config)
+        self._pages = ChatPages(self._sessions, self._faults, self._api, self.config, self._stats)
         self._runner: web.AppRunner | None = None
         self._base_url: str | None = None
 

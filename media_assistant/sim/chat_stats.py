@@ -20,6 +20,7 @@ class UserStats(TypedDict):
     rejected: int  # refused before generating: 429, busy, captcha (not 401)
     texts: list[str]  # every text received by /api/chat/completion, exactly as received
     models: list[str | None]  # the model each of those requests asked for (picker / URL)
+    page_loads: int  # full loads of a chat page (a New chat click is not one)
 
 
 def _zero() -> UserStats:
@@ -34,6 +35,7 @@ def _zero() -> UserStats:
         rejected=0,
         texts=[],
         models=[],
+        page_loads=0,
     )
 
 
@@ -54,6 +56,10 @@ class ChatStatsBook:
         with self._lock:
             self._of(user)["texts"].append(text)
             self._of(user)["models"].append(model)
+
+    def page_loaded(self, user: str) -> None:
+        with self._lock:
+            self._of(user)["page_loads"] += 1
 
     def rejected(self, user: str) -> None:
         with self._lock:

@@ -8,6 +8,7 @@ import datetime as dt
 
 import pytest
 
+from media_assistant.core.account_store import AccountStore
 from media_assistant.core.clock import ManualClock
 from media_assistant.core.errors import ErrorKind, InputError
 from media_assistant.core.events import BatchesChanged, PausesChanged
@@ -64,6 +65,22 @@ def test_a_paused_lane_or_account_holds_only_its_own_claims(store: Store) -> Non
     assert claim(store, "web-1", ModelKind.WEB, ("web-model",)) is None
     other = claim(store, "web-2", ModelKind.WEB, ("web-model",))
     assert other is not None  # another account serving the model takes the work
+
+
+def test_an_account_with_a_rebuild_request_claims_nothing_until_the_mark_is_gone(
+    store: Store,
+) -> None:
+    """``accounts reset`` (or ``set-key``) in another terminal, then ``retry`` at once: until
+    the running scheduler has built the fresh provider, the old one (an old key) must take
+    nothing. The claim statement reads the mark itself, so no tick can be too late."""
+    accounts = AccountStore(store.engine, store.clock, store.bus)
+    accounts.sync([("api-1", ModelKind.API, True), ("api-2", ModelKind.API, True)])
+    store.submit(make_tasks(2))
+    assert accounts.reset("api-1")
+    assert claim(store, "api-1") is None
+    assert claim(store, "api-2") is not None  # another account is not held
+    assert accounts.rebuilt("api-1")  # the scheduler's fresh provider is in place
+    assert claim(store, "api-1") is not None
 
 
 def test_a_paused_batch_is_skipped_even_at_the_head_of_the_queue(store: Store) -> None:

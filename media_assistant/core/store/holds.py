@@ -1,4 +1,5 @@
-"""What holds pending work back: pauses and batch schedules, as clauses of the claim statement.
+"""What holds pending work back: pauses, batch schedules and an account's pending rebuild
+request, as clauses of the claim statement.
 
 A pause (of the queue, a lane, a batch or an account; ``queue_pauses``) and a batch's schedule
 (``batches.start_at``, ``active_hours``) live in the database, so a ``media-assistant pause``
@@ -31,11 +32,13 @@ from sqlalchemy import (
     union_all,
 )
 
-from media_assistant.core.schema import BatchRow, QueuePauseRow, TaskRow
+from media_assistant.core.schema import AccountRow, BatchRow, QueuePauseRow, TaskRow
+from media_assistant.core.states import AccountProblem
 
 T = TaskRow.__table__  # type: ignore[attr-defined]
 B = BatchRow.__table__  # type: ignore[attr-defined]
 P = QueuePauseRow.__table__  # type: ignore[attr-defined]
+A = AccountRow.__table__  # type: ignore[attr-defined]
 
 SCOPES = ("all", "lane", "batch", "account")
 
@@ -80,6 +83,21 @@ def scope_paused() -> ColumnElement[bool]:
     )
 
 
+def rebuild_requested() -> ColumnElement[bool]:
+    """The claiming account has a rebuild request (``accounts reset`` / ``set-key`` /
+    ``enable``, perhaps from another process) its scheduler has not met yet: its provider is
+    the old one (an old key, a broken adapter), so it takes nothing until the fresh provider is
+    in place and the mark is gone (within a housekeeping tick). Without this, a ``retry``
+    typed right after the reset could hand the first tasks to the old provider."""
+    return exists().where(
+        A.c.account_id == bindparam("account"), A.c.problem == AccountProblem.REBUILD.value
+    )
+
+
 def claimable() -> list[ColumnElement[bool]]:
     """The clauses a pending task must pass, beyond its own ``not_before``, to be claimed."""
-    return [not_(scope_paused()), T.c.batch_id.not_in(held_batch_ids())]
+    return [
+        not_(scope_paused()),
+        not_(rebuild_requested()),
+        T.c.batch_id.not_in(held_batch_ids()),
+    ]
