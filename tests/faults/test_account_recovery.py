@@ -198,7 +198,7 @@ def test_a_new_key_reaches_the_running_scheduler(
     run = op.start_run(str(batch))
     db = data / "media-assistant.db"
     wait_until(
-        lambda: db.exists() and account_row(db, "api-k")["problem"] == "credentials_rejected",
+        lambda: db.exists() and account_row(db, "api-k").get("problem") == "credentials_rejected",
         60,
         "the key to be rejected",
         run,
@@ -369,7 +369,7 @@ def test_reset_after_an_adapter_fix_reaches_the_running_scheduler(
     run = op.start_run(str(batch))
     db = data / "media-assistant.db"
     wait_until(
-        lambda: db.exists() and account_row(db, "web-1")["problem"] == "needs_attention",
+        lambda: db.exists() and account_row(db, "web-1").get("problem") == "needs_attention",
         90,
         "three page loads without a composer to park the account",
         run,

@@ -281,8 +281,11 @@ async def test_autologin_lands_on_the_chat_page(
 
 
 async def test_typed_message_streams_in_and_copy_marks_the_end(
-    sim: ChatSiteSimulator, new_context: NewContext
+    slow_sim: ChatSiteSimulator, new_context: NewContext
 ) -> None:
+    # The slow site (2.4 s per answer): on a loaded machine each look at the page can take a
+    # while, and the quick one may finish between two looks.
+    sim = slow_sim
     context = await new_context()
     # Count any write to the clipboard: the page must never copy by itself.
     await context.add_init_script(
