@@ -1,4 +1,5 @@
-"""The app's asyncio loop: qasync's, plus the async-generator hooks asyncio's own loops install.
+"""The app's asyncio loop: qasync's, plus the async-generator hooks asyncio's own loops install,
+and a shorter GIL switch interval (see ``SWITCH_INTERVAL_S``).
 
 qasync 0.28's ``run_forever`` runs Qt's event loop without calling ``sys.set_asyncgen_hooks``.
 An async generator abandoned mid-iteration (httpx's stream iterators after a ``break``) is then
@@ -14,8 +15,19 @@ from typing import Any
 
 import qasync
 
+# How long a thread may hold the GIL while another waits for it (Python's default: 5 ms).
+# Background jobs (an export, history reads) run Python on worker threads; the window's thread
+# needs the GIL for every Qt callback into Python (each cell of a repaint), and at 5 ms per
+# hand-over a repaint under a busy job stalled the window (B7: lag p99 while exporting 102 ms
+# at 5 ms, 11-27 ms at 1 ms; BENCHMARKS.md).
+SWITCH_INTERVAL_S = 0.001
+
 
 class AppEventLoop(qasync.QEventLoop):  # type: ignore[misc]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
+
     def run_forever(self) -> Any:
         old = sys.get_asyncgen_hooks()
         sys.set_asyncgen_hooks(
