@@ -15,7 +15,7 @@ from media_assistant.core.states import ModelKind
 from tests.faults.conftest import cli, no_traceback, write_config, write_csv
 from tests.faults.conftest import rows as rows_of
 
-KEY = "sk-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+KEY = "sk-test-fake-key-0000-not-real"  # pasted by mistake: still "sk-…"
 
 API_ACCOUNT = """
 [[models]]

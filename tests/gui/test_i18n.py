@@ -370,4 +370,4 @@ def test_the_set_up_window_words_every_configuration_problem(
     assert KEY_LIKE not in repr(problems[0].params)
 
 
-KEY_LIKE = "sk-0123456789abcdefghij0123"
+KEY_LIKE = "sk-test-fake-key-0000-not-real"

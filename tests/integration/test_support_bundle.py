@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tests.integration.test_cli import write_batch
 
-API_KEY = "sk-fakeAPIkey0123456789abcdef"
-STORED_KEY = "sk-storedKEY9876543210zyxwv"
+API_KEY = "sk-test-fake-key-for-the-bundle"
+STORED_KEY = "sk-test-fake-stored-key-not-real"
 HOOK_URL = "https://oapi.dingtalk.com/robot/send?access_token=fakeDingToken0123456789"
 HOOK_SECRET = "SECfakefakefake0123456789abcdef0123"
 FEISHU_URL = "https://open.feishu.cn/open-apis/bot/v2/hook/11111111-2222-3333-4444-555555555555"

@@ -96,13 +96,13 @@ def test_problems_come_back_at_the_field_they_are_about(tmp_path: Path) -> None:
         (("accounts", 0, "base_url"), "an API account needs 'base_url'")
     ]
     doc.put_account(
-        {"base_url": "ftp://x", "api_key_env": "sk-0123456789abcdef0123"}, replacing="a1"
+        {"base_url": "ftp://x", "api_key_env": "sk-test-fake-key-0000-not-real"}, replacing="a1"
     )
     _, problems = doc.check()
     [problem] = problems
     # A kind-specific rule names one key: it is reported there (FieldProblem).
     assert problem.path == ("accounts", 0, "api_key_env")
-    assert "sk-0123" not in problem.message  # the pasted key is never repeated
+    assert "sk-test-fake" not in problem.message  # the pasted key is never repeated
     doc.put_account({"api_key_env": "M_KEY", "base_url": "ftp://x"}, replacing="a1")
     _, problems = doc.check()
     assert [(p.path, p.message) for p in problems] == [
