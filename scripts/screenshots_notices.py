@@ -12,11 +12,7 @@ batch (export-dialog-1366x768-<lang>.png). Look at them.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
+from _shots import shoot_each_language
 
 CHILD = r"""
 import sys
@@ -66,23 +62,12 @@ sys.exit(app_module.main(data_dir=Path(sys.argv[3]), demo=True))
 
 
 def main() -> int:
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots").resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    for lang, locale in (("zh_CN", "zh_CN.UTF-8"), ("en", "en_US.UTF-8")):
-        with tempfile.TemporaryDirectory(prefix="ma-shot-") as tmp:
-            env = {
-                **os.environ,
-                "LANG": locale,
-                "LC_ALL": locale,
-                "LANGUAGE": lang,
-                "MEDIA_ASSISTANT_DEMO_SPEED": "20",
-                "MEDIA_ASSISTANT_NO_ERROR_DIALOG": "1",
-            }
-            subprocess.run(
-                [sys.executable, "-c", CHILD, str(out), lang, tmp], env=env, check=True, timeout=400
-            )
-        print(f"{lang}: {out}/notifications-1366x768-{lang}.png, export-dialog-1366x768-{lang}.png")
-    return 0
+    return shoot_each_language(
+        CHILD,
+        demo_speed="20",
+        timeout=400,
+        saved="{out}/notifications-1366x768-{lang}.png, export-dialog-1366x768-{lang}.png",
+    )
 
 
 if __name__ == "__main__":
