@@ -1,3 +1,6 @@
 from media_assistant.cli import main
 
-raise SystemExit(main())
+# Guarded: a child process the app starts (an export, core/export_child.py) imports this module
+# again under another name and must not run the command line.
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -308,8 +308,11 @@ async def _window_and_batch(smoke: SmokeTest, services: Any) -> None:
             lambda: len(rows) == 2 and all(r.state == "success" for r in rows) or _why(states),
         )
         # The answers as operators take them away: Word (python-docx's template and lxml must
-        # be in the bundle) and Excel, written off the loop as the window's export job does.
-        await smoke.acheck("exports", lambda: asyncio.to_thread(_exports, smoke.root, rows))
+        # be in the bundle) and Excel, written as the window's export job writes them — in a
+        # child process (core/export_child.py: multiprocessing in the frozen app).
+        await smoke.acheck(
+            "exports", lambda: asyncio.to_thread(_exports, controller, smoke.root, ids)
+        )
     finally:
         await scheduler.stop()
         await controller.close()
@@ -332,11 +335,15 @@ async def _window(controller: Any) -> Any:
     return window if window.isVisible() and not window.windowIcon().isNull() else None
 
 
-def _exports(root: Path, rows: list[Any]) -> bool:
-    from media_assistant.core.export import export_tasks
+def _exports(controller: Any, root: Path, ids: list[str]) -> bool:
+    from media_assistant.core.export import ExportScope
+    from media_assistant.core.jobs import JobControl
 
     for name in ("smoke.docx", "smoke.xlsx"):
-        if export_tasks(rows, root / name) != len(rows) or not (root / name).stat().st_size:
+        work = controller.export_work(root / name, None, ExportScope(task_ids=tuple(ids)))
+        if work(JobControl(lambda done, total: None)) != len(ids):
+            raise RuntimeError(f"{name}: not every task was written")
+        if not (root / name).stat().st_size:
             raise RuntimeError(f"{name}: nothing written")
     return True
 

@@ -19,6 +19,7 @@ from media_assistant.core.config import AccountConfig, AppConfig
 from media_assistant.core.eta import Slot
 from media_assistant.core.events import AccountChanged, Event
 from media_assistant.core.export import ExportScope, Headers, export_scope
+from media_assistant.core.export_child import can_run_in_child, export_in_child
 from media_assistant.core.pacer import Pacer
 from media_assistant.core.pacing import PacingView
 from media_assistant.core.records import (
@@ -192,14 +193,16 @@ class AppController(QObject):
         scope: ExportScope | None = None,
         headers: Headers = "en",
     ) -> Callable[[JobControl], int]:
-        """An export as a job (gui/jobs.py): read and write on its worker thread, streaming,
-        with progress and Cancel (a canceled export leaves no file behind)."""
+        """An export as a job (gui/jobs.py) with progress and Cancel (a canceled export
+        leaves no file behind): read and written in a child process (core/export_child.py),
+        which the job's worker thread waits for; a store in memory is exported on that thread."""
         store = self.services.store  # the synchronous store: this runs off the loop
+        scope = scope or ExportScope()
 
         def work(control: JobControl) -> int:
-            return export_scope(
-                store, scope or ExportScope(), path, fmt, headers=headers, track=control.track
-            )
+            if can_run_in_child(store.engine):
+                return export_in_child(store.engine, scope, path, fmt, headers, control)
+            return export_scope(store, scope, path, fmt, headers=headers, track=control.track)
 
         return work
 

@@ -11,52 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-import time
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-T = TypeVar("T")
+from media_assistant.core.jobs import JobCanceled, JobControl
+
+__all__ = ["JobCanceled", "JobControl", "JobRunner", "spawn"]
+
 R = TypeVar("R")
 
 SHOW_AFTER_MS = 1000  # a job that ends sooner never shows a dialog
-REPORT_EVERY_S = 0.1  # progress reaches the window at most this often
-
-
-class JobCanceled(Exception):
-    """The operator pressed Cancel: the job stopped and wrote nothing."""
-
-
-class JobControl:
-    """What the work, on its worker thread, sees of the window: report progress, obey Cancel."""
-
-    def __init__(self, report: Callable[[int, int], None]) -> None:
-        self._report = report
-        self.cancel_requested = threading.Event()
-        self._last = 0.0
-
-    def check(self) -> None:
-        if self.cancel_requested.is_set():
-            raise JobCanceled
-
-    def progress(self, done: int, total: int) -> None:
-        self.check()
-        now = time.monotonic()
-        if now - self._last >= REPORT_EVERY_S or done >= total:
-            self._last = now
-            self._report(done, total)
-
-    def track(self, items: Iterable[T], total: int, every: int = 200) -> Iterator[T]:
-        """Iterate ``items`` (``total`` of them), reporting progress and checking Cancel every
-        ``every`` items."""
-        for i, item in enumerate(items):
-            if i % every == 0:
-                self.progress(i, total)
-            yield item
-        self.progress(total, total)
 
 
 class JobRunner(QObject):

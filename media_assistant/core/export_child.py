@@ -1,0 +1,215 @@
+"""The window's exports run in a child process: the window's loop never shares a core with them.
+
+Threads of one process share Python's global interpreter lock. An export on a worker thread
+kept the window's loop waiting whenever the export ran long stretches of C code that hold that
+lock: openpyxl's XML writer (lxml) closing a 100,000-row sheet held it for 150-300 ms at a
+time, and python-docx builds a whole document in Python objects. B7 measured those pauses in the
+window (BENCHMARKS.md). A child process has its own interpreter and its own lock, so nothing it
+does can pause the window; it reads the store through its own read-only connection (WAL: a
+reader never waits for the writers) and writes the file with the same code as ``media-assistant
+export`` (:func:`media_assistant.core.export.export_scope`), atomically.
+
+``multiprocessing`` with the *spawn* start method on every system (never *fork*: the window's
+process has Qt and database threads that a forked child would inherit half-way), rather than a
+hand-made subprocess protocol: it carries the arguments, a pipe and the exit code, and
+PyInstaller supports it in a frozen app (``multiprocessing.freeze_support()`` in
+``packaging/entry.py``). The pipe carries, child → parent, ``("progress", done, total)``,
+``("done", count)``, ``("canceled",)`` or ``("failed", message, traceback)``; parent → child,
+``"cancel"``. The child runs at a lower CPU priority: on a two-core laptop the export takes
+longer rather than the window and the scheduler taking turns with it.
+
+If the child dies without an answer (killed, a missing module in a broken install) the export
+fails with the exit code and nothing is left behind: the temporary file beside the target is
+removed. A database that is not a file (an in-memory store in tests) cannot be opened by another
+process: :func:`can_run_in_child` says so and the caller exports on its worker thread instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import sys
+import time
+import traceback
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from media_assistant.core.errors import StoreDamaged, StoreLocked, UserError
+from media_assistant.core.jobs import JobCanceled, JobControl
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.1  # how often the waiting thread looks at the pipe and at Cancel
+CANCEL_GRACE_S = 15.0  # a child that has not stopped this long after Cancel is killed
+STARTED_GRACE_S = 5.0  # how long to wait for a finished child to exit before killing it
+
+
+class ExportFailed(UserError):
+    """The export could not be written; the message says why (for the operator)."""
+
+
+def can_run_in_child(engine: Engine) -> bool:
+    """Whether another process can open this store: a database file or a server, not memory."""
+    if engine.dialect.name != "sqlite":
+        return True
+    database = engine.url.database
+    in_memory = not database or database == ":memory:" or database.startswith("file::memory")
+    return not in_memory
+
+
+def export_in_child(
+    engine: Engine,
+    scope: Any,
+    path: Path,
+    fmt: str | None,
+    headers: str,
+    control: JobControl,
+) -> int:
+    """Export ``scope`` to ``path`` in a child process; returns the number of tasks written.
+
+    Runs on the caller's (worker) thread and blocks it until the child answers: progress goes to
+    ``control``; Cancel there cancels the child (:class:`JobCanceled`, nothing written)."""
+    url = engine.url.render_as_string(hide_password=False)
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    child = context.Process(
+        target=child_main,
+        args=(theirs, url, scope, str(path), fmt, headers),
+        name="media-assistant-export",
+        daemon=True,  # ended with the app if the app ends first
+    )
+    started = time.time()
+    child.start()
+    theirs.close()  # ours alone: EOF on it means the child is gone
+    try:
+        return _wait(child, ours, control)
+    except BaseException:
+        _stop(child)
+        _remove_leftovers(path, started)
+        raise
+    finally:
+        ours.close()
+        _stop(child, grace_s=STARTED_GRACE_S)
+
+
+def _wait(child: Any, pipe: Connection, control: JobControl) -> int:
+    canceled_at: float | None = None
+    while True:
+        if canceled_at is None and control.canceled():
+            canceled_at = time.monotonic()
+            with contextlib.suppress(OSError):
+                pipe.send("cancel")
+        if canceled_at is not None and time.monotonic() - canceled_at > CANCEL_GRACE_S:
+            raise JobCanceled
+        try:
+            ready = pipe.poll(POLL_S)
+            message = pipe.recv() if ready else None
+        except (EOFError, OSError):
+            child.join(STARTED_GRACE_S)
+            raise ExportFailed(
+                f"the export stopped without an answer (exit code {child.exitcode}); "
+                "nothing was written"
+            ) from None
+        if message is None:
+            continue
+        match message:
+            case ("progress", int(done), int(total)):
+                with contextlib.suppress(JobCanceled):  # Cancel is handled above
+                    control.progress(done, total)
+            case ("done", int(count)):
+                return count
+            case ("canceled",):
+                raise JobCanceled
+            case ("failed", str(text), details):
+                if details:
+                    log.error("the export failed in its process:\n%s", details)
+                raise ExportFailed(text)
+            case _:
+                log.warning("the export process said something unexpected: %r", message)
+
+
+def _stop(child: Any, grace_s: float = 0.0) -> None:
+    child.join(grace_s)
+    if child.is_alive():
+        child.kill()
+        child.join(STARTED_GRACE_S)
+
+
+def _remove_leftovers(path: Path, since: float) -> None:
+    """A killed child cannot remove its temporary file (core/export.py ``write_atomically``
+    names it ``.<name>.<hex>.tmp`` beside the target): remove the ones it made."""
+    with contextlib.suppress(OSError):
+        for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                if tmp.stat().st_mtime >= since - 1:
+                    tmp.unlink()
+
+
+class _PipeControl(JobControl):
+    """The child's side: progress into the pipe, Cancel out of it."""
+
+    def __init__(self, pipe: Connection) -> None:
+        super().__init__(lambda done, total: pipe.send(("progress", done, total)))
+        self._pipe = pipe
+
+    def canceled(self) -> bool:
+        if not self.cancel_requested.is_set():
+            try:
+                if self._pipe.poll():
+                    self._pipe.recv()  # "cancel" is the only thing the parent sends
+                    self.cancel_requested.set()
+            except (EOFError, OSError):  # the parent is gone: nobody wants the file any more
+                self.cancel_requested.set()
+        return self.cancel_requested.is_set()
+
+
+def child_main(
+    pipe: Connection, url: str, scope: Any, path: str, fmt: str | None, headers: Any
+) -> None:
+    """The child process: open the store read-only, export, answer on the pipe."""
+    _lower_priority()
+    engine: Engine | None = None
+    try:
+        from media_assistant.core.db import open_engine
+        from media_assistant.core.export import export_scope
+        from media_assistant.core.store import Store
+
+        engine = open_engine(url, read_only=True)
+        control = _PipeControl(pipe)
+        count = export_scope(
+            Store(engine, _clock()), scope, Path(path), fmt, headers=headers, track=control.track
+        )
+        answer: tuple[Any, ...] = ("done", count)
+    except JobCanceled:
+        answer = ("canceled",)
+    except (UserError, StoreLocked, StoreDamaged) as exc:  # worded for the operator already
+        answer = ("failed", str(exc), None)
+    except Exception as exc:  # a bug or a damaged store: say it, keep the details for the log
+        answer = ("failed", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+    finally:
+        if engine is not None:
+            engine.dispose()
+    with contextlib.suppress(OSError):
+        pipe.send(answer)
+    pipe.close()
+
+
+def _clock() -> Any:
+    from media_assistant.core.clock import SystemClock
+
+    return SystemClock()
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(Exception):  # a nicety: an export that cannot be niced still runs
+        if sys.platform == "win32":
+            import psutil
+
+            psutil.Process().nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
+        else:
+            os.nice(5)
