@@ -16,18 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.eta import LaneEstimate, Slot, estimate_lane
+from media_assistant.core.eta import LaneEstimate, Slot
 from media_assistant.gui import labels
-from media_assistant.gui.batch_eta import Held, lane_snapshot
 from media_assistant.gui.style import AMBER, LANE_COLORS, RED, STATE_COLORS, bold, format_duration
 from media_assistant.gui.task_rows import LaneIndex
-
-# Time alone moves the estimate (running tasks near their end): recompute at least this often.
-ESTIMATE_EVERY_S = 5.0
-# A busy lane changes many times a second; an estimate over every pending task (~12 ms at 10k)
-# follows those changes at most this often once it rests on observed durations. A change of
-# accounts or slots counts at once.
-ESTIMATE_MIN_GAP_S = 1.0
 
 
 class LanePanel(QFrame):
@@ -67,11 +59,7 @@ class LanePanel(QFrame):
         grid.addWidget(self.eta, 3, 0, 1, 2)
         grid.addWidget(self.throughput, 3, 2, Qt.AlignmentFlag.AlignRight)
         grid.addWidget(self.warning, 4, 0, 1, 3)
-        self.last_estimate: LaneEstimate | None = None
-        self._estimated_version = -1  # the lane index version and servers it was made for
-        self._estimated_servers: tuple[Slot, ...] = ()
-        self._estimated_at = 0.0
-        self._estimated_holds = 0
+        self.last_estimate: LaneEstimate | None = None  # the latest plan's (queue_controls.py)
 
     def _show_paused(self, paused: bool) -> None:
         self._paused = paused
@@ -92,34 +80,19 @@ class LanePanel(QFrame):
         servers: Sequence[Slot],
         now: float,
         *,
-        held: Held | None = None,
-        holds_version: int = 0,
+        estimate: LaneEstimate | None = None,
         focus: LaneIndex | None = None,
         focus_finish: float | None = None,
         paused: bool = False,
     ) -> None:
-        """From the lane's index (kept up to date by the model): no walk over every task. The
-        estimate is recomputed when the lane changed, and every few seconds as time passes.
+        """From the lane's index (kept up to date by the model): no walk over every task.
 
-        ``held``: pending tasks a pause or schedule holds back (left out of the estimate).
-        ``focus``: the batch the operator picked — counts and progress are its own, the ETA its
-        expected end (``focus_finish``) in the lane's real queue. ``paused``: the lane (or the
-        whole queue) is paused."""
-        slots, age = tuple(servers), now - self._estimated_at
-        if (
-            self.last_estimate is None
-            or slots != self._estimated_servers
-            or holds_version != self._estimated_holds
-            or (
-                index.version != self._estimated_version
-                # Until durations are observed the estimate is a placeholder: follow at once.
-                and (age >= ESTIMATE_MIN_GAP_S or self.last_estimate.basis != "observed")
-            )
-            or age >= ESTIMATE_EVERY_S
-        ):
-            self._estimated_version, self._estimated_servers = index.version, slots
-            self._estimated_at, self._estimated_holds = now, holds_version
-            self.last_estimate = self._estimate(index, servers, now, held)
+        ``estimate``: a new plan's estimate for the lane (gui/batch_eta.py; the queue controls
+        decide when to make one), else the last one stays. ``focus``: the batch the operator
+        picked — counts and progress are its own, the ETA its expected end (``focus_finish``)
+        in the lane's real queue. ``paused``: the lane (or the whole queue) is paused."""
+        if estimate is not None:
+            self.last_estimate = estimate
         estimate = self.last_estimate
         if paused != self._paused:
             self._show_paused(paused)
@@ -153,7 +126,7 @@ class LanePanel(QFrame):
             self.eta.setText(self._focus_text(focus_finish, n, now))
         else:
             self.eta.setText(self._eta_text(estimate, n))
-        tp = estimate.throughput_per_min
+        tp = estimate.throughput_per_min if estimate is not None else None
         self.throughput.setText(self.tr("%1/min").replace("%1", f"{tp:.1f}") if tp else "")
         self._set_warning(estimate)
 
@@ -169,15 +142,11 @@ class LanePanel(QFrame):
             .replace("%2", at)
         )
 
-    def _estimate(
-        self, index: LaneIndex, servers: Sequence[Slot], now: float, held: Held | None = None
-    ) -> LaneEstimate:
-        snapshot, _, _ = lane_snapshot(index, servers, now, held)
-        return estimate_lane(snapshot)
-
-    def _eta_text(self, e: LaneEstimate, n: dict[str, int]) -> str:
+    def _eta_text(self, e: LaneEstimate | None, n: dict[str, int]) -> str:
         if not n["pending"] and not n["running"]:
             return self.tr("Idle")
+        if e is None:  # the first plan is still being made
+            return self.tr("ETA after the first task finishes")
         if e.eta_s is not None and e.finish_at is not None:
             at = QDateTime.fromSecsSinceEpoch(int(e.finish_at)).toString("HH:mm")
             return (
@@ -189,8 +158,11 @@ class LanePanel(QFrame):
             return self.tr("ETA: no account can take these tasks now")
         return self.tr("ETA after the first task finishes")
 
-    def _set_warning(self, e: LaneEstimate) -> None:
-        parts = []
+    def _set_warning(self, e: LaneEstimate | None) -> None:
+        parts: list[str] = []
+        if e is None:
+            self.warning.setVisible(False)
+            return
         if e.dead_running:
             parts.append(
                 f"<span style='color:{RED}'>"

@@ -554,6 +554,7 @@ class MainWindow(QMainWindow):
             dialog.close()
         if self._history is not None:
             self._history.cancel()
+        self.queue.close()
         self._tick.stop()
         event.accept()
         self.close_requested.emit()

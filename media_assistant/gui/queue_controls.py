@@ -9,28 +9,34 @@ of seconds, and turns the views' signals into :class:`TaskActions` calls.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QLabel, QWidget
 
+from media_assistant.core.eta import LaneEstimate, Slot
 from media_assistant.core.records import BatchRecord, Pause
 from media_assistant.gui.accounts_panel import AccountsPanel
-from media_assistant.gui.batch_eta import Finishes, batch_finishes, combined
+from media_assistant.gui.batch_eta import Finishes, Held, LaneInputs, Plan, combined, plan_lanes
 from media_assistant.gui.batch_list import BatchList, BatchListModel
 from media_assistant.gui.controller import AppController
+from media_assistant.gui.jobs import spawn
 from media_assistant.gui.lane_panel import LanePanel
 from media_assistant.gui.style import AMBER
 from media_assistant.gui.task_actions import TaskActions
 from media_assistant.gui.task_model import TaskTableModel
-from media_assistant.gui.task_rows import LaneIndex, Row
+from media_assistant.gui.task_rows import LaneIndex
 from media_assistant.gui.task_view import TaskTable
 
-# Batch ETAs replay every lane's queue: follow changes at most this often, and time passing
-# at least this often.
+# A plan (lane ETAs and batch ends) replays every lane's queue: follow changes at most this
+# often once it rests on observed durations, and time passing at least this often.
 ETA_MIN_GAP_S = 1.0
 ETA_EVERY_S = 5.0
+# Up to this many pending tasks a plan takes a few milliseconds: made at once. Beyond, on a
+# worker thread (20,000 pending tasks: tens of milliseconds the window would stand still).
+INLINE_PENDING = 2_000
 
 
 class QueueControls(QObject):
@@ -58,8 +64,10 @@ class QueueControls(QObject):
         self.pause_status.setStyleSheet(f"color: {AMBER}; font-weight: bold;")
         self.pause_status.hide()
         self._finishes: dict[str, Finishes] = {}
-        self._eta_key: tuple[int, int, int] = (-1, -1, -1)
+        self._estimates: dict[str, LaneEstimate] = {}
+        self._eta_key: tuple[Any, ...] = ()
         self._eta_at = float("-inf")
+        self._planning: asyncio.Task[None] | None = None
         self._list_key: tuple[int, int] = (-1, -1)
 
         accounts.queue_holds = self.holds
@@ -145,35 +153,21 @@ class QueueControls(QObject):
 
     # ---------------------------------------------------------------- refresh
 
-    def _held(self, now: float) -> Any:
-        """Whether a pending row is held back now, asked once per (batch, lane): the plans
-        ask it for every pending task."""
+    def _held(self, now: float) -> Held:
+        """The (batch, lane) pairs a pause or a schedule holds back now: asked once per batch
+        with pending work, not per pending task."""
         holds = self.holds
-        seen: dict[tuple[str, str], bool] = {}
-
-        def held(row: Row) -> bool:
-            key = (row.batch_id, row.model_kind)
-            answer = seen.get(key)
-            if answer is None:
-                answer = seen[key] = holds.batch_hold(*key, now) is not None
-            return answer
-
-        return held
+        return frozenset(
+            (batch, lane)
+            for batch, lanes in self.model.batch_lanes.items()
+            for lane, index in lanes.items()
+            if index.pending and holds.batch_hold(batch, lane, now) is not None
+        )
 
     def refresh(self, now: float) -> None:
-        """Once a second and soon after changes: ETAs (throttled), the list, the panels."""
+        """Once a second and soon after changes: a new plan if due, the list, the panels."""
+        self._plan_if_due(now)
         counts = self.model.batches
-        key = (
-            counts.version,
-            self.holds.version,
-            sum(i.version for i in self.model.lanes.values()),
-        )
-        age = now - self._eta_at
-        if (key != self._eta_key and age >= ETA_MIN_GAP_S) or age >= ETA_EVERY_S:
-            self._eta_key, self._eta_at = key, now
-            self._finishes = batch_finishes(
-                self.model.lanes, self.controller.lane_slots, now, self._held(now)
-            )
         rebuilt = self.list_model.rebuild(counts, self.holds, combined(self._finishes))
         if rebuilt:
             self.table.set_batches(
@@ -190,9 +184,55 @@ class QueueControls(QObject):
         self._show_pause_status()
         self.actions.update_enabled()
 
+    def _plan_if_due(self, now: float) -> None:
+        """A new plan when the lanes' queues, the holds or the accounts' capacity moved (at
+        most every :data:`ETA_MIN_GAP_S`, at once while an estimate still waits for observed
+        durations), and every :data:`ETA_EVERY_S` as time passes. One plan at a time; a long
+        queue is planned on a worker thread and shows when it is done."""
+        servers = {lane: self.controller.lane_slots(lane) for lane in self.lanes}
+        key = (
+            self.holds.version,
+            tuple(self.model.lanes[lane].version for lane in self.lanes),
+            tuple(_capacity(s) for lane in self.lanes for s in servers[lane]),
+        )
+        age = now - self._eta_at
+        provisional = len(self._estimates) < len(self.lanes) or any(
+            e.basis != "observed" for e in self._estimates.values()
+        )
+        due = (key != self._eta_key and (age >= ETA_MIN_GAP_S or provisional)) or (
+            age >= ETA_EVERY_S
+        )
+        if not due or self._planning is not None:
+            return
+        self._eta_key, self._eta_at = key, now
+        inputs = {lane: LaneInputs.of(self.model.lanes[lane], servers[lane]) for lane in self.lanes}
+        held = self._held(now)
+        if sum(len(i.pending) for i in inputs.values()) <= INLINE_PENDING:
+            self._take(plan_lanes(inputs, now, held))
+        else:
+            self._planning = spawn(self._plan_off_thread(inputs, now, held), "eta-plan")
+
+    async def _plan_off_thread(
+        self, inputs: Mapping[str, LaneInputs], now: float, held: Held
+    ) -> None:
+        try:
+            plan = await asyncio.to_thread(plan_lanes, inputs, now, held)
+        finally:
+            self._planning = None
+        self._take(plan)
+        self.refresh(self.controller.now())
+
+    def _take(self, plan: Plan) -> None:
+        self._finishes = plan.finishes
+        self._estimates = plan.estimates
+
+    def close(self) -> None:
+        """The window closes: a plan still being made is not wanted any more."""
+        if self._planning is not None:
+            self._planning.cancel()
+
     def refresh_lanes(self, now: float) -> None:
         batch = self.chosen()
-        held = self._held(now)
         for lane, panel in self.lanes.items():
             focus = self.model.batch_lanes.get(batch, {}).get(lane) if batch else None
             if batch and focus is None:
@@ -201,8 +241,7 @@ class QueueControls(QObject):
                 self.model.lanes[lane],
                 self.controller.lane_slots(lane),
                 now,
-                held=held,
-                holds_version=self.holds.version,
+                estimate=self._estimates.get(lane),
                 focus=focus,
                 focus_finish=self._finishes.get(lane, {}).get(batch) if batch else None,
                 paused=self.holds.all_paused or self.holds.paused("lane", lane),
@@ -222,3 +261,9 @@ class QueueControls(QObject):
 
 
 _EMPTY = LaneIndex()  # a batch with no task in a lane: its panel shows zeros
+
+
+def _capacity(slot: Slot) -> tuple[str, frozenset[str], int, bool]:
+    """What of an account's capacity a plan depends on (its pacing planner is a new object
+    every time; its state moves with the lane's tasks, which the lane's version counts)."""
+    return slot.account_id, slot.models, slot.slots, slot.available

@@ -5,6 +5,7 @@ it says."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QCheckBox
 
 from media_assistant.core.paths import Paths
-from media_assistant.gui import labels
+from media_assistant.gui import batch_eta, labels, queue_controls
 from media_assistant.gui.controller import AppController
 from media_assistant.gui.log_panel import LogModel
 from media_assistant.gui.main_window import MainWindow
@@ -144,18 +145,36 @@ async def test_disabling_an_account_stops_its_new_work(env: Env) -> None:
 
 
 @pytest.mark.parametrize("env", [(2.0, 3.0)], indirect=True)
-async def test_the_eta_appears_once_a_lane_has_finished_a_task(env: Env) -> None:
+@pytest.mark.parametrize("inline_pending", [2_000, 0], ids=["at-once", "worker-thread"])
+async def test_the_eta_appears_once_a_lane_has_finished_a_task(
+    env: Env, inline_pending: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A short queue is planned at once; a long one (here: any) on a worker thread, and the
+    panel shows the plan when it is done."""
+    monkeypatch.setattr(queue_controls, "INLINE_PENDING", inline_pending)
+    planned_on: set[str] = set()
+
+    def plan_lanes(*args: Any) -> Any:
+        planned_on.add(threading.current_thread().name)
+        return batch_eta.plan_lanes(*args)
+
+    monkeypatch.setattr(queue_controls, "plan_lanes", plan_lanes)
     panel = env.window.lanes["web"]
     await env.controller.submit(_web_tasks(4))
     await until(lambda: env.window.model.rowCount() == 4)
     env.window.refresh()
-    assert panel.last_estimate is not None and panel.last_estimate.basis == "no_samples"
+    if inline_pending:
+        assert panel.last_estimate is not None
+    await until(lambda: getattr(panel.last_estimate, "basis", None) == "no_samples")
     assert panel.eta.text() == "ETA after the first task finishes"
     await until(lambda: "success" in states(env).values())
     env.window.refresh()
-    assert panel.last_estimate is not None and panel.last_estimate.basis == "observed"
+    await until(lambda: getattr(panel.last_estimate, "basis", None) == "observed")
+    assert panel.last_estimate is not None
     assert panel.last_estimate.eta_s is not None and panel.last_estimate.eta_s > 0
     assert panel.eta.text().startswith("ETA ") and "about" in panel.eta.text()
+    main = threading.main_thread().name
+    assert planned_on == ({main} if inline_pending else planned_on - {main}) and planned_on
 
 
 def _web_tasks(n: int) -> list[Any]:

@@ -1,0 +1,73 @@
+"""One plan for the lane panels and the batches list (gui/batch_eta.py ``plan_lanes``): the queue
+in its real order (priority first), held batches left out, each batch ending with its last task.
+A pure function: the window runs it on a worker thread for a long queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from media_assistant.core.eta import Slot
+from media_assistant.gui.batch_eta import LaneInputs, plan_lanes
+from media_assistant.gui.task_rows import LaneIndex, make_row
+
+NOW = 1_000_000.0
+
+
+def row(task_id: str, batch: str, state: str = "pending", **values: Any) -> Any:
+    return make_row(
+        {
+            "task_id": task_id,
+            "seq": int(task_id[1:]),
+            "batch_id": batch,
+            "model": "m",
+            "model_kind": "api",
+            "state": state,
+            "attempt": 0,
+            "max_attempts": 3,
+            "created_at": NOW - 100,
+            **values,
+        }
+    )
+
+
+def lane(*rows: Any) -> LaneIndex:
+    return LaneIndex.build(
+        [  # one ended task: the lane's observed duration is 10 s
+            row("t0", "old", "success", started_at=NOW - 20, finished_at=NOW - 10),
+            *rows,
+        ]
+    )
+
+
+ONE_SLOT = [Slot("api-1", frozenset({"m"}), 1, True)]
+
+
+def test_a_prioritized_batch_goes_first_and_each_batch_ends_with_its_last_task() -> None:
+    index = lane(row("t1", "A"), row("t2", "A"), row("t3", "B", priority=5))
+    plan = plan_lanes({"api": LaneInputs.of(index, ONE_SLOT)}, NOW)
+    assert plan.finishes["api"] == {"B": pytest.approx(NOW + 10), "A": pytest.approx(NOW + 30)}
+    estimate = plan.estimates["api"]
+    assert estimate.basis == "observed" and estimate.eta_s == pytest.approx(30)
+
+
+def test_a_held_batch_is_left_out_of_the_plan() -> None:
+    index = lane(row("t1", "A"), row("t2", "A"), row("t3", "B"))
+    plan = plan_lanes({"api": LaneInputs.of(index, ONE_SLOT)}, NOW, frozenset({("A", "api")}))
+    assert plan.finishes["api"] == {"B": pytest.approx(NOW + 10)}
+    assert plan.estimates["api"].eta_s == pytest.approx(10)
+
+
+def test_the_inputs_are_copies_the_window_may_change_meanwhile() -> None:
+    index = lane(row("t1", "A"))
+    inputs = LaneInputs.of(index, ONE_SLOT)
+    index.add(row("t2", "A"))  # the model goes on while a worker plans
+    assert [r.task_id for r in inputs.pending] == ["t1"]
+    assert plan_lanes({"api": inputs}, NOW).finishes["api"] == {"A": pytest.approx(NOW + 10)}
+
+
+def test_a_lane_without_an_ended_task_has_an_estimate_but_no_batch_ends() -> None:
+    index = LaneIndex.build([row("t1", "A")])
+    plan = plan_lanes({"api": LaneInputs.of(index, ONE_SLOT)}, NOW)
+    assert plan.estimates["api"].basis == "no_samples" and plan.finishes == {}
