@@ -68,7 +68,9 @@ class QueueControls(QObject):
         self._eta_key: tuple[Any, ...] = ()
         self._eta_at = float("-inf")
         self._planning: asyncio.Task[None] | None = None
-        self._list_key: tuple[int, int] = (-1, -1)
+        self._plans = 0  # plans taken so far: the batches list shows each new one
+        self._list_key: tuple[Any, ...] = ()
+        self._list_at = float("-inf")
 
         accounts.queue_holds = self.holds
         accounts.running_on = self._running_on
@@ -167,8 +169,26 @@ class QueueControls(QObject):
     def refresh(self, now: float) -> None:
         """Once a second and soon after changes: a new plan if due, the list, the panels."""
         self._plan_if_due(now)
-        counts = self.model.batches
-        rebuilt = self.list_model.rebuild(counts, self.holds, combined(self._finishes))
+        if self._list_due(now):
+            self._rebuild_list()
+        self.batch_list.after_rebuild(self.chosen())
+        self.table.show_priority_column()
+        self.refresh_lanes(now)
+        self._show_pause_status()
+        self.actions.update_enabled()
+
+    def _list_due(self, now: float) -> bool:
+        """The batches list follows the counts, the holds and the plan at once, and the clock
+        (a schedule's start passing) every :data:`ETA_EVERY_S`: with hundreds of batches a
+        rebuild costs the window milliseconds it need not spend every second."""
+        key = (self.model.batches.version, self.holds.version, self._plans)
+        if key == self._list_key and now - self._list_at < ETA_EVERY_S:
+            return False
+        self._list_key, self._list_at = key, now
+        return True
+
+    def _rebuild_list(self) -> None:
+        rebuilt = self.list_model.rebuild(self.model.batches, self.holds, combined(self._finishes))
         if rebuilt:
             self.table.set_batches(
                 [
@@ -178,11 +198,6 @@ class QueueControls(QObject):
                     )
                 ]
             )
-        self.batch_list.after_rebuild(self.chosen())
-        self.table.show_priority_column()
-        self.refresh_lanes(now)
-        self._show_pause_status()
-        self.actions.update_enabled()
 
     def _plan_if_due(self, now: float) -> None:
         """A new plan when the lanes' queues, the holds or the accounts' capacity moved (at
@@ -225,6 +240,7 @@ class QueueControls(QObject):
     def _take(self, plan: Plan) -> None:
         self._finishes = plan.finishes
         self._estimates = plan.estimates
+        self._plans += 1
 
     def close(self) -> None:
         """The window closes: a plan still being made is not wanted any more."""
