@@ -5,6 +5,7 @@ second, and nothing the window does runs a statement on the event loop's thread.
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QProgressDialog
 
 from media_assistant.core import db
 from media_assistant.core.export import ExportScope
@@ -186,3 +188,34 @@ async def test_a_pause_typed_in_a_terminal_shows_in_the_open_window_within_a_sec
     assert window.model.data(window.model.index(row, COL_STATE)) == "Paused"
     await asyncio.to_thread(cli, data, "resume", "--batch", "first")
     assert await seen_within(lambda: not holds.paused("batch", "first"), 1.0) <= 1.0
+
+
+async def test_cancel_in_the_export_progress_dialog_stops_the_export_process(
+    window: MainWindow,
+) -> None:
+    """The window's export runs in a child process (core/export_child.py); the progress
+    dialog's Cancel reaches it: nothing is written, no process is left."""
+    store = window.controller.services.store
+    await asyncio.to_thread(
+        store.submit,
+        [
+            NewTask(f"big-{i}", "api-model", ModelKind.API, f"prompt {i} " * 20, "big")
+            for i in range(20_000)
+        ],
+    )
+    target = window.controller.services.paths.data_dir / "everything.xlsx"
+    export = asyncio.ensure_future(window.task_actions.export_to(target, None))
+    dialog = None
+
+    def progress_arrived() -> bool:  # the child is reading rows (the dialog shows after 1 s)
+        nonlocal dialog
+        dialog = next(iter(window.findChildren(QProgressDialog)), None)
+        return dialog is not None and dialog.maximum() > 0
+
+    await seen_within(progress_arrived, 30)
+    assert dialog is not None and "everything.xlsx" in dialog.labelText()
+    dialog.canceled.emit()  # what its Cancel button does
+    assert await export is None
+    assert "Export canceled" in window.statusBar().currentMessage()
+    assert not target.exists() and not [p for p in target.parent.iterdir() if p.suffix == ".tmp"]
+    assert not [p for p in multiprocessing.active_children() if p.name == "media-assistant-export"]
