@@ -306,12 +306,14 @@ def startup_main(data_dir: str, t0: float, idle_seconds: float) -> dict[str, Any
 
         counter = PaintCounter(window.table.view, first_paint)
         drawn = window.next_paint()
+        window.hold_history()  # as media_assistant.app does: history once the scheduler runs
         window.show()
         marks["show_called"] = time.time()
         with contextlib.suppress(TimeoutError):  # as the app does: start once it is drawn
             await asyncio.wait_for(drawn, FIRST_PAINT_WAIT_S)
         marks["painted"] = await asyncio.wait_for(painted, 60)  # stamped by the paint itself
         await scheduler.start()
+        window.release_history()
         marks["scheduler_started"] = time.time()
         proc = psutil.Process()
         out["rss_mb_at_paint"] = proc.memory_info().rss / 2**20

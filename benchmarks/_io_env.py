@@ -90,9 +90,11 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         out["first_page_rows"] = model.rowCount()
         probe.start()
         painted = window.next_paint()
+        window.hold_history()  # as media_assistant.app does: history once the scheduler runs
         window.show()
         await asyncio.wait_for(painted, FIRST_PAINT_WAIT_S * 5)
         await scheduler.start()
+        window.release_history()
         out["history_s"] = await until(lambda: model.rowCount() >= total, 600)
         out["lag_history"] = probe.stop()
         out["tasks"] = total

@@ -245,11 +245,15 @@ async def _amain(
     # HTTP clients, key look-ups), which the first paint need not wait for. Until it runs, the
     # window's actions only write to the store, which the scheduler picks up when it starts.
     painted = window.next_paint()
+    window.hold_history()  # older history follows once the scheduler runs (see hold_history)
     window.show()
     with contextlib.suppress(TimeoutError):  # a window that starts minimised is not drawn
         await asyncio.wait_for(painted, FIRST_PAINT_WAIT_S)
     await window.start_notices()  # batch ended, account needs you, disk low; webhooks
-    await scheduler.start()
+    try:
+        await scheduler.start()
+    finally:
+        window.release_history()
     log.info("Media Assistant %s started on %s", __version__, services.paths.data_dir)
     if setup:  # the first start: the accounts to set up, on top of the window
         window.open_setup(first_start=True)

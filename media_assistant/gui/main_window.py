@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self.batches = BatchProgress()
         self._history_before: int | None = None  # older finished tasks still to load
         self._history: asyncio.Task[None] | None = None
+        self._history_held = False  # the app holds it until the scheduler has started
         self._painted: asyncio.Future[None] | None = None
 
         lanes = QHBoxLayout()
@@ -272,10 +273,25 @@ class MainWindow(QMainWindow):
             self._painted = asyncio.get_running_loop().create_future()
         return self._painted
 
+    def hold_history(self) -> None:
+        """Older history waits for :meth:`release_history` (the app: until the scheduler has
+        started). Starting the scheduler imports and builds the providers on worker threads;
+        history pages read and added meanwhile compete with them for the interpreter, and the
+        window stalled 50-190 ms at a time (B7's history phase): one after the other, neither
+        waits long."""
+        self._history_held = True
+
+    def release_history(self) -> None:
+        self._history_held = False
+        if self.isVisible():
+            self._start_history()
+
     def _start_history(self) -> None:
         """Older history, once the window is on screen: a timer started before ``show()`` could
         fire first (``scheduler.start()`` imports the providers meanwhile) and hold back the
         first paint by a page."""
+        if self._history_held:
+            return
         before, self._history_before = self._history_before, None
         if before is not None:  # after the first paint, with room for events between pages
             self._history = spawn(self._load_history(before), "history")

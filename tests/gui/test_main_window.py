@@ -226,8 +226,12 @@ async def test_history_loads_behind_the_first_page_in_order(
     await asyncio.sleep(mw.HISTORY_PAUSE_MS * 6 / 1000)
     assert window.model.rowCount() == 310  # history waits for the window to be on screen
     painted = window.next_paint()
+    window.hold_history()  # as the app does: until the scheduler has started
     window.show()
     await asyncio.wait_for(painted, 5)  # what the app waits for before starting the scheduler
+    await asyncio.sleep(mw.HISTORY_PAUSE_MS * 6 / 1000)
+    assert window.model.rowCount() == 310  # held: the scheduler's start goes first
+    window.release_history()
     await until(lambda: window.model.rowCount() == 1500)
     seqs = [r.seq for r in window.model.rows()]
     assert seqs == sorted(seqs)  # history went in at the top, in order
