@@ -365,10 +365,10 @@ def run(quick: bool) -> dict[str, Any]:
                 ""
                 if p95 <= TARGET_DISPATCH_P95_MS
                 else (
-                    "with 10 no-op attempts finishing together, a freed slot waits behind the "
-                    "other attempts' final writes and claims, all on the one event-loop thread "
-                    f"(≈ {slowest['cpu_ms_per_task']:.1f} ms of CPU each); on an idle scheduler a "
-                    "lone task starts within the idle-scenario figures above"
+                    "with 10 no-op attempts finishing together, a freed slot's claim follows "
+                    "its answer's write on the one writer thread, behind the other attempts' "
+                    f"writes (≈ {slowest['cpu_ms_per_task']:.1f} ms of CPU per task); on an idle "
+                    "scheduler a lone task starts within the idle-scenario figures above"
                 ),
             ),
         ],
@@ -380,7 +380,7 @@ def _explain_rate(slowest: dict[str, Any], ops: dict[str, Any]) -> str:
     cpu = slowest["cpu_ms_per_task"]
     text = (
         f"the scheduler spends {cpu:.2f} ms of CPU per task ({1000 / cpu:.0f} tasks/s per core "
-        "at best) and runs on one event-loop thread."
+        "at best); every statement runs on the one writer thread."
     )
     if ops:
         text += (
@@ -533,6 +533,40 @@ above:
   its event row; the final write, with its event row — counted with a `before_cursor_execute`
   hook over 1,000 tasks: 2,006 `BEGIN IMMEDIATE`, 2,001 event inserts), each 1–1.5 ms wall
   (the store-alone table) — the limit is there, not in polling or events.
+- **After the move to database threads** (B3 regressed: ~3.3 ms CPU per task, dispatch p95
+  36-44 ms). Bisected on the same machine (3,000 no-op API tasks, 2×5 slots, one child each,
+  load 0.6-1.4): before the move 500-550 tasks/s, 1.6-1.7 ms CPU/task, dispatch p95 11-14 ms;
+  the move itself 348 tasks/s, 2.5 ms, 33 ms; the pause/schedule/rebuild clauses and the later
+  work 260-290 tasks/s, 3.3-3.4 ms, 39-45 ms. py-spy (`--threads --gil`) on the last: the
+  writer thread is busy 99 % of the run (claim 51 %, final write 44 %), the loop thread holds
+  the GIL 0.55 ms per task and waits in `select` the rest: the writer is the bottleneck, and
+  every task's claim queued behind the final writes of the other 9 slots (FIFO) — the
+  dispatch time. Two causes, two changes:
+  - **Claim SQL re-prepared at every execution** (`store/base.py` `IS_PENDING`/`IS_RUNNING`).
+    `tasks.state = ?` with a bound `'pending'`: SQLite matches a bound value against the
+    partial indexes on `state` and then marks the statement to be prepared again whenever
+    that parameter is bound — every time. The head query cost 195 µs (raw sqlite3, 2,000
+    pending rows) against 16 µs with the state written into the SQL; the new pause, schedule
+    and rebuild clauses made each re-prepare dearer (73 → 195 µs). Store alone: claim
+    1.2-1.3 → 0.75-0.8 ms. Same plan (`ix_tasks_pending_head`), same clauses.
+  - **A trip to the loop between an answer's write and the next claim**
+    (`AsyncStore.finish_success_then_claim`, `ApiLane._follow_up`): the API lane now claims
+    for the slot an answer frees in the same writer job, right after that write commits
+    (two transactions, as before), when its worker would claim at once (slot free under the
+    current concurrency, account working and available, no rpm/tpm bucket, room on the
+    disk); otherwise the worker claims as before. One hop per task instead of two, and the
+    claim no longer waits behind the writes queued meanwhile.
+- **A/B after both** (main vs this branch, interleaved, same machine; 3,000 tasks × 6 runs
+  each at load 0.9-2.1, medians): 311 → 346 tasks/s, 3.10 → 2.80 ms CPU/task, dispatch p50
+  23 → 1.5 ms, p95 36 → 2.3 ms, max 69 → 25 ms. `--quick` once each at load 1.0-1.2: API 2×5
+  332 → 419 tasks/s, 3.16 → 2.41 ms CPU/task, dispatch p95 28.4 → 1.7 ms; web 4×1 358 → 411
+  tasks/s; store alone claim 1.29 → 0.80 ms. Still above the pre-move CPU (1.6 ms): the
+  writer's own Python (SQLAlchemy per statement, 1.8 ms of GIL per task, its `PRAGMA
+  synchronous` switch between the NORMAL claim and the FULL final write) now sets the pace,
+  and the loop and the writer trade the GIL ~6 times per task (18,000 voluntary context
+  switches for 3,000 tasks, against 6,600 before the move) — the price of keeping SQL off the
+  loop. Not done: waking the loop once per batch of completions (the loop holds the GIL only
+  ~0.15 ms per task now), SQL outside SQLAlchemy on the writer.
 """
 
 

@@ -114,6 +114,30 @@ class Claim:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimRequest:
+    """The arguments of :meth:`~media_assistant.core.store.Store.claim_next`, for a claim
+    run on the writer right after an answer's write (``AsyncStore.finish_success_then_claim``)."""
+
+    kind: ModelKind
+    account_id: str
+    models: tuple[str, ...]
+    owner_id: str
+    deadline_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Handover:
+    """An attempt's final write and the claim that followed it in the same writer job: the
+    write's answer (False: the attempt was superseded), the next task for the slot it freed
+    (None: nothing to take), or what stopped that claim (``claim_error``: it is not the
+    write's error — the outcome is written)."""
+
+    finished: bool
+    next_claim: Claim | None = None
+    claim_error: Exception | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SubmitResult:
     added: tuple[str, ...]
     skipped: tuple[str, ...]  # operator-supplied task ids already present (idempotent re-import)

@@ -393,6 +393,30 @@ def test_history_pages_come_newest_first_and_walk_the_seq_index(store: Store) ->
     assert "ix_tasks_seq" in plan and "TEMP B-TREE" not in plan, plan
 
 
+def test_queue_head_queries_write_the_state_into_the_sql(store: Store) -> None:
+    store.submit(make_tasks(3))
+    sent: list[tuple[str, Any]] = []
+
+    def capture(_c: Any, _cur: Any, statement: str, params: Any, *_: Any) -> None:
+        sent.append((statement, params))
+
+    event.listen(store.engine, "before_cursor_execute", capture)
+    assert store.peek_next(["api-model"]) is not None
+    assert store.next_not_before(["api-model"]) is None
+    first = claim(store)
+    assert first is not None and store.finish_success(first, "ok")
+    assert claim(store) is not None  # the backlog's claim: no look before it
+    event.remove(store.engine, "before_cursor_execute", capture)
+    # Not a timing: a state SQLite gets as a bound value makes it re-prepare the statement at
+    # every execution (the value decides whether the partial index on pending rows fits):
+    # 195 µs instead of 16 µs for the claim's head query, on the one writer thread.
+    selects = [(s, p) for s, p in sent if s.lstrip().startswith("SELECT")]
+    assert len(selects) >= 4
+    for statement, params in selects:
+        assert "tasks.state = 'pending'" in statement, statement
+        assert not {"pending", "running"} & set(params), (statement, params)
+
+
 def test_iter_tasks_reads_every_task_in_order_a_page_at_a_time(store: Store) -> None:
     """An export streams the store: pages of ``page`` rows by submission order, filters kept."""
     store.submit(make_tasks(7, batch="a") + make_tasks(5, batch="b", prefix="bb"))

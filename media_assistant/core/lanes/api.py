@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Mapping
 
 from media_assistant.core.config import AccountConfig
@@ -11,7 +12,7 @@ from media_assistant.core.lanes.base import STOP_WAIT_S, Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.provider import Provider
 from media_assistant.core.ratelimit import ApiAccountGate, estimate_tokens
-from media_assistant.core.records import Claim
+from media_assistant.core.records import Claim, ClaimRequest, Handover
 from media_assistant.core.states import ModelKind
 
 # Cancel checkpoints come with every streamed chunk; past this the request is simply dropped.
@@ -119,13 +120,80 @@ class ApiLane(Lane):
             task.add_done_callback(mine.discard)
 
     async def _run(self, claim: Claim, account: AccountConfig, log: LaneLog) -> None:
-        provider = self.provider_for(account.id)
-        try:
-            await self.runner.run(claim, provider, account, log, cancel_grace_s=API_CANCEL_GRACE_S)
-        except Exception:
-            log.exception("%s: attempt crashed", claim.task_id)
-        finally:
-            # The account's gate now (a replaced gate took over the count of running attempts).
-            self.gates[account.id].release_slot()
-            self.wake(account.id)
-            await self.done_with(provider)  # a replaced provider closes after its last attempt
+        """Attempts in one slot: this claim's, then those of the tasks claimed for the slot
+        right after each answer was written (:meth:`_follow_up`), until none is."""
+        next_claim: Claim | None = claim
+        while next_claim is not None:
+            claim, next_claim = next_claim, None
+            account = self.current(account)  # the operator may have edited it
+            provider = self.provider_for(account.id)
+            try:
+                outcome = await self.runner.run(
+                    claim,
+                    provider,
+                    account,
+                    log,
+                    cancel_grace_s=API_CANCEL_GRACE_S,
+                    then_claim=functools.partial(self._follow_up, account),
+                )
+                if outcome.handover is not None:
+                    next_claim = await self._taken_over(outcome.handover, account, log)
+            except Exception:
+                log.exception("%s: attempt crashed", claim.task_id)
+            finally:
+                if next_claim is None:
+                    self._free_slot(account)
+                try:
+                    # A replaced provider closes after its last attempt.
+                    await self.done_with(provider)
+                except BaseException:
+                    if next_claim is not None:  # cancelled with the next task in hand
+                        self._free_slot(account)
+                        self.rt.store.give_back_soon(next_claim)
+                    raise
+
+    def _free_slot(self, account: AccountConfig) -> None:
+        # The account's gate now (a replaced gate took over the count of running attempts).
+        self.gates[account.id].release_slot()
+        self.wake(account.id)
+
+    def _follow_up(self, account: AccountConfig) -> ClaimRequest | None:
+        """The claim to make for this attempt's slot as its answer is written, or None to free
+        the slot and leave the next claim to the account's worker. Only what the worker would
+        do without waiting: a free slot once this attempt ends (the operator may have lowered
+        the concurrency), the account working and available, no rpm/tpm bucket to wait for,
+        room on the disk. Pauses, schedules and rebuild requests are clauses of the claim
+        itself."""
+        gate = self.gates.get(account.id)
+        if (
+            gate is None
+            or gate.in_flight > gate.concurrency
+            or gate.limits_rate
+            or self.rt.disk.full
+            or not self.working(account.id)
+            or not self.rt.accounts.available(account.id)
+        ):
+            return None
+        return ClaimRequest(
+            kind=self.kind,
+            account_id=account.id,
+            models=tuple(account.models),
+            owner_id=self.rt.owner_id,
+            deadline_s=self.rt.config.lane(self.kind).deadline_s,
+        )
+
+    async def _taken_over(
+        self, handover: Handover, account: AccountConfig, log: LaneLog
+    ) -> Claim | None:
+        """The task claimed for the slot after an answer's write, if it is to run here."""
+        if handover.claim_error is not None:
+            if not self.rt.disk.absorb(handover.claim_error):
+                log.error("claiming the next task failed: %s", handover.claim_error)
+            return None
+        claim = handover.next_claim
+        if claim is not None and (
+            not self.working(account.id) or not self.rt.accounts.available(account.id)
+        ):
+            await self.give_back_switched_off(claim, account)
+            return None
+        return claim

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
@@ -19,7 +19,7 @@ from media_assistant.core.event_codes import EventCode
 from media_assistant.core.lanes.quality_gate import reject_if_poor
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.provider import GenerationResult, Provider, TaskSpec
-from media_assistant.core.records import Claim
+from media_assistant.core.records import Claim, ClaimRequest, Handover
 from media_assistant.core.retry import Backoff, Cancel, Defer, Fail, Retry, decide
 from media_assistant.core.states import AccountProblem
 
@@ -116,6 +116,9 @@ class Outcome:
     error: ProviderError | None = None
     canceled: bool = False
     interrupted: str | None = None  # shutdown | lost
+    # The success write and the claim that followed it in the same writer job (see run's
+    # ``then_claim``); None when the outcome was written alone.
+    handover: Handover | None = None
 
 
 class AttemptRunner:
@@ -173,9 +176,14 @@ class AttemptRunner:
         *,
         cancel_grace_s: float,
         on_stuck: Callable[[], Awaitable[None]] | None = None,
+        then_claim: Callable[[], ClaimRequest | None] | None = None,
     ) -> Outcome:
         """``on_stuck``: called when the provider ignores cancellation, before the attempt is
-        abandoned (the web lane closes the browser: the next task must not share its page)."""
+        abandoned (the web lane closes the browser: the next task must not share its page).
+
+        ``then_claim``: asked as an answer is about to be written; a request it returns is
+        claimed right after the write, in the same writer job, for the slot the attempt frees
+        (the API lane: :meth:`ApiLane._follow_up`). The result is ``Outcome.handover``."""
         ctx = AttemptContext(self.spec_for(claim), self.rt, log)
         ra = RunningAttempt(claim, ctx)
         if self.rt.stopping.is_set():  # claimed while the scheduler was shutting down
@@ -197,7 +205,9 @@ class AttemptRunner:
             # Still registered while the outcome is written: heartbeats keep the row alive if
             # the database is busy and the write has to wait.
             try:
-                await self._settle(ra, outcome, account, log)
+                handover = await self._settle(ra, outcome, account, log, then_claim)
+                if handover is not None:
+                    outcome = replace(outcome, handover=handover)
             except OperationalError as exc:
                 if not self.rt.disk.absorb(exc):
                     raise
@@ -308,26 +318,48 @@ class AttemptRunner:
     # ---------------------------------------------------------------- the one write
 
     async def _settle(
-        self, ra: RunningAttempt, outcome: Outcome, account: AccountConfig, log: LaneLog
-    ) -> None:
+        self,
+        ra: RunningAttempt,
+        outcome: Outcome,
+        account: AccountConfig,
+        log: LaneLog,
+        then_claim: Callable[[], ClaimRequest | None] | None = None,
+    ) -> Handover | None:
+        """Write the attempt's outcome; an answer's write may be followed by a claim
+        (``then_claim``, see :meth:`run`), whose result is returned."""
         claim, store = ra.claim, self.rt.store
         if outcome.interrupted == "lost":
             log.warning(
                 "%s: attempt %d lost its row; its result is dropped", claim.task_id, claim.attempt
             )
-            return
+            return None
         if outcome.result is not None:
             r = outcome.result
             if await reject_if_poor(self.rt, claim, r, log, self._persist):
-                return  # the model's quality gate sent it back (core/lanes/quality_gate.py)
-            ok = await self._persist(
-                lambda: store.finish_success(
-                    claim, r.text, reasoning=r.reasoning, usage=r.usage, plain=r.plain_text
-                ),
-                answer=(claim, r),
-            )
+                return None  # the model's quality gate sent it back (core/lanes/quality_gate.py)
+            handover: Handover | None = None
+
+            async def write() -> bool:
+                nonlocal handover
+                # Asked at each try: a retried write (a busy database) decides afresh.
+                then = then_claim() if then_claim is not None else None
+                if then is None:
+                    return await store.finish_success(
+                        claim, r.text, reasoning=r.reasoning, usage=r.usage, plain=r.plain_text
+                    )
+                handover = await store.finish_success_then_claim(
+                    claim,
+                    r.text,
+                    reasoning=r.reasoning,
+                    usage=r.usage,
+                    plain=r.plain_text,
+                    then=then,
+                )
+                return handover.finished
+
+            ok = await self._persist(write, answer=(claim, r))
             self._report(ok, log, claim, f"succeeded ({len(r.text)} chars)")
-            return
+            return handover
         if outcome.interrupted == "shutdown":
             ok = await self._persist(
                 lambda: store.requeue(
@@ -341,13 +373,14 @@ class AttemptRunner:
                 )
             )
             self._report(ok, log, claim, "returned to the queue at shutdown")
-            return
+            return None
         if outcome.canceled:
             ok = await self._persist(lambda: store.finish_canceled(claim))
             self._report(ok, log, claim, "canceled")
-            return
+            return None
         assert outcome.error is not None
         await self._apply_decision(ra, outcome.error, account, log)
+        return None
 
     async def _apply_decision(
         self, ra: RunningAttempt, error: ProviderError, account: AccountConfig, log: LaneLog

@@ -231,20 +231,23 @@ class Lane:
         if claim is not None and (
             not self.working(account.id) or not self.rt.accounts.available(account.id)
         ):
-            # Switched off or removed (or the scheduler stopping) while the claim waited for
-            # the writer: the operator's word wins. Back to the queue, the attempt not used up.
-            await self.rt.store.requeue(
-                claim,
-                not_before=None,
-                keep_attempt=True,
-                kind=None,
-                message=f"{account.id} was switched off as it took the task; back in the queue",
-                event_kind="state",
-                code=EventCode.RETURNED_SWITCHED_OFF,
-                params={"account": account.id},
-            )
+            await self.give_back_switched_off(claim, account)
             return None
         return claim
+
+    async def give_back_switched_off(self, claim: Claim, account: AccountConfig) -> None:
+        """Switched off or removed (or the scheduler stopping) while the claim waited for the
+        writer: the operator's word wins. Back to the queue, the attempt not used up."""
+        await self.rt.store.requeue(
+            claim,
+            not_before=None,
+            keep_attempt=True,
+            kind=None,
+            message=f"{account.id} was switched off as it took the task; back in the queue",
+            event_kind="state",
+            code=EventCode.RETURNED_SWITCHED_OFF,
+            params={"account": account.id},
+        )
 
     async def wait_available(self, account: AccountConfig, wake: asyncio.Event) -> None:
         left = self.rt.accounts.seconds_until_available(account.id)

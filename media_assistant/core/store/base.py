@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, and_, insert
+from sqlalchemy import ColumnElement, Connection, Engine, and_, insert, literal_column
 
 from media_assistant.core.clock import Clock
 from media_assistant.core.event_codes import EventCode, params_json
@@ -26,6 +26,22 @@ E = TaskEventRow.__table__  # type: ignore[attr-defined]
 RUNNING = TaskState.RUNNING.value
 PENDING = TaskState.PENDING.value
 _CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
+
+
+def state_is(state: TaskState) -> ColumnElement[bool]:
+    """``tasks.state = '<state>'`` with the state written into the SQL, not bound. SQLite
+    decides whether a partial index (``WHERE state = 'pending'``, ``'running'``) fits a bound
+    value by looking at the value, and then marks the statement to be compiled again whenever
+    that parameter is bound anew — at every execution: the claim's head query cost 195 µs
+    instead of 16 µs (bound vs inline, 2,000 pending rows), on the writer thread every task
+    waits for."""
+    inline: ColumnElement[str] = literal_column(f"'{state.value}'")
+    clause: ColumnElement[bool] = T.c.state == inline
+    return clause
+
+
+IS_PENDING = state_is(TaskState.PENDING)
+IS_RUNNING = state_is(TaskState.RUNNING)
 
 INSERT_EVENT = insert(E)
 
@@ -72,7 +88,7 @@ def chunks(items: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
 def claim_fence(claim: Claim) -> ColumnElement[bool]:
     return and_(
         T.c.task_id == claim.task_id,
-        T.c.state == RUNNING,
+        IS_RUNNING,
         T.c.attempt == claim.attempt,
         T.c.lease == claim.lease,
     )

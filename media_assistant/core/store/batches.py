@@ -35,7 +35,15 @@ from media_assistant.core.events import PausesChanged, TaskChange
 from media_assistant.core.pacing import parse_active_hours
 from media_assistant.core.records import BatchInfo, BatchRecord, Pause, PriorityResult
 from media_assistant.core.states import TaskState
-from media_assistant.core.store.base import PENDING, RUNNING, StoreBase, T, chunks
+from media_assistant.core.store.base import (
+    IS_PENDING,
+    IS_RUNNING,
+    PENDING,
+    RUNNING,
+    StoreBase,
+    T,
+    chunks,
+)
 from media_assistant.core.store.holds import SCOPES, B, P
 
 # Failed tasks that fail the same way when run again unchanged: "retry failed" leaves them out
@@ -196,7 +204,7 @@ class BatchRoom(StoreBase):
         """Running tasks in a scope: those a pause lets finish ("pausing after the current
         task")."""
         scope, target = _checked_scope(scope, target)
-        stmt = select(func.count()).select_from(T).where(T.c.state == RUNNING)
+        stmt = select(func.count()).select_from(T).where(IS_RUNNING)
         if scope == "lane":
             stmt = stmt.where(T.c.model_kind == target)
         elif scope == "batch":
@@ -275,7 +283,7 @@ class BatchRoom(StoreBase):
         nothing else waits."""
         edge = func.max(T.c.priority) if top else func.min(T.c.priority)
         chosen = or_(*targets)
-        value = conn.execute(select(edge).where(T.c.state == PENDING, not_(chosen))).scalar()
+        value = conn.execute(select(edge).where(IS_PENDING, not_(chosen))).scalar()
         if value is not None:
             return int(value) + (1 if top else -1)
         own = conn.execute(select(edge).where(chosen, T.c.state.in_([PENDING, RUNNING])))

@@ -14,9 +14,10 @@ from media_assistant.core.events import TaskChange
 from media_assistant.core.records import CancelResult
 from media_assistant.core.states import TaskState
 from media_assistant.core.store.base import (
+    IS_PENDING,
+    IS_RUNNING,
     PENDING,
     PROMPT_HEAD_CHARS,
-    RUNNING,
     StoreBase,
     T,
     chunks,
@@ -43,7 +44,7 @@ class OperatorRoom(StoreBase):
                 canceled += (
                     conn.execute(
                         update(T)
-                        .where(target, T.c.state == PENDING)
+                        .where(target, IS_PENDING)
                         .values(
                             state=TaskState.CANCELED.value,
                             cancel_requested=True,
@@ -61,7 +62,7 @@ class OperatorRoom(StoreBase):
                 requested += (
                     conn.execute(
                         update(T)
-                        .where(target, T.c.state == RUNNING, T.c.cancel_requested == False)  # noqa: E712
+                        .where(target, IS_RUNNING, T.c.cancel_requested == False)  # noqa: E712
                         .values(cancel_requested=True)
                         .returning(T.c.task_id)
                     )

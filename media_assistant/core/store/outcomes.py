@@ -17,12 +17,19 @@ from media_assistant.core.event_codes import EventCode
 from media_assistant.core.events import TaskChange, TaskLogged
 from media_assistant.core.records import Claim
 from media_assistant.core.states import TaskState
-from media_assistant.core.store.base import PENDING, RUNNING, StoreBase, T, chunks, claim_fence
+from media_assistant.core.store.base import (
+    IS_RUNNING,
+    PENDING,
+    StoreBase,
+    T,
+    chunks,
+    claim_fence,
+)
 
 # SET comes from the execute parameters (the columns being written); the fence from these.
 _FENCED_UPDATE = update(T).where(
     T.c.task_id == bindparam("fence_task_id"),
-    T.c.state == RUNNING,
+    IS_RUNNING,
     T.c.attempt == bindparam("fence_attempt"),
     T.c.lease == bindparam("fence_lease"),
 )
@@ -248,7 +255,7 @@ class OutcomeRoom(StoreBase):
                 )
                 conn.execute(
                     update(T)
-                    .where(T.c.owner_id == owner_id, T.c.state == RUNNING, T.c.task_id.in_(chunk))
+                    .where(T.c.owner_id == owner_id, IS_RUNNING, T.c.task_id.in_(chunk))
                     .values(heartbeat_at=now, progress_chars=progress)
                 )
                 current = {
@@ -256,7 +263,7 @@ class OutcomeRoom(StoreBase):
                     for r in conn.execute(
                         select(T.c.task_id, T.c.attempt, T.c.lease).where(
                             T.c.owner_id == owner_id,
-                            T.c.state == RUNNING,
+                            IS_RUNNING,
                             T.c.task_id.in_(chunk),
                         )
                     )

@@ -15,7 +15,16 @@ from media_assistant.core.event_codes import EventCode, params_json
 from media_assistant.core.events import TaskChange, TasksAdded
 from media_assistant.core.records import BatchInfo, Claim, NewTask, SubmitResult
 from media_assistant.core.states import ModelKind
-from media_assistant.core.store.base import PENDING, RUNNING, E, StoreBase, T, chunks, view_row
+from media_assistant.core.store.base import (
+    IS_PENDING,
+    PENDING,
+    RUNNING,
+    E,
+    StoreBase,
+    T,
+    chunks,
+    view_row,
+)
 from media_assistant.core.store.batches import save_batch
 from media_assistant.core.store.holds import claimable, minute_of_day
 from media_assistant.core.task_ids import settle_generated_ids
@@ -29,7 +38,7 @@ def _queue_head(stmt: Select[Any]) -> Select[Any]:
     priority first, then submission order."""
     return (
         stmt.where(
-            T.c.state == PENDING,
+            IS_PENDING,
             T.c.model.in_(bindparam("models", expanding=True)),
             or_(T.c.not_before.is_(None), T.c.not_before <= bindparam("now")),
             or_(T.c.keep_attempt, T.c.attempt < T.c.max_attempts),
@@ -47,7 +56,7 @@ _HEAD = _queue_head(select(T.c.task_id)).with_for_update(skip_locked=True)
 _PEEK = _queue_head(select(T.c.task_id, func.length(T.c.prompt)))
 _CLAIM = (
     update(T)
-    .where(T.c.task_id == bindparam("candidate"), T.c.state == PENDING)
+    .where(T.c.task_id == bindparam("candidate"), IS_PENDING)
     .values(
         state=RUNNING,
         account_id=bindparam("claim_account_id"),
@@ -299,7 +308,7 @@ class QueueRoom(StoreBase):
         with read_tx(self.engine) as conn:
             return conn.execute(
                 select(func.min(T.c.not_before)).where(
-                    T.c.state == PENDING,
+                    IS_PENDING,
                     T.c.model.in_(list(models)),
                     T.c.not_before > self.clock.now(),
                 )
@@ -309,6 +318,6 @@ class QueueRoom(StoreBase):
         """model → number of pending tasks."""
         with read_tx(self.engine) as conn:
             rows = conn.execute(
-                select(T.c.model, func.count()).where(T.c.state == PENDING).group_by(T.c.model)
+                select(T.c.model, func.count()).where(IS_PENDING).group_by(T.c.model)
             ).all()
         return {m: n for m, n in rows}

@@ -15,6 +15,7 @@ from media_assistant.core.db import read_tx
 from media_assistant.core.records import TASK_COLUMNS, TaskEventRecord, TaskRecord
 from media_assistant.core.states import ModelKind, TaskState
 from media_assistant.core.store.base import (
+    IS_RUNNING,
     PENDING,
     PROMPT_HEAD_CHARS,
     RUNNING,
@@ -156,7 +157,7 @@ class ReadModel(StoreBase):
         return {state: n for state, n in rows}
 
     def running_ids(self, owner_id: str | None = None) -> set[str]:
-        stmt = select(T.c.task_id).where(T.c.state == RUNNING)
+        stmt = select(T.c.task_id).where(IS_RUNNING)
         if owner_id is not None:
             stmt = stmt.where(T.c.owner_id == owner_id)
         with read_tx(self.engine) as conn:
@@ -169,7 +170,7 @@ class ReadModel(StoreBase):
                 conn.execute(
                     select(T.c.task_id).where(
                         T.c.owner_id == owner_id,
-                        T.c.state == RUNNING,
+                        IS_RUNNING,
                         T.c.cancel_requested == True,  # noqa: E712
                     )
                 ).scalars()

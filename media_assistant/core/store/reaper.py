@@ -21,7 +21,7 @@ from media_assistant.core.events import TaskChange
 from media_assistant.core.records import ReleasedTask
 from media_assistant.core.schema import SessionRow
 from media_assistant.core.states import ModelKind, TaskState
-from media_assistant.core.store.base import RUNNING, StoreBase, T
+from media_assistant.core.store.base import IS_RUNNING, StoreBase, T
 
 S = SessionRow.__table__  # type: ignore[attr-defined]
 
@@ -42,7 +42,7 @@ class ReaperRoom(StoreBase):
         old, ours included). Checked with a read first: no write lock when nothing is stale.
         """
         cutoff = self.clock.now() - dead_after
-        where = [T.c.state == RUNNING, T.c.heartbeat_at < cutoff]
+        where = [IS_RUNNING, T.c.heartbeat_at < cutoff]
         if kind is not None:
             where.append(T.c.model_kind == kind.value)
         with read_tx(self.engine) as conn:
@@ -65,7 +65,7 @@ class ReaperRoom(StoreBase):
         back to the queue without using up an attempt; any other is a lost attempt (a crash or
         a kill), which counts, so a task that crashes the app every time still ends."""
         not_live = and_(
-            T.c.state == RUNNING,
+            IS_RUNNING,
             or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(list(live_owner_ids))),
         )
         stopped = select(S.c.session_id).where(S.c.ended_at.is_not(None))
@@ -85,7 +85,7 @@ class ReaperRoom(StoreBase):
         to the queue, its attempt not used up (canceled if a cancel was asked for). Attempts
         that outlasted the shutdown's wait are abandoned; their late writes are fenced out."""
         return self._release_lost(
-            and_(T.c.state == RUNNING, T.c.owner_id == owner_id),
+            and_(IS_RUNNING, T.c.owner_id == owner_id),
             reason,
             0.0,
             cause=("shutdown", 0.0),
@@ -157,7 +157,7 @@ class ReaperRoom(StoreBase):
                     update(T)
                     .where(
                         T.c.task_id == r.task_id,
-                        T.c.state == RUNNING,
+                        IS_RUNNING,
                         T.c.attempt == r.attempt,
                         T.c.lease == r.lease,
                     )
