@@ -60,9 +60,9 @@ def test_demo_runs_both_lanes_and_shuts_down_cleanly(
             seen["clicked"] = True
         seen["lanes"] |= {r.model_kind for r in w.model.rows() if r.state == "success"}
         if seen["lanes"] == {"web", "api"}:
-            seen["running_web_at_close"] = sum(
-                1 for r in w.model.rows() if r.state == "running" and r.model_kind == "web"
-            )
+            seen["running_web_at_close"] = {
+                r.task_id for r in w.model.rows() if r.state == "running" and r.model_kind == "web"
+            }
             w.close()
             return
         QTimer.singleShot(200, drive)
@@ -75,15 +75,18 @@ def test_demo_runs_both_lanes_and_shuts_down_cleanly(
         qapp.setQuitOnLastWindowClosed(True)
     assert seen["lanes"] == {"web", "api"}, seen
     con = sqlite3.connect(data / "media-assistant.db")
-    rows = con.execute("SELECT model_kind, state, keep_attempt FROM tasks").fetchall()
+    rows = con.execute("SELECT task_id, model_kind, state, keep_attempt FROM tasks").fetchall()
     con.close()
-    assert not [r for r in rows if r[1] == "running"]  # graceful: back to pending
-    # ... without using up an attempt: every web task running at close waits with keep_attempt.
-    kept = [k for k, s, keep in rows if k == "web" and s == "pending" and keep]
-    assert len(kept) >= seen["running_web_at_close"], (kept, seen)
-    assert {k for k, s, _ in rows if s == "success"} == {"web", "api"}
+    assert not [r for r in rows if r[2] == "running"]  # graceful: back to pending
+    # ... without using up an attempt: every web task running at close waits with keep_attempt,
+    # unless it finished within the shutdown's grace period (a loaded machine: it may).
+    at_close = {task_id: (state, keep) for task_id, _, state, keep in rows}
+    for task_id in seen["running_web_at_close"]:
+        state, keep = at_close[task_id]
+        assert (state == "pending" and keep) or state == "success", (task_id, state, keep)
+    assert {k for _, k, s, _ in rows if s == "success"} == {"web", "api"}
     # The web accounts never ran two tasks at once (the simulated site would have broken both).
-    assert not [r for r in rows if r[1] == "failed"]
+    assert not [r for r in rows if r[2] == "failed"]
     assert processes_using(data) == []  # no browser left
     leftover = [
         t
