@@ -30,6 +30,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 
 POLL_S = 0.1  # how often the waiting thread looks at the pipe and at Cancel
 CANCEL_GRACE_S = 15.0  # a child that has not stopped this long after Cancel is killed
-STARTED_GRACE_S = 5.0  # how long to wait for a finished child to exit before killing it
+EXIT_GRACE_S = 5.0  # how long to wait for a child that answered to exit before killing it
 
 
 class ExportFailed(UserError):
@@ -94,7 +95,7 @@ def export_in_child(
         raise
     finally:
         ours.close()
-        _stop(child, grace_s=STARTED_GRACE_S)
+        _stop(child, grace_s=EXIT_GRACE_S)
 
 
 def _wait(child: Any, pipe: Connection, control: JobControl) -> int:
@@ -110,7 +111,7 @@ def _wait(child: Any, pipe: Connection, control: JobControl) -> int:
             ready = pipe.poll(POLL_S)
             message = pipe.recv() if ready else None
         except (EOFError, OSError):
-            child.join(STARTED_GRACE_S)
+            child.join(EXIT_GRACE_S)
             raise ExportFailed(
                 f"the export stopped without an answer (exit code {child.exitcode}); "
                 "nothing was written"
@@ -137,16 +138,21 @@ def _stop(child: Any, grace_s: float = 0.0) -> None:
     child.join(grace_s)
     if child.is_alive():
         child.kill()
-        child.join(STARTED_GRACE_S)
+        child.join(EXIT_GRACE_S)
 
 
 def _remove_leftovers(path: Path, since: float) -> None:
-    """A killed child cannot remove its temporary file (core/export.py ``write_atomically``
-    names it ``.<name>.<hex>.tmp`` beside the target): remove the ones it made."""
+    """A killed child cannot remove its temporary file or folder (``.<name>.<hex>.tmp`` beside
+    the target: core/export.py ``write_atomically``, core/export_folder.py): remove the ones
+    made since it started."""
     with contextlib.suppress(OSError):
         for tmp in path.parent.glob(f".{path.name}.*.tmp"):
             with contextlib.suppress(OSError):
-                if tmp.stat().st_mtime >= since - 1:
+                if tmp.stat().st_mtime < since - 1:
+                    continue
+                if tmp.is_dir():
+                    shutil.rmtree(tmp)
+                else:
                     tmp.unlink()
 
 

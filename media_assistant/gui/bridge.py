@@ -26,7 +26,10 @@ from media_assistant.core.events import (
 
 FLUSH_MS = 100
 FLUSH_ROWS = 200  # rows added or changed per flush; more wait for the next turn of the loop
-# (500 rows cost the window ~25 ms a flush with a 100,000-row table: B7's submit phase)
+# A backlog (another process submitted 10,000 tasks) goes in a flush at a time with this pause
+# between flushes: each costs the window 20-40 ms with a 100,000-row table (insertion, paint),
+# and back to back they left it no turn of its own (B7's submit phase: lag p99 80 ms).
+BACKLOG_GAP_MS = 20
 
 
 class QtEventBridge(QObject):
@@ -101,7 +104,7 @@ class QtEventBridge(QObject):
             for account_id in sorted(accounts):
                 self.account_changed.emit(account_id)
         if self._added or self._changes:
-            self._timer.start(0)  # the rest at the next turn of the loop
+            self._timer.start(BACKLOG_GAP_MS)  # the rest soon, the window's turn between
         else:
             self._timer.setInterval(FLUSH_MS)
 

@@ -67,13 +67,15 @@ class TimelineWidget(QWidget):
         self._invalidate()
 
     def upsert(self, bars: Iterable[TimelineBar]) -> None:
-        self._tracks.upsert(bars)
-        self._invalidate()
+        if self._tracks.upsert(bars):  # pending tasks have no bar: nothing to repaint then
+            self._invalidate()
 
     def remove(self, task_ids: Iterable[str]) -> None:
-        if self._hover in self._tracks.remove(task_ids):
+        removed = self._tracks.remove(task_ids)
+        if self._hover in removed:
             self._hover = None
-        self._invalidate()
+        if removed:
+            self._invalidate()
 
     def clear(self) -> None:
         """Drop every bar; the account rows stay."""

@@ -169,12 +169,15 @@ class TimelineTracks:
             self.groups[account_id] = group
         self.groups.update((a, g) for a, g in old.items() if any(t.bars for t in g.tracks))
 
-    def upsert(self, bars: Iterable[TimelineBar]) -> None:
+    def upsert(self, bars: Iterable[TimelineBar]) -> bool:
+        """Add or move these bars; returns whether any changed (else nothing to repaint)."""
+        changed = False
         fresh: dict[str, TimelineBar] = {}  # to place after the in-place updates
         for bar in bars:
             old = self.bars.get(bar.task_id)
             if old == bar:
                 continue
+            changed = True
             self.bars[bar.task_id] = bar
             if old is None or bar.task_id in fresh:
                 fresh[bar.task_id] = bar
@@ -200,6 +203,7 @@ class TimelineTracks:
                 self.groups[bar.account_id] = AccountTracks(bar.account_id, bar.lane)
             self._track_of[bar.task_id] = self.groups[bar.account_id].place(bar)
             self.t_min = min(self.t_min, bar.started_at)
+        return changed
 
     def remove(self, task_ids: Iterable[str]) -> set[str]:
         """Drop these bars; returns the ids that had one."""

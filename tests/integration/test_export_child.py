@@ -96,8 +96,9 @@ def test_cancel_stops_the_child_and_writes_nothing(store: Store, tmp_path: Path)
     assert no_child_left()
 
 
+@pytest.mark.parametrize(("name", "fmt"), [("all.csv", None), ("all", "md-folder")])
 def test_a_killed_child_fails_the_export_with_its_exit_code_and_leaves_no_file(
-    store: Store, tmp_path: Path
+    store: Store, tmp_path: Path, name: str, fmt: str | None
 ) -> None:
     submit(store, MANY)
 
@@ -106,9 +107,9 @@ def test_a_killed_child_fails_the_export_with_its_exit_code_and_leaves_no_file(
             if child.name == "media-assistant-export":
                 child.kill()
 
-    target = tmp_path / "all.csv"
+    target = tmp_path / name
     with pytest.raises(ExportFailed, match="without an answer .exit code -9"):
-        export_in_child(store.engine, ExportScope(), target, None, "en", Recorder(kill).control)
+        export_in_child(store.engine, ExportScope(), target, fmt, "en", Recorder(kill).control)
     assert not target.exists() and leftovers(tmp_path) == []
     assert no_child_left()
 
