@@ -2,7 +2,7 @@
 loop in commit order, core/events.py), so no marshalling is needed here; what this adds is
 coalescing: bursts of changes reach views at most every ``FLUSH_MS``, merged per task, so a
 400-task batch finishing does not mean 400 repaints — and a 10,000-row submit from another
-process reaches them in slices of ``FLUSH_ROWS``, one slice per turn of the loop."""
+process reaches them in slices of ``FLUSH_ROWS``, ``BACKLOG_GAP_MS`` apart."""
 
 from __future__ import annotations
 
