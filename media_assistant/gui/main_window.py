@@ -572,6 +572,7 @@ class MainWindow(QMainWindow):
             self._history.cancel()
         self.queue.close()
         self._tick.stop()
+        self._soon.stop()
         event.accept()
         self.close_requested.emit()
 

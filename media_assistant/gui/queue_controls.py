@@ -225,13 +225,17 @@ class QueueControls(QObject):
         )
         if not due or self._planning is not None:
             return
-        self._eta_key, self._eta_at = key, now
         inputs = {lane: LaneInputs.of(self.model.lanes[lane], servers[lane]) for lane in self.lanes}
         held = self._held(now)
         if sum(len(i.pending) for i in inputs.values()) <= INLINE_PENDING:
             self._take(plan_lanes(inputs, now, held))
         else:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # a timer Qt ran outside the loop (a shutdown): next time
+                return
             self._planning = spawn(self._plan_off_thread(inputs, now, held), "eta-plan")
+        self._eta_key, self._eta_at = key, now
 
     async def _plan_off_thread(
         self, inputs: Mapping[str, LaneInputs], now: float, held: Held

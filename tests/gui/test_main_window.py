@@ -239,3 +239,32 @@ async def test_history_loads_behind_the_first_page_in_order(
     await controller.close()
     window.close()
     services.close()
+
+
+def test_a_refresh_qt_runs_outside_the_event_loop_plans_nothing_and_leaves_nothing(
+    tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qt may run a window timer while no asyncio loop runs (a test's teardown, the app's
+    shutdown): a long queue's plan is then left for the next refresh — no error, no coroutine
+    created and never awaited (both were seen in CI)."""
+    from media_assistant.core.records import NewTask
+    from media_assistant.core.states import ModelKind
+
+    monkeypatch.setattr(queue_controls, "INLINE_PENDING", 0)  # any queue is "long"
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        CONFIG.format(api_url="http://127.0.0.1:9/v1", web_lo=1, web_hi=2), encoding="utf-8"
+    )
+    services = Services.open(Paths.resolve(data))
+    services.store.submit([NewTask("p1", "api-model", ModelKind.API, "pending", "b")])
+    controller = AppController(services, services.scheduler())
+    window = MainWindow(controller, LogModel())
+    qtbot.addWidget(window)
+    window.model.load(services.store.view_rows())
+    with pytest.raises(RuntimeError):
+        asyncio.get_running_loop()  # what a timer outside the loop meets
+    window.refresh()
+    assert window.queue._planning is None  # nothing started; the next refresh plans
+    window.close()
+    services.close()
