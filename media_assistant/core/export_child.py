@@ -181,6 +181,7 @@ def child_main(
     _lower_priority()
     engine: Engine | None = None
     try:
+        from media_assistant.core.clock import SystemClock
         from media_assistant.core.db import open_engine
         from media_assistant.core.export import export_scope
         from media_assistant.core.store import Store
@@ -188,7 +189,12 @@ def child_main(
         engine = open_engine(url, read_only=True)
         control = _PipeControl(pipe)
         count = export_scope(
-            Store(engine, _clock()), scope, Path(path), fmt, headers=headers, track=control.track
+            Store(engine, SystemClock()),
+            scope,
+            Path(path),
+            fmt,
+            headers=headers,
+            track=control.track,
         )
         answer: tuple[Any, ...] = ("done", count)
     except JobCanceled:
@@ -203,12 +209,6 @@ def child_main(
     with contextlib.suppress(OSError):
         pipe.send(answer)
     pipe.close()
-
-
-def _clock() -> Any:
-    from media_assistant.core.clock import SystemClock
-
-    return SystemClock()
 
 
 def _lower_priority() -> None:

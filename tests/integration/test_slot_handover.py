@@ -77,7 +77,8 @@ async def test_a_freed_slot_takes_the_next_task_without_the_worker(harness: Harn
     assert sum(e.code == EventCode.STARTED.value for e in events) == 12
 
 
-async def test_a_lowered_concurrency_ends_the_handovers(harness: Harness) -> None:
+async def busy_account(harness: Harness) -> tuple[Any, Counting]:
+    """One API account with 3 slots, 40 tasks submitted, 6 answered: handovers under way."""
     harness.config = make_config(web_accounts=0, api_accounts=1, concurrency=3)
     provider = Counting(delay_s=0.02)
     harness.overrides["api-1"] = provider
@@ -85,6 +86,11 @@ async def test_a_lowered_concurrency_ends_the_handovers(harness: Harness) -> Non
     await s.submit(make_tasks(40))
     while provider.done < 6:
         await asyncio.sleep(0.005)
+    return s, provider
+
+
+async def test_a_lowered_concurrency_ends_the_handovers(harness: Harness) -> None:
+    s, provider = await busy_account(harness)
     await s.accounts.set_concurrency("api-1", 1)
     lowered_at = len(provider.peaks)
     assert await harness.run() == []
@@ -95,13 +101,7 @@ async def test_a_lowered_concurrency_ends_the_handovers(harness: Harness) -> Non
 
 
 async def test_an_account_switched_off_keeps_no_handed_over_task(harness: Harness) -> None:
-    harness.config = make_config(web_accounts=0, api_accounts=1, concurrency=3)
-    provider = Counting(delay_s=0.02)
-    harness.overrides["api-1"] = provider
-    s = await harness.start()
-    await s.submit(make_tasks(40))
-    while provider.done < 6:
-        await asyncio.sleep(0.005)
+    s, provider = await busy_account(harness)
     await s.accounts.set_enabled("api-1", False)
     while harness.store.running_ids():
         await asyncio.sleep(0.01)
