@@ -14,7 +14,7 @@ The store is split into rooms, each a small module a newcomer can name:
 ``exports.py``            exports: tasks by id in a given order, a scope's input columns
 ``batch_ends.py``         which batches still have work; state counts behind "batch ended"
 ``facade.py``             :class:`AsyncStore`: how the event loop reaches all of the above — every
-                          statement runs on a database thread (``core/dbthreads.py``)
+                          statement runs on a database thread (``core/store/threads.py``)
 ========================  =======================================================================
 
 :class:`Store` is all rooms in one object, with plain synchronous methods: commands without an
