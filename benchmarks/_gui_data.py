@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.clock import SystemClock
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.clock import SystemClock
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 
 # ------------------------------------------------------------------------------------------------
 # lag: a 10k-row table and 200 changes per 100 ms

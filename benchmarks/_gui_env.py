@@ -136,9 +136,9 @@ def lag_main(rows_n: int, seconds: float, scenario: str, seed: int) -> dict[str,
     from PySide6.QtWidgets import QApplication, QMainWindow
 
     from benchmarks._gui_data import UPDATE_MS, change_batches, table_rows
-    from media_assistant.gui.task_model import TaskTableModel
-    from media_assistant.gui.task_rows import COL_STATE
-    from media_assistant.gui.task_view import TaskTable
+    from media_assistant.gui.tasks.model import TaskTableModel
+    from media_assistant.gui.tasks.rows import COL_STATE
+    from media_assistant.gui.tasks.view import TaskTable
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     rng = random.Random(seed)
@@ -234,12 +234,12 @@ def startup_main(data_dir: str, t0: float, idle_seconds: float) -> dict[str, Any
     from PySide6.QtWidgets import QApplication
 
     from media_assistant.app import FIRST_PAINT_WAIT_S
-    from media_assistant.core.paths import Paths
-    from media_assistant.gui.controller import AppController
-    from media_assistant.gui.event_loop import AppEventLoop
-    from media_assistant.gui.i18n import install_translators
-    from media_assistant.gui.log_panel import LogModel
-    from media_assistant.gui.main_window import MainWindow
+    from media_assistant.core.files.paths import Paths
+    from media_assistant.gui.bridge.controller import AppController
+    from media_assistant.gui.bridge.event_loop import AppEventLoop
+    from media_assistant.gui.common.i18n import install_translators
+    from media_assistant.gui.window.log_panel import LogModel
+    from media_assistant.gui.window.main_window import MainWindow
     from media_assistant.services import Services
 
     marks["imports"] = time.time()

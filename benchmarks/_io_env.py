@@ -66,10 +66,10 @@ async def until(predicate: Any, timeout: float, step: float = 0.005) -> float:
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from media_assistant.app import FIRST_PAINT_WAIT_S
-    from media_assistant.core.paths import Paths
-    from media_assistant.gui.controller import AppController
-    from media_assistant.gui.log_panel import LogModel
-    from media_assistant.gui.main_window import MainWindow
+    from media_assistant.core.files.paths import Paths
+    from media_assistant.gui.bridge.controller import AppController
+    from media_assistant.gui.window.log_panel import LogModel
+    from media_assistant.gui.window.main_window import MainWindow
     from media_assistant.services import Services
 
     data_dir = Path(args.data_dir)
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
-    from media_assistant.gui.event_loop import AppEventLoop
+    from media_assistant.gui.bridge.event_loop import AppEventLoop
 
     QCoreApplication.setOrganizationName("MediaAssistantBench")
     app = QApplication([sys.argv[0]])

@@ -8,8 +8,8 @@ account (the simulated site then breaks both, as the real ones do).
 of its generations. A worker waiting on the semaphore keeps its pool slot — the incident's
 "quick fix" that made API tasks queue behind blocked web tasks.
 
-Both retry a failed attempt like the real lanes do (:func:`media_assistant.core.retry.decide` with
-the lanes' backoff; 3 attempts in all): the retried task goes to the back of the queue once its
+Both retry a failed attempt like the real lanes do (:func:`media_assistant.core.rules.retry.decide`
+with the lanes' backoff; 3 attempts in all): the retried task goes to the back of the queue once its
 backoff has passed. With ``operator_reruns`` the tasks that ended failed are queued again once the
 pool has drained, as the operators did in the incident, until all succeed or the re-runs are used
 up — "time to all results", as opposed to the makespan of the first pass.
@@ -32,13 +32,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from media_assistant.core.clock import Clock
-from media_assistant.core.config import AppConfig
-from media_assistant.core.errors import ProviderError
-from media_assistant.core.provider import Provider, TaskSpec
-from media_assistant.core.records import NewTask
-from media_assistant.core.retry import Backoff, Fail, Retry, decide
-from media_assistant.core.states import ModelKind
+from media_assistant.core.config.schema import AppConfig
+from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.errors import ProviderError
+from media_assistant.core.model.provider import Provider, TaskSpec
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.rules.retry import Backoff, Fail, Retry, decide
 
 Gate = Literal["none", "semaphore"]
 
@@ -68,8 +68,8 @@ class PoolRun:
 
 
 class _PoolContext:
-    """The :class:`~media_assistant.core.provider.TaskContext` a pool worker offers: no cancel,
-    no heartbeat bookkeeping, no event log."""
+    """The :class:`~media_assistant.core.model.provider.TaskContext` a pool worker offers: no
+    cancel, no heartbeat bookkeeping, no event log."""
 
     def __init__(self, spec: TaskSpec, clock: Clock) -> None:
         self._spec = spec

@@ -25,18 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.report import median, table, target, targets_table
-from media_assistant.core.clock import SystemClock
-from media_assistant.core.config import AccountConfig, AppConfig, parse_config
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.events import Event, TasksChanged
-from media_assistant.core.paths import Paths
-from media_assistant.core.provider import Provider
-from media_assistant.core.records import NewTask
-from media_assistant.core.scheduler import Scheduler
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.config.schema import AccountConfig, AppConfig, parse_config
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.clock import SystemClock
+from media_assistant.core.model.events import Event, TasksChanged
+from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.core.store.facade import AsyncStore
+from media_assistant.core.store.threads import DbThreads
 
 CHROMIUM = "/usr/lib/chromium/chromium"
 API_KEY_ENV = "MA_BENCH_API_KEY"

@@ -169,11 +169,11 @@ def _targets(r: dict[str, Any]) -> list[dict[str, Any]]:
 # What was found and changed to meet the targets (stop 15), kept when the file is regenerated.
 NOTES = """### What keeps the window free (found with these phases)
 
-- **Exports run in a child process** (`core/export_child.py`). On a worker thread they shared
+- **Exports run in a child process** (`core/exports/child.py`). On a worker thread they shared
   the GIL with the window: lxml closing a 100,000-row sheet held it 150-300 ms (export max
   166-325 ms). In a process of its own: p99 ~3-7 ms, max 10-57 ms.
 - **One ETA plan, on a worker thread for long queues** (`gui/batch_eta.plan_lanes`,
-  `gui/queue_controls.py`). With ~22,000 pending tasks the lane panels and the batches list
+  `gui/window/queue_controls.py`). With ~22,000 pending tasks the lane panels and the batches list
   each sorted and replayed the queue on the loop, 25-100 ms per plan; a lane's version also
   moved with every history page, so history loading replanned every second.
 - **History after the scheduler's start** (`MainWindow.hold_history`). A `faulthandler`

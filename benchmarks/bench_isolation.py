@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarks.bench_seed import API_CONCURRENCY, references, run_ours, seed_workload
 from benchmarks.report import median, table, target, targets_table
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.states import ModelKind
 
 TARGET_RATIO = 1.1
 WEB_ACCOUNTS = 1

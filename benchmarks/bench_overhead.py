@@ -56,7 +56,7 @@ def _scenarios(quick: bool) -> list[dict[str, Any]]:
 
 class _Noop:
     async def generate(self, ctx: Any) -> Any:
-        from media_assistant.core.provider import GenerationResult
+        from media_assistant.core.model.provider import GenerationResult
 
         return GenerationResult(text="ok")
 
@@ -136,11 +136,11 @@ def _store_ops(n: int) -> dict[str, Any]:
     of one fsync (a FULL vs a NORMAL commit)."""
     import sqlite3
 
-    from media_assistant.core.clock import SystemClock
-    from media_assistant.core.db import open_engine, sqlite_url
-    from media_assistant.core.records import NewTask
-    from media_assistant.core.states import ModelKind
+    from media_assistant.core.model.clock import SystemClock
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
     from media_assistant.core.store import Store
+    from media_assistant.core.store.db import open_engine, sqlite_url
 
     with tempfile.TemporaryDirectory(prefix="ma-bench-") as tmp:
         db = Path(tmp) / "ops.db"
@@ -194,14 +194,14 @@ def _rss_mb() -> float:
 
 async def _child(params: dict[str, Any]) -> dict[str, Any]:
     from benchmarks.bench_seed import app_config
-    from media_assistant.core.clock import SystemClock
-    from media_assistant.core.db import open_engine, sqlite_url
-    from media_assistant.core.dbthreads import DbThreads
-    from media_assistant.core.records import NewTask
-    from media_assistant.core.scheduler import Scheduler
-    from media_assistant.core.states import ModelKind
+    from media_assistant.core.lanes.scheduler import Scheduler
+    from media_assistant.core.model.clock import SystemClock
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
     from media_assistant.core.store import Store
+    from media_assistant.core.store.db import open_engine, sqlite_url
     from media_assistant.core.store.facade import AsyncStore
+    from media_assistant.core.store.threads import DbThreads
 
     if params.get("store_ops"):
         return {**params, **_store_ops(int(params["n"]))}
@@ -518,15 +518,15 @@ above:
   models found a task — during a backlog it was a wasted read transaction, ~20 % of a claim's CPU.
   An idle poll still looks first; at most the first poll after a backlog drains takes the lock.
 - **After changes 1–2** (2,000 tasks): ~350 tasks/s, ~2.3 ms CPU per task, dispatch p95 ~15 ms.
-- **Change 3** (`core/scheduler.py`, `run_until_idle`): at 100,000 tasks the rate fell to ~300/s
-  and dispatch p95 rose to ~50–60 ms. Counting the calls: `active_counts` ran 1,079 times (11 s)
-  and `stuck_models` → `pending_models` 1,058 times (32 s) — 13 % of the run, in 10–45 ms
-  blocks of the event loop, because with instant tasks every slot is briefly empty between a
-  final write and the next claim, and the activity event wakes `run_until_idle` right then. Both
-  queries scan every pending row. Now it asks the cheap questions first (an attempt in memory, a
-  running row, a task an available account could claim this instant — an index lookup) and
-  counts only when all three say no: same answers, 1 count in the whole 100k run (the 100k
-  row of the table above shows the rate and dispatch times since).
+- **Change 3** (`core/lanes/scheduler.py`, `run_until_idle`): at 100,000 tasks the rate fell to
+  ~300/s and dispatch p95 rose to ~50–60 ms. Counting the calls: `active_counts` ran 1,079 times (11
+  s) and `stuck_models` → `pending_models` 1,058 times (32 s) — 13 % of the run, in 10–45 ms blocks
+  of the event loop, because with instant tasks every slot is briefly empty between a final write
+  and the next claim, and the activity event wakes `run_until_idle` right then. Both queries scan
+  every pending row. Now it asks the cheap questions first (an attempt in memory, a running row, a
+  task an available account could claim this instant — an index lookup) and counts only when all
+  three say no: same answers, 1 count in the whole 100k run (the 100k row of the table above shows
+  the rate and dispatch times since).
 - What is left (py-spy, 2,000 tasks): SQLAlchemy connection/transaction/result handling 54 %,
   SQLite COMMIT incl. the fsync of each final write 13 %, SQLite statements 9 %, asyncio 8 %,
   scheduler and lane code 17 %. Per task there are two write transactions (the claim, with

@@ -3,8 +3,8 @@ store, against the shared-pool designs it replaced (:mod:`benchmarks.baselines`)
 
 Durations are drawn once from a fixed seed (web 31–370 s, API 8–20 s) and served by the in-process
 simulated chat site and API (``duration_of``), so every strategy sees the same per-task work. Time
-runs on a :class:`~media_assistant.core.clock.ScaledClock`; everything is reported in simulated
-seconds, except where a column says "real ms".
+runs on a :class:`~media_assistant.core.model.clock.ScaledClock`; everything is reported in
+simulated seconds, except where a column says "real ms".
 """
 
 from __future__ import annotations
@@ -22,17 +22,17 @@ from typing import Any
 
 from benchmarks import baselines
 from benchmarks.report import fmt, mean, median, percentile, table, target, targets_table
-from media_assistant.core.clock import ScaledClock
-from media_assistant.core.config import AccountConfig, AppConfig, parse_config
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.events import Event, TasksChanged
-from media_assistant.core.provider import Provider
-from media_assistant.core.records import NewTask
-from media_assistant.core.scheduler import Scheduler
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.config.schema import AccountConfig, AppConfig, parse_config
+from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.clock import ScaledClock
+from media_assistant.core.model.events import Event, TasksChanged
+from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.core.store.facade import AsyncStore
+from media_assistant.core.store.threads import DbThreads
 from media_assistant.sim.fake_api import FakeApi, FakeApiProvider
 from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 

@@ -15,11 +15,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from media_assistant import __version__
-from media_assistant.core.diskspace import DiskFull
-from media_assistant.core.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
-from media_assistant.core.locks import DataDirLock, runtime_dir
-from media_assistant.core.paths import Paths
-from media_assistant.core.private_files import PrivateRotatingFileHandler, private_dir
+from media_assistant.core.disk.full import DiskFull
+from media_assistant.core.files.locks import DataDirLock, runtime_dir
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.files.private_files import PrivateRotatingFileHandler, private_dir
+from media_assistant.core.model.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
 
 if TYPE_CHECKING:
     from media_assistant.services import Services
@@ -50,7 +50,7 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)  # closing the window starts a graceful shutdown
-    from media_assistant.gui.app_icon import DESKTOP_ID, app_icon
+    from media_assistant.gui.common.app_icon import DESKTOP_ID, app_icon
 
     app.setWindowIcon(app_icon())  # every window, the taskbar, the dock
     app.setDesktopFileName(DESKTOP_ID)  # Wayland and docks match the .desktop entry by it
@@ -59,7 +59,7 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
     if not demo:
         paths = Paths.resolve(data_dir, config)
         if not paths.config_file.exists():  # no accounts yet: the demo, or set-up
-            from media_assistant.gui.first_start import ask_first_start
+            from media_assistant.gui.window.first_start import ask_first_start
 
             choice = ask_first_start(app, paths.data_dir)
             if choice is None:
@@ -102,9 +102,9 @@ def _run(
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from media_assistant.gui.event_loop import AppEventLoop
-    from media_assistant.gui.i18n import install_translators
-    from media_assistant.gui.log_panel import LogModel, QtLogHandler
+    from media_assistant.gui.bridge.event_loop import AppEventLoop
+    from media_assistant.gui.common.i18n import install_translators
+    from media_assistant.gui.window.log_panel import LogModel, QtLogHandler
 
     assert isinstance(app, QApplication)
     log_file = _setup_file_log(paths)
@@ -185,8 +185,8 @@ def _open_services(app: object, paths: Paths, *, require_config: bool = True) ->
     """Services.open; a damaged store is offered its latest backup before any window shows."""
     from PySide6.QtWidgets import QApplication
 
-    from media_assistant.gui.i18n import install_translators
-    from media_assistant.gui.store_recovery import StoreRecovery
+    from media_assistant.gui.common.i18n import install_translators
+    from media_assistant.gui.window.store_recovery import StoreRecovery
     from media_assistant.services import Services
 
     assert isinstance(app, QApplication)
@@ -206,11 +206,11 @@ async def _amain(
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
-    from media_assistant.gui.controller import AppController
-    from media_assistant.gui.log_panel import LogModel
-    from media_assistant.gui.main_window import MainWindow
-    from media_assistant.gui.shutdown_signals import ShutdownSignals
-    from media_assistant.gui.store_recovery import DailyUpkeep
+    from media_assistant.gui.bridge.controller import AppController
+    from media_assistant.gui.bridge.shutdown_signals import ShutdownSignals
+    from media_assistant.gui.window.log_panel import LogModel
+    from media_assistant.gui.window.main_window import MainWindow
+    from media_assistant.gui.window.store_recovery import DailyUpkeep
     from media_assistant.services import Services
 
     assert isinstance(app, QApplication) and isinstance(services, Services)
@@ -258,7 +258,7 @@ async def _amain(
     if setup:  # the first start: the accounts to set up, on top of the window
         window.open_setup(first_start=True)
     if offer_download:  # no browser on this PC (frozen): ask, after the window is up
-        from media_assistant.gui.browser_download import offer_browser_download
+        from media_assistant.gui.accounts.browser_download import offer_browser_download
 
         offer_browser_download(window)
     upkeep = asyncio.ensure_future(DailyUpkeep(services, window).run())  # check + backup

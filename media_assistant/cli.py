@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from media_assistant import __version__
-from media_assistant.core.diskspace import DiskFull, disk_full, folder_of, looks_full
-from media_assistant.core.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
-from media_assistant.core.paths import HOME_ENV, Paths
-from media_assistant.core.private_files import PrivateRotatingFileHandler, private_dir
+from media_assistant.core.disk.full import DiskFull, disk_full, folder_of, looks_full
+from media_assistant.core.files.paths import HOME_ENV, Paths
+from media_assistant.core.files.private_files import PrivateRotatingFileHandler, private_dir
+from media_assistant.core.model.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_STORE_DAMAGED, EXIT_DISK_FULL, EXIT_STORE_LOCKED, EXIT_INTERRUPTED = 5, 6, 7, 130
@@ -410,8 +410,8 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
 def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> int:
     """A damaged or locked store met mid-command gets its own code; anything else is an
     internal error: one line here, the traceback in the log."""
-    from media_assistant.core.migrations import SchemaTooNew, SchemaTooOld
-    from media_assistant.core.store_file import translate
+    from media_assistant.core.disk.store_file import translate
+    from media_assistant.core.store.migrations import SchemaTooNew, SchemaTooOld
 
     if looks_full(exc, paths.data_dir):  # submit, export, run...: one line, nothing half-written
         log.error("disk full", exc_info=exc, extra=_FILE_ONLY)

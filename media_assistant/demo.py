@@ -20,10 +20,10 @@ import secrets
 import threading
 from pathlib import Path
 
-from media_assistant.core.locks import DataDirLock
-from media_assistant.core.paths import default_data_dir
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.files.locks import DataDirLock
+from media_assistant.core.files.paths import default_data_dir
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from media_assistant.core.notices import Notice, NoticeCenter, message_language
+from media_assistant.core.notices.center import Notice, NoticeCenter, message_language
 from media_assistant.providers.webhooks import WebhookSender
 from media_assistant.services import Services
 

@@ -12,16 +12,16 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
-from media_assistant.core.account_store import AccountStore
-from media_assistant.core.clock import Clock, SystemClock
-from media_assistant.core.config import AppConfig, load_config
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.events import EventBus
-from media_assistant.core.paths import Paths
-from media_assistant.core.scheduler import ProviderFactory, Scheduler
+from media_assistant.core.config.schema import AppConfig, load_config
+from media_assistant.core.disk.store_file import open_store
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.lanes.scheduler import ProviderFactory, Scheduler
+from media_assistant.core.model.clock import Clock, SystemClock
+from media_assistant.core.model.events import EventBus
 from media_assistant.core.store import Store
+from media_assistant.core.store.accounts import AccountStore
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
-from media_assistant.core.store_file import open_store
+from media_assistant.core.store.threads import DbThreads
 from media_assistant.providers.adapter_check import check_site_adapters
 
 
@@ -52,7 +52,7 @@ class Services:
         notify: Callable[[str], None] | None = None,
     ) -> Services:
         """Load and validate the config and every web account's site adapter (ConfigError →
-        exit 2), then open the database (core/store_file.py): checked first (StoreDamaged →
+        exit 2), then open the database (core/disk/store_file.py): checked first (StoreDamaged →
         exit 5, the file untouched), waited for while another process holds it (with
         ``db_wait_s``; StoreLocked → exit 7). ``read_only`` (status, export, lists) writes
         nothing: no account sync, no migration, ``query_only`` connections."""
@@ -95,16 +95,16 @@ class Services:
 
     def bind_loop(self) -> None:
         """Called on the event loop that will use ``async_store``: events are delivered there,
-        and a statement that still runs on its thread is reported (core/dbthreads.py)."""
+        and a statement that still runs on its thread is reported (core/store/threads.py)."""
         import asyncio
 
-        from media_assistant.core.db import mark_loop_thread
+        from media_assistant.core.store.db import mark_loop_thread
 
         self.bus.bind_loop(asyncio.get_running_loop())
         mark_loop_thread()
 
     def close(self) -> None:
-        from media_assistant.core.db import unmark_loop_thread
+        from media_assistant.core.store.db import unmark_loop_thread
 
         unmark_loop_thread()
         self.db.close()

@@ -164,7 +164,7 @@ def _catalogues() -> bool:
 
 
 def _icons() -> bool:
-    from media_assistant.gui.app_icon import app_icon
+    from media_assistant.gui.common.app_icon import app_icon
 
     icon = app_icon()
     return not icon.isNull() and len(icon.availableSizes()) >= 4
@@ -224,10 +224,10 @@ async def _launch_headless(choice: Any) -> bool:
 
 def _demo_batch(smoke: SmokeTest, app: Any) -> None:
     """The demo's simulators and config, one web account, one task per lane."""
-    from media_assistant.core.locks import DataDirLock
-    from media_assistant.core.paths import Paths
+    from media_assistant.core.files.locks import DataDirLock
+    from media_assistant.core.files.paths import Paths
     from media_assistant.demo import DemoEnvironment
-    from media_assistant.gui.event_loop import AppEventLoop
+    from media_assistant.gui.bridge.event_loop import AppEventLoop
 
     demo = DemoEnvironment(
         smoke.root,
@@ -263,7 +263,7 @@ def _start(demo: Any) -> bool:
 
 
 def _open_services(paths: Any) -> Any:
-    from media_assistant.core import migrations, schema
+    from media_assistant.core.store import migrations, schema
     from media_assistant.services import Services
 
     services = Services.open(paths)
@@ -277,9 +277,9 @@ def _open_services(paths: Any) -> Any:
 
 async def _window_and_batch(smoke: SmokeTest, services: Any) -> None:
     """Everything the scheduler does in the smoke test is here, in one place."""
-    from media_assistant.core.states import TERMINAL_STATES
+    from media_assistant.core.model.states import TERMINAL_STATES
     from media_assistant.demo import sample_batch
-    from media_assistant.gui.controller import AppController
+    from media_assistant.gui.bridge.controller import AppController
 
     batch = sample_batch("smoke")
     tasks = [
@@ -309,7 +309,7 @@ async def _window_and_batch(smoke: SmokeTest, services: Any) -> None:
         )
         # The answers as operators take them away: Word (python-docx's template and lxml must
         # be in the bundle) and Excel, written as the window's export job writes them — in a
-        # child process (core/export_child.py: multiprocessing in the frozen app).
+        # child process (core/exports/child.py: multiprocessing in the frozen app).
         await smoke.acheck(
             "exports", lambda: asyncio.to_thread(_exports, controller, smoke.root, ids)
         )
@@ -322,8 +322,8 @@ async def _window_and_batch(smoke: SmokeTest, services: Any) -> None:
 
 
 async def _window(controller: Any) -> Any:
-    from media_assistant.gui.log_panel import LogModel
-    from media_assistant.gui.main_window import MainWindow
+    from media_assistant.gui.window.log_panel import LogModel
+    from media_assistant.gui.window.main_window import MainWindow
 
     window = MainWindow(controller, LogModel())
     await controller.follower.start(await window.load())
@@ -336,8 +336,8 @@ async def _window(controller: Any) -> Any:
 
 
 def _exports(controller: Any, root: Path, ids: list[str]) -> bool:
-    from media_assistant.core.export import ExportScope
-    from media_assistant.core.jobs import JobControl
+    from media_assistant.core.exports.write import ExportScope
+    from media_assistant.core.model.jobs import JobControl
 
     for name in ("smoke.docx", "smoke.xlsx"):
         work = controller.export_work(root / name, None, ExportScope(task_ids=tuple(ids)))

@@ -36,10 +36,10 @@ from typing import Any
 from sqlalchemy import select
 
 from media_assistant import __version__
-from media_assistant.core.db import read_tx
-from media_assistant.core.errors import InputError
-from media_assistant.core.export import write_atomically
-from media_assistant.core.schema import SCHEMA_VERSION, TaskEventRow
+from media_assistant.core.exports.write import write_atomically
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.store.db import read_tx
+from media_assistant.core.store.schema import SCHEMA_VERSION, TaskEventRow
 from media_assistant.services import Services
 
 MAX_EVENTS = 20_000
@@ -163,7 +163,7 @@ def _versions(services: Services) -> dict[str, Any]:
             packages[name] = None
     store_version = None
     with contextlib.suppress(Exception):
-        from media_assistant.core.migrations import current_version
+        from media_assistant.core.store.migrations import current_version
 
         with services.engine.connect() as conn:
             store_version = current_version(conn)

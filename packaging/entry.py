@@ -2,7 +2,7 @@
 ``media-assistant`` command.
 
 ``freeze_support()`` first: a child process the app starts with ``multiprocessing`` (an export,
-core/export_child.py) is this same executable started again with the child's arguments; it must
+core/exports/child.py) is this same executable started again with the child's arguments; it must
 run the child's work and exit before any of the command line or the window is touched.
 """
 

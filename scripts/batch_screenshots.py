@@ -21,10 +21,10 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 import media_assistant.app as app_module
-from media_assistant.core.records import BatchInfo
+from media_assistant.core.model.records import BatchInfo
 from media_assistant.demo import sample_batch
-from media_assistant.gui.jobs import spawn
-from media_assistant.gui.main_window import MainWindow
+from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.window.main_window import MainWindow
 
 out, lang = Path(sys.argv[1]), sys.argv[2]
 QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, sys.argv[3])

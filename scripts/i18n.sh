@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
 DIR=resources/i18n
-SOURCES=(media_assistant/gui/*.py media_assistant/app.py)
+SOURCES=(media_assistant/gui/*.py media_assistant/gui/*/*.py media_assistant/app.py)
 mkdir -p "$DIR"
 for lang in zh_CN en; do
     "$BIN/pyside6-lupdate" -silent -no-obsolete -locations none \

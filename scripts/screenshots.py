@@ -27,7 +27,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 import media_assistant.app as app_module
-from media_assistant.gui.main_window import MainWindow
+from media_assistant.gui.window.main_window import MainWindow
 
 out, lang, suffix = Path(sys.argv[1]), sys.argv[2], sys.argv[4]
 # Window geometry of our own: the app's default size, and the user's settings left alone.

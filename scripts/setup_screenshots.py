@@ -27,10 +27,10 @@ from PySide6.QtCore import QSettings, QTimer, QPoint
 from PySide6.QtWidgets import QApplication
 import keyring
 import media_assistant.app as app_module
-from media_assistant.core.states import ModelKind
-from media_assistant.gui.first_start import FirstStartDialog
-from media_assistant.gui.main_window import MainWindow
-from media_assistant.gui.setup_dialog import SetupDialog
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.window.first_start import FirstStartDialog
+from media_assistant.gui.window.main_window import MainWindow
+from media_assistant.gui.accounts.setup_dialog import SetupDialog
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator

@@ -11,13 +11,13 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from media_assistant.core.clock import ManualClock  # noqa: E402
-from media_assistant.core.config import AppConfig, parse_config  # noqa: E402
-from media_assistant.core.db import open_engine, sqlite_url  # noqa: E402
-from media_assistant.core.events import EventBus  # noqa: E402
-from media_assistant.core.records import NewTask  # noqa: E402
-from media_assistant.core.states import ModelKind  # noqa: E402
+from media_assistant.core.config.schema import AppConfig, parse_config  # noqa: E402
+from media_assistant.core.model.clock import ManualClock  # noqa: E402
+from media_assistant.core.model.events import EventBus  # noqa: E402
+from media_assistant.core.model.records import NewTask  # noqa: E402
+from media_assistant.core.model.states import ModelKind  # noqa: E402
 from media_assistant.core.store import Store  # noqa: E402
+from media_assistant.core.store.db import open_engine, sqlite_url  # noqa: E402
 
 
 @pytest.fixture

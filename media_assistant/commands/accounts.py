@@ -13,9 +13,9 @@ import sys
 
 from media_assistant.commands.common import open_services, print_json
 from media_assistant.commands.tasks import status_data
-from media_assistant.core.errors import InputError
-from media_assistant.core.paths import Paths
-from media_assistant.core.states import ModelKind
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.states import ModelKind
 
 
 def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:

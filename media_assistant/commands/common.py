@@ -12,12 +12,16 @@ from typing import Any
 
 import psutil
 
-from media_assistant.core.batch_import import default_title_column, preview_table, read_batch
-from media_assistant.core.errors import InputError
-from media_assistant.core.paths import Paths
-from media_assistant.core.private_files import PrivateRotatingFileHandler
-from media_assistant.core.records import BatchInfo, NewTask, SubmitResult
-from media_assistant.core.schedules import parse_start_at, start_text
+from media_assistant.core.batches.batch_import import (
+    default_title_column,
+    preview_table,
+    read_batch,
+)
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.files.private_files import PrivateRotatingFileHandler
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import BatchInfo, NewTask, SubmitResult
+from media_assistant.core.rules.schedules import parse_start_at, start_text
 from media_assistant.core.store.batches import active_window
 from media_assistant.services import Services
 

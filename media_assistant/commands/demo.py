@@ -7,7 +7,7 @@ import argparse
 import asyncio
 
 from media_assistant.commands.run import _run
-from media_assistant.core.paths import Paths
+from media_assistant.core.files.paths import Paths
 from media_assistant.demo import DemoEnvironment, sample_batch
 from media_assistant.services import Services
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from media_assistant.core.config import AccountConfig
-from media_assistant.core.errors import ConfigError
-from media_assistant.core.pacing import (
+from media_assistant.core.config.schema import AccountConfig
+from media_assistant.core.model.errors import ConfigError
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.rules.pacing import (
     PacingConfig,
     PacingPolicy,
     PacingState,
@@ -16,8 +17,7 @@ from media_assistant.core.pacing import (
     resolve_policy,
     view,
 )
-from media_assistant.core.pacing_store import PacingStore
-from media_assistant.core.states import ModelKind
+from media_assistant.core.store.pacing import PacingStore
 from media_assistant.services import Services
 
 FAKE_SITE = "fake"

@@ -14,9 +14,9 @@ import logging
 import time
 
 from media_assistant.commands.common import open_services
-from media_assistant.core.errors import InputError
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import Pause
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import Pause
 from media_assistant.core.store.facade import AsyncStore
 from media_assistant.services import Services
 

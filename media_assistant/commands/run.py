@@ -23,25 +23,25 @@ from media_assistant.commands.common import (
     submit_report,
 )
 from media_assistant.commands.queue import PauseNotice
-from media_assistant.core.backups import has_tasks, latest_backup
-from media_assistant.core.diskspace import (
+from media_assistant.core.disk.backups import has_tasks, latest_backup
+from media_assistant.core.disk.full import (
     EXIT_DISK_FULL,
     disk_full,
     human_bytes,
     is_disk_full,
     looks_full,
 )
-from media_assistant.core.errors import StoreDamaged, StoreLocked
-from media_assistant.core.events import DiskSpaceChanged, Event, TasksAdded, TasksChanged
-from media_assistant.core.locks import DataDirLock, runtime_dir
-from media_assistant.core.notices import notice_text
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import BatchInfo, NewTask
-from media_assistant.core.scheduler import Scheduler, StuckModel
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.disk.store_file import damaged, translate
+from media_assistant.core.disk.upkeep import start_of_day
+from media_assistant.core.files.locks import DataDirLock, runtime_dir
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.lanes.scheduler import Scheduler, StuckModel
+from media_assistant.core.model.errors import StoreDamaged, StoreLocked
+from media_assistant.core.model.events import DiskSpaceChanged, Event, TasksAdded, TasksChanged
+from media_assistant.core.model.records import BatchInfo, NewTask
+from media_assistant.core.model.states import ModelKind, TaskState
+from media_assistant.core.notices.center import notice_text
 from media_assistant.core.store.facade import AsyncStore
-from media_assistant.core.store_file import damaged, translate
-from media_assistant.core.upkeep import start_of_day
 from media_assistant.notices_runtime import Notices
 from media_assistant.services import Services
 
@@ -125,7 +125,7 @@ def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def _daily_upkeep(services: Services) -> None:
-    """Once a day, before any work: check the whole store, then back it up (core/backups.py).
+    """Once a day, before any work: check the whole store, then back it up (core/disk/backups.py).
     A store that fails the check stops the run (StoreDamaged, exit 5) before the batch is
     imported, and never replaces a good backup."""
     paths = services.paths

@@ -1,4 +1,4 @@
-"""``backup [-o FILE]`` and ``restore FILE``: copies of the task store (core/backups.py)."""
+"""``backup [-o FILE]`` and ``restore FILE``: copies of the task store (core/disk/backups.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,16 @@ import argparse
 import datetime as dt
 import sys
 
-from media_assistant.core.backups import backup_name, backup_store, prune_backups, restore_backup
-from media_assistant.core.errors import InputError
-from media_assistant.core.locks import DataDirLock
-from media_assistant.core.paths import Paths
-from media_assistant.core.store_file import check_store, damaged
+from media_assistant.core.disk.backups import (
+    backup_name,
+    backup_store,
+    prune_backups,
+    restore_backup,
+)
+from media_assistant.core.disk.store_file import check_store, damaged
+from media_assistant.core.files.locks import DataDirLock
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import InputError
 
 EXIT_OK = 0
 

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from media_assistant.commands.common import open_services, scheduler_holder
-from media_assistant.core.errors import ConfigError, InputError
-from media_assistant.core.notices import message_language
-from media_assistant.core.paths import Paths
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import ConfigError, InputError
+from media_assistant.core.notices.center import message_language
 
 EXIT_OK, EXIT_PROBLEM = 0, 1
 

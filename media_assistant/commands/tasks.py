@@ -16,17 +16,17 @@ from media_assistant.commands.common import (
 )
 from media_assistant.commands.pacing import pacing_status
 from media_assistant.commands.queue import pause_line
-from media_assistant.core.errors import InputError
-from media_assistant.core.export import (
+from media_assistant.core.exports.write import (
     ExportScope,
     default_export_name,
     export_scope,
     resolve_format,
 )
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import Pause
-from media_assistant.core.schedules import held_until, start_text
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import Pause
+from media_assistant.core.model.states import ModelKind, TaskState
+from media_assistant.core.rules.schedules import held_until, start_text
 from media_assistant.services import Services
 
 EXIT_OK, EXIT_SOME_FAILED = 0, 1

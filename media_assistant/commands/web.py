@@ -9,11 +9,11 @@ import tempfile
 from pathlib import Path
 
 from media_assistant.commands.common import open_services
-from media_assistant.core.config import AccountConfig, AppConfig, load_config
-from media_assistant.core.errors import InputError
-from media_assistant.core.locks import ProfileLock
-from media_assistant.core.paths import Paths
-from media_assistant.core.states import AccountProblem, ModelKind
+from media_assistant.core.config.schema import AccountConfig, AppConfig, load_config
+from media_assistant.core.files.locks import ProfileLock
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.providers.registry import FAKE_SITE
 from media_assistant.services import Services
 
@@ -25,7 +25,7 @@ def _web_accounts(services: Services) -> list[AccountConfig]:
 
 
 def cmd_selfcheck(paths: Paths, args: argparse.Namespace) -> int:
-    from media_assistant.core.locks import DataDirLock
+    from media_assistant.core.files.locks import DataDirLock
     from media_assistant.providers.web.checkup import run_checkup
 
     # It stops browsers on our profiles: never while a scheduler (the window, `run`) uses

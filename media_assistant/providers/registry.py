@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from media_assistant.core.config import AccountConfig, AppConfig
-from media_assistant.core.errors import AccountUnavailable, ConfigError, ProviderError
-from media_assistant.core.paths import Paths
-from media_assistant.core.provider import Provider
-from media_assistant.core.states import ModelKind
+from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import AccountUnavailable, ConfigError, ProviderError
+from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store.facade import AsyncAccounts
 from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 

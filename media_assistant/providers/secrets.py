@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from media_assistant.core.errors import ConfigError, ErrorKind, ProviderError
+from media_assistant.core.model.errors import ConfigError, ErrorKind, ProviderError
 
 KEYRING_SERVICE = "media-assistant"
 

@@ -1,5 +1,5 @@
-"""Webhooks that carry notices (core/notices.py) to group chats, each in its service's documented
-message format, signed where the service signs:
+"""Webhooks that carry notices (core/notices/center.py) to group chats, each in its service's
+documented message format, signed where the service signs:
 
 - **WeCom / 企业微信 group robot** ("群机器人配置说明",
   https://developer.work.weixin.qq.com/document/path/91770): ``POST`` JSON
@@ -50,8 +50,8 @@ from typing import Any
 
 import httpx
 
-from media_assistant.core.notices import Notice, NoticeKind, notice_text
-from media_assistant.core.notify_config import WebhookConfig
+from media_assistant.core.notices.center import Notice, NoticeKind, notice_text
+from media_assistant.core.notices.config import WebhookConfig
 
 log = logging.getLogger(__name__)
 

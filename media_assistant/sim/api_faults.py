@@ -18,7 +18,7 @@ class Fault(StrEnum):
     INSUFFICIENT_QUOTA = "insufficient_quota"  # 429 insufficient_quota
     RATE_LIMIT = "429"  # 429 rate_limit_exceeded with retry-after
     DISCONNECT = "disconnect"  # drop the connection mid-stream
-    # Answers a quality gate turns down (core/quality.py): a well-formed 200 reply.
+    # Answers a quality gate turns down (core/rules/quality.py): a well-formed 200 reply.
     REFUSAL = "refusal"  # "I'm sorry, but I can't help with that."
     REFUSAL_ZH = "refusal_zh"  # "抱歉，我无法回答这个问题。"
     LENGTH = "length"  # the answer cut short with finish_reason "length"

@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from media_assistant.core.provider import GenerationResult, TaskContext
+from media_assistant.core.model.provider import GenerationResult, TaskContext
 
 CHECKPOINT_EVERY_S = 0.5
 

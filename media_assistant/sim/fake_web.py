@@ -12,8 +12,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from media_assistant.core.errors import ErrorKind, ProviderError
-from media_assistant.core.provider import GenerationResult, TaskContext
+from media_assistant.core.model.errors import ErrorKind, ProviderError
+from media_assistant.core.model.provider import GenerationResult, TaskContext
 
 CHECKPOINT_EVERY_S = 0.5  # cancel checkpoints and heartbeats while "generating"
 

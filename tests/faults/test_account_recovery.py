@@ -427,7 +427,7 @@ def test_a_momentary_profile_lock_conflict_waits_instead_of_parking(
                 f"""
                 import sys, time
                 from pathlib import Path
-                from media_assistant.core.locks import ProfileLock
+                from media_assistant.core.files.locks import ProfileLock
                 lock = ProfileLock(Path({str(data / "profiles" / "web-1")!r}))
                 assert lock.try_acquire()
                 print("held", flush=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from media_assistant.core.batch_import import MAX_PROMPT_CHARS, read_batch, tasks_from_lines
-from media_assistant.core.errors import InputError
-from media_assistant.core.states import ModelKind
+from media_assistant.core.batches.batch_import import MAX_PROMPT_CHARS, read_batch, tasks_from_lines
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.states import ModelKind
 from tests.faults.conftest import cli, no_traceback, write_config, write_csv
 from tests.faults.conftest import rows as rows_of
 

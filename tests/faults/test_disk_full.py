@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from media_assistant.core.disk_reserve import DiskReserve, Spill
-from media_assistant.core.diskspace import DiskGuard, is_disk_full
-from media_assistant.core.events import DiskSpaceChanged, EventBus
-from media_assistant.core.provider import GenerationResult
-from media_assistant.core.records import Claim
-from media_assistant.core.states import ModelKind
+from media_assistant.core.disk.full import DiskGuard, is_disk_full
+from media_assistant.core.disk.reserve import DiskReserve, Spill
+from media_assistant.core.model.events import DiskSpaceChanged, EventBus
+from media_assistant.core.model.provider import GenerationResult
+from media_assistant.core.model.records import Claim
+from media_assistant.core.model.states import ModelKind
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
 from tests.faults.conftest import no_traceback
 
@@ -350,7 +350,7 @@ def test_the_window_shows_a_banner_while_the_disk_is_full(tmp_path: Path, qtbot:
     """The window says it too (before: nothing in the window; the log filled with errors):
     a banner follows the scheduler's disk guard — the free space and the folder while the
     disk is full, the answers kept — and goes when space returns."""
-    from media_assistant.gui.disk_banner import DiskFullBanner
+    from media_assistant.gui.window.disk_banner import DiskFullBanner
 
     bus = EventBus()
     seen: list[DiskSpaceChanged] = []

@@ -8,9 +8,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from media_assistant.core.batch_import import tasks_from_lines
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.batches.batch_import import tasks_from_lines
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import Store
 from tests.faults.conftest import cli, no_traceback, rows, write_config, write_csv
 
@@ -55,17 +55,17 @@ def test_parallel_pastes_with_the_same_batch_id_lose_nothing(tmp_path: Path) -> 
     """Before: two paste dialogs opened in the same second share ``paste-YYYYmmdd-HHMMSS``; the
     second submission's ``-00001…`` ids were taken, and 6 of 8 prompts vanished. Here four real
     processes paste at the same moment under one batch id."""
-    from media_assistant.core.db import open_engine, sqlite_url
+    from media_assistant.core.store.db import open_engine, sqlite_url
 
     db = tmp_path / "media-assistant.db"
     open_engine(sqlite_url(db)).dispose()
     script = textwrap.dedent(
         f"""
         import sys, time
-        from media_assistant.core.batch_import import tasks_from_lines
-        from media_assistant.core.clock import SystemClock
-        from media_assistant.core.db import open_engine, sqlite_url
-        from media_assistant.core.states import ModelKind
+        from media_assistant.core.batches.batch_import import tasks_from_lines
+        from media_assistant.core.model.clock import SystemClock
+        from media_assistant.core.store.db import open_engine, sqlite_url
+        from media_assistant.core.model.states import ModelKind
         from media_assistant.core.store import Store
         from pathlib import Path
         store = Store(open_engine(sqlite_url(Path({str(db)!r}))), SystemClock())

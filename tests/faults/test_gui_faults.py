@@ -11,15 +11,15 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from media_assistant import app as app_module
-from media_assistant.core.backups import backup_name, backup_store, list_backups
-from media_assistant.core.batch_import import tasks_from_lines
-from media_assistant.core.errors import StoreDamaged
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.log_panel import LogModel
-from media_assistant.gui.main_window import MainWindow
+from media_assistant.core.batches.batch_import import tasks_from_lines
+from media_assistant.core.disk.backups import backup_name, backup_store, list_backups
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import StoreDamaged
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.window.log_panel import LogModel
+from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
 from tests.faults.conftest import digest, rows, write_config
 
@@ -137,7 +137,7 @@ async def test_the_app_checks_and_backs_up_once_a_day(tmp_path: Path, qtbot: Any
     store (off the GUI thread); a store failing the check gets a warning, not a backup."""
     from PySide6.QtWidgets import QWidget
 
-    from media_assistant.gui.store_recovery import DailyUpkeep
+    from media_assistant.gui.window.store_recovery import DailyUpkeep
 
     data = tmp_path / "data"
     write_config(data)

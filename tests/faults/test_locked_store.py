@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.errors import StoreLocked
-from media_assistant.core.store_file import check_store
+from media_assistant.core.disk.store_file import check_store
+from media_assistant.core.model.errors import StoreLocked
 from tests.faults.conftest import Holder, cli, no_traceback, rows, write_config, write_csv
 
 EXIT_LOCKED = 7
@@ -165,8 +165,8 @@ def test_a_read_only_open_migrates_only_what_it_could_not_read(
     """Migrations wrote on every open of an older store, ``status`` included. Now a read-only
     open leaves a store it can read as it is; only one older than ``OLDEST_READABLE`` (a step
     that changed the tables) is upgraded, once, by whichever command comes first."""
-    from media_assistant.core import migrations, schema
-    from media_assistant.core.store_file import open_store
+    from media_assistant.core.disk.store_file import open_store
+    from media_assistant.core.store import migrations, schema
 
     db = tmp_path / "media-assistant.db"
     open_store(db).dispose()

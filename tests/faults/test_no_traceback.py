@@ -11,8 +11,8 @@ from pathlib import Path
 
 from sqlalchemy import exc as sa_exc
 
-from media_assistant.core.errors import StoreDamaged, StoreLocked
-from media_assistant.core.store_file import translate
+from media_assistant.core.disk.store_file import translate
+from media_assistant.core.model.errors import StoreDamaged, StoreLocked
 from tests.faults.conftest import write_config
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.diagnostics import DiagnosticsRetention, prune
-from media_assistant.core.locks import ProfileLock, UnsafeLockDir, runtime_dir
+from media_assistant.core.files.diagnostics import DiagnosticsRetention, prune
+from media_assistant.core.files.locks import ProfileLock, UnsafeLockDir, runtime_dir
 from tests.faults.conftest import cli, mode, no_traceback, write_config, write_csv
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX modes")

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from media_assistant.core.clock import ScaledClock
-from media_assistant.core.provider import GenerationResult, TaskContext
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.clock import ScaledClock
+from media_assistant.core.model.provider import GenerationResult, TaskContext
+from media_assistant.core.model.states import ModelKind
 from media_assistant.sim.fake_web import FakeWebProvider
 from tests.conftest import make_tasks
 from tests.faults.conftest import Holder, cli, no_traceback, rows, write_config, write_csv

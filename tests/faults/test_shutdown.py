@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core import scheduler as scheduler_module
 from media_assistant.core.lanes import base as lane_base
-from media_assistant.core.provider import GenerationResult, TaskContext
-from media_assistant.core.states import ModelKind
+from media_assistant.core.lanes import scheduler as scheduler_module
+from media_assistant.core.model.provider import GenerationResult, TaskContext
+from media_assistant.core.model.states import ModelKind
 from tests.conftest import make_tasks
 from tests.faults.conftest import cli, no_traceback, rows, write_config, write_csv
 from tests.integration.conftest import Harness

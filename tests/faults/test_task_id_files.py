@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from media_assistant.core.filenames import safe_file_stem
+from media_assistant.core.files.filenames import safe_file_stem
 from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.signin import visit
 from media_assistant.sim.chat_config import ChatSiteConfig

@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
 from media_assistant.providers.web import provider as web_provider
 from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.leftover import SentPrompt, SentRecord

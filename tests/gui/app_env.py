@@ -12,11 +12,11 @@ from typing import Any
 
 import shiboken6
 
-from media_assistant.core.paths import Paths
-from media_assistant.core.scheduler import Scheduler
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.log_panel import LogModel
-from media_assistant.gui.main_window import MainWindow
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.window.log_panel import LogModel
+from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from media_assistant.gui.batch_dialog import NewBatchDialog
+from media_assistant.gui.batches.dialog import NewBatchDialog
 
 MODELS = [
     ("deepseek-chat", "api"),

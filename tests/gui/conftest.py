@@ -15,7 +15,7 @@ os.environ.setdefault("MEDIA_ASSISTANT_NO_ERROR_DIALOG", "1")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from media_assistant.gui.event_loop import AppEventLoop  # noqa: E402
+from media_assistant.gui.bridge.event_loop import AppEventLoop  # noqa: E402
 
 
 def _qasync_loop() -> AppEventLoop:

@@ -13,8 +13,8 @@ import time
 
 from PySide6.QtWidgets import QApplication
 
-from media_assistant.core.records import TaskEventRecord, TaskRecord
-from media_assistant.gui.task_details import TaskDetailsDialog
+from media_assistant.core.model.records import TaskEventRecord, TaskRecord
+from media_assistant.gui.tasks.details import TaskDetailsDialog
 
 T0 = time.time() - 600
 ANSWER = """# 春季护肤指南：换季不烂脸的 5 个小习惯

@@ -15,14 +15,14 @@ import pytest
 import shiboken6
 from PySide6.QtWidgets import QMessageBox
 
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
-from media_assistant.core.scheduler import Scheduler
-from media_assistant.core.states import AccountProblem, AccountState, ModelKind
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.log_panel import LogModel
-from media_assistant.gui.main_window import MainWindow
-from media_assistant.gui.setup_dialog import SetupDialog
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
+from media_assistant.gui.accounts.setup_dialog import SetupDialog
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.window.log_panel import LogModel
+from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 

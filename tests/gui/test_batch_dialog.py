@@ -13,9 +13,9 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDialog
 from pytestqt.qtbot import QtBot
 
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
-from media_assistant.gui.batch_dialog import NewBatchDialog
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.batches.dialog import NewBatchDialog
 
 # The offscreen platform warns whenever a window's size hints change; that is not our bug.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")

@@ -14,7 +14,7 @@ import psutil
 import pytest
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from media_assistant.gui.browser_download import BrowserDownloadDialog
+from media_assistant.gui.accounts.browser_download import BrowserDownloadDialog
 from media_assistant.providers.web.executable import BrowserSearch, resolve_browser
 
 # Prints what Playwright's installer prints when stdout is not a terminal, then unpacks a

@@ -16,7 +16,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 import media_assistant.app as app_module
-from media_assistant.gui.main_window import MainWindow
+from media_assistant.gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.chromium
 

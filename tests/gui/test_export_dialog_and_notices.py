@@ -8,10 +8,10 @@ from typing import Any
 
 from PySide6.QtCore import QLocale
 
-from media_assistant.core.export import ExportScope
-from media_assistant.core.notices import Notice, NoticeKind
-from media_assistant.gui.export_dialog import ExportDialog
-from media_assistant.gui.notification_list import NotificationList
+from media_assistant.core.exports.write import ExportScope
+from media_assistant.core.notices.center import Notice, NoticeKind
+from media_assistant.gui.notices.notification_list import NotificationList
+from media_assistant.gui.tasks.export_dialog import ExportDialog
 
 
 def dialog(qtbot: Any, **kwargs: Any) -> ExportDialog:

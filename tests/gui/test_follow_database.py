@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QProgressDialog
 
-from media_assistant.core import db
-from media_assistant.core.export import ExportScope
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
-from media_assistant.gui.main_window import MainWindow
-from media_assistant.gui.task_rows import COL_STATE
+from media_assistant.core.exports.write import ExportScope
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.store import db
+from media_assistant.gui.tasks.rows import COL_STATE
+from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
 from tests.gui.app_env import running_app
 
@@ -163,7 +163,7 @@ async def test_the_window_runs_no_statement_on_the_event_loop_thread(
     assert [n.kind.value for n in window.notices.center.sent] == ["batch_done"]
     assert window.notifications.unread_count() == 1
     # Set-up: a saved change applied to the scheduler, and an account's Reset.
-    from media_assistant.gui.setup_session import SetupSession
+    from media_assistant.gui.accounts.setup_session import SetupSession
 
     session = SetupSession(controller)
     doc = session.draft()
@@ -193,7 +193,7 @@ async def test_a_pause_typed_in_a_terminal_shows_in_the_open_window_within_a_sec
 async def test_cancel_in_the_export_progress_dialog_stops_the_export_process(
     window: MainWindow,
 ) -> None:
-    """The window's export runs in a child process (core/export_child.py); the progress
+    """The window's export runs in a child process (core/exports/child.py); the progress
     dialog's Cancel reaches it: nothing is written, no process is left."""
     store = window.controller.services.store
     await asyncio.to_thread(

@@ -22,28 +22,29 @@ from PySide6.QtCore import QCoreApplication, QLocale, Qt, QTranslator
 from PySide6.QtWidgets import QApplication, QToolBar
 
 import media_assistant
-from media_assistant.core.config import check_config
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.eta import Slot
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
-from media_assistant.gui import config_text, labels
-from media_assistant.gui.accounts_panel import COL_STATE
-from media_assistant.gui.batch_dialog import NewBatchDialog
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.i18n import i18n_dir, install_translators
-from media_assistant.gui.lane_panel import LanePanel
-from media_assistant.gui.log_panel import LogModel
-from media_assistant.gui.main_window import MainWindow
-from media_assistant.gui.task_rows import COL_LANE, LaneIndex
-from media_assistant.gui.task_rows import COL_STATE as COL_TASK_STATE
+from media_assistant.core.config.schema import check_config
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
+from media_assistant.core.rules.eta import Slot
+from media_assistant.gui.accounts import config_text
+from media_assistant.gui.accounts.panel import COL_STATE
+from media_assistant.gui.batches.dialog import NewBatchDialog
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.i18n import i18n_dir, install_translators
+from media_assistant.gui.tasks.rows import COL_LANE, LaneIndex
+from media_assistant.gui.tasks.rows import COL_STATE as COL_TASK_STATE
+from media_assistant.gui.window.lane_panel import LanePanel
+from media_assistant.gui.window.log_panel import LogModel
+from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SOURCES = [
-    *sorted((ROOT / "media_assistant" / "gui").glob("*.py")),
+    *sorted((ROOT / "media_assistant" / "gui").rglob("*.py")),
     ROOT / "media_assistant" / "app.py",
 ]
 LANGUAGES = ("zh_CN", "en")
@@ -327,7 +328,7 @@ def our_rule_codes() -> set[str]:
     where = {"RuleBroken": 0, "FieldProblem": 1, "ConfigProblem": 2}
     codes: set[str] = set()
     root = Path(media_assistant.__file__).parent
-    for source in ("core/config.py", "core/pacing.py", "providers/adapter_check.py"):
+    for source in ("core/config/schema.py", "core/rules/pacing.py", "providers/adapter_check.py"):
         tree = ast.parse((root / source).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -14,12 +14,14 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QCheckBox
 
-from media_assistant.core.paths import Paths
-from media_assistant.gui import batch_eta, labels, queue_controls
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.log_panel import LogModel
-from media_assistant.gui.main_window import MainWindow
-from media_assistant.gui.task_model import TASK_ID_ROLE
+from media_assistant.core.files.paths import Paths
+from media_assistant.gui.batches import eta as batch_eta
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.common import labels
+from media_assistant.gui.tasks.model import TASK_ID_ROLE
+from media_assistant.gui.window import queue_controls
+from media_assistant.gui.window.log_panel import LogModel
+from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
 from tests.gui.app_env import Env, running_app
@@ -178,8 +180,8 @@ async def test_the_eta_appears_once_a_lane_has_finished_a_task(
 
 
 def _web_tasks(n: int) -> list[Any]:
-    from media_assistant.core.records import NewTask
-    from media_assistant.core.states import ModelKind
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
 
     return [
         NewTask(f"w{i}", "web-model", ModelKind.WEB, f"web prompt {i}", "gui") for i in range(n)
@@ -187,8 +189,8 @@ def _web_tasks(n: int) -> list[Any]:
 
 
 def _api_tasks(n: int) -> list[Any]:
-    from media_assistant.core.records import NewTask
-    from media_assistant.core.states import ModelKind
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
 
     return [
         NewTask(f"a{i}", "api-model", ModelKind.API, f"api prompt {i}", "gui") for i in range(n)
@@ -198,9 +200,9 @@ def _api_tasks(n: int) -> list[Any]:
 async def test_history_loads_behind_the_first_page_in_order(
     tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import media_assistant.gui.main_window as mw
-    from media_assistant.core.records import NewTask
-    from media_assistant.core.states import ModelKind
+    import media_assistant.gui.window.main_window as mw
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
 
     monkeypatch.setattr(mw, "FIRST_PAGE", 300)
     monkeypatch.setattr(mw, "HISTORY_PAGE", 400)
@@ -247,8 +249,8 @@ def test_a_refresh_qt_runs_outside_the_event_loop_plans_nothing_and_leaves_nothi
     """Qt may run a window timer while no asyncio loop runs (a test's teardown, the app's
     shutdown): a long queue's plan is then left for the next refresh — no error, no coroutine
     created and never awaited (both were seen in CI)."""
-    from media_assistant.core.records import NewTask
-    from media_assistant.core.states import ModelKind
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
 
     monkeypatch.setattr(queue_controls, "INLINE_PENDING", 0)  # any queue is "long"
     data = tmp_path / "data"

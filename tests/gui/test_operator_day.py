@@ -21,17 +21,17 @@ from PySide6.QtCore import QItemSelectionModel, Qt, QTranslator
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import BatchInfo, Claim, NewTask
-from media_assistant.core.states import ModelKind
-from media_assistant.gui.batch_list import COL_ETA, COL_FAILED, COL_NAME, COL_SOURCE
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.i18n import install_translators
-from media_assistant.gui.log_panel import LogModel
-from media_assistant.gui.main_window import MainWindow
-from media_assistant.gui.task_model import TASK_ID_ROLE
-from media_assistant.gui.task_rows import COL_ATTEMPT, COL_ERROR, COL_PRIORITY, COL_STATE
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.records import BatchInfo, Claim, NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.batches.batch_list import COL_ETA, COL_FAILED, COL_NAME, COL_SOURCE
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.common.i18n import install_translators
+from media_assistant.gui.tasks.model import TASK_ID_ROLE
+from media_assistant.gui.tasks.rows import COL_ATTEMPT, COL_ERROR, COL_PRIORITY, COL_STATE
+from media_assistant.gui.window.log_panel import LogModel
+from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
 
 CONFIG = """
@@ -368,7 +368,7 @@ async def test_an_account_switched_off_while_working_says_it_finishes_its_task(
 async def test_an_account_problem_reads_as_words_with_the_selector_in_the_tooltip(
     window: MainWindow,
 ) -> None:
-    from media_assistant.core.states import AccountProblem
+    from media_assistant.core.model.states import AccountProblem
 
     await window.controller.accounts_db.set_problem(
         "web-1",
@@ -445,10 +445,10 @@ def test_every_event_kind_reads_in_chinese_with_the_raw_detail_in_the_tooltip(
     what came from a site (a selector, an HTTP line) stays in the tooltip."""
     import re
 
-    from media_assistant.core.event_codes import EventCode
-    from media_assistant.core.event_codes import params_json as to_json
-    from media_assistant.core.records import TaskEventRecord
-    from media_assistant.gui.event_text import event_text, event_tooltip
+    from media_assistant.core.model.event_codes import EventCode
+    from media_assistant.core.model.event_codes import params_json as to_json
+    from media_assistant.core.model.records import TaskEventRecord
+    from media_assistant.gui.common.event_text import event_text, event_tooltip
 
     english = re.compile(r"[A-Za-z]{3,}")
     for number, code in enumerate(EventCode):

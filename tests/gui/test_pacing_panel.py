@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from media_assistant.core.pacing import PacingState
-from media_assistant.core.pacing_store import PacingStore
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.rules.pacing import PacingState
+from media_assistant.core.store.pacing import PacingStore
 from tests.gui.app_env import Env, running_app
 from tests.gui.test_main_window import until
 

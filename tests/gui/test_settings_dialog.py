@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from media_assistant.gui.settings_dialog import SettingsDialog
+from media_assistant.gui.window.settings_dialog import SettingsDialog
 
 CONFIG = """# my accounts
 [[models]]

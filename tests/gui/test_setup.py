@@ -21,13 +21,13 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 import media_assistant.app as app_module
-from media_assistant.core.states import ModelKind
-from media_assistant.gui.account_editor import AccountEditor
-from media_assistant.gui.batch_dialog import NewBatchDialog
-from media_assistant.gui.first_start import FirstStartDialog
-from media_assistant.gui.main_window import MainWindow
-from media_assistant.gui.settings_dialog import SettingsDialog
-from media_assistant.gui.setup_dialog import SetupDialog
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.accounts.account_editor import AccountEditor
+from media_assistant.gui.accounts.setup_dialog import SetupDialog
+from media_assistant.gui.batches.dialog import NewBatchDialog
+from media_assistant.gui.window.first_start import FirstStartDialog
+from media_assistant.gui.window.main_window import MainWindow
+from media_assistant.gui.window.settings_dialog import SettingsDialog
 from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.signin import visit
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec

@@ -11,9 +11,9 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QFont, QGuiApplication, QTextCursor
 from pytestqt.qtbot import QtBot
 
-from media_assistant.core.records import TaskEventRecord, TaskRecord
-from media_assistant.gui.task_details import TaskDetailsDialog
-from media_assistant.gui.task_events import EventLogModel
+from media_assistant.core.model.records import TaskEventRecord, TaskRecord
+from media_assistant.gui.tasks.details import TaskDetailsDialog
+from media_assistant.gui.tasks.event_log import EventLogModel
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 

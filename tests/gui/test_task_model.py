@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 
-from media_assistant.gui.task_model import TASK_ID_ROLE, TaskTableModel
-from media_assistant.gui.task_rows import COL_ATTEMPT, COL_HEARTBEAT, COL_STATE, TaskFilter
+from media_assistant.gui.tasks.model import TASK_ID_ROLE, TaskTableModel
+from media_assistant.gui.tasks.rows import COL_ATTEMPT, COL_HEARTBEAT, COL_STATE, TaskFilter
 
 NOW = 1_800_000_000.0
 

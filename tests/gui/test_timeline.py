@@ -14,9 +14,9 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from media_assistant.gui import style
-from media_assistant.gui.timeline import TimelineBar, TimelineWidget
-from media_assistant.gui.timeline_tracks import AccountTracks
+from media_assistant.gui.common import style
+from media_assistant.gui.timeline.tracks import AccountTracks
+from media_assistant.gui.timeline.view import TimelineBar, TimelineWidget
 
 NOW = 1_750_000_000.0  # a fixed "now"; every time below is relative to it
 

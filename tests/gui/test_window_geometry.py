@@ -12,11 +12,11 @@ import pytest
 from PySide6.QtCore import QRect, QSettings
 from PySide6.QtWidgets import QApplication
 
-from media_assistant.core.paths import Paths
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.log_panel import LogModel
-from media_assistant.gui.main_window import FIRST_SCREEN_SHARE, FIRST_SIZE, MainWindow
-from media_assistant.gui.task_rows import COL_STATE
+from media_assistant.core.files.paths import Paths
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.tasks.rows import COL_STATE
+from media_assistant.gui.window.log_panel import LogModel
+from media_assistant.gui.window.main_window import FIRST_SCREEN_SHARE, FIRST_SIZE, MainWindow
 from media_assistant.services import Services
 
 CONFIG = """

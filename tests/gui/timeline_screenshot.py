@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from media_assistant.gui.timeline import TimelineBar, TimelineWidget
+from media_assistant.gui.timeline.view import TimelineBar, TimelineWidget
 
 NOW = time.mktime((2025, 6, 3, 14, 37, 20, 0, 0, -1))  # fixed, so every run looks the same
 

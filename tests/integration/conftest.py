@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from media_assistant.core.clock import ScaledClock
-from media_assistant.core.config import AccountConfig, AppConfig
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.provider import Provider
-from media_assistant.core.scheduler import Scheduler
-from media_assistant.core.states import ModelKind
+from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.clock import ScaledClock
+from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.core.store.facade import AsyncStore
+from media_assistant.core.store.threads import DbThreads
 from media_assistant.sim.fake_api import FakeApi, FakeApiProvider
 from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 from tests.conftest import make_config

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from media_assistant.core.clock import Clock, SystemClock, wait_event
-from media_assistant.core.config import parse_config
-from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
-from media_assistant.core.provider import GenerationResult, Provider, TaskContext, TaskSpec
-from media_assistant.core.states import ModelKind
+from media_assistant.core.config.schema import parse_config
+from media_assistant.core.model.clock import Clock, SystemClock, wait_event
+from media_assistant.core.model.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.model.provider import GenerationResult, Provider, TaskContext, TaskSpec
+from media_assistant.core.model.states import ModelKind
 from media_assistant.providers.api import ApiProvider
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
 

@@ -1,4 +1,4 @@
-"""The window's exports run in a child process (core/export_child.py): the same file as an
+"""The window's exports run in a child process (core/exports/child.py): the same file as an
 export on a thread, progress and Cancel across the pipe, and nothing left behind when the child
 fails or is killed. Real processes, a real SQLite file."""
 
@@ -12,15 +12,15 @@ import openpyxl
 import pytest
 from sqlalchemy import create_engine
 
-from media_assistant.core.clock import ManualClock
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.events import EventBus
-from media_assistant.core.export import ExportScope, export_scope
-from media_assistant.core.export_child import ExportFailed, can_run_in_child, export_in_child
-from media_assistant.core.jobs import JobCanceled, JobControl
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.exports.child import ExportFailed, can_run_in_child, export_in_child
+from media_assistant.core.exports.write import ExportScope, export_scope
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.events import EventBus
+from media_assistant.core.model.jobs import JobCanceled, JobControl
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 
 MANY = 20_000  # enough rows that the child is still writing when the test steps in
 

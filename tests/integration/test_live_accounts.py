@@ -1,5 +1,5 @@
-"""A running scheduler follows account changes without a restart (core/live_accounts.py): a new
-configuration (the set-up window), and rebuild requests in the accounts table (re-enabling,
+"""A running scheduler follows account changes without a restart (core/lanes/live_accounts.py): a
+new configuration (the set-up window), and rebuild requests in the accounts table (re-enabling,
 ``accounts reset``). Real SQLite file, simulated providers on a scaled clock."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from media_assistant.core.config import AccountConfig, parse_config
-from media_assistant.core.errors import AccountUnavailable, ErrorKind, ProviderError
-from media_assistant.core.provider import GenerationResult, TaskContext
-from media_assistant.core.states import AccountProblem, AccountState, ModelKind
+from media_assistant.core.config.schema import AccountConfig, parse_config
+from media_assistant.core.model.errors import AccountUnavailable, ErrorKind, ProviderError
+from media_assistant.core.model.provider import GenerationResult, TaskContext
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
 from media_assistant.sim.fake_api import FakeApiProvider
 from tests.conftest import config_dict, make_config, make_tasks
 from tests.integration.conftest import Harness
@@ -169,8 +169,8 @@ async def test_reset_from_another_store_reaches_the_scheduler(harness: Harness) 
     assert "credentials_rejected" in stuck.reason
     keys["api-1"] = "new"  # `accounts set-key`
     # Another process: its own AccountStore on the same file (no bus shared with ours).
-    from media_assistant.core.account_store import AccountStore
-    from media_assistant.core.events import EventBus
+    from media_assistant.core.model.events import EventBus
+    from media_assistant.core.store.accounts import AccountStore
 
     AccountStore(harness.store.engine, harness.clock, EventBus()).reset("api-1")
     # Seen at the next housekeeping tick: rebuilt, and the mark cleared (until then a claim

@@ -8,12 +8,12 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from media_assistant.core.config import parse_config
-from media_assistant.core.errors import ErrorKind
+from media_assistant.core.config.schema import parse_config
 from media_assistant.core.lanes.web import WebLane
-from media_assistant.core.pacing import Hold
-from media_assistant.core.pacing_store import PacingStore
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.rules.pacing import Hold
+from media_assistant.core.store.pacing import PacingStore
 from tests.conftest import config_dict, make_tasks
 from tests.integration.conftest import Harness
 

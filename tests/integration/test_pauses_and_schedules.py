@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from media_assistant.core.config import parse_config
-from media_assistant.core.records import BatchInfo
-from media_assistant.core.states import ModelKind
+from media_assistant.core.config.schema import parse_config
+from media_assistant.core.model.records import BatchInfo
+from media_assistant.core.model.states import ModelKind
 from tests.conftest import config_dict, make_tasks
 from tests.integration.conftest import Harness
 

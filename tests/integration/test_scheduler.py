@@ -7,12 +7,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.errors import ErrorKind, ProviderError
-from media_assistant.core.provider import GenerationResult, Provider, TaskContext
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import AccountState, ModelKind, TaskState
+from media_assistant.core.model.errors import ErrorKind, ProviderError
+from media_assistant.core.model.provider import GenerationResult, Provider, TaskContext
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import AccountState, ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.sim.fake_api import FakeApiProvider
 from tests.conftest import make_config, make_tasks
 from tests.integration.conftest import Harness

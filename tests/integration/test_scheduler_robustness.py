@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from media_assistant.core.clock import ManualClock
 from media_assistant.core.lanes import attempt as attempt_module
 from media_assistant.core.lanes.runtime import AccountView, Runtime
-from media_assistant.core.provider import GenerationResult, TaskContext
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.provider import GenerationResult, TaskContext
+from media_assistant.core.model.states import ModelKind
 from tests.conftest import make_config, make_tasks
 from tests.integration.conftest import Harness
 

@@ -9,16 +9,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.clock import ManualClock
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.events import EventBus
-from media_assistant.core.provider import GenerationResult, TaskContext
-from media_assistant.core.records import Claim, ClaimRequest
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.events import EventBus
+from media_assistant.core.model.provider import GenerationResult, TaskContext
+from media_assistant.core.model.records import Claim, ClaimRequest
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.core.store.facade import AsyncStore
+from media_assistant.core.store.threads import DbThreads
 from tests.conftest import make_config, make_tasks
 from tests.integration.conftest import Harness
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from media_assistant.assets import sites_dir
-from media_assistant.core.config import parse_config
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.config.schema import parse_config
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
 from media_assistant.providers.web.adapter import load_adapter
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator

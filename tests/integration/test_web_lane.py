@@ -14,16 +14,16 @@ from typing import Any
 import psutil
 import pytest
 
-from media_assistant.core.clock import SystemClock
-from media_assistant.core.config import parse_config
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.paths import Paths
-from media_assistant.core.records import NewTask
-from media_assistant.core.scheduler import Scheduler
-from media_assistant.core.states import AccountState, ModelKind
+from media_assistant.core.config.schema import parse_config
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.clock import SystemClock
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import AccountState, ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.core.store.facade import AsyncStore
+from media_assistant.core.store.threads import DbThreads
 from media_assistant.providers.registry import ProviderRegistry
 from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.processes import browser_processes

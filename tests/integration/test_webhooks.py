@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.notices import Notice, NoticeKind
-from media_assistant.core.notify_config import WebhookConfig
+from media_assistant.core.notices.center import Notice, NoticeKind
+from media_assistant.core.notices.config import WebhookConfig
 from media_assistant.providers.webhooks import (
     WebhookSender,
     dingtalk_sign,

@@ -13,9 +13,9 @@ import keyring.backend
 import keyring.backends.fail
 import pytest
 
-from media_assistant.core.errors import ConfigError, ErrorKind, ProviderError
-from media_assistant.core.provider import TaskSpec
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.errors import ConfigError, ErrorKind, ProviderError
+from media_assistant.core.model.provider import TaskSpec
+from media_assistant.core.model.states import ModelKind
 from media_assistant.providers.api import (
     chat_messages,
     classify_http_error,

@@ -1,4 +1,4 @@
-"""One plan for the lane panels and the batches list (gui/batch_eta.py ``plan_lanes``): the queue
+"""One plan for the lane panels and the batches list (gui/batches/eta.py ``plan_lanes``): the queue
 in its real order (priority first), held batches left out, each batch ending with its last task.
 A pure function: the window runs it on a worker thread for a long queue."""
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from media_assistant.core.eta import Slot
-from media_assistant.gui.batch_eta import LaneInputs, plan_lanes
-from media_assistant.gui.task_rows import LaneIndex, make_row
+from media_assistant.core.rules.eta import Slot
+from media_assistant.gui.batches.eta import LaneInputs, plan_lanes
+from media_assistant.gui.tasks.rows import LaneIndex, make_row
 
 NOW = 1_000_000.0
 

@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 from openpyxl.styles import Font
 
-from media_assistant.core.batch_import import (
+from media_assistant.core.batches.batch_import import (
     MAX_REPORTED_PROBLEMS,
     default_batch_id,
     preview_table,
@@ -21,9 +21,9 @@ from media_assistant.core.batch_import import (
     tasks_from_lines,
     template_fields,
 )
-from media_assistant.core.errors import InputError, UserError
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.errors import InputError, UserError
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
 
 MODELS = {"ds-chat": ModelKind.API, "ds-web": ModelKind.WEB, "kimi-web": ModelKind.WEB}
 

@@ -18,11 +18,11 @@ import pytest
 
 from benchmarks import __main__ as cli
 from benchmarks import bench_cancel, bench_overhead, bench_seed
-from media_assistant.core.clock import SystemClock
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.clock import SystemClock
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 
 # Simulated seconds per real second: slow enough that a busy machine's event-loop lag (tens of
 # real ms) stays a few simulated seconds.

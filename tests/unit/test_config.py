@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from media_assistant.core.config import load_config, parse_config
-from media_assistant.core.errors import ConfigError
+from media_assistant.core.config.schema import load_config, parse_config
+from media_assistant.core.model.errors import ConfigError
 from tests.conftest import config_dict
 
 GOOD = """

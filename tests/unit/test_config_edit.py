@@ -1,5 +1,5 @@
-"""config.toml edited in place (core/config_edit.py): comments and unknown keys survive, problems
-come back at the key they are about (one schema: core/config.py), nothing half-written."""
+"""config.toml edited in place (core/config/edit.py): comments and unknown keys survive, problems
+come back at the key they are about (one schema: core/config/schema.py), nothing half-written."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.config import ConfigProblem, check_config, load_config
-from media_assistant.core.config_edit import ConfigDocument
-from media_assistant.core.errors import ConfigError
+from media_assistant.core.config.edit import ConfigDocument
+from media_assistant.core.config.schema import ConfigProblem, check_config, load_config
+from media_assistant.core.model.errors import ConfigError
 
 HAND_WRITTEN = """\
 # Team config — ask Li Wei before changing the browser.

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from media_assistant.core.eta import (
+from media_assistant.core.rules.eta import (
     OVERRUN_FRACTION,
     DurationModel,
     FinishedTask,
@@ -17,7 +17,7 @@ from media_assistant.core.eta import (
     Slot,
     estimate_lane,
 )
-from media_assistant.core.pacing import PacingPlanner, PacingPolicy, PacingState
+from media_assistant.core.rules.pacing import PacingPlanner, PacingPolicy, PacingState
 
 NOW = 1_700_000_000.0
 WEB = "deepseek-r1-web"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.errors import ConfigError
+from media_assistant.core.model.errors import ConfigError
 from media_assistant.providers.web.executable import (
     BrowserNotFound,
     BrowserSearch,

@@ -14,10 +14,10 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from media_assistant.core.errors import InputError
-from media_assistant.core.export import EXPORT_FIELDS, export_tasks, local_iso
-from media_assistant.core.export_xlsx import XLSX_CELL_LIMIT
-from media_assistant.core.records import TASK_COLUMNS, TaskRecord
+from media_assistant.core.exports.write import EXPORT_FIELDS, export_tasks, local_iso
+from media_assistant.core.exports.xlsx import XLSX_CELL_LIMIT
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import TASK_COLUMNS, TaskRecord
 
 CREATED = 1_764_483_901.75  # 2025-11-30T06:25:01.75Z
 RESULT = '第一段：春天来了。\n\n第二段：\r\n- 花开了\n- "引号", 逗号'

@@ -14,15 +14,15 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from media_assistant.core.batch_import import read_batch
-from media_assistant.core.clock import ManualClock
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.errors import ErrorKind, InputError
-from media_assistant.core.events import EventBus
-from media_assistant.core.export import ExportScope, default_export_name, export_scope
-from media_assistant.core.filenames import safe_file_stem
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.batches.batch_import import read_batch
+from media_assistant.core.exports.write import ExportScope, default_export_name, export_scope
+from media_assistant.core.files.filenames import safe_file_stem
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.errors import ErrorKind, InputError
+from media_assistant.core.model.events import EventBus
+from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 
 ANSWER = """# 春节习俗
 

@@ -19,13 +19,13 @@ from hypothesis.stateful import (
     rule,
 )
 
-from media_assistant.core.clock import ManualClock
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.ratelimit import ApiAccountGate
-from media_assistant.core.records import Claim, NewTask
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.accounts.ratelimit import ApiAccountGate
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.records import Claim, NewTask
+from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url
 
 WEB_ACCOUNTS = ("web-1", "web-2")
 API_ACCOUNTS = {"api-1": 2, "api-2": 3}  # account → concurrency

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core import migrations, schema
-from media_assistant.core.db import open_engine, sqlite_url
+from media_assistant.core.store import migrations, schema
+from media_assistant.core.store.db import open_engine, sqlite_url
 
 
 def test_fresh_database_is_created_at_the_current_version(tmp_path: Path) -> None:

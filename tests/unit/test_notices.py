@@ -1,4 +1,4 @@
-"""Notices from the store's events (core/notices.py), on a real SQLite store reached through
+"""Notices from the store's events (core/notices/center.py), on a real SQLite store reached through
 the async facade as the window and ``run`` reach it: a batch that ends is announced once (done,
 or failed when a task failed), again after a retry; an account that needs the operator once
 until it is back; a nearly full disk once until it has room again."""
@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.account_store import AccountStore
-from media_assistant.core.clock import ManualClock
-from media_assistant.core.db import open_engine, sqlite_url
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.events import EventBus
-from media_assistant.core.notices import Notice, NoticeCenter, NoticeKind, notice_text
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import AccountProblem, ModelKind
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.events import EventBus
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import AccountProblem, ModelKind
+from media_assistant.core.notices.center import Notice, NoticeCenter, NoticeKind, notice_text
 from media_assistant.core.store import Store
+from media_assistant.core.store.accounts import AccountStore
+from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
+from media_assistant.core.store.threads import DbThreads
 
 
 @dataclass
@@ -123,7 +123,7 @@ async def test_canceling_a_whole_batch_from_another_process_ends_it(setup: Setup
     await setup.center.stop()
     setup.center._open = await setup.astore.open_batches()
     await setup.center.start()
-    from media_assistant.core.events import TasksSynced
+    from media_assistant.core.model.events import TasksSynced
 
     other = Store(setup.store.engine, ManualClock(2_000.0), EventBus())  # another process
     other.request_cancel(None, batch_id="b3")

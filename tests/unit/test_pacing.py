@@ -1,4 +1,4 @@
-"""Pacing and the risk guard as pure rules (core/pacing.py), a day of them in milliseconds."""
+"""Pacing and the risk guard as pure rules (core/rules/pacing.py), a day of them in milliseconds."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.pacing import (
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.rules.pacing import (
     CooldownsConfig,
     Hold,
     PacingConfig,

@@ -1,13 +1,13 @@
-"""The quality gate's rules (core/quality.py) and their config keys."""
+"""The quality gate's rules (core/rules/quality.py) and their config keys."""
 
 from __future__ import annotations
 
 import pytest
 
-from media_assistant.core.config import parse_config
-from media_assistant.core.errors import ConfigError
-from media_assistant.core.provider import GenerationResult
-from media_assistant.core.quality import QualityConfig, check
+from media_assistant.core.config.schema import parse_config
+from media_assistant.core.model.errors import ConfigError
+from media_assistant.core.model.provider import GenerationResult
+from media_assistant.core.rules.quality import QualityConfig, check
 from tests.conftest import config_dict
 
 ARTICLE = "这是一篇关于秋季新品的文章。" * 20

@@ -8,13 +8,13 @@ import datetime as dt
 
 import pytest
 
-from media_assistant.core.account_store import AccountStore
-from media_assistant.core.clock import ManualClock
-from media_assistant.core.errors import ErrorKind, InputError
-from media_assistant.core.events import BatchesChanged, PausesChanged
-from media_assistant.core.records import BatchInfo, Claim
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.errors import ErrorKind, InputError
+from media_assistant.core.model.events import BatchesChanged, PausesChanged
+from media_assistant.core.model.records import BatchInfo, Claim
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import Store
+from media_assistant.core.store.accounts import AccountStore
 from media_assistant.core.store.holds import minute_of_day
 from tests.conftest import make_tasks
 

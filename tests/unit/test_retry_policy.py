@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from media_assistant.core.errors import ErrorKind, ProviderError
-from media_assistant.core.retry import (
+from media_assistant.core.model.errors import ErrorKind, ProviderError
+from media_assistant.core.rules.retry import (
     RETRY_AFTER_CAP_S,
     Backoff,
     Cancel,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from media_assistant.assets import sites_dir
-from media_assistant.core.errors import ConfigError
+from media_assistant.core.model.errors import ConfigError
 from media_assistant.providers.web.adapter import builtin_ids, load_adapter, parse_adapter
 
 SHIPPED = {"sim", "deepseek", "kimi", "doubao", "qwen", "yuanbao", "chatgpt"}
@@ -91,7 +91,7 @@ def test_the_example_in_the_adapter_documentation_is_a_valid_adapter() -> None:
     import re
     from pathlib import Path
 
-    from media_assistant.core.pacing import resolve_policy
+    from media_assistant.core.rules.pacing import resolve_policy
     from media_assistant.providers.web.adapter import parse_adapter
 
     doc = (Path(__file__).parents[2] / "docs" / "ADAPTERS.md").read_text(encoding="utf-8")
@@ -111,7 +111,7 @@ def test_every_adapter_key_is_documented() -> None:
 
     from pydantic import BaseModel
 
-    from media_assistant.core.pacing import CooldownsConfig, PacingConfig
+    from media_assistant.core.rules.pacing import CooldownsConfig, PacingConfig
     from media_assistant.providers.web.adapter import (
         AdapterAnswer,
         AdapterInput,

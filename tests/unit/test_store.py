@@ -10,14 +10,14 @@ import pytest
 from sqlalchemy import event, update
 from sqlalchemy.exc import IntegrityError
 
-from media_assistant.core.clock import ManualClock
-from media_assistant.core.db import open_engine, sqlite_url, write_tx
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.events import EventBus, TasksAdded, TasksChanged
-from media_assistant.core.records import Claim
-from media_assistant.core.schema import TaskRow
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.events import EventBus, TasksAdded, TasksChanged
+from media_assistant.core.model.records import Claim
+from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, sqlite_url, write_tx
+from media_assistant.core.store.schema import TaskRow
 from tests.conftest import make_tasks
 
 T = TaskRow.__table__  # type: ignore[attr-defined]

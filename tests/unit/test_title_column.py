@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.batch_import import default_title_column, read_batch
-from media_assistant.core.errors import InputError
-from media_assistant.core.states import ModelKind
+from media_assistant.core.batches.batch_import import default_title_column, read_batch
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.states import ModelKind
 
 MODELS = {"ds-chat": ModelKind.API}
 

@@ -1,5 +1,5 @@
-"""The web lane's pacing of each account: the pure rules of :mod:`core.pacing`, with state kept
-in memory and on disk (:mod:`core.pacing_store`), one instance per scheduler.
+"""The web lane's pacing of each account: the pure rules of :mod:`core.rules.pacing`, with state
+kept in memory and on disk (:mod:`core.store.pacing`), one instance per scheduler.
 
 The web lane asks :meth:`Pacer.wait_s` before it claims a task for an account and tells
 :meth:`Pacer.started` / :meth:`Pacer.ended` around each attempt. A paced account simply does
@@ -24,14 +24,13 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from media_assistant.core.clock import Clock
-from media_assistant.core.config import AccountConfig
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.events import AccountChanged, EventBus
+from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.lanes.runtime import Runtime
-from media_assistant.core.pacing import (
+from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.events import AccountChanged, EventBus
+from media_assistant.core.rules.pacing import (
     NO_PACING,
     Gate,
     Hold,
@@ -50,7 +49,8 @@ from media_assistant.core.pacing import (
     time_of_day,
     view,
 )
-from media_assistant.core.pacing_store import PacingStore
+from media_assistant.core.store.pacing import PacingStore
+from media_assistant.core.store.threads import DbThreads
 
 log = logging.getLogger("media_assistant.lanes.web")
 

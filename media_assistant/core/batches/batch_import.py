@@ -24,10 +24,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from media_assistant.core.errors import InputError
-from media_assistant.core.records import NewTask
-from media_assistant.core.states import ModelKind
-from media_assistant.core.task_ids import generated_task_id
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.store.task_ids import generated_task_id
 
 SUPPORTED_SUFFIXES = (".csv", ".tsv", ".xlsx", ".jsonl")
 MAX_REPORTED_PROBLEMS = 20

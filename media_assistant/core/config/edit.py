@@ -7,7 +7,7 @@ change, and keys it does not know (``pacing``, ``enabled``) are left as they wer
 not tomllib + a writer of our own: tomllib cannot write, and tomli-w drops comments.
 
 Nothing is written until :meth:`ConfigDocument.save`, which validates the whole result with
-the one schema (``core/config.py``; plus every web account's site adapter when a checker is
+the one schema (``core/config/schema.py``; plus every web account's site adapter when a checker is
 given) and replaces the file atomically (a temporary file renamed over it: a reader never
 sees half a file, a crash leaves the old one).
 """
@@ -23,9 +23,9 @@ import tomlkit
 from tomlkit.items import AoT, Comment, Table, Whitespace
 from tomlkit.toml_document import TOMLDocument
 
-from media_assistant.core.config import AppConfig, ConfigProblem, check_config
-from media_assistant.core.errors import ConfigError
-from media_assistant.core.export import write_atomically
+from media_assistant.core.config.schema import AppConfig, ConfigProblem, check_config
+from media_assistant.core.exports.write import write_atomically
+from media_assistant.core.model.errors import ConfigError
 
 # The keys the set-up window edits; any other key of an edited table is kept as it is.
 ACCOUNT_KEYS = (
@@ -76,7 +76,7 @@ class ConfigDocument:
     # ---------------------------------------------------------------- reading
 
     def data(self) -> dict[str, Any]:
-        """Plain Python values, as ``core.config`` validates them."""
+        """Plain Python values, as ``core.config.schema`` validates them."""
         return self.doc.unwrap()
 
     def accounts(self) -> list[dict[str, Any]]:

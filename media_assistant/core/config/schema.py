@@ -21,16 +21,16 @@ from pydantic import (
     model_validator,
 )
 
-from media_assistant.core.diagnostics import (
+from media_assistant.core.files.diagnostics import (
     DEFAULT_KEEP_DAYS,
     DEFAULT_MAX_MB,
     DiagnosticsRetention,
 )
-from media_assistant.core.errors import ConfigError, RuleBroken
-from media_assistant.core.notify_config import NotificationsConfig, WebhookConfig
-from media_assistant.core.pacing import PacingConfig
-from media_assistant.core.quality import QualityConfig
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.errors import ConfigError, RuleBroken
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.notices.config import NotificationsConfig, WebhookConfig
+from media_assistant.core.rules.pacing import PacingConfig
+from media_assistant.core.rules.quality import QualityConfig
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -148,7 +148,8 @@ class ModelConfig(BaseModel):
     system_prompt: str | None = Field(None, description="Default system prompt for its tasks.")
     quality: QualityConfig | None = Field(
         None,
-        description="Rules an answer must pass to count (core/quality.py; README 'Quality gate').",
+        description="Rules an answer must pass to count (core/rules/quality.py; README "
+        "'Quality gate').",
     )
 
 
@@ -216,7 +217,7 @@ class AccountConfig(BaseModel):
     pacing: PacingConfig | None = Field(
         None,
         description="Pacing of this web account; each key overrides its adapter's [pacing] "
-        "default (core/pacing.py; README 'Pacing').",
+        "default (core/rules/pacing.py; README 'Pacing').",
     )
     # api
     base_url: str | None = Field(None, description="OpenAI-compatible base URL, e.g. .../v1.")
@@ -298,7 +299,7 @@ class AppConfig(BaseModel):
     simulation: SimulationConfig = SimulationConfig()
     models: list[ModelConfig] = Field(default_factory=list)
     accounts: list[AccountConfig] = Field(default_factory=list)
-    # Issue 12 item 5 (core/notify_config.py): notices and the webhooks that carry them.
+    # Issue 12 item 5 (core/notices/config.py): notices and the webhooks that carry them.
     notifications: NotificationsConfig = NotificationsConfig()
     webhooks: list[WebhookConfig] = Field(default_factory=list)
 
@@ -457,8 +458,9 @@ class ConfigProblem:
 
     path: tuple[str | int, ...]
     message: str  # English, for the CLI and the log
-    # What it is, for the set-up window's words (gui/config_text.py): a rule's code
-    # (core/errors.py RuleBroken) or pydantic's error type ("missing", "less_than_equal", ...).
+    # What it is, for the set-up window's words (gui/accounts/config_text.py): a rule's code
+    # (core/model/errors.py RuleBroken) or pydantic's error type ("missing", "less_than_equal",
+    # ...).
     code: str = field(default="", compare=False)
     params: dict[str, Any] = field(default_factory=dict, compare=False)
 

@@ -27,16 +27,16 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from media_assistant.core import schema
-from media_assistant.core.diskspace import is_disk_full
-from media_assistant.core.errors import InputError
-from media_assistant.core.private_files import (
+from media_assistant.core.disk.full import is_disk_full
+from media_assistant.core.disk.store_file import damaged, quick_check
+from media_assistant.core.files.private_files import (
     create_private,
     make_private,
     private_dir,
     sqlite_files,
 )
-from media_assistant.core.store_file import damaged, quick_check
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.store import schema
 
 KEEP = 7
 PREFIX = "media-assistant-"
@@ -268,7 +268,7 @@ def _copy_verified(
         with contextlib.suppress(OSError):
             tmp.unlink()
         if "locked" in str(exc) or "busy" in str(exc) or is_disk_full(exc):
-            raise  # the store is fine: busy, or no room for the copy (core/diskspace.py)
+            raise  # the store is fine: busy, or no room for the copy (core/disk/full.py)
         raise _CopyFailed(str(exc)) from None
     except sqlite3.DatabaseError as exc:
         with contextlib.suppress(OSError):

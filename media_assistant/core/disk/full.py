@@ -22,8 +22,8 @@ yet written and the session's id are first written *into* that file, in place â€
 already owns, so this needs no free space, even if another process takes every byte the moment
 it is freed â€” and the rest of the file is given up (truncated) for the last writes to the
 store. If those succeed the file goes; if not, the next start writes the answers from it and
-returns the session's rows to the queue without using an attempt (core/disk_reserve.py,
-core/last_writes.py). It is
+returns the session's rows to the queue without using an attempt (core/disk/reserve.py,
+core/disk/last_writes.py). It is
 written again when space returns and removed at a clean exit. (A "ballast file" is the usual
 remedy for this; SQLite cannot preallocate room for a WAL.)
 
@@ -45,10 +45,10 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from media_assistant.core.disk_reserve import DiskReserve, Spill
-from media_assistant.core.events import DiskSpaceChanged, EventBus
-from media_assistant.core.provider import GenerationResult
-from media_assistant.core.records import Claim
+from media_assistant.core.disk.reserve import DiskReserve, Spill
+from media_assistant.core.model.events import DiskSpaceChanged, EventBus
+from media_assistant.core.model.provider import GenerationResult
+from media_assistant.core.model.records import Claim
 
 log = logging.getLogger("media_assistant.scheduler")
 

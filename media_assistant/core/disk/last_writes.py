@@ -1,5 +1,5 @@
 """The last writes of a scheduler that stops on a full disk, and their recovery at the next
-start (issue 9 item 3; the why is in core/diskspace.py and core/disk_reserve.py).
+start (issue 9 item 3; the why is in core/disk/full.py and core/disk/reserve.py).
 
 Kept out of the scheduler so that its ``stop`` stays a list of steps: mark the session, stop the
 attempts and lanes, return what it owns to the queue — and, when the disk was full and some of
@@ -14,11 +14,11 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from media_assistant.core.disk_reserve import Spill
-from media_assistant.core.diskspace import DiskGuard
+from media_assistant.core.disk.full import DiskGuard
+from media_assistant.core.disk.reserve import Spill
 from media_assistant.core.store.facade import AsyncStore
 
-log = logging.getLogger("media_assistant.core.scheduler")
+log = logging.getLogger("media_assistant.core.lanes.scheduler")
 
 
 async def last_write(disk: DiskGuard, write: Callable[[], Awaitable[Any]], what: str) -> bool:

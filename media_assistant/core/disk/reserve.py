@@ -1,5 +1,5 @@
 """The disk reserve: a file the scheduler owns in the data dir, for the last writes of a
-shutdown on a full disk (core/diskspace.py says when and why).
+shutdown on a full disk (core/disk/full.py says when and why).
 
 Written out at start (a sparse file would reserve nothing). At a stop on a full disk,
 :meth:`DiskReserve.spill` writes what could not reach the task store — the answers received and
@@ -18,9 +18,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.provider import GenerationResult
-from media_assistant.core.records import Claim
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.provider import GenerationResult
+from media_assistant.core.model.records import Claim
+from media_assistant.core.model.states import ModelKind
 
 log = logging.getLogger("media_assistant.scheduler")
 

@@ -9,7 +9,7 @@ catches what the field saw (a truncated file, a file that is not a database) bef
 could write into it. A full ``PRAGMA quick_check`` reads every page: measured on a store of
 100,000 tasks (1 GB, ~9 KB of answer each), 1.4 s with the file in the page cache and 31 s from
 a cold disk — too slow for every ``status``. It runs once a day instead, when a scheduler
-starts, right before the daily backup (core/backups.py), so a damaged store is found before a
+starts, right before the daily backup (core/disk/backups.py), so a damaged store is found before a
 night's work goes into it and never replaces a good backup.
 
 The live file is only ever opened through SQLite, never with ``open()``: closing any descriptor
@@ -21,7 +21,7 @@ their descriptors and do not have that problem).
 look (a read, or ``BEGIN IMMEDIATE`` for commands that write) finds out whether another process
 holds the database; if it does, the operator is told ("database busy (held by another process);
 waiting up to N s") and it is retried until the bound, then :class:`StoreLocked` (CLI exit code
-7). Read-only commands open the store ``query_only`` (core/db.py): in WAL mode an ordinary
+7). Read-only commands open the store ``query_only`` (core/store/db.py): in WAL mode an ordinary
 writer never blocks them, only a process holding the file in exclusive locking mode does.
 
 **Privacy**: the database and its ``-wal``/``-shm`` files are made 0600 after every open.
@@ -37,11 +37,11 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlalchemy import exc as sa_exc
 
-from media_assistant.core.db import BUSY_TIMEOUT_MS, open_engine, sqlite_url
-from media_assistant.core.diskspace import disk_full, looks_full
-from media_assistant.core.errors import StoreDamaged, StoreLocked
-from media_assistant.core.migrations import SchemaTooOld
-from media_assistant.core.private_files import make_private, sqlite_files
+from media_assistant.core.disk.full import disk_full, looks_full
+from media_assistant.core.files.private_files import make_private, sqlite_files
+from media_assistant.core.model.errors import StoreDamaged, StoreLocked
+from media_assistant.core.store.db import BUSY_TIMEOUT_MS, open_engine, sqlite_url
+from media_assistant.core.store.migrations import SchemaTooOld
 
 PROBE_EVERY_S = 0.25
 
@@ -202,7 +202,7 @@ def translate(exc: BaseException, database: Path, backups: Path | None = None) -
 
 
 def damaged(database: Path, detail: str, backups: Path | None) -> StoreDamaged:
-    from media_assistant.core.backups import latest_backup  # backups builds on this module
+    from media_assistant.core.disk.backups import latest_backup  # backups builds on this module
 
     latest = latest_backup(backups) if backups is not None else None
     if latest is not None:

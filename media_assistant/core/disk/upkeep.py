@@ -1,15 +1,15 @@
 """What a scheduler does once when it starts (``run``, the desktop app): old diagnostics are
-pruned, and the daily check and backup of the task store run (core/backups.py)."""
+pruned, and the daily check and backup of the task store run (core/disk/backups.py)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
 
-from media_assistant.core.backups import DailyOutcome, daily_backup
-from media_assistant.core.config import AppConfig
-from media_assistant.core.diagnostics import prune
-from media_assistant.core.paths import Paths
+from media_assistant.core.config.schema import AppConfig
+from media_assistant.core.disk.backups import DailyOutcome, daily_backup
+from media_assistant.core.files.diagnostics import prune
+from media_assistant.core.files.paths import Paths
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ time, and python-docx builds a whole document in Python objects. B7 measured tho
 window (BENCHMARKS.md). A child process has its own interpreter and its own lock, so nothing it
 does can pause the window; it reads the store through its own read-only connection (WAL: a
 reader never waits for the writers) and writes the file with the same code as ``media-assistant
-export`` (:func:`media_assistant.core.export.export_scope`), atomically.
+export`` (:func:`media_assistant.core.exports.write.export_scope`), atomically.
 
 ``multiprocessing`` with the *spawn* start method on every system (never *fork*: the window's
 process has Qt and database threads that a forked child would inherit half-way), rather than a
@@ -40,8 +40,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from media_assistant.core.errors import StoreDamaged, StoreLocked, UserError
-from media_assistant.core.jobs import JobCanceled, JobControl
+from media_assistant.core.model.errors import StoreDamaged, StoreLocked, UserError
+from media_assistant.core.model.jobs import JobCanceled, JobControl
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ def _stop(child: Any, grace_s: float = 0.0) -> None:
 
 def _remove_leftovers(path: Path, since: float) -> None:
     """A killed child cannot remove its temporary file or folder (``.<name>.<hex>.tmp`` beside
-    the target: core/export.py ``write_atomically``, core/export_folder.py): remove the ones
+    the target: core/exports/write.py ``write_atomically``, core/exports/folder.py): remove the ones
     made since it started."""
     with contextlib.suppress(OSError):
         for tmp in path.parent.glob(f".{path.name}.*.tmp"):
@@ -181,10 +181,10 @@ def child_main(
     _lower_priority()
     engine: Engine | None = None
     try:
-        from media_assistant.core.clock import SystemClock
-        from media_assistant.core.db import open_engine
-        from media_assistant.core.export import export_scope
+        from media_assistant.core.exports.write import export_scope
+        from media_assistant.core.model.clock import SystemClock
         from media_assistant.core.store import Store
+        from media_assistant.core.store.db import open_engine
 
         engine = open_engine(url, read_only=True)
         control = _PipeControl(pipe)

@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.errors import InputError
-from media_assistant.core.export import (
+from media_assistant.core.exports.write import (
     Headers,
     header_of,
     markdown_meta,
@@ -36,7 +35,8 @@ from media_assistant.core.export import (
     record_values,
     word,
 )
-from media_assistant.core.records import TaskRecord
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import TaskRecord
 
 DOCX_MAX_TASKS = 5_000
 MONOSPACE = "Consolas"

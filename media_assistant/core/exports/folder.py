@@ -1,6 +1,6 @@
 """The Markdown-folder export: one ``.md`` file per task, named by its id made safe.
 
-File names come from :func:`~media_assistant.core.filenames.safe_file_stem` (never the raw id:
+File names come from :func:`~media_assistant.core.files.filenames.safe_file_stem` (never the raw id:
 ``../x`` or ``a/b`` stay inside the folder, ``Task-1`` and ``task-1`` get different files on
 case-insensitive file systems). The folder is written under a temporary name beside the
 target (0700, files 0600) and renamed into place when complete: a failure or a Cancel leaves
@@ -16,11 +16,11 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from media_assistant.core.errors import InputError
-from media_assistant.core.export import Headers, as_input_error, markdown_section
-from media_assistant.core.filenames import safe_file_stem
-from media_assistant.core.private_files import create_private, private_dir
-from media_assistant.core.records import TaskRecord
+from media_assistant.core.exports.write import Headers, as_input_error, markdown_section
+from media_assistant.core.files.filenames import safe_file_stem
+from media_assistant.core.files.private_files import create_private, private_dir
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import TaskRecord
 
 
 def write_markdown_folder(records: Iterable[TaskRecord], folder: Path, headers: Headers) -> int:

@@ -8,7 +8,7 @@ system prompt, task id and model are the ones batch import accepts, so an export
 
 Exports stream: records come a page at a time (:meth:`Store.iter_tasks`, or the given ids in
 chunks) and writers never hold them all — except DOCX, whose library keeps the document in
-memory (see :mod:`media_assistant.core.export_docx`). Writes are atomic: a temporary file (or
+memory (see :mod:`media_assistant.core.exports.docx`). Writes are atomic: a temporary file (or
 folder) beside the target, then ``os.replace``; a failure leaves the target as it was.
 
 Formula guard, per format: an XLSX cell is typed, so a text starting with ``=`` is written as a
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from media_assistant.core.errors import InputError
-from media_assistant.core.private_files import create_private, make_private
-from media_assistant.core.records import TaskRecord
-from media_assistant.core.states import TaskState
+from media_assistant.core.files.private_files import create_private, make_private
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import TaskRecord
+from media_assistant.core.model.states import TaskState
 
 if TYPE_CHECKING:
     from media_assistant.core.store import Store
@@ -165,7 +165,7 @@ def export_scope(
 ) -> int:
     """Export the tasks of ``scope`` (read from the synchronous store: call it off any event
     loop) to ``path``; returns the number written. ``track`` wraps the record stream (progress,
-    cancel: gui/jobs.py ``JobControl.track``)."""
+    cancel: gui/bridge/jobs.py ``JobControl.track``)."""
     name = resolve_format(path, fmt)
     # Tabular formats need every input column in the header before the first row: one pass
     # over the (small) inputs column first, then the records stream.
@@ -198,7 +198,7 @@ def export_tasks(
         input_columns = collect_input_columns(records)
     columns = list(input_columns or ())
     if name == "md-folder":
-        from media_assistant.core.export_folder import write_markdown_folder
+        from media_assistant.core.exports.folder import write_markdown_folder
 
         return write_markdown_folder(records, path, headers)
     writer = _writers()[name]
@@ -464,8 +464,8 @@ Writer = Callable[[Iterable[TaskRecord], Path, Headers, Sequence[str]], int]
 
 
 def _writers() -> dict[str, Writer]:
-    from media_assistant.core.export_docx import write_docx
-    from media_assistant.core.export_xlsx import write_xlsx
+    from media_assistant.core.exports.docx import write_docx
+    from media_assistant.core.exports.xlsx import write_xlsx
 
     return {
         "csv": _write_csv,

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.export import (
+from media_assistant.core.exports.write import (
     Headers,
     Value,
     flush_to_disk,
@@ -33,7 +33,7 @@ from media_assistant.core.export import (
     tabular_header,
     tabular_row,
 )
-from media_assistant.core.records import TaskRecord
+from media_assistant.core.model.records import TaskRecord
 
 XLSX_CELL_LIMIT = 32_767  # Excel refuses (and "repairs") longer cells
 WIDTH_SAMPLE = 1_000  # records that set the column widths (written first, then the rest)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from media_assistant.core.private_files import make_private, private_dir
+from media_assistant.core.files.private_files import make_private, private_dir
 
 DEFAULT_KEEP_DAYS = 14.0
 DEFAULT_MAX_MB = 200.0

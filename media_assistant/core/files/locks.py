@@ -26,9 +26,9 @@ from pathlib import Path
 import platformdirs
 from filelock import FileLock, Timeout
 
-from media_assistant.core.errors import SchedulerBusy, UserError
-from media_assistant.core.paths import APP_NAME
-from media_assistant.core.private_files import dir_problem
+from media_assistant.core.files.paths import APP_NAME
+from media_assistant.core.files.private_files import dir_problem
+from media_assistant.core.model.errors import SchedulerBusy, UserError
 
 
 class UnsafeLockDir(UserError):

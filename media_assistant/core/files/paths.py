@@ -9,7 +9,7 @@ from pathlib import Path
 
 import platformdirs
 
-from media_assistant.core.private_files import private_dir
+from media_assistant.core.files.private_files import private_dir
 
 APP_NAME = "media-assistant"
 HOME_ENV = "MEDIA_ASSISTANT_HOME"
@@ -55,7 +55,7 @@ class Paths:
 
     @property
     def backups(self) -> Path:
-        """Daily copies of the task store (core/backups.py)."""
+        """Daily copies of the task store (core/disk/backups.py)."""
         return self.data_dir / "backups"
 
     @property

@@ -6,14 +6,14 @@ import asyncio
 import functools
 from collections.abc import Mapping
 
-from media_assistant.core.config import AccountConfig
+from media_assistant.core.accounts.ratelimit import ApiAccountGate, estimate_tokens
+from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import STOP_WAIT_S, Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
-from media_assistant.core.provider import Provider
-from media_assistant.core.ratelimit import ApiAccountGate, estimate_tokens
-from media_assistant.core.records import Claim, ClaimRequest, Handover
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.records import Claim, ClaimRequest, Handover
+from media_assistant.core.model.states import ModelKind
 
 # Cancel checkpoints come with every streamed chunk; past this the request is simply dropped.
 API_CANCEL_GRACE_S = 1.0

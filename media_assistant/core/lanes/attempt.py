@@ -12,16 +12,16 @@ from typing import Any, TypeVar
 
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from media_assistant.core.clock import Clock, wait_event
-from media_assistant.core.config import AccountConfig
-from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
-from media_assistant.core.event_codes import EventCode
+from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.lanes.quality_gate import reject_if_poor
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
-from media_assistant.core.provider import GenerationResult, Provider, TaskSpec
-from media_assistant.core.records import Claim, ClaimRequest, Handover
-from media_assistant.core.retry import Backoff, Cancel, Defer, Fail, Retry, decide
-from media_assistant.core.states import AccountProblem
+from media_assistant.core.model.clock import Clock, wait_event
+from media_assistant.core.model.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.provider import GenerationResult, Provider, TaskSpec
+from media_assistant.core.model.records import Claim, ClaimRequest, Handover
+from media_assistant.core.model.states import AccountProblem
+from media_assistant.core.rules.retry import Backoff, Cancel, Defer, Fail, Retry, decide
 
 T = TypeVar("T")
 
@@ -32,7 +32,7 @@ PERSIST_FOR_S = 120.0
 
 
 class AttemptContext:
-    """The :class:`~media_assistant.core.provider.TaskContext` a provider gets."""
+    """The :class:`~media_assistant.core.model.provider.TaskContext` a provider gets."""
 
     def __init__(self, spec: TaskSpec, runtime: Runtime, log: LaneLog) -> None:
         self._spec = spec
@@ -476,7 +476,7 @@ class AttemptRunner:
         — until the disk guard sees space again, with no time limit: an answer received is
         never requested twice. At a shutdown it gets one last try; an answer that still cannot be
         written is handed to the disk guard (``answer``), which keeps it in its reserve for the
-        scheduler's last writes or the next start (core/diskspace.py)."""
+        scheduler's last writes or the next start (core/disk/full.py)."""
         deadline = time.monotonic() + PERSIST_FOR_S
         delay = 0.25
         disk, held, last_try, written = self.rt.disk, False, False, False

@@ -8,14 +8,14 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
-from media_assistant.core.clock import wait_event
-from media_assistant.core.config import AccountConfig
-from media_assistant.core.event_codes import EventCode
+from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.runtime import LaneLog, Runtime, lane_log
-from media_assistant.core.provider import Provider
-from media_assistant.core.records import Claim
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.model.clock import wait_event
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.records import Claim
+from media_assistant.core.model.states import ModelKind, TaskState
 
 # Workers and attempts get this long to end at shutdown before the scheduler moves on.
 STOP_WAIT_S = 20.0
@@ -212,7 +212,7 @@ class Lane:
         """The head of the queue for this account's models, now running on it (or None).
 
         None while the disk is full: a claim is a write, and a task started now could not
-        record its answer (core/diskspace.py); the lane waits a poll for space instead."""
+        record its answer (core/disk/full.py); the lane waits a poll for space instead."""
         disk = self.rt.disk
         if disk.full and not await disk.wait_for_space(self.rt.stopping, self.rt.idle_poll_s):
             return None

@@ -27,14 +27,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from media_assistant.core.config import AccountConfig, AppConfig
-from media_assistant.core.errors import AccountUnavailable
-from media_assistant.core.provider import Provider, UnavailableProvider
-from media_assistant.core.states import AccountProblem
+from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.model.errors import AccountUnavailable
+from media_assistant.core.model.provider import Provider, UnavailableProvider
+from media_assistant.core.model.states import AccountProblem
 
 if TYPE_CHECKING:
-    from media_assistant.core.account_store import AccountStatus
-    from media_assistant.core.scheduler import Scheduler
+    from media_assistant.core.lanes.scheduler import Scheduler
+    from media_assistant.core.store.accounts import AccountStatus
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Applying a model's quality gate (core/quality.py) to an answer before it is accepted.
+"""Applying a model's quality gate (core/rules/quality.py) to an answer before it is accepted.
 
 Called by the attempt runner's one write (``AttemptRunner._settle``) when the provider returned
 an answer. A rejected answer is not the task's result; the row goes, in this order:
@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.provider import GenerationResult
-from media_assistant.core.quality import check
-from media_assistant.core.records import Claim
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.provider import GenerationResult
+from media_assistant.core.model.records import Claim
+from media_assistant.core.rules.quality import check
 
 if TYPE_CHECKING:
     from media_assistant.core.lanes.runtime import LaneLog, Runtime

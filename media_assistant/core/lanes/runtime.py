@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.account_store import AccountStatus
-from media_assistant.core.clock import Clock
-from media_assistant.core.config import AppConfig
-from media_assistant.core.diskspace import DiskGuard
-from media_assistant.core.states import AccountProblem
+from media_assistant.core.config.schema import AppConfig
+from media_assistant.core.disk.full import DiskGuard
+from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.states import AccountProblem
+from media_assistant.core.store.accounts import AccountStatus
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
 # How often an idle worker looks for work another process may have submitted, at the latest.
@@ -105,7 +105,7 @@ class Runtime:
     # until they end, so none is garbage-collected mid-flight.
     background: set[asyncio.Task[Any]] = field(default_factory=set)
     # The data dir's disk: while it is full no claim is made and finished answers are held
-    # (core/diskspace.py). The scheduler gives the real one; this default only says "not full".
+    # (core/disk/full.py). The scheduler gives the real one; this default only says "not full".
     disk: DiskGuard = field(default_factory=lambda: DiskGuard(Path.cwd()))
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:

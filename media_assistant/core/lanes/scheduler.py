@@ -14,32 +14,36 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from media_assistant.core.account_store import AccountStore
-from media_assistant.core.clock import Clock, wait_event
-from media_assistant.core.config import AccountConfig, AppConfig
-from media_assistant.core.db import checkpoint_truncate
-from media_assistant.core.disk_reserve import DiskReserve
-from media_assistant.core.diskspace import DiskGuard
-from media_assistant.core.errors import AccountUnavailable, ErrorKind
-from media_assistant.core.events import (
+from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.disk.full import DiskGuard
+from media_assistant.core.disk.last_writes import (
+    last_write,
+    last_writes_on_a_full_disk,
+    take_in_spill,
+)
+from media_assistant.core.disk.reserve import DiskReserve
+from media_assistant.core.lanes.api import ApiLane
+from media_assistant.core.lanes.attempt import AttemptRunner
+from media_assistant.core.lanes.base import Lane
+from media_assistant.core.lanes.live_accounts import AccountDiff, LiveAccounts
+from media_assistant.core.lanes.runtime import AccountView, Runtime
+from media_assistant.core.lanes.web import WebLane
+from media_assistant.core.model.clock import Clock, wait_event
+from media_assistant.core.model.errors import AccountUnavailable, ErrorKind
+from media_assistant.core.model.events import (
     AccountChanged,
     Event,
     TasksAdded,
     TasksChanged,
     TasksSynced,
 )
-from media_assistant.core.lanes.api import ApiLane
-from media_assistant.core.lanes.attempt import AttemptRunner
-from media_assistant.core.lanes.base import Lane
-from media_assistant.core.lanes.runtime import AccountView, Runtime
-from media_assistant.core.lanes.web import WebLane
-from media_assistant.core.last_writes import last_write, last_writes_on_a_full_disk, take_in_spill
-from media_assistant.core.live_accounts import AccountDiff, LiveAccounts
-from media_assistant.core.provider import Provider, UnavailableProvider
-from media_assistant.core.records import BatchInfo, CancelResult, NewTask, SubmitResult
-from media_assistant.core.sessions import SessionStore
-from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
+from media_assistant.core.model.provider import Provider, UnavailableProvider
+from media_assistant.core.model.records import BatchInfo, CancelResult, NewTask, SubmitResult
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
+from media_assistant.core.store.accounts import AccountStore
+from media_assistant.core.store.db import checkpoint_truncate
 from media_assistant.core.store.facade import AsyncAccounts, AsyncSessions, AsyncStore
+from media_assistant.core.store.sessions import SessionStore
 
 log = logging.getLogger(__name__)
 
@@ -299,7 +303,7 @@ class Scheduler:
     # ------------------------------------------------------------------ live configuration
 
     async def apply_config(self, config: AppConfig) -> AccountDiff:
-        """Run on ``config`` from now on, without a restart (core/live_accounts.py): new and
+        """Run on ``config`` from now on, without a restart (core/lanes/live_accounts.py): new and
         edited accounts start working, removed ones finish their running task first."""
         return await self.live.apply(config)
 

@@ -7,17 +7,17 @@ import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from media_assistant.core.clock import wait_event
-from media_assistant.core.config import AccountConfig
-from media_assistant.core.errors import ErrorKind
+from media_assistant.core.accounts.pacer import lane_pacer
+from media_assistant.core.config.schema import AccountConfig
+from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
-from media_assistant.core.locks import ProfileLock
-from media_assistant.core.pacer import lane_pacer
-from media_assistant.core.pacing import resolve_policy
-from media_assistant.core.provider import Provider
-from media_assistant.core.states import AccountProblem, ModelKind
+from media_assistant.core.model.clock import wait_event
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.states import AccountProblem, ModelKind
+from media_assistant.core.rules.pacing import resolve_policy
 
 # The provider gets this long to stop at a checkpoint (and click the page's stop control)
 # before its coroutine is cancelled.

@@ -109,7 +109,7 @@ class InputError(UserError):
 class RuleBroken(ValueError):  # noqa: N818 (a ValueError pydantic reports at its field)
     """A configuration rule a validator checks, as a kind with parameters besides the English
     message: the CLI prints the message, the set-up window words the ``code`` in the operator's
-    language (gui/config_text.py). Parameters are plain values, never a secret."""
+    language (gui/accounts/config_text.py). Parameters are plain values, never a secret."""
 
     def __init__(self, code: str, message: str, **params: Any) -> None:
         super().__init__(message)

@@ -3,8 +3,8 @@
 The core records *what happened* — "attempt 2 of 3 started on ds-web-1" is
 ``started {"attempt": 2, "max_attempts": 3, "base": 0, "account": "ds-web-1"}`` — and keeps the
 English ``message`` beside it for the CLI, the log files and exports. The window turns the code
-into the operator's language through its catalogue (``gui/event_text.py``); a code it does not
-know, and every line written before schema version 6, is shown as its message. Text that comes
+into the operator's language through its catalogue (``gui/common/event_text.py``); a code it does
+not know, and every line written before schema version 6, is shown as its message. Text that comes
 from a site or an API (an error message, a self-check's description) travels as a parameter
 named ``detail`` and is shown as it came, in a tooltip, never spliced into a sentence.
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from media_assistant.core.account_store import AccountStatus
-    from media_assistant.core.records import BatchRecord, Pause
+    from media_assistant.core.model.records import BatchRecord, Pause
+    from media_assistant.core.store.accounts import AccountStatus
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class SchedulerIdle:
 @dataclass(frozen=True, slots=True)
 class DiskSpaceChanged:
     """The data dir's disk became full or usable again, or the number of answers held in
-    memory until they can be written changed (core/diskspace.py). The window shows a banner,
+    memory until they can be written changed (core/disk/full.py). The window shows a banner,
     ``run`` a line."""
 
     full: bool
@@ -117,7 +117,7 @@ class EventBus:
     """Subscribers are called on the loop's thread, in the order events were published.
 
     Stores publish after each commit on whatever thread ran it — a database thread, usually
-    (core/dbthreads.py). Once bound to a loop, an event published on another thread is handed
+    (core/store/threads.py). Once bound to a loop, an event published on another thread is handed
     to the loop with ``call_soon_threadsafe``: first in, first out, so the order of commits is
     the order in which subscribers hear of them.
     """

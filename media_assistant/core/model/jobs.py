@@ -1,8 +1,8 @@
 """What long work sees of whoever waits for it: report progress, obey Cancel.
 
 A job (an export, a support bundle…) is a plain function of a :class:`JobControl`; the window
-runs it off its event loop (``gui/jobs.py``), an export even in a child process
-(``core/export_child.py``). The work calls :meth:`JobControl.check` between steps and stops
+runs it off its event loop (``gui/bridge/jobs.py``), an export even in a child process
+(``core/exports/child.py``). The work calls :meth:`JobControl.check` between steps and stops
 with :class:`JobCanceled`. No Qt here: a child process imports this without the GUI.
 """
 

@@ -1,8 +1,8 @@
 """The one interface both ways of generating implement (httpx for APIs, Playwright for web chats).
 
 A provider gets a :class:`TaskContext` and returns a :class:`GenerationResult` or raises
-:class:`~media_assistant.core.errors.ProviderError` (a kind the lanes know how to handle) or
-:class:`~media_assistant.core.errors.TaskCanceled` (from ``ctx.checkpoint()``).
+:class:`~media_assistant.core.model.errors.ProviderError` (a kind the lanes know how to handle) or
+:class:`~media_assistant.core.model.errors.TaskCanceled` (from ``ctx.checkpoint()``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from media_assistant.core.clock import Clock
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.states import ModelKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +80,7 @@ class TaskContext(Protocol):
         params: Mapping[str, Any] | None = None,
     ) -> None:
         """A line for the task's event log (and the lane's log, with its prefix). ``code`` and
-        ``params``: what it says as a kind (core/event_codes.py), for the window's words."""
+        ``params``: what it says as a kind (core/model/event_codes.py), for the window's words."""
 
     def throttle_account(self, seconds: float, reason: str) -> None:
         """Ask the lane to send this account no new work for ``seconds`` (e.g. quota nearly out)."""
@@ -102,7 +102,7 @@ class UnavailableProvider:
         self.reason = reason
 
     async def generate(self, ctx: TaskContext) -> GenerationResult:
-        from media_assistant.core.errors import ErrorKind, ProviderError
+        from media_assistant.core.model.errors import ErrorKind, ProviderError
 
         raise ProviderError(ErrorKind.BAD_CONFIG, self.reason)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import RowMapping
 
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.model.states import ModelKind, TaskState
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +17,7 @@ class NewTask:
     """One task to submit. A ``task_id`` the operator supplied makes re-imports idempotent (an
     id already present is skipped). One the app made up (``generated_id``, ``<batch>-00001``) is
     only a proposal: if it is taken, the store numbers the submission's generated ids on from
-    the batch's highest (see :mod:`media_assistant.core.task_ids`), so nothing is dropped."""
+    the batch's highest (see :mod:`media_assistant.core.store.task_ids`), so nothing is dropped."""
 
     task_id: str
     model: str
@@ -172,7 +172,7 @@ class TaskEventRecord:
     attempt: int | None
     message: str  # the English line (CLI, logs, exports)
     origin: str | None = None  # the Store that wrote it (see StoreBase.origin)
-    # What happened, as a kind with parameters (core/event_codes.py; schema v6): the window
+    # What happened, as a kind with parameters (core/model/event_codes.py; schema v6): the window
     # says it in the operator's language. None for lines older than version 6.
     code: str | None = None
     params_json: str | None = None

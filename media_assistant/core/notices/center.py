@@ -34,8 +34,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from media_assistant.core.events import AccountChanged, Event, TasksAdded, TasksChanged, TasksSynced
-from media_assistant.core.states import AccountState, TaskState
+from media_assistant.core.model.events import (
+    AccountChanged,
+    Event,
+    TasksAdded,
+    TasksChanged,
+    TasksSynced,
+)
+from media_assistant.core.model.states import AccountState, TaskState
 
 if TYPE_CHECKING:
     from media_assistant.core.store.facade import AsyncStore

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import median
 
-from media_assistant.core.pacing import PacingPlanner
-from media_assistant.core.states import TaskState
+from media_assistant.core.model.states import TaskState
+from media_assistant.core.rules.pacing import PacingPlanner
 
 # Samples per key the duration medians look at: recent enough to follow a site that slows down
 # during the day, enough that one stuck generation is outvoted.
@@ -164,7 +164,7 @@ def estimate_lane(
     Cooling-down accounts are counted as available from now (their pause is short next to a
     batch). A paced account (``Slot.pacing``) starts each task when its pacing allows: after
     its gap, within its window and daily cap, inside its active hours, after a running
-    cooldown or pause (see :class:`~media_assistant.core.pacing.PacingPlanner`).
+    cooldown or pause (see :class:`~media_assistant.core.rules.pacing.PacingPlanner`).
     """
     now = snapshot.now
     stale, dead = _heartbeat_health(snapshot.heartbeat_ages, stale_after_s, dead_after_s)

@@ -1,8 +1,8 @@
 """Pacing and risk guard for web accounts: how often one account may send a prompt.
 
 Pure logic: no I/O, no clock of its own (``now`` is passed in), so the same functions serve the
-web lane (:mod:`media_assistant.core.pacer`), ``status``, the accounts panel and the lane ETA,
-and unit tests run a day of pacing in milliseconds.
+web lane (:mod:`media_assistant.core.accounts.pacer`), ``status``, the accounts panel and the lane
+ETA, and unit tests run a day of pacing in milliseconds.
 
 Why: users of comparable tools lose whole pools of web accounts after a night of back-to-back
 prompts; the public douzhi-chat tool (``src/core/risk-guard.ts``) paces every site it drives.
@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from media_assistant.core.errors import ErrorKind, RuleBroken
+from media_assistant.core.model.errors import ErrorKind, RuleBroken
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from media_assistant.core.provider import GenerationResult
+from media_assistant.core.model.provider import GenerationResult
 
 REFUSAL_WINDOW = 80  # characters: a refusal says so in its first sentence
 

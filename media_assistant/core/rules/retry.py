@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from media_assistant.core.errors import DEFERRING, ErrorKind, ProviderError
+from media_assistant.core.model.errors import DEFERRING, ErrorKind, ProviderError
 
 # A server's Retry-After wins over our own backoff, but never parks a task for more than this.
 RETRY_AFTER_CAP_S = 120.0

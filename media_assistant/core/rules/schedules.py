@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from media_assistant.core.errors import InputError
-from media_assistant.core.pacing import in_active_hours, next_opening
-from media_assistant.core.records import BatchRecord
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import BatchRecord
+from media_assistant.core.rules.pacing import in_active_hours, next_opening
 
 _FORMATS = "YYYY-MM-DDTHH:MM (local time), or HH:MM for the next such time"
 

@@ -12,11 +12,11 @@ from typing import Any
 
 from sqlalchemy import Engine, insert, select, update
 
-from media_assistant.core.clock import Clock
-from media_assistant.core.db import read_tx, write_tx
-from media_assistant.core.events import AccountChanged, EventBus
-from media_assistant.core.schema import AccountRow
-from media_assistant.core.states import AccountProblem, AccountState, ModelKind
+from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.events import AccountChanged, EventBus
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
+from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.schema import AccountRow
 
 A = AccountRow.__table__  # type: ignore[attr-defined]
 

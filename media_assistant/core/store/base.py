@@ -13,12 +13,12 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, and_, insert, literal_column
 
-from media_assistant.core.clock import Clock
-from media_assistant.core.event_codes import EventCode, params_json
-from media_assistant.core.events import BatchesChanged, EventBus, TaskChange, TasksChanged
-from media_assistant.core.records import BatchRecord, Claim
-from media_assistant.core.schema import TaskEventRow, TaskRow
-from media_assistant.core.states import TaskState
+from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.event_codes import EventCode, params_json
+from media_assistant.core.model.events import BatchesChanged, EventBus, TaskChange, TasksChanged
+from media_assistant.core.model.records import BatchRecord, Claim
+from media_assistant.core.model.states import TaskState
+from media_assistant.core.store.schema import TaskEventRow, TaskRow
 
 T = TaskRow.__table__  # type: ignore[attr-defined]
 E = TaskEventRow.__table__  # type: ignore[attr-defined]

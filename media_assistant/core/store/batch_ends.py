@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import func, select
 
-from media_assistant.core.db import read_tx
 from media_assistant.core.store.base import PENDING, RUNNING, StoreBase, T, chunks
+from media_assistant.core.store.db import read_tx
 
 
 class BatchEndReads(StoreBase):

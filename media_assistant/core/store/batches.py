@@ -28,13 +28,12 @@ from sqlalchemy import (
     update,
 )
 
-from media_assistant.core.db import read_tx, write_tx
-from media_assistant.core.errors import ErrorKind, InputError
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.events import PausesChanged, TaskChange
-from media_assistant.core.pacing import parse_active_hours
-from media_assistant.core.records import BatchInfo, BatchRecord, Pause, PriorityResult
-from media_assistant.core.states import TaskState
+from media_assistant.core.model.errors import ErrorKind, InputError
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.events import PausesChanged, TaskChange
+from media_assistant.core.model.records import BatchInfo, BatchRecord, Pause, PriorityResult
+from media_assistant.core.model.states import TaskState
+from media_assistant.core.rules.pacing import parse_active_hours
 from media_assistant.core.store.base import (
     IS_PENDING,
     IS_RUNNING,
@@ -44,6 +43,7 @@ from media_assistant.core.store.base import (
     T,
     chunks,
 )
+from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.holds import SCOPES, B, P
 
 # Failed tasks that fail the same way when run again unchanged: "retry failed" leaves them out

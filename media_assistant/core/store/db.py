@@ -23,13 +23,13 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from media_assistant.core import migrations
+from media_assistant.core.store import migrations
 
 BUSY_TIMEOUT_MS = 10_000
 
 log = logging.getLogger(__name__)
 
-# Threads that run an event loop: no statement may run there (core/dbthreads.py says why).
+# Threads that run an event loop: no statement may run there (core/store/threads.py says why).
 _loop_threads: set[int] = set()
 # Call sites of statements that ran on a loop thread anyway ("file:line in function").
 loop_sql_sites: list[str] = []
@@ -51,7 +51,9 @@ def _check_thread() -> None:
     frames = [
         f
         for f in traceback.extract_stack(limit=16)[:-3]
-        if not any(part in f.filename for part in ("/core/db.py", "/core/store/", "contextlib"))
+        if not any(
+            part in f.filename for part in ("/core/store/db.py", "/core/store/", "contextlib")
+        )
     ]
     site = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else "?"
     if site not in loop_sql_sites:
@@ -68,7 +70,7 @@ def open_engine(url: str, *, read_only: bool = False) -> Engine:
 
     ``read_only`` (status, export, lists): every connection is ``query_only`` (a write would
     fail, not wait for a lock), the journal mode is left as it is, and the schema is only
-    checked to be readable, never migrated (core/migrations.py ``OLDEST_READABLE``).
+    checked to be readable, never migrated (core/store/migrations.py ``OLDEST_READABLE``).
     """
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
@@ -130,7 +132,7 @@ def is_sqlite(engine: Engine) -> bool:
 
 def checkpoint_truncate(engine: Engine) -> bool:
     """SQLite: copy the write-ahead log into the database and truncate it to zero bytes, giving
-    its disk space back (used on a full disk, core/diskspace.py). True if it completed. Run it
+    its disk space back (used on a full disk, core/disk/full.py). True if it completed. Run it
     on the writer thread: it waits for readers like any write."""
     if not is_sqlite(engine):
         return False

@@ -9,10 +9,10 @@ from collections.abc import Iterator, Sequence
 
 from sqlalchemy import select
 
-from media_assistant.core.db import read_tx
-from media_assistant.core.records import TaskRecord
-from media_assistant.core.states import TaskState
+from media_assistant.core.model.records import TaskRecord
+from media_assistant.core.model.states import TaskState
 from media_assistant.core.store.base import StoreBase, T, chunks
+from media_assistant.core.store.db import read_tx
 
 
 class ExportReads(StoreBase):

@@ -20,14 +20,14 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Engine
 
-from media_assistant.core.account_store import AccountStore
-from media_assistant.core.clock import Clock
-from media_assistant.core.dbthreads import DbThreads
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.events import EventBus
-from media_assistant.core.records import Claim, ClaimRequest, Handover
-from media_assistant.core.sessions import SessionStore
+from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.events import EventBus
+from media_assistant.core.model.records import Claim, ClaimRequest, Handover
 from media_assistant.core.store import Store
+from media_assistant.core.store.accounts import AccountStore
+from media_assistant.core.store.sessions import SessionStore
+from media_assistant.core.store.threads import DbThreads
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ pauses (:class:`PausesChanged`, the whole small set) and batch rows written sinc
 (:class:`BatchesChanged`: a submit or a new schedule from a terminal).
 
 It runs on the **writer** thread, not a reader: this process's own commits happen there too,
-in order, and their events reach the loop in that order (core/dbthreads.py). A row read here
+in order, and their events reach the loop in that order (core/store/threads.py). A row read here
 is therefore never older than a change of ours published before it, and never published after
 a newer change of ours — a view fed by the bus cannot be sent back in time.
 """
@@ -21,14 +21,14 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from media_assistant.core.account_store import AccountStatus
-from media_assistant.core.events import (
+from media_assistant.core.model.events import (
     AccountChanged,
     BatchesChanged,
     PausesChanged,
     TasksSynced,
 )
-from media_assistant.core.records import Pause
+from media_assistant.core.model.records import Pause
+from media_assistant.core.store.accounts import AccountStatus
 from media_assistant.core.store.base import chunks
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 

@@ -32,8 +32,8 @@ from sqlalchemy import (
     union_all,
 )
 
-from media_assistant.core.schema import AccountRow, BatchRow, QueuePauseRow, TaskRow
-from media_assistant.core.states import AccountProblem
+from media_assistant.core.model.states import AccountProblem
+from media_assistant.core.store.schema import AccountRow, BatchRow, QueuePauseRow, TaskRow
 
 T = TaskRow.__table__  # type: ignore[attr-defined]
 B = BatchRow.__table__  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Engine, inspect, select, text
 from sqlmodel import SQLModel
 
-from media_assistant.core import schema
+from media_assistant.core.store import schema
 
 
 def _create_index(conn: Connection, name: str) -> None:

@@ -7,12 +7,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, update
 
-from media_assistant.core.db import write_tx
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.events import TaskChange
-from media_assistant.core.records import CancelResult
-from media_assistant.core.states import TaskState
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.events import TaskChange
+from media_assistant.core.model.records import CancelResult
+from media_assistant.core.model.states import TaskState
 from media_assistant.core.store.base import (
     IS_PENDING,
     IS_RUNNING,
@@ -23,6 +22,7 @@ from media_assistant.core.store.base import (
     chunks,
 )
 from media_assistant.core.store.batches import retry_filter
+from media_assistant.core.store.db import write_tx
 
 
 class OperatorRoom(StoreBase):

@@ -11,12 +11,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, bindparam, case, select, update
 
-from media_assistant.core.db import read_tx, write_tx
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.events import TaskChange, TaskLogged
-from media_assistant.core.records import Claim
-from media_assistant.core.states import TaskState
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.events import TaskChange, TaskLogged
+from media_assistant.core.model.records import Claim
+from media_assistant.core.model.states import TaskState
 from media_assistant.core.store.base import (
     IS_RUNNING,
     PENDING,
@@ -25,6 +24,7 @@ from media_assistant.core.store.base import (
     chunks,
     claim_fence,
 )
+from media_assistant.core.store.db import read_tx, write_tx
 
 # SET comes from the execute parameters (the columns being written); the fence from these.
 _FENCED_UPDATE = update(T).where(

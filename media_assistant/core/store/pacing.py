@@ -12,9 +12,9 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select, update
 
-from media_assistant.core.db import read_tx, write_tx
-from media_assistant.core.pacing import PacingState
-from media_assistant.core.schema import AccountPacingRow
+from media_assistant.core.rules.pacing import PacingState
+from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.schema import AccountPacingRow
 
 P = AccountPacingRow.__table__  # type: ignore[attr-defined]
 

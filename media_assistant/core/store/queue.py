@@ -10,11 +10,10 @@ from typing import Any
 from sqlalchemy import Select, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from media_assistant.core.db import read_tx, write_tx
-from media_assistant.core.event_codes import EventCode, params_json
-from media_assistant.core.events import TaskChange, TasksAdded
-from media_assistant.core.records import BatchInfo, Claim, NewTask, SubmitResult
-from media_assistant.core.states import ModelKind
+from media_assistant.core.model.event_codes import EventCode, params_json
+from media_assistant.core.model.events import TaskChange, TasksAdded
+from media_assistant.core.model.records import BatchInfo, Claim, NewTask, SubmitResult
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store.base import (
     IS_PENDING,
     PENDING,
@@ -26,8 +25,9 @@ from media_assistant.core.store.base import (
     view_row,
 )
 from media_assistant.core.store.batches import save_batch
+from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.holds import claimable, minute_of_day
-from media_assistant.core.task_ids import settle_generated_ids
+from media_assistant.core.store.task_ids import settle_generated_ids
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class QueueRoom(StoreBase):
         self, tasks: Sequence[NewTask], *, max_attempts: int = 3, batch: BatchInfo | None = None
     ) -> SubmitResult:
         """Insert new tasks in one transaction. Supplied ids already present are skipped, not
-        duplicated; generated ones that are taken get fresh numbers (core/task_ids.py).
+        duplicated; generated ones that are taken get fresh numbers (core/store/task_ids.py).
 
         Every batch gets its row in ``batches`` in the same transaction (``batch``: what the
         operator said about it — name, source file, template, title column, schedule)."""

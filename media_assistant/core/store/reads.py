@@ -11,9 +11,8 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, select
 
-from media_assistant.core.db import read_tx
-from media_assistant.core.records import TASK_COLUMNS, TaskEventRecord, TaskRecord
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.model.records import TASK_COLUMNS, TaskEventRecord, TaskRecord
+from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store.base import (
     IS_RUNNING,
     PENDING,
@@ -25,6 +24,7 @@ from media_assistant.core.store.base import (
     T,
     chunks,
 )
+from media_assistant.core.store.db import read_tx
 
 _GET = select(T).where(T.c.task_id == bindparam("task_id"))
 

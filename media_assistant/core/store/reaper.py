@@ -14,14 +14,14 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, or_, select, update
 
-from media_assistant.core.db import read_tx, write_tx
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.events import TaskChange
-from media_assistant.core.records import ReleasedTask
-from media_assistant.core.schema import SessionRow
-from media_assistant.core.states import ModelKind, TaskState
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.events import TaskChange
+from media_assistant.core.model.records import ReleasedTask
+from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store.base import IS_RUNNING, StoreBase, T
+from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.schema import SessionRow
 
 S = SessionRow.__table__  # type: ignore[attr-defined]
 

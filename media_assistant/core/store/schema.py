@@ -122,8 +122,8 @@ class TaskEventRow(SQLModel, table=True):
     # Which Store wrote it (schema version 4): a window following the log skips its own lines.
     origin: str | None = None
     # What happened as a kind with parameters (schema version 6): the window says it in the
-    # operator's language (gui/event_text.py); ``message`` stays the English line for the CLI,
-    # logs and exports. NULL for lines written before version 6 (shown as their message).
+    # operator's language (gui/common/event_text.py); ``message`` stays the English line for the
+    # CLI, logs and exports. NULL for lines written before version 6 (shown as their message).
     code: str | None = None
     params_json: str | None = Field(default=None, sa_column=Column(Text))
 
@@ -151,7 +151,7 @@ class AccountRow(SQLModel, table=True):
 
 class AccountPacingRow(SQLModel, table=True):
     """What pacing remembers per web account (schema version 5): prompt times in the window,
-    today's count, the last answer's end, cooldowns and pauses, as JSON (core/pacing.py's
+    today's count, the last answer's end, cooldowns and pauses, as JSON (core/rules/pacing.py's
     PacingState). A row of its own, so a restart keeps a daily cap and a 6-hour pause."""
 
     __tablename__ = "account_pacing"

@@ -8,9 +8,9 @@ import uuid
 
 from sqlalchemy import Engine, insert, select, update
 
-from media_assistant.core.clock import Clock
-from media_assistant.core.db import read_tx, write_tx
-from media_assistant.core.schema import SessionRow
+from media_assistant.core.model.clock import Clock
+from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.schema import SessionRow
 
 S = SessionRow.__table__  # type: ignore[attr-defined]
 

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, select
 
-from media_assistant.core.records import NewTask
-from media_assistant.core.schema import TaskRow
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.store.schema import TaskRow
 
 T = TaskRow.__table__  # type: ignore[attr-defined]
 

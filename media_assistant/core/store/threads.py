@@ -15,7 +15,7 @@ network one day — must not freeze both, so the loop only ever *awaits* stateme
 ``concurrent.futures`` rather than a library: the standard executor plus ``asyncio.wrap_future``
 is all this needs, and it works on every event loop we run on (asyncio's, qasync's).
 
-In a process that marks its loop thread (:func:`media_assistant.core.db.mark_loop_thread`), a
+In a process that marks its loop thread (:func:`media_assistant.core.store.db.mark_loop_thread`), a
 statement that still runs there is logged with its call site; a test asserts there are none.
 """
 

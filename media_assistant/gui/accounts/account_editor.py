@@ -36,15 +36,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.config_edit import ConfigDocument
-from media_assistant.core.errors import ConfigError, InputError, ProviderError
-from media_assistant.core.states import ModelKind
-from media_assistant.gui import labels
-from media_assistant.gui.config_text import problem_text
-from media_assistant.gui.form_problems import FormProblems, ProblemLabel
-from media_assistant.gui.jobs import spawn
-from media_assistant.gui.setup_session import SetupSession
-from media_assistant.gui.style import latin_width
+from media_assistant.core.config.edit import ConfigDocument
+from media_assistant.core.model.errors import ConfigError, InputError, ProviderError
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.accounts.config_text import problem_text
+from media_assistant.gui.accounts.setup_session import SetupSession
+from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.form_problems import FormProblems, ProblemLabel
+from media_assistant.gui.common.style import latin_width
 
 FILE_CHOICE = "\x00file"  # the site combo's "adapter file…" entry
 CHECK_DELAY_MS = 300  # fields are checked this long after the last keystroke
@@ -452,7 +452,7 @@ class AccountEditor(QDialog):
             self._set_busy(False)
 
     async def _fetch(self, base_url: str, key: str) -> None:
-        from media_assistant.core.errors import ErrorKind
+        from media_assistant.core.model.errors import ErrorKind
         from media_assistant.providers.api.probe import list_models
 
         self._note(self.tr("Asking %1 for its models…").replace("%1", base_url))

@@ -1,8 +1,8 @@
 """A configuration problem in the operator's language, for the set-up window.
 
-The schema (``core/config.py``'s ``check_config``, and the site adapters' check) reports each
+The schema (``core/config/schema.py``'s ``check_config``, and the site adapters' check) reports each
 problem with an English message — what the command line prints — and a ``code``: a rule of ours
-(``core/errors.py`` ``RuleBroken``: "url_scheme", "duplicate_account"…) or pydantic's error
+(``core/model/errors.py`` ``RuleBroken``: "url_scheme", "duplicate_account"…) or pydantic's error
 type ("missing", "less_than_equal"…), with its parameters. The words are here, in the
 catalogue's "ConfigProblem" context; a code this table does not know is shown as the English
 message. A problem about another entry than the one being edited names that entry first.
@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from media_assistant.core.config import ConfigProblem
+from media_assistant.core.config.schema import ConfigProblem
 
 _CTX = "ConfigProblem"
 
@@ -75,7 +75,7 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "enum": lambda p: _fill(
         QT_TRANSLATE_NOOP("ConfigProblem", "Choose one of: %1"), p.get("expected")
     ),
-    # our rules (core/config.py, core/pacing.py, providers/adapter_check.py)
+    # our rules (core/config/schema.py, core/rules/pacing.py, providers/adapter_check.py)
     "account_id_chars": lambda p: _t(
         QT_TRANSLATE_NOOP(
             "ConfigProblem",

@@ -20,14 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.config_edit import ConfigDocument
-from media_assistant.core.errors import ConfigError, InputError
-from media_assistant.gui import labels
-from media_assistant.gui.config_text import problem_text
-from media_assistant.gui.form_problems import FormProblems, ProblemLabel
-from media_assistant.gui.jobs import spawn
-from media_assistant.gui.setup_session import SetupSession
-from media_assistant.gui.style import latin_width
+from media_assistant.core.config.edit import ConfigDocument
+from media_assistant.core.model.errors import ConfigError, InputError
+from media_assistant.gui.accounts.config_text import problem_text
+from media_assistant.gui.accounts.setup_session import SetupSession
+from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.form_problems import FormProblems, ProblemLabel
+from media_assistant.gui.common.style import latin_width
 
 
 class ModelEditor(QDialog):

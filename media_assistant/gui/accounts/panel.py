@@ -26,16 +26,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.account_store import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
-from media_assistant.core.config import AccountConfig
-from media_assistant.core.pacing import Hold, PacingView
-from media_assistant.core.states import AccountState, ModelKind
-from media_assistant.gui import labels
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.jobs import spawn
-from media_assistant.gui.pacing_labels import pacing_text, pause_notice
-from media_assistant.gui.queue_holds import QueueHolds
-from media_assistant.gui.style import ACCOUNT_COLORS, AMBER, LANE_COLORS
+from media_assistant.core.config.schema import AccountConfig
+from media_assistant.core.model.states import AccountState, ModelKind
+from media_assistant.core.rules.pacing import Hold, PacingView
+from media_assistant.core.store.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.bridge.queue_holds import QueueHolds
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.pacing_labels import pacing_text, pause_notice
+from media_assistant.gui.common.style import ACCOUNT_COLORS, AMBER, LANE_COLORS
 
 COL_NAME, COL_STATE, COL_ENABLED, COL_ACTION = range(4)
 

@@ -4,7 +4,7 @@ Accounts (web: a chat site and its browser profile; API: an address and a key) a
 with what they serve; models with their options. Each change is checked with the config
 schema, saved atomically into config.toml (comments kept) and applied to the running
 scheduler at once: a new account starts working, an edited one continues with its new
-settings, a removed one finishes its running task first (core/live_accounts.py).
+settings, a removed one finishes its running task first (core/lanes/live_accounts.py).
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.errors import ConfigError, InputError
-from media_assistant.core.states import ModelKind
-from media_assistant.gui import labels
-from media_assistant.gui.account_editor import AccountEditor
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.jobs import spawn
-from media_assistant.gui.model_editor import ModelEditor
-from media_assistant.gui.setup_session import SetupSession
-from media_assistant.gui.style import RED, latin_width, resize_within_screen
+from media_assistant.core.model.errors import ConfigError, InputError
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.accounts.account_editor import AccountEditor
+from media_assistant.gui.accounts.model_editor import ModelEditor
+from media_assistant.gui.accounts.setup_session import SetupSession
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.style import RED, latin_width, resize_within_screen
 
 
 class SetupDialog(QDialog):
@@ -263,7 +263,7 @@ class SetupDialog(QDialog):
             await asyncio.to_thread(resolve_browser, executable)
         except BrowserNotFound as exc:
             if exc.downloadable:
-                from media_assistant.gui.browser_download import offer_browser_download
+                from media_assistant.gui.accounts.browser_download import offer_browser_download
 
                 offer_browser_download(self)
             else:

@@ -1,5 +1,5 @@
 """What the set-up window edits and how a change takes effect: the operator's config.toml as a
-:class:`~media_assistant.core.config_edit.ConfigDocument`, checked with the one schema (plus
+:class:`~media_assistant.core.config.edit.ConfigDocument`, checked with the one schema (plus
 every web account's site adapter), saved atomically, then applied to the running scheduler
 (:meth:`AppController.apply_config`) — no restart, no TOML typed by hand."""
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from media_assistant.core.config import AppConfig, ConfigProblem
-from media_assistant.core.config_edit import ConfigDocument
-from media_assistant.core.paths import Paths
-from media_assistant.core.states import ModelKind
-from media_assistant.gui.controller import AppController
+from media_assistant.core.config.edit import ConfigDocument
+from media_assistant.core.config.schema import AppConfig, ConfigProblem
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.bridge.controller import AppController
 from media_assistant.providers.adapter_check import (
     AdapterEntry,
     adapter_entries,

@@ -43,8 +43,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.gui.queue_holds import QueueHolds
-from media_assistant.gui.style import (
+from media_assistant.gui.bridge.queue_holds import QueueHolds
+from media_assistant.gui.common.style import (
     AMBER,
     RED,
     STATE_COLORS,
@@ -52,7 +52,7 @@ from media_assistant.gui.style import (
     format_duration,
     latin_width,
 )
-from media_assistant.gui.task_rows import BatchCounts, BatchTally
+from media_assistant.gui.tasks.rows import BatchCounts, BatchTally
 
 Index = QModelIndex | QPersistentModelIndex
 BATCH_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -1,7 +1,7 @@
 """The "New batch" dialog: pasted prompts or a batch file in, a validated list of NewTask out.
 
-All parsing and validation is the core's (``core.batch_import``); this module only collects the
-operator's choices and shows the core's verdict. The "Import file" page is
+All parsing and validation is the core's (``core.batches.batch_import``); this module only collects
+the operator's choices and shows the core's verdict. The "Import file" page is
 :mod:`batch_file_page`, the shared fields below the tabs :mod:`batch_options`. Reading a file runs
 on a short-lived thread so a slow disk or a large workbook never freezes the window.
 """
@@ -29,18 +29,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.batch_import import (
+from media_assistant.core.batches.batch_import import (
     SUPPORTED_SUFFIXES,
     default_batch_id,
     read_batch,
     tasks_from_lines,
 )
-from media_assistant.core.errors import InputError
-from media_assistant.core.records import BatchInfo, NewTask
-from media_assistant.core.states import ModelKind
-from media_assistant.gui.batch_file_page import BatchFilePage, FilePreview
-from media_assistant.gui.batch_options import BatchOptionsForm
-from media_assistant.gui.style import RED, latin_width, resize_within_screen
+from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.records import BatchInfo, NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.batches.file_page import BatchFilePage, FilePreview
+from media_assistant.gui.batches.options import BatchOptionsForm
+from media_assistant.gui.common.style import RED, latin_width, resize_within_screen
 
 _PROBLEM = f"color: {RED};"
 

@@ -1,7 +1,8 @@
 """When each lane and each batch is expected to be done: the lanes' list scheduling on paper
-(core/eta.py), with the queue as it really is — batches ahead take the accounts first — grouped
-per batch. One plan serves the lane panels and the batches list (gui/queue_controls.py decides
-when to make one, and where: at once for a short queue, on a worker thread for a long one).
+(core/rules/eta.py), with the queue as it really is — batches ahead take the accounts first —
+grouped per batch. One plan serves the lane panels and the batches list
+(gui/window/queue_controls.py decides when to make one, and where: at once for a short queue, on
+a worker thread for a long one).
 
 Pending tasks a pause or a schedule holds back are left out of the plan (they will not start
 now); a batch held that way says so instead of an ETA.
@@ -13,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from media_assistant.core.eta import (
+from media_assistant.core.rules.eta import (
     FinishedTask,
     LaneEstimate,
     LaneSnapshot,
@@ -21,7 +22,7 @@ from media_assistant.core.eta import (
     estimate_lane,
     finish_times,
 )
-from media_assistant.gui.task_rows import LaneIndex, Row
+from media_assistant.gui.tasks.rows import LaneIndex, Row
 
 Held = frozenset[tuple[str, str]]  # (batch id, lane) a pause or a schedule holds back now
 

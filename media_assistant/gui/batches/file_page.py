@@ -30,15 +30,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.batch_import import (
+from media_assistant.core.batches.batch_import import (
     SUPPORTED_SUFFIXES,
     default_title_column,
     preview_table,
     render_template,
     template_fields,
 )
-from media_assistant.core.errors import InputError
-from media_assistant.gui.style import RED, bold, latin_width
+from media_assistant.core.model.errors import InputError
+from media_assistant.gui.common.style import RED, bold, latin_width
 
 PREVIEW_ROWS = 5
 RENDERED_ROWS = 3

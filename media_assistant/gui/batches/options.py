@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.states import ModelKind
-from media_assistant.gui import labels
-from media_assistant.gui.batch_file_page import FilePreview
-from media_assistant.gui.style import LANE_COLORS
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.batches.file_page import FilePreview
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.style import LANE_COLORS
 
 _MUTED = "color: palette(placeholder-text);"
 

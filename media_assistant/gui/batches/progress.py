@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from media_assistant.gui.task_rows import BatchCounts
+from media_assistant.gui.tasks.rows import BatchCounts
 
 
 @dataclass(frozen=True, slots=True)

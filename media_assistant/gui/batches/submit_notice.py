@@ -1,7 +1,7 @@
 """Tells the operator which of a submission's task ids were already present and not added.
 
 Only ids the operator supplied can be skipped (a re-imported file adds nothing twice; ids the app
-makes up never collide, see core/task_ids.py). A skip is easy to miss in a status bar, and a
+makes up never collide, see core/store/task_ids.py). A skip is easy to miss in a status bar, and a
 prompt the operator believes queued must not vanish in silence: so a (non-modal) box names every
 skipped id, the first few in its text and all of them in its details.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from media_assistant.core.records import SubmitResult
+from media_assistant.core.model.records import SubmitResult
 
 SHOWN_IDS = 10
 

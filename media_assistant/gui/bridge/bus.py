@@ -1,5 +1,5 @@
 """Core events → Qt signals. Events reach the bus on the GUI thread (the store hands them to the
-loop in commit order, core/events.py), so no marshalling is needed here; what this adds is
+loop in commit order, core/model/events.py), so no marshalling is needed here; what this adds is
 coalescing: bursts of changes reach views at most every ``FLUSH_MS``, merged per task, so a
 400-task batch finishing does not mean 400 repaints — and a 10,000-row submit from another
 process reaches them in slices of ``FLUSH_ROWS``, ``BACKLOG_GAP_MS`` apart."""
@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from media_assistant.core.events import (
+from media_assistant.core.model.events import (
     AccountChanged,
     BatchesChanged,
     Event,

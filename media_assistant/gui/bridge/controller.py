@@ -1,8 +1,8 @@
 """What the window can ask of the app: one object between the widgets and the services.
 
 Widgets call these methods (``@asyncSlot`` handlers stay thin); nothing here knows a widget.
-Every read and write is awaited: statements run on the database threads (core/dbthreads.py),
-long work (an export) on a job's worker thread (gui/jobs.py); the loop only waits.
+Every read and write is awaited: statements run on the database threads (core/store/threads.py),
+long work (an export) on a job's worker thread (gui/bridge/jobs.py); the loop only waits.
 """
 
 from __future__ import annotations
@@ -14,15 +14,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from media_assistant.core.account_store import AccountStatus
-from media_assistant.core.config import AccountConfig, AppConfig
-from media_assistant.core.eta import Slot
-from media_assistant.core.events import AccountChanged, Event
-from media_assistant.core.export import ExportScope, Headers, export_scope
-from media_assistant.core.export_child import can_run_in_child, export_in_child
-from media_assistant.core.pacer import Pacer
-from media_assistant.core.pacing import PacingView
-from media_assistant.core.records import (
+from media_assistant.core.accounts.pacer import Pacer
+from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.exports.child import can_run_in_child, export_in_child
+from media_assistant.core.exports.write import ExportScope, Headers, export_scope
+from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.events import AccountChanged, Event
+from media_assistant.core.model.records import (
     BatchInfo,
     BatchRecord,
     CancelResult,
@@ -33,11 +31,13 @@ from media_assistant.core.records import (
     TaskEventRecord,
     TaskRecord,
 )
-from media_assistant.core.scheduler import Scheduler
-from media_assistant.core.states import AccountProblem, AccountState, ModelKind
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
+from media_assistant.core.rules.eta import Slot
+from media_assistant.core.rules.pacing import PacingView
+from media_assistant.core.store.accounts import AccountStatus
 from media_assistant.core.store.follower import DatabaseFollower
-from media_assistant.gui.bridge import QtEventBridge
-from media_assistant.gui.jobs import JobControl
+from media_assistant.gui.bridge.bus import QtEventBridge
+from media_assistant.gui.bridge.jobs import JobControl
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
@@ -193,8 +193,8 @@ class AppController(QObject):
         scope: ExportScope | None = None,
         headers: Headers = "en",
     ) -> Callable[[JobControl], int]:
-        """An export as a job (gui/jobs.py) with progress and Cancel (a canceled export
-        leaves no file behind): read and written in a child process (core/export_child.py),
+        """An export as a job (gui/bridge/jobs.py) with progress and Cancel (a canceled export
+        leaves no file behind): read and written in a child process (core/exports/child.py),
         which the job's worker thread waits for; a store in memory is exported on that thread."""
         store = self.services.store  # the synchronous store: this runs off the loop
         scope = scope or ExportScope()
@@ -215,7 +215,7 @@ class AppController(QObject):
         account = self.services.config.account(account_id)
         if account is None or account.kind is not ModelKind.WEB or account.site == "fake":
             return False, self.tr("this account has no browser to sign in with")
-        from media_assistant.core.locks import ProfileLock
+        from media_assistant.core.files.locks import ProfileLock
         from media_assistant.providers.web.adapter import load_adapter
         from media_assistant.providers.web.executable import resolve_browser
         from media_assistant.providers.web.signin import login_interactive

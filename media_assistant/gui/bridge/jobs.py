@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-from media_assistant.core.jobs import JobCanceled, JobControl
+from media_assistant.core.model.jobs import JobCanceled, JobControl
 
 __all__ = ["JobCanceled", "JobControl", "JobRunner", "spawn"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from media_assistant.core.records import BatchRecord, Pause
-from media_assistant.core.schedules import held_until
+from media_assistant.core.model.records import BatchRecord, Pause
+from media_assistant.core.rules.schedules import held_until
 
 
 @dataclass(frozen=True, slots=True)

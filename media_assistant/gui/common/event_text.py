@@ -1,5 +1,5 @@
 """A task's event log line in the operator's language: the core records a kind with parameters
-(core/event_codes.py), the words are here, in the catalogue ("EventText" context).
+(core/model/event_codes.py), the words are here, in the catalogue ("EventText" context).
 
 A line without a code (written before schema version 6) or with one this version does not know
 is shown as its English message. Text that came from a site or an API travels as ``detail`` and
@@ -14,10 +14,10 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from media_assistant.core.records import TaskEventRecord
-from media_assistant.gui import labels
-from media_assistant.gui.pacing_labels import minutes, risk_kind
-from media_assistant.gui.style import format_duration
+from media_assistant.core.model.records import TaskEventRecord
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.pacing_labels import minutes, risk_kind
+from media_assistant.gui.common.style import format_duration
 
 _CTX = "EventText"
 

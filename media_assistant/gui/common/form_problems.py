@@ -1,9 +1,9 @@
 """Problems shown next to the fields they are about.
 
-The rules are the configuration schema's (``core/config.py``'s ``check_config``, and the site
+The rules are the configuration schema's (``core/config/schema.py``'s ``check_config``, and the site
 adapters' check): an editor puts what the operator typed into a copy of the configuration,
 asks the schema, and hands the problems here by key. The words are the operator's language
-for the problem's code (gui/config_text.py); the command line prints the schema's English.
+for the problem's code (gui/accounts/config_text.py); the command line prints the schema's English.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from media_assistant.gui.style import RED
+from media_assistant.gui.common.style import RED
 
 
 class ProblemLabel(QLabel):

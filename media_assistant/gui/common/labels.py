@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from media_assistant.core.account_store import AccountStatus
-from media_assistant.core.errors import ErrorKind
-from media_assistant.core.states import AccountProblem, AccountState, ModelKind, TaskState
-from media_assistant.gui.style import format_duration
+from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
+from media_assistant.core.store.accounts import AccountStatus
+from media_assistant.gui.common.style import format_duration
 
 _TASK_STATES: dict[str, object] = {
     TaskState.PENDING: QT_TRANSLATE_NOOP("TaskState", "Pending"),
@@ -88,7 +88,7 @@ _EVENT_KINDS: dict[str, object] = {
     "cancel": QT_TRANSLATE_NOOP("TaskEventKind", "Cancel"),
 }
 
-# The quality gate's rules (core/quality.py).
+# The quality gate's rules (core/rules/quality.py).
 _QUALITY_RULES: dict[str, object] = {
     "too_short": QT_TRANSLATE_NOOP("QualityRule", "answer too short"),
     "refusal": QT_TRANSLATE_NOOP("QualityRule", "the model refused"),
@@ -209,7 +209,7 @@ def account_reason(status: AccountStatus | None, now: float) -> str:
         status.problem not in (AccountProblem.NONE, AccountProblem.REBUILD)
         and state is not AccountState.DISABLED
     ):
-        # (REBUILD is a request to the scheduler, not a problem: core/account_store.py)
+        # (REBUILD is a request to the scheduler, not a problem: core/store/accounts.py)
         return problem_text(status)
     if state is AccountState.COOLING_DOWN:
         reason = status.cooldown_reason

@@ -1,4 +1,4 @@
-"""The words for a web account's pacing (core/pacing.py's PacingView), in the operator's
+"""The words for a web account's pacing (core/rules/pacing.py's PacingView), in the operator's
 language: "next task in 1:42", "3 of 4 in 30 min", "cooling down: captcha, 44 min",
 "paused until 08:00". The core returns kinds and times; only the words live here."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from media_assistant.core.pacing import (
+from media_assistant.core.rules.pacing import (
     Hold,
     PacingView,
     clock_text,

@@ -1,7 +1,7 @@
 """The notification list: what happened while the operator looked elsewhere (a batch ended, an
 account needs them, the disk is nearly full). A notice stays until it is read — clicked, or
 *Mark all read* — and unread ones survive a restart (QSettings). The tab's title counts them.
-Notices come from the core's NoticeCenter (core/notices.py) through :class:`NoticeHub`,
+Notices come from the core's NoticeCenter (core/notices/center.py) through :class:`NoticeHub`,
 which also starts the webhooks (media_assistant/notices_runtime.py)."""
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.notices import Notice, NoticeKind
-from media_assistant.gui import labels
+from media_assistant.core.notices.center import Notice, NoticeKind
+from media_assistant.gui.common import labels
 
 SETTINGS_KEY = "notifications/unread"
 KEEP_UNREAD = 200

@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.export import ExportScope, Headers
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.export_dialog import ExportDialog
-from media_assistant.gui.jobs import JobCanceled, JobRunner, spawn
-from media_assistant.gui.task_model import TaskTableModel
-from media_assistant.gui.task_view import TaskTable
+from media_assistant.core.exports.write import ExportScope, Headers
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.bridge.jobs import JobCanceled, JobRunner, spawn
+from media_assistant.gui.tasks.export_dialog import ExportDialog
+from media_assistant.gui.tasks.model import TaskTableModel
+from media_assistant.gui.tasks.view import TaskTable
 
 
 class TaskActions(QObject):

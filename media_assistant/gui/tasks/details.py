@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.records import TaskEventRecord, TaskRecord
-from media_assistant.gui import labels
-from media_assistant.gui.event_text import attempt_of
-from media_assistant.gui.style import (
+from media_assistant.core.model.records import TaskEventRecord, TaskRecord
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.event_text import attempt_of
+from media_assistant.gui.common.style import (
     LANE_COLORS,
     RED,
     STATE_COLORS,
@@ -37,8 +37,8 @@ from media_assistant.gui.style import (
     resize_within_screen,
     state_icon,
 )
-from media_assistant.gui.task_events import EventLogView, local_time
-from media_assistant.gui.task_result import TaskResultPage
+from media_assistant.gui.tasks.event_log import EventLogView, local_time
+from media_assistant.gui.tasks.result import TaskResultPage
 
 _MUTED = "color: palette(placeholder-text);"
 _ERROR_STYLE = f"color: {RED}; border: 1px solid {RED}; border-radius: 4px; padding: 4px;"

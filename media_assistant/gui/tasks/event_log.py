@@ -10,10 +10,10 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from media_assistant.core.records import TaskEventRecord
-from media_assistant.gui import labels
-from media_assistant.gui.event_text import event_text, event_tooltip
-from media_assistant.gui.style import AMBER, RED, STATE_COLORS, latin_width, state_icon
+from media_assistant.core.model.records import TaskEventRecord
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.event_text import event_text, event_tooltip
+from media_assistant.gui.common.style import AMBER, RED, STATE_COLORS, latin_width, state_icon
 
 _Index = QModelIndex | QPersistentModelIndex
 

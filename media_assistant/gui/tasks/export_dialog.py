@@ -2,7 +2,7 @@
 format, the header language and where; the file name is proposed from the batch and the time.
 
 Non-modal (the scheduler keeps running meanwhile); the export itself runs as a background job
-(gui/task_actions.py). The dialog only decides: :meth:`request` says what to export.
+(gui/tasks/actions.py). The dialog only decides: :meth:`request` says what to export.
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.export import FORMAT_SUFFIX, ExportScope, Headers, default_export_name
+from media_assistant.core.exports.write import (
+    FORMAT_SUFFIX,
+    ExportScope,
+    Headers,
+    default_export_name,
+)
 
 SETTINGS_FOLDER = "export/folder"
 SETTINGS_FORMAT = "export/format"

@@ -29,10 +29,10 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from media_assistant.gui import labels
-from media_assistant.gui.event_text import attempt_cell, attempt_text
-from media_assistant.gui.queue_holds import QueueHolds
-from media_assistant.gui.style import (
+from media_assistant.gui.bridge.queue_holds import QueueHolds
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.event_text import attempt_cell, attempt_text
+from media_assistant.gui.common.style import (
     AMBER,
     HEARTBEAT_AMBER_S,
     HEARTBEAT_RED_S,
@@ -41,7 +41,7 @@ from media_assistant.gui.style import (
     format_duration,
     state_icon,
 )
-from media_assistant.gui.task_rows import (
+from media_assistant.gui.tasks.rows import (
     COL_ACCOUNT,
     COL_ATTEMPT,
     COL_DURATION,

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.records import TaskRecord
-from media_assistant.gui.style import latin_width
+from media_assistant.core.model.records import TaskRecord
+from media_assistant.gui.common.style import latin_width
 
 _MUTED = "color: palette(placeholder-text);"
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from media_assistant.core.states import TERMINAL_STATES
+from media_assistant.core.model.states import TERMINAL_STATES
 
 (
     COL_TASK,

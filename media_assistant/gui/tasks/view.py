@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.gui import labels
-from media_assistant.gui.task_model import TASK_ID_ROLE, TaskTableModel
-from media_assistant.gui.task_rows import (
+from media_assistant.gui.common import labels
+from media_assistant.gui.tasks.model import TASK_ID_ROLE, TaskTableModel
+from media_assistant.gui.tasks.rows import (
     COL_ATTEMPT,
     COL_DURATION,
     COL_HEARTBEAT,

@@ -12,8 +12,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
-from media_assistant.gui import style
-from media_assistant.gui.timeline_tracks import AccountTracks
+from media_assistant.gui.common import style
+from media_assistant.gui.timeline.tracks import AccountTracks
 
 _Role = QPalette.ColorRole
 _VCENTER = int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)

@@ -15,9 +15,9 @@ from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QScrollBar, QToolButton, QToolTip, QWidget
 
-from media_assistant.gui import labels, style
-from media_assistant.gui.timeline_paint import TimelineFrame, TimelinePainter, pill_size
-from media_assistant.gui.timeline_tracks import TimelineBar, TimelineTracks
+from media_assistant.gui.common import labels, style
+from media_assistant.gui.timeline.paint import TimelineFrame, TimelinePainter, pill_size
+from media_assistant.gui.timeline.tracks import TimelineBar, TimelineTracks
 
 __all__ = ["TimelineBar", "TimelineWidget"]
 

@@ -1,14 +1,14 @@
 """A banner across the window while the data dir's disk is full (issue 9, item 3): no new task
 starts, answers already received are kept until they can be written, and the work goes on by
 itself once there is space. Fed by :class:`DiskSpaceChanged` events from the scheduler's disk
-guard (core/diskspace.py), delivered on the GUI thread by the store's bus."""
+guard (core/disk/full.py), delivered on the GUI thread by the store's bus."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from media_assistant.core.diskspace import human_bytes
-from media_assistant.core.events import DiskSpaceChanged, Event, EventBus
+from media_assistant.core.disk.full import human_bytes
+from media_assistant.core.model.events import DiskSpaceChanged, Event, EventBus
 
 
 class DiskFullBanner(QWidget):

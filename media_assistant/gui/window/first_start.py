@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.gui.app_icon import app_icon
-from media_assistant.gui.style import bold, latin_width
+from media_assistant.gui.common.app_icon import app_icon
+from media_assistant.gui.common.style import bold, latin_width
 
 Choice = Literal["demo", "setup"]
 
@@ -86,7 +86,7 @@ class FirstStartDialog(QDialog):
 
 def ask_first_start(app: QApplication, data_dir: Path) -> Choice | None:
     """Demo, set-up, or None (the operator quit). Before the event loop: a modal dialog."""
-    from media_assistant.gui.i18n import install_translators
+    from media_assistant.gui.common.i18n import install_translators
 
     install_translators(app, "auto")
     dialog = FirstStartDialog(data_dir)

@@ -11,8 +11,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
 from media_assistant import __version__
-from media_assistant.gui.jobs import JobCanceled, JobControl, JobRunner, spawn
-from media_assistant.gui.task_actions import open_folder_box
+from media_assistant.gui.bridge.jobs import JobCanceled, JobControl, JobRunner, spawn
+from media_assistant.gui.tasks.actions import open_folder_box
 from media_assistant.services import Services
 
 

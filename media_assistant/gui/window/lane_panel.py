@@ -16,10 +16,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.eta import LaneEstimate, Slot
-from media_assistant.gui import labels
-from media_assistant.gui.style import AMBER, LANE_COLORS, RED, STATE_COLORS, bold, format_duration
-from media_assistant.gui.task_rows import LaneIndex
+from media_assistant.core.rules.eta import LaneEstimate, Slot
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.style import (
+    AMBER,
+    LANE_COLORS,
+    RED,
+    STATE_COLORS,
+    bold,
+    format_duration,
+)
+from media_assistant.gui.tasks.rows import LaneIndex
 
 
 class LanePanel(QFrame):
@@ -87,7 +94,7 @@ class LanePanel(QFrame):
     ) -> None:
         """From the lane's index (kept up to date by the model): no walk over every task.
 
-        ``estimate``: a new plan's estimate for the lane (gui/batch_eta.py; the queue controls
+        ``estimate``: a new plan's estimate for the lane (gui/batches/eta.py; the queue controls
         decide when to make one), else the last one stays. ``focus``: the batch the operator
         picked — counts and progress are its own, the ETA its expected end (``focus_finish``)
         in the lane's real queue. ``paused``: the lane (or the whole queue) is paused."""

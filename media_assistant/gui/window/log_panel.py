@@ -20,8 +20,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QListView, QVBoxLayout, QWidget
 
-from media_assistant.gui import labels
-from media_assistant.gui.style import AMBER, RED
+from media_assistant.gui.common import labels
+from media_assistant.gui.common.style import AMBER, RED
 
 MAX_LINES = 5000
 LEVEL_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -26,29 +26,29 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from media_assistant.core.notices import Notice
-from media_assistant.core.records import BatchInfo, NewTask, SubmitResult
-from media_assistant.core.states import TERMINAL_STATES, TaskState
-from media_assistant.gui.accounts_panel import AccountsPanel
-from media_assistant.gui.app_icon import app_icon
-from media_assistant.gui.batch_dialog import NewBatchDialog
-from media_assistant.gui.batch_progress import BatchProgress
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.demo_banner import DemoBanner
-from media_assistant.gui.disk_banner import DiskFullBanner
-from media_assistant.gui.help_actions import HelpActions
-from media_assistant.gui.jobs import spawn
-from media_assistant.gui.lane_panel import LanePanel
-from media_assistant.gui.log_panel import LogModel, LogPanel
-from media_assistant.gui.notification_list import NotificationList
-from media_assistant.gui.queue_controls import QueueControls
-from media_assistant.gui.submit_notice import SkippedIdsNotice
-from media_assistant.gui.task_actions import TaskActions
-from media_assistant.gui.task_details import TaskDetailsDialog
-from media_assistant.gui.task_model import TaskTableModel
-from media_assistant.gui.task_rows import TERMINAL
-from media_assistant.gui.task_view import TaskTable
-from media_assistant.gui.timeline import TimelineBar, TimelineWidget
+from media_assistant.core.model.records import BatchInfo, NewTask, SubmitResult
+from media_assistant.core.model.states import TERMINAL_STATES, TaskState
+from media_assistant.core.notices.center import Notice
+from media_assistant.gui.accounts.panel import AccountsPanel
+from media_assistant.gui.batches.dialog import NewBatchDialog
+from media_assistant.gui.batches.progress import BatchProgress
+from media_assistant.gui.batches.submit_notice import SkippedIdsNotice
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.common.app_icon import app_icon
+from media_assistant.gui.notices.notification_list import NotificationList
+from media_assistant.gui.tasks.actions import TaskActions
+from media_assistant.gui.tasks.details import TaskDetailsDialog
+from media_assistant.gui.tasks.model import TaskTableModel
+from media_assistant.gui.tasks.rows import TERMINAL
+from media_assistant.gui.tasks.view import TaskTable
+from media_assistant.gui.timeline.view import TimelineBar, TimelineWidget
+from media_assistant.gui.window.demo_banner import DemoBanner
+from media_assistant.gui.window.disk_banner import DiskFullBanner
+from media_assistant.gui.window.help_actions import HelpActions
+from media_assistant.gui.window.lane_panel import LanePanel
+from media_assistant.gui.window.log_panel import LogModel, LogPanel
+from media_assistant.gui.window.queue_controls import QueueControls
 from media_assistant.notices_runtime import Notices
 
 log = logging.getLogger(__name__)
@@ -387,7 +387,7 @@ class MainWindow(QMainWindow):
 
     def _on_bridge_account_changed(self, account_id: str) -> None:
         """The accounts panel follows on its own; an account that needs the operator is
-        announced by the notices (core/notices.py: the list, the tray, webhooks)."""
+        announced by the notices (core/notices/center.py: the list, the tray, webhooks)."""
 
     def _bars(self, rows: Sequence[Any]) -> list[TimelineBar]:
         return [
@@ -420,7 +420,7 @@ class MainWindow(QMainWindow):
                 .replace("%2", str(total))
             )
         self.setWindowTitle(title)
-        del finished  # announced by the notices (core/notices.py), in the list and the tray
+        del finished  # announced by the notices (core/notices/center.py), in the list and the tray
 
     # ---------------------------------------------------------------- notices
 
@@ -487,7 +487,7 @@ class MainWindow(QMainWindow):
         self._notify(self.tr("Batch %1 submitted").replace("%1", result.batch_id), text)
 
     def _open_settings(self) -> None:
-        from media_assistant.gui.settings_dialog import SettingsDialog
+        from media_assistant.gui.window.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.controller.services.paths.config_file, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -495,7 +495,7 @@ class MainWindow(QMainWindow):
 
     def open_setup(self, *, first_start: bool = False) -> QWidget | None:
         """The set-up window (accounts and models), non-modal: work goes on meanwhile."""
-        from media_assistant.gui.setup_dialog import show_setup
+        from media_assistant.gui.accounts.setup_dialog import show_setup
 
         self.setup_dialog = show_setup(self, self.controller, self.setup_dialog, first_start)
         return self.setup_dialog

@@ -16,19 +16,19 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QLabel, QWidget
 
-from media_assistant.core.eta import LaneEstimate, Slot
-from media_assistant.core.records import BatchRecord, Pause
-from media_assistant.gui.accounts_panel import AccountsPanel
-from media_assistant.gui.batch_eta import Finishes, Held, LaneInputs, Plan, combined, plan_lanes
-from media_assistant.gui.batch_list import BatchList, BatchListModel
-from media_assistant.gui.controller import AppController
-from media_assistant.gui.jobs import spawn
-from media_assistant.gui.lane_panel import LanePanel
-from media_assistant.gui.style import AMBER
-from media_assistant.gui.task_actions import TaskActions
-from media_assistant.gui.task_model import TaskTableModel
-from media_assistant.gui.task_rows import LaneIndex
-from media_assistant.gui.task_view import TaskTable
+from media_assistant.core.model.records import BatchRecord, Pause
+from media_assistant.core.rules.eta import LaneEstimate, Slot
+from media_assistant.gui.accounts.panel import AccountsPanel
+from media_assistant.gui.batches.batch_list import BatchList, BatchListModel
+from media_assistant.gui.batches.eta import Finishes, Held, LaneInputs, Plan, combined, plan_lanes
+from media_assistant.gui.bridge.controller import AppController
+from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.common.style import AMBER
+from media_assistant.gui.tasks.actions import TaskActions
+from media_assistant.gui.tasks.model import TaskTableModel
+from media_assistant.gui.tasks.rows import LaneIndex
+from media_assistant.gui.tasks.view import TaskTable
+from media_assistant.gui.window.lane_panel import LanePanel
 
 # A plan (lane ETAs and batch ends) replays every lane's queue: follow changes at most this
 # often once it rests on observed durations, and time passing at least this often.

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.config import parse_config
-from media_assistant.core.errors import ConfigError, InputError
-from media_assistant.core.export import write_atomically
-from media_assistant.gui.i18n import LANGUAGES
+from media_assistant.core.config.schema import parse_config
+from media_assistant.core.exports.write import write_atomically
+from media_assistant.core.model.errors import ConfigError, InputError
+from media_assistant.gui.common.i18n import LANGUAGES
 
 
 class SettingsDialog(QDialog):

@@ -16,17 +16,17 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
-from media_assistant.core.backups import (
+from media_assistant.core.disk.backups import (
     BackupInfo,
     DailyOutcome,
     RestoreResult,
     latest_backup,
     restore_backup,
 )
-from media_assistant.core.errors import SchedulerBusy, StoreDamaged
-from media_assistant.core.locks import DataDirLock
-from media_assistant.core.paths import Paths
-from media_assistant.core.upkeep import start_of_day
+from media_assistant.core.disk.upkeep import start_of_day
+from media_assistant.core.files.locks import DataDirLock
+from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.errors import SchedulerBusy, StoreDamaged
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)

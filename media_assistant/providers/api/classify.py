@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from media_assistant.core.errors import ErrorKind, ProviderError
+from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.providers.api.headers import parse_retry_after
 
 MAX_MESSAGE_CHARS = 300

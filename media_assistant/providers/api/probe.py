@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from media_assistant import __version__
-from media_assistant.core.errors import ErrorKind, ProviderError
+from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.providers.api.classify import classify_http_error, classify_transport_error
 
 CONNECT_TIMEOUT_S = 10.0

@@ -1,4 +1,4 @@
-"""One OpenAI-compatible API account as a :class:`~media_assistant.core.provider.Provider`.
+"""One OpenAI-compatible API account as a :class:`~media_assistant.core.model.provider.Provider`.
 
 Streams ``POST {base_url}/chat/completions`` and turns every way it can fail into a
 :class:`ProviderError` kind (see ``classify``). The lane owns the task's overall timeout, retries
@@ -17,11 +17,11 @@ from typing import Any, Protocol, cast
 import httpx
 
 from media_assistant import __version__
-from media_assistant.core.config import AppConfig
-from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
-from media_assistant.core.states import ModelKind
+from media_assistant.core.config.schema import AppConfig
+from media_assistant.core.model.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.provider import GenerationResult, TaskContext, TaskSpec
+from media_assistant.core.model.states import ModelKind
 from media_assistant.providers.api.classify import (
     classify_http_error,
     classify_stream_error,
@@ -38,7 +38,7 @@ CANCEL_WAIT_S = 10.0
 
 
 class ModelInfo(Protocol):
-    """What the provider reads from a model's configuration (``core.config.ModelConfig``)."""
+    """What the provider reads from a model's configuration (``core.config.schema.ModelConfig``)."""
 
     @property
     def upstream(self) -> str | None: ...

@@ -19,8 +19,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from media_assistant.assets import sites_dir
-from media_assistant.core.errors import ConfigError
-from media_assistant.core.pacing import PacingConfig
+from media_assistant.core.model.errors import ConfigError
+from media_assistant.core.rules.pacing import PacingConfig
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 

@@ -1,6 +1,6 @@
 """Download Playwright's Chromium on demand: the frozen app's last resort when the PC has no
 Edge, no Chrome and no Chromium (executable.py). Never on the start-up path: the GUI offers it
-and shows the progress (gui/browser_download.py).
+and shows the progress (gui/accounts/browser_download.py).
 
 This runs Playwright's own installer, the bundled driver's ``node cli.js install --no-shell
 chromium`` with the driver's environment, rather than fetching archives ourselves: it knows

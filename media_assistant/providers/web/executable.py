@@ -25,8 +25,8 @@ from pathlib import Path
 import platformdirs
 
 from media_assistant.assets import is_frozen
-from media_assistant.core.errors import ConfigError
-from media_assistant.core.paths import APP_NAME
+from media_assistant.core.files.paths import APP_NAME
+from media_assistant.core.model.errors import ConfigError
 
 # Inside a revision dir (``chromium-1255``): the build's folder and the binary in it, per OS.
 # Newer Playwright ships Chrome for Testing builds; older ones plain Chromium snapshots.

@@ -26,7 +26,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from media_assistant.core.private_files import PRIVATE_FILE_MODE
+from media_assistant.core.files.private_files import PRIVATE_FILE_MODE
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from media_assistant.core.errors import ErrorKind, ProviderError
+from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.providers.api.headers import parse_retry_after
 from media_assistant.providers.web.adapter import (
     GENERIC_ERROR_SELECTORS,

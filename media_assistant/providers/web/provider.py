@@ -25,11 +25,11 @@ from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
 
-from media_assistant.core import diagnostics
-from media_assistant.core.errors import ErrorKind, ProviderError, TaskCanceled
-from media_assistant.core.event_codes import EventCode
-from media_assistant.core.filenames import safe_file_stem
-from media_assistant.core.provider import GenerationResult, TaskContext, TaskSpec
+from media_assistant.core.files import diagnostics
+from media_assistant.core.files.filenames import safe_file_stem
+from media_assistant.core.model.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.provider import GenerationResult, TaskContext, TaskSpec
 from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.leftover import SentPrompt, SentRecord
@@ -490,7 +490,7 @@ class WebProvider:
         chat = self.browser.chat
         if self.diagnostics_dir is None or chat is None:
             return
-        # A task id is the operator's text: never a path of its own (core/filenames.py).
+        # A task id is the operator's text: never a path of its own (core/files/filenames.py).
         name = f"{safe_file_stem(ctx.task.task_id)}-attempt{ctx.task.attempt}"
         stem = self.diagnostics_dir / name
         try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from playwright.async_api import BrowserContext, async_playwright
 
-from media_assistant.core.errors import ErrorKind, ProviderError
+from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.executable import BrowserChoice
 from media_assistant.providers.web.page import ChatPage
