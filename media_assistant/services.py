@@ -9,20 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
 from media_assistant.core.config.schema import AppConfig, load_config
 from media_assistant.core.disk.store_file import open_store
 from media_assistant.core.files.paths import Paths
-from media_assistant.core.lanes.scheduler import ProviderFactory, Scheduler
+from media_assistant.core.lanes.live_accounts import ProviderFactory
+from media_assistant.core.lanes.scheduler import Scheduler
 from media_assistant.core.model.clock import Clock, SystemClock
 from media_assistant.core.model.events import EventBus
+from media_assistant.core.model.provider import Provider
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 from media_assistant.core.store.threads import DbThreads
 from media_assistant.providers.adapter_check import check_site_adapters
+
+if TYPE_CHECKING:
+    from media_assistant.providers.registry import FakeWebFactory
 
 
 @dataclass
@@ -81,7 +87,9 @@ class Services:
         if provider_factory is None:
             from media_assistant.providers.registry import ProviderRegistry
 
-            provider_factory = ProviderRegistry(self.config, self.paths, self.async_accounts)
+            provider_factory = ProviderRegistry(
+                self.config, self.paths, self.async_accounts, fake_web=_simulated_web()
+            )
         return Scheduler(
             self.config,
             self.async_store,
@@ -109,3 +117,19 @@ class Services:
         unmark_loop_thread()
         self.db.close()
         self.engine.dispose()
+
+
+def _simulated_web() -> FakeWebFactory:
+    """Providers for accounts on ``site = "fake"`` (demos, tests): the simulator is imported at
+    the first such account, never by a configuration without one."""
+    made: FakeWebFactory | None = None
+
+    def provider(config: AppConfig, account_id: str) -> Provider:
+        nonlocal made
+        if made is None:
+            from media_assistant.sim.fake_web import fake_web_factory
+
+            made = fake_web_factory()
+        return made(config, account_id)
+
+    return provider

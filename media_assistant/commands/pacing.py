@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from media_assistant.core.config.schema import AccountConfig
+from media_assistant.core.config.schema import FAKE_SITE, AccountConfig
 from media_assistant.core.model.errors import ConfigError
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.rules.pacing import (
@@ -19,8 +19,6 @@ from media_assistant.core.rules.pacing import (
 )
 from media_assistant.core.store.pacing import PacingStore
 from media_assistant.services import Services
-
-FAKE_SITE = "fake"
 
 
 def adapter_pacing(services: Services, account: AccountConfig) -> PacingConfig | None:

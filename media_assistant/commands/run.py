@@ -23,7 +23,8 @@ from media_assistant.commands.common import (
     submit_report,
 )
 from media_assistant.commands.queue import PauseNotice
-from media_assistant.core.disk.backups import has_tasks, latest_backup
+from media_assistant.core.disk.backup_files import latest_backup
+from media_assistant.core.disk.backups import has_tasks
 from media_assistant.core.disk.full import (
     EXIT_DISK_FULL,
     disk_full,

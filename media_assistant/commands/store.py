@@ -6,12 +6,8 @@ import argparse
 import datetime as dt
 import sys
 
-from media_assistant.core.disk.backups import (
-    backup_name,
-    backup_store,
-    prune_backups,
-    restore_backup,
-)
+from media_assistant.core.disk.backup_files import backup_name
+from media_assistant.core.disk.backups import backup_store, prune_backups, restore_backup
 from media_assistant.core.disk.store_file import check_store, damaged
 from media_assistant.core.files.locks import DataDirLock
 from media_assistant.core.files.paths import Paths

@@ -18,7 +18,7 @@ EXIT_OK, EXIT_PROBLEM = 0, 1
 
 
 def cmd_support_bundle(paths: Paths, args: argparse.Namespace) -> int:
-    from media_assistant.support_bundle import make_bundle
+    from media_assistant.commands.support_bundle import make_bundle
 
     output: Path = args.output or Path.cwd() / (
         f"support-bundle-{dt.datetime.now():%Y%m%d-%H%M%S}.zip"

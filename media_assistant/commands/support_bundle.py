@@ -36,7 +36,7 @@ from typing import Any
 from sqlalchemy import select
 
 from media_assistant import __version__
-from media_assistant.core.exports.write import write_atomically
+from media_assistant.core.files.atomic import write_atomically
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.store.db import read_tx
 from media_assistant.core.store.schema import SCHEMA_VERSION, TaskEventRow

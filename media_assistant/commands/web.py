@@ -9,12 +9,11 @@ import tempfile
 from pathlib import Path
 
 from media_assistant.commands.common import open_services
-from media_assistant.core.config.schema import AccountConfig, AppConfig, load_config
+from media_assistant.core.config.schema import FAKE_SITE, AccountConfig, AppConfig, load_config
 from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.states import AccountProblem, ModelKind
-from media_assistant.providers.registry import FAKE_SITE
 from media_assistant.services import Services
 
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_CONFIG = 0, 1, 2

@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from media_assistant.core.config.schema import AccountConfig, AppConfig, ConfigProblem
+from media_assistant.core.config.schema import FAKE_SITE, AccountConfig, AppConfig, ConfigProblem
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import ConfigError
 from media_assistant.core.model.states import ModelKind
-from media_assistant.providers.registry import FAKE_SITE
 from media_assistant.providers.web.adapter import SiteAdapter, builtin_ids, load_adapter
 
 

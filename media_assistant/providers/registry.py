@@ -2,31 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.config.schema import FAKE_SITE, AccountConfig, AppConfig
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import AccountUnavailable, ConfigError, ProviderError
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store.facade import AsyncAccounts
-from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 
 if TYPE_CHECKING:
     from media_assistant.providers.web.browser import WebDriver
     from media_assistant.providers.web.selfcheck import RecordedBrowser
 
-FAKE_SITE = "fake"  # in-process simulated chat (demos, tests): no browser involved
+# Builds the provider of a web account on the in-process simulated site (``site = "fake"``):
+# given by the composition root (services.py), so production code never imports the simulators.
+FakeWebFactory = Callable[[AppConfig, str], Provider]
 
 
 class ProviderRegistry:
     def __init__(
-        self, config: AppConfig, paths: Paths, accounts: AsyncAccounts | None = None
+        self,
+        config: AppConfig,
+        paths: Paths,
+        accounts: AsyncAccounts | None = None,
+        fake_web: FakeWebFactory | None = None,
     ) -> None:
         self.config = config
         self.paths = paths
         self.accounts = accounts
-        self._fake_site: FakeChatSite | None = None
+        self.fake_web = fake_web
         self._driver: WebDriver | None = None
 
     @property
@@ -64,13 +70,6 @@ class ProviderRegistry:
             return None
         return RecordedBrowser(status.browser_pid, status.browser_started_at)
 
-    @property
-    def fake_site(self) -> FakeChatSite:
-        if self._fake_site is None:
-            sim = self.config.simulation
-            self._fake_site = FakeChatSite(latency_s=sim.web_latency_s, seed=sim.seed)
-        return self._fake_site
-
     def __call__(self, account: AccountConfig) -> Provider:
         if account.kind is ModelKind.API:
             from media_assistant.providers.api.provider import ApiProvider
@@ -80,7 +79,9 @@ class ProviderRegistry:
             except ProviderError as exc:
                 raise AccountUnavailable(exc.message) from None
         if account.site == FAKE_SITE:
-            return FakeWebProvider(self.fake_site, account.id)
+            if self.fake_web is None:
+                raise AccountUnavailable(f"web account {account.id}: no simulated site here")
+            return self.fake_web(self.config, account.id)
         from media_assistant.providers.web.adapter import load_adapter
         from media_assistant.providers.web.provider import WebProvider
 

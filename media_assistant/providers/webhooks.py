@@ -50,8 +50,9 @@ from typing import Any
 
 import httpx
 
-from media_assistant.core.notices.center import Notice, NoticeKind, notice_text
-from media_assistant.core.notices.config import WebhookConfig
+from media_assistant.core.config.notifications import WebhookConfig
+from media_assistant.core.model.states import NoticeKind
+from media_assistant.core.notices.center import Notice, notice_text
 
 log = logging.getLogger(__name__)
 

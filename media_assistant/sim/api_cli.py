@@ -1,4 +1,4 @@
-"""``python -m media_assistant.sim.api_server``: serve the fake OpenAI API until Ctrl-C.
+"""``python -m media_assistant.sim.api_cli``: serve the fake OpenAI API until Ctrl-C.
 
 Prints the base URL (``http://127.0.0.1:<port>/v1``) on the first line of stdout, for scripts.
 """
@@ -24,7 +24,7 @@ def _key_spec(text: str) -> tuple[str, KeySpec]:
 
 def _parse_args(argv: Sequence[str] | None) -> tuple[ApiSimConfig, int]:
     parser = argparse.ArgumentParser(
-        prog="python -m media_assistant.sim.api_server",
+        prog="python -m media_assistant.sim.api_cli",
         description="Serve a fake OpenAI-compatible API on 127.0.0.1 until Ctrl-C.",
     )
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
@@ -65,3 +65,7 @@ def _parse_args(argv: Sequence[str] | None) -> tuple[ApiSimConfig, int]:
 def main(argv: Sequence[str] | None = None) -> int:
     config, port = _parse_args(argv)
     return serve_until_signal(ApiSimulator(config), port)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

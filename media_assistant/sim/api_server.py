@@ -12,7 +12,7 @@ OpenAI's rate-limit headers, injectable faults, and what it saw at ``GET /_sim/s
 From synchronous code (tests, the Qt app's demo mode) use :meth:`ApiSimulator.start_in_thread` and
 :meth:`ApiSimulator.stop_in_thread`; from a shell::
 
-    python -m media_assistant.sim.api_server --port 8001 --latency 8,20 --time-scale 0.01 --rpm 30
+    python -m media_assistant.sim.api_cli --port 8001 --latency 8,20 --time-scale 0.01 --rpm 30
 
 All simulated durations (latency, the 60 s rpm window, an injected 429's wait) are multiplied by
 ``time_scale``; durations the simulator reports in headers are the real, scaled ones.
@@ -336,9 +336,3 @@ class ApiSimulator(ThreadedServer):
 
 
 __all__ = ["ApiSimConfig", "ApiSimulator", "Fault", "KeySpec", "SimStats"]
-
-
-if __name__ == "__main__":
-    from media_assistant.sim.api_cli import main
-
-    raise SystemExit(main())

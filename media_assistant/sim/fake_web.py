@@ -11,9 +11,13 @@ import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.core.model.provider import GenerationResult, TaskContext
+
+if TYPE_CHECKING:
+    from media_assistant.core.config.schema import AppConfig
 
 CHECKPOINT_EVERY_S = 0.5  # cancel checkpoints and heartbeats while "generating"
 
@@ -119,3 +123,20 @@ class FakeWebProvider:
 
     async def aclose(self) -> None:
         return None
+
+
+def fake_web_factory() -> Callable[[AppConfig, str], FakeWebProvider]:
+    """The providers of accounts on ``site = "fake"``: one simulated site shared by all of them
+    (so it counts overlaps per session), made at the first such account from the config's
+    ``[simulation]`` table."""
+    site: FakeChatSite | None = None
+
+    def provider(config: AppConfig, account_id: str) -> FakeWebProvider:
+        nonlocal site
+        if site is None:
+            site = FakeChatSite(
+                latency_s=config.simulation.web_latency_s, seed=config.simulation.seed
+            )
+        return FakeWebProvider(site, account_id)
+
+    return provider

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.disk.backups import backup_name, list_backups
+from media_assistant.core.disk.backup_files import backup_name, list_backups
 from tests.faults.conftest import cli, digest, mode, no_traceback, rows, write_config, write_csv
 
 EXIT_DAMAGED, EXIT_BUSY = 5, 3

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from media_assistant import app as app_module
 from media_assistant.core.batches.batch_import import tasks_from_lines
-from media_assistant.core.disk.backups import backup_name, backup_store, list_backups
+from media_assistant.core.disk.backup_files import backup_name, list_backups
+from media_assistant.core.disk.backups import backup_store
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import StoreDamaged
 from media_assistant.core.model.records import NewTask

@@ -9,7 +9,8 @@ from typing import Any
 from PySide6.QtCore import QLocale
 
 from media_assistant.core.exports.write import ExportScope
-from media_assistant.core.notices.center import Notice, NoticeKind
+from media_assistant.core.model.states import NoticeKind
+from media_assistant.core.notices.center import Notice
 from media_assistant.gui.notices.notification_list import NotificationList
 from media_assistant.gui.tasks.export_dialog import ExportDialog
 

@@ -491,7 +491,7 @@ def test_command_line_serves_until_ctrl_c() -> None:
     command = [
         sys.executable,
         "-m",
-        "media_assistant.sim.api_server",
+        "media_assistant.sim.api_cli",
         "--latency",
         "8,20",
         "--time-scale",

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.notices.center import Notice, NoticeKind
-from media_assistant.core.notices.config import WebhookConfig
+from media_assistant.core.config.notifications import WebhookConfig
+from media_assistant.core.model.states import NoticeKind
+from media_assistant.core.notices.center import Notice
 from media_assistant.providers.webhooks import (
     WebhookSender,
     dingtalk_sign,

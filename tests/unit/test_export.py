@@ -14,7 +14,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from media_assistant.core.exports.write import EXPORT_FIELDS, export_tasks, local_iso
+from media_assistant.core.exports.fields import EXPORT_FIELDS, local_iso
+from media_assistant.core.exports.write import export_tasks
 from media_assistant.core.exports.xlsx import XLSX_CELL_LIMIT
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.records import TASK_COLUMNS, TaskRecord

@@ -16,8 +16,8 @@ from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.records import NewTask
-from media_assistant.core.model.states import AccountProblem, ModelKind
-from media_assistant.core.notices.center import Notice, NoticeCenter, NoticeKind, notice_text
+from media_assistant.core.model.states import AccountProblem, ModelKind, NoticeKind
+from media_assistant.core.notices.center import Notice, NoticeCenter, notice_text
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
 from media_assistant.core.store.db import open_engine, sqlite_url

@@ -25,7 +25,6 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from media_assistant.core.config.schema import AccountConfig
-from media_assistant.core.lanes.runtime import Runtime
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
@@ -308,40 +307,3 @@ class Pacer:
                 pass
         if self.bus is not None:
             self.bus.publish(AccountChanged(account_id))
-
-
-def lane_pacer(
-    runtime: Runtime, accounts: Sequence[AccountConfig], providers: Mapping[str, Any]
-) -> Pacer:
-    """The web lane's pacer: each account's policy from its provider's adapter defaults
-    (``pacing_defaults``, if the provider has an adapter) and its own ``pacing`` keys."""
-    store = runtime.store
-
-    def task_log(
-        task_id: str,
-        account_id: str,
-        message: str,
-        code: EventCode | None = None,
-        params: Mapping[str, Any] | None = None,
-    ) -> None:
-        store.log_event_soon(
-            task_id,
-            "log",
-            f"[web {account_id}] {message}",
-            lane="web",
-            account_id=account_id,
-            code=code,
-            params=params,
-        )
-
-    return Pacer.for_accounts(
-        accounts,
-        lambda account_id: getattr(providers.get(account_id), "pacing_defaults", None),
-        headless=runtime.config.browser.headless,
-        clock=runtime.clock,
-        store=PacingStore(store.engine),
-        rng=runtime.rng,
-        bus=store.bus,
-        task_log=task_log,
-        db=store.db,
-    )

@@ -12,7 +12,7 @@ import math
 
 from aiolimiter import AsyncLimiter
 
-from media_assistant.core.store.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY
+from media_assistant.core.model.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY
 
 # Rough token estimate for the tpm bucket before the provider reports real usage.
 CHARS_PER_TOKEN = 3.0

@@ -24,7 +24,7 @@ from tomlkit.items import AoT, Comment, Table, Whitespace
 from tomlkit.toml_document import TOMLDocument
 
 from media_assistant.core.config.schema import AppConfig, ConfigProblem, check_config
-from media_assistant.core.exports.write import write_atomically
+from media_assistant.core.files.atomic import write_atomically
 from media_assistant.core.model.errors import ConfigError
 
 # The keys the set-up window edits; any other key of an edited table is kept as it is.

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from media_assistant.core.notices.center import NOTICE_KINDS
+from media_assistant.core.model.states import NOTICE_KINDS
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from media_assistant.core.config.notifications import NotificationsConfig, WebhookConfig
 from media_assistant.core.files.diagnostics import (
     DEFAULT_KEEP_DAYS,
     DEFAULT_MAX_MB,
@@ -28,7 +29,6 @@ from media_assistant.core.files.diagnostics import (
 )
 from media_assistant.core.model.errors import ConfigError, RuleBroken
 from media_assistant.core.model.states import ModelKind
-from media_assistant.core.notices.config import NotificationsConfig, WebhookConfig
 from media_assistant.core.rules.pacing import PacingConfig
 from media_assistant.core.rules.quality import QualityConfig
 
@@ -124,6 +124,10 @@ class LanesConfig(BaseModel):
     model_config = _STRICT
     web: WebLaneConfig = WebLaneConfig()
     api: ApiLaneConfig = ApiLaneConfig()
+
+
+# ``site = "fake"``: the in-process simulated chat (demos, tests), no browser involved.
+FAKE_SITE = "fake"
 
 
 class SimulationConfig(BaseModel):
@@ -299,7 +303,7 @@ class AppConfig(BaseModel):
     simulation: SimulationConfig = SimulationConfig()
     models: list[ModelConfig] = Field(default_factory=list)
     accounts: list[AccountConfig] = Field(default_factory=list)
-    # Issue 12 item 5 (core/notices/config.py): notices and the webhooks that carry them.
+    # Issue 12 item 5 (core/config/notifications.py): notices and the webhooks that carry them.
     notifications: NotificationsConfig = NotificationsConfig()
     webhooks: list[WebhookConfig] = Field(default_factory=list)
 

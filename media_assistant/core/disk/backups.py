@@ -21,12 +21,18 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
-import re
 import secrets
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from media_assistant.core.disk.backup_files import (
+    STAMP,
+    BackupInfo,
+    backup_name,
+    latest_backup,
+    list_backups,
+)
 from media_assistant.core.disk.full import is_disk_full
 from media_assistant.core.disk.store_file import damaged, quick_check
 from media_assistant.core.files.private_files import (
@@ -39,19 +45,6 @@ from media_assistant.core.model.errors import InputError
 from media_assistant.core.store import schema
 
 KEEP = 7
-PREFIX = "media-assistant-"
-_NAME = re.compile(r"media-assistant-(\d{8}-\d{6})\.db")
-_STAMP = "%Y%m%d-%H%M%S"
-
-
-@dataclass(frozen=True, slots=True)
-class BackupInfo:
-    path: Path
-    made_at: dt.datetime  # local time, from the name
-
-    @property
-    def made_label(self) -> str:
-        return self.made_at.strftime("%Y-%m-%d %H:%M")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,27 +61,6 @@ class DailyOutcome:
     made: BackupResult | None = None
     existing: BackupInfo | None = None
     damage: str | None = None  # quick_check's finding; no backup was made
-
-
-def list_backups(folder: Path) -> list[BackupInfo]:
-    """Our backups in ``folder``, newest first (other files there are not ours to touch)."""
-    if not folder.is_dir():
-        return []
-    found = []
-    for path in folder.iterdir():
-        match = _NAME.fullmatch(path.name)
-        if match and path.is_file():
-            found.append(BackupInfo(path, dt.datetime.strptime(match.group(1), _STAMP)))
-    return sorted(found, key=lambda b: b.made_at, reverse=True)
-
-
-def latest_backup(folder: Path) -> BackupInfo | None:
-    backups = list_backups(folder)
-    return backups[0] if backups else None
-
-
-def backup_name(now: dt.datetime) -> str:
-    return f"{PREFIX}{now.strftime(_STAMP)}.db"
 
 
 def daily_backup(
@@ -200,7 +172,7 @@ def restore_backup(
     staged = _staged(database)
     kept: Path | None = None
     if database.exists():
-        kept = database.with_name(f"{database.name}.before-restore-{now.strftime(_STAMP)}")
+        kept = database.with_name(f"{database.name}.before-restore-{now.strftime(STAMP)}")
         for current, aside in zip(sqlite_files(database), sqlite_files(kept), strict=True):
             if current.exists():
                 os.replace(current, aside)

@@ -37,6 +37,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlalchemy import exc as sa_exc
 
+from media_assistant.core.disk.backup_files import latest_backup
 from media_assistant.core.disk.full import disk_full, looks_full
 from media_assistant.core.files.private_files import make_private, sqlite_files
 from media_assistant.core.model.errors import StoreDamaged, StoreLocked
@@ -202,8 +203,6 @@ def translate(exc: BaseException, database: Path, backups: Path | None = None) -
 
 
 def damaged(database: Path, detail: str, backups: Path | None) -> StoreDamaged:
-    from media_assistant.core.disk.backups import latest_backup  # backups builds on this module
-
     latest = latest_backup(backups) if backups is not None else None
     if latest is not None:
         advice = (

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.exports.write import (
+from media_assistant.core.exports.fields import (
     Headers,
     header_of,
     markdown_meta,

@@ -16,7 +16,8 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from media_assistant.core.exports.write import Headers, as_input_error, markdown_section
+from media_assistant.core.exports.fields import Headers, markdown_section
+from media_assistant.core.files.atomic import as_input_error
 from media_assistant.core.files.filenames import safe_file_stem
 from media_assistant.core.files.private_files import create_private, private_dir
 from media_assistant.core.model.errors import InputError

@@ -21,19 +21,29 @@ DOCX carry the exact text.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import datetime as dt
 import json
-import os
 import re
-import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
-from media_assistant.core.files.private_files import create_private, make_private
+from media_assistant.core.exports.fields import (
+    HEADER_LANGUAGES,
+    INPUTS_AFTER,
+    Headers,
+    collect_input_columns,
+    csv_safe,
+    header_of,
+    markdown_section,
+    record_inputs,
+    record_values,
+    tabular_header,
+    tabular_row,
+)
+from media_assistant.core.files.atomic import flush_to_disk, write_atomically
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.records import TaskRecord
 from media_assistant.core.model.states import TaskState
@@ -41,26 +51,6 @@ from media_assistant.core.model.states import TaskState
 if TYPE_CHECKING:
     from media_assistant.core.store import Store
 
-# Order of the columns: what the task was given, its result, then the bookkeeping.
-EXPORT_FIELDS = (
-    "task_id",
-    "batch_id",
-    "title",
-    "prompt",
-    "system_prompt",
-    "result_text",
-    "state",
-    "error_kind",
-    "error_message",
-    "model",
-    "model_kind",
-    "account_id",
-    "attempt",
-    "created_at",
-    "started_at",
-    "finished_at",
-)
-INPUTS_AFTER = "system_prompt"  # tabular formats put the source row's columns right after it
 EXPORT_FORMATS = ("csv", "jsonl", "xlsx", "md", "docx", "md-folder")
 FORMAT_SUFFIX = {
     "csv": ".csv",
@@ -70,58 +60,6 @@ FORMAT_SUFFIX = {
     "docx": ".docx",
     "md-folder": "",
 }
-Headers = Literal["en", "zh"]
-HEADER_LANGUAGES: tuple[Headers, ...] = ("en", "zh")
-
-ZH_HEADERS = {
-    "task_id": "任务ID",
-    "batch_id": "批次",
-    "title": "标题",
-    "prompt": "提示词",
-    "system_prompt": "系统提示词",
-    "result_text": "结果",
-    "state": "状态",
-    "error_kind": "错误类型",
-    "error_message": "错误信息",
-    "model": "模型",
-    "model_kind": "通道",
-    "account_id": "账号",
-    "attempt": "尝试次数",
-    "created_at": "创建时间",
-    "started_at": "开始时间",
-    "finished_at": "完成时间",
-}
-# Words of the document formats (Markdown, DOCX) beside the headers.
-_WORDS = {
-    "en": {
-        "inputs": "Inputs",
-        "result": "Result",
-        "error": "Error",
-        "no_result": "(no result)",
-        "input_suffix": " (input)",
-        "batch": "Batch",
-    },
-    "zh": {
-        "inputs": "输入",
-        "result": "结果",
-        "error": "错误",
-        "no_result": "（无结果）",
-        "input_suffix": "（输入）",
-        "batch": "批次",
-    },
-}
-TIMESTAMP_FIELDS = frozenset({"created_at", "started_at", "finished_at"})
-# Excel evaluates a CSV cell starting with one of these (OWASP "CSV injection").
-_CSV_FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def header_of(name: str, headers: Headers) -> str:
-    return ZH_HEADERS.get(name, name) if headers == "zh" else name
-
-
-def word(key: str, headers: Headers) -> str:
-    return _WORDS[headers][key]
-
 
 # ------------------------------------------------------------------------------- scope, entry
 
@@ -232,131 +170,6 @@ def default_export_name(
     return f"{stem[:80]}-{stamp}{FORMAT_SUFFIX[fmt]}"
 
 
-# ------------------------------------------------------------------------------- atomic writes
-
-
-def write_atomically(path: Path, write: Callable[[Path], int]) -> int:
-    """``write`` fills a temporary file (0600) beside ``path``, which then replaces ``path`` in
-    one step: a reader never sees half a file. Failures leave no temporary file behind and come
-    back as :class:`InputError` naming the path."""
-    if not path.parent.is_dir():
-        raise InputError(f"{path}: the folder {path.parent} does not exist")
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder")
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        create_private(tmp)  # 0600 from the first byte: exports hold prompts and answers
-        count = write(tmp)
-        make_private(tmp)  # in case a writer replaced the file rather than filling it
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        raise as_input_error(exc, path) from exc
-    return count
-
-
-def as_input_error(exc: BaseException, path: Path) -> BaseException:
-    if isinstance(exc, PermissionError):
-        return InputError(f"{path}: permission denied (is it open in another program?)")
-    if isinstance(exc, OSError):
-        return InputError(f"{path}: cannot write: {exc.strerror or exc}")
-    return exc
-
-
-def flush_to_disk(file: IO[Any]) -> None:
-    file.flush()
-    os.fsync(file.fileno())
-
-
-# ------------------------------------------------------------------------------- field values
-
-Value = str | int | dt.datetime | None
-
-
-def record_values(record: TaskRecord, *, typed: bool = False) -> dict[str, Value]:
-    """The export fields of a record; timestamps as local ISO text, or (``typed``) as naive
-    local datetimes for spreadsheet date cells."""
-    out: dict[str, Value] = {}
-    for name in EXPORT_FIELDS:
-        value: object = getattr(record, name)
-        if name in TIMESTAMP_FIELDS:
-            if not isinstance(value, int | float):
-                out[name] = None
-            elif typed:
-                out[name] = local_datetime(value).replace(tzinfo=None, microsecond=0)
-            else:
-                out[name] = local_iso(value)
-        elif value is None or isinstance(value, str | int):
-            out[name] = value
-        else:
-            out[name] = str(value)
-    return out
-
-
-def record_inputs(record: TaskRecord) -> dict[str, str]:
-    """The batch file's source row of a task ({} for pasted prompts)."""
-    if not record.inputs_json:
-        return {}
-    try:
-        data = json.loads(record.inputs_json)
-    except ValueError:
-        return {}
-    return (
-        {str(k): "" if v is None else str(v) for k, v in data.items()}
-        if isinstance(data, dict)
-        else {}
-    )
-
-
-def collect_input_columns(records: Iterable[TaskRecord]) -> list[str]:
-    seen: dict[str, None] = {}
-    for record in records:
-        for key in record_inputs(record):
-            seen.setdefault(key)
-    return list(seen)
-
-
-def tabular_header(headers: Headers, input_columns: Sequence[str]) -> list[tuple[str, str]]:
-    """(key, header) per column: the fields with the input columns after ``INPUTS_AFTER``. An
-    input column's key is ``input:<name>``; one named like a field header gets a suffix."""
-    fixed = {header_of(name, headers) for name in EXPORT_FIELDS}
-    out: list[tuple[str, str]] = []
-    for name in EXPORT_FIELDS:
-        out.append((name, header_of(name, headers)))
-        if name == INPUTS_AFTER:
-            for column in input_columns:
-                shown = column + word("input_suffix", headers) if column in fixed else column
-                out.append((f"input:{column}", shown))
-    return out
-
-
-def tabular_row(
-    columns: Sequence[tuple[str, str]], values: Mapping[str, Any], inputs: Mapping[str, Any]
-) -> list[Any]:
-    return [
-        inputs.get(key[6:]) if key.startswith("input:") else values.get(key) for key, _ in columns
-    ]
-
-
-def local_datetime(timestamp: float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(timestamp, tz=dt.UTC).astimezone()
-
-
-def local_iso(timestamp: float) -> str:
-    """Epoch seconds as local ISO-8601 with offset, to the second: 2026-11-30T14:25:01+08:00."""
-    return local_datetime(timestamp).isoformat("T", "seconds")
-
-
-def one_newline_style(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def csv_safe(text: str) -> str:
-    """A leading ' keeps Excel/LibreOffice from evaluating a CSV cell as a formula."""
-    return "'" + text if text.startswith(_CSV_FORMULA_TRIGGERS) else text
-
-
 # ------------------------------------------------------------------------------------ writers
 
 
@@ -397,53 +210,6 @@ def _write_jsonl(
             count += 1
         flush_to_disk(file)
     return count
-
-
-def markdown_section(record: TaskRecord, headers: Headers, *, level: int = 2) -> str:
-    """One task as Markdown: a heading (title, else task id), the bookkeeping in one line, the
-    inputs, the prompt, the error if any, then the answer as it came."""
-    row = record_values(record)
-    title = row["title"] or row["task_id"]
-    state = row["state"]
-    parts = [f"{'#' * level} {title} — {state}", markdown_meta(row, headers)]
-    inputs = record_inputs(record)
-    if inputs:
-        lines = [
-            f"- **{k}**: {one_newline_style(v).replace(chr(10), ' ')}" for k, v in inputs.items()
-        ]
-        parts.append(f"**{word('inputs', headers)}**\n\n" + "\n".join(lines))
-    parts.append(f"**{header_of('prompt', headers)}**\n\n" + _quoted(str(row["prompt"] or "")))
-    if row["system_prompt"]:
-        parts.append(
-            f"**{header_of('system_prompt', headers)}**\n\n" + _quoted(str(row["system_prompt"]))
-        )
-    if row["error_kind"] or row["error_message"]:
-        kind = f" `{row['error_kind']}`" if row["error_kind"] else ""
-        parts.append(f"**{word('error', headers)}**{kind}: {row['error_message'] or ''}".rstrip())
-    result = row["result_text"]
-    if isinstance(result, str) and result:
-        parts.append(f"**{word('result', headers)}**\n\n" + one_newline_style(result).rstrip("\n"))
-    elif not (row["error_kind"] or row["error_message"]):
-        parts.append(f"*{word('no_result', headers)}*")
-    return "\n\n".join(parts) + "\n"
-
-
-def _quoted(text: str) -> str:
-    return "\n".join("> " + line if line else ">" for line in one_newline_style(text).split("\n"))
-
-
-def markdown_meta(row: Mapping[str, Value], headers: Headers) -> str:
-    h = header_of
-    parts = [
-        f"{h('task_id', headers)} `{row['task_id']}`",
-        f"{h('batch_id', headers)} `{row['batch_id']}`",
-    ]
-    parts.append(f"{h('model', headers)} `{row['model']}` ({row['model_kind']})")
-    if row["account_id"]:
-        parts.append(f"{h('account_id', headers)} `{row['account_id']}`")
-    parts.append(f"{h('attempt', headers)} {row['attempt']}")
-    parts += [f"{h(name, headers)} {row[name]}" for name in sorted(TIMESTAMP_FIELDS) if row[name]]
-    return " · ".join(parts)
 
 
 def _write_markdown(

@@ -23,16 +23,16 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from media_assistant.core.exports.write import (
+from media_assistant.core.exports.fields import (
     Headers,
     Value,
-    flush_to_disk,
     one_newline_style,
     record_inputs,
     record_values,
     tabular_header,
     tabular_row,
 )
+from media_assistant.core.files.atomic import flush_to_disk
 from media_assistant.core.model.records import TaskRecord
 
 XLSX_CELL_LIMIT = 32_767  # Excel refuses (and "repairs") longer cells

@@ -25,16 +25,37 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from media_assistant.core.config.schema import AccountConfig, AppConfig
 from media_assistant.core.model.errors import AccountUnavailable
 from media_assistant.core.model.provider import Provider, UnavailableProvider
-from media_assistant.core.model.states import AccountProblem
+from media_assistant.core.model.states import AccountProblem, ModelKind
 
 if TYPE_CHECKING:
-    from media_assistant.core.lanes.scheduler import Scheduler
-    from media_assistant.core.store.accounts import AccountStatus
+    from media_assistant.core.lanes.base import Lane
+    from media_assistant.core.lanes.runtime import Runtime
+    from media_assistant.core.model.accounts import AccountStatus
+    from media_assistant.core.store.facade import AsyncAccounts
+
+ProviderFactory = Callable[[AccountConfig], Provider]
+
+
+class RunningScheduler(Protocol):
+    """What a live change touches in the running scheduler (core/lanes/scheduler.py), which
+    owns this object: its config, accounts, lanes and providers."""
+
+    config: AppConfig
+    accounts: AsyncAccounts
+    providers: dict[str, Provider]
+    rt: Runtime | None
+    lanes: dict[ModelKind, Lane]
+
+    @property
+    def provider_factory(self) -> ProviderFactory: ...
+
+    def wake_all(self) -> None: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +92,7 @@ class AccountDiff:
 
 @dataclass
 class LiveAccounts:
-    scheduler: Scheduler
+    scheduler: RunningScheduler
     _build_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _rebuilding: set[str] = field(default_factory=set)
     _removals: dict[str, asyncio.Task[None]] = field(default_factory=dict)

@@ -12,9 +12,9 @@ from typing import Any
 
 from media_assistant.core.config.schema import AppConfig
 from media_assistant.core.disk.full import DiskGuard
+from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.states import AccountProblem
-from media_assistant.core.store.accounts import AccountStatus
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
 # How often an idle worker looks for work another process may have submitted, at the latest.

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.config.schema import AppConfig
 from media_assistant.core.disk.full import DiskGuard
 from media_assistant.core.disk.last_writes import (
     last_write,
@@ -25,7 +25,7 @@ from media_assistant.core.disk.reserve import DiskReserve
 from media_assistant.core.lanes.api import ApiLane
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
-from media_assistant.core.lanes.live_accounts import AccountDiff, LiveAccounts
+from media_assistant.core.lanes.live_accounts import AccountDiff, LiveAccounts, ProviderFactory
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.web import WebLane
 from media_assistant.core.model.clock import Clock, wait_event
@@ -46,8 +46,6 @@ from media_assistant.core.store.facade import AsyncAccounts, AsyncSessions, Asyn
 from media_assistant.core.store.sessions import SessionStore
 
 log = logging.getLogger(__name__)
-
-ProviderFactory = Callable[[AccountConfig], Provider]
 
 # run_until_idle looks at the counts at most this often (real seconds).
 IDLE_CHECK_MIN_S = 0.1

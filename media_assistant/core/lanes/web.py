@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from media_assistant.core.accounts.pacer import lane_pacer
+from media_assistant.core.accounts.pacer import Pacer
 from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.lanes.attempt import AttemptRunner
@@ -15,9 +16,11 @@ from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.model.clock import wait_event
 from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.core.rules.pacing import resolve_policy
+from media_assistant.core.store.pacing import PacingStore
 
 # The provider gets this long to stop at a checkpoint (and click the page's stop control)
 # before its coroutine is cancelled.
@@ -198,3 +201,40 @@ class WebLane(Lane):
             await release()
         except Exception:
             log.exception("releasing the browser failed")
+
+
+def lane_pacer(
+    runtime: Runtime, accounts: Sequence[AccountConfig], providers: Mapping[str, Any]
+) -> Pacer:
+    """The web lane's pacer: each account's policy from its provider's adapter defaults
+    (``pacing_defaults``, if the provider has an adapter) and its own ``pacing`` keys."""
+    store = runtime.store
+
+    def task_log(
+        task_id: str,
+        account_id: str,
+        message: str,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        store.log_event_soon(
+            task_id,
+            "log",
+            f"[web {account_id}] {message}",
+            lane="web",
+            account_id=account_id,
+            code=code,
+            params=params,
+        )
+
+    return Pacer.for_accounts(
+        accounts,
+        lambda account_id: getattr(providers.get(account_id), "pacing_defaults", None),
+        headless=runtime.config.browser.headless,
+        clock=runtime.clock,
+        store=PacingStore(store.engine),
+        rng=runtime.rng,
+        bus=store.bus,
+        task_log=task_log,
+        db=store.db,
+    )

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from media_assistant.core.model.accounts import AccountStatus
     from media_assistant.core.model.records import BatchRecord, Pause
-    from media_assistant.core.store.accounts import AccountStatus
 
 log = logging.getLogger(__name__)
 

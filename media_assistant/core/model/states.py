@@ -75,3 +75,15 @@ class AccountProblem(StrEnum):
     def sticky(self) -> bool:
         """A condition only the operator (or a login check) ends."""
         return self not in (AccountProblem.NONE, AccountProblem.REBUILD)
+
+
+# What a notice is about (core/notices/center.py); config names them in [notifications] and
+# [[webhooks]] events.
+class NoticeKind(StrEnum):
+    BATCH_DONE = "batch_done"
+    BATCH_FAILED = "batch_failed"
+    ACCOUNT_ATTENTION = "account_attention"
+    DISK_LOW = "disk_low"
+
+
+NOTICE_KINDS = tuple(k.value for k in NoticeKind)

@@ -30,7 +30,6 @@ import logging
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,7 +40,7 @@ from media_assistant.core.model.events import (
     TasksChanged,
     TasksSynced,
 )
-from media_assistant.core.model.states import AccountState, TaskState
+from media_assistant.core.model.states import AccountState, NoticeKind, TaskState
 
 if TYPE_CHECKING:
     from media_assistant.core.store.facade import AsyncStore
@@ -55,16 +54,6 @@ ATTENTION_STATES = frozenset(
     {AccountState.NEEDS_LOGIN, AccountState.CREDENTIALS_REJECTED, AccountState.NEEDS_ATTENTION}
 )
 _UNFINISHED = (TaskState.PENDING.value, TaskState.RUNNING.value)
-
-
-class NoticeKind(StrEnum):
-    BATCH_DONE = "batch_done"
-    BATCH_FAILED = "batch_failed"
-    ACCOUNT_ATTENTION = "account_attention"
-    DISK_LOW = "disk_low"
-
-
-NOTICE_KINDS = tuple(k.value for k in NoticeKind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,67 +7,18 @@ Accounts are defined in the config file; this table remembers what happened to t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, insert, select, update
 
+from media_assistant.core.model.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.events import AccountChanged, EventBus
-from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
+from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.schema import AccountRow
 
 A = AccountRow.__table__  # type: ignore[attr-defined]
-
-MIN_CONCURRENCY = 1
-MAX_CONCURRENCY = 5
-
-
-@dataclass(frozen=True, slots=True)
-class AccountStatus:
-    account_id: str
-    kind: ModelKind
-    enabled: bool
-    problem: AccountProblem
-    problem_detail: str | None
-    cooldown_until: float | None
-    cooldown_reason: str | None
-    concurrency: int | None
-    browser_pid: int | None
-    browser_started_at: float | None
-    # The error kind behind ``problem`` (captcha, profile_in_use, bad_config…; schema v6), so
-    # a window can name it in words and keep ``problem_detail`` (the site's text) for a tooltip.
-    problem_code: str | None = None
-
-    def state(self, now: float) -> AccountState:
-        if not self.enabled:
-            return AccountState.DISABLED
-        if self.problem is AccountProblem.NEEDS_LOGIN:
-            return AccountState.NEEDS_LOGIN
-        if self.problem is AccountProblem.CREDENTIALS_REJECTED:
-            return AccountState.CREDENTIALS_REJECTED
-        if self.problem is AccountProblem.NEEDS_ATTENTION:
-            return AccountState.NEEDS_ATTENTION
-        if self.cooldown_until is not None and self.cooldown_until > now:
-            return AccountState.COOLING_DOWN
-        return AccountState.ENABLED
-
-    @property
-    def rebuild_requested(self) -> bool:
-        """The operator asked for a fresh provider; a scheduler has not built it yet."""
-        return self.problem is AccountProblem.REBUILD
-
-    def reason(self, now: float) -> str:
-        state = self.state(now)
-        if state is AccountState.DISABLED:
-            return "disabled by the operator"
-        if self.problem.sticky:
-            return self.problem_detail or state.value
-        if state is AccountState.COOLING_DOWN:
-            left = (self.cooldown_until or now) - now
-            return f"{self.cooldown_reason or 'cooling down'} ({left:.0f} s left)"
-        return ""
 
 
 class AccountStore:

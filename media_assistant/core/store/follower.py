@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.events import (
     AccountChanged,
     BatchesChanged,
@@ -28,7 +29,6 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.records import Pause
-from media_assistant.core.store.accounts import AccountStatus
 from media_assistant.core.store.base import chunks
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 

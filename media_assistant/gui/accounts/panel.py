@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.config.schema import AccountConfig
+from media_assistant.core.model.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
 from media_assistant.core.model.states import AccountState, ModelKind
 from media_assistant.core.rules.pacing import Hold, PacingView
-from media_assistant.core.store.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.bridge.queue_holds import QueueHolds

@@ -17,8 +17,10 @@ from PySide6.QtCore import QObject, Signal
 from media_assistant.core.accounts.pacer import Pacer
 from media_assistant.core.config.schema import AccountConfig, AppConfig
 from media_assistant.core.exports.child import can_run_in_child, export_in_child
-from media_assistant.core.exports.write import ExportScope, Headers, export_scope
+from media_assistant.core.exports.fields import Headers
+from media_assistant.core.exports.write import ExportScope, export_scope
 from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.events import AccountChanged, Event
 from media_assistant.core.model.records import (
     BatchInfo,
@@ -34,7 +36,6 @@ from media_assistant.core.model.records import (
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
 from media_assistant.core.rules.eta import Slot
 from media_assistant.core.rules.pacing import PacingView
-from media_assistant.core.store.accounts import AccountStatus
 from media_assistant.core.store.follower import DatabaseFollower
 from media_assistant.gui.bridge.bus import QtEventBridge
 from media_assistant.gui.bridge.jobs import JobControl

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
-from media_assistant.core.store.accounts import AccountStatus
 from media_assistant.gui.common.style import format_duration
 
 _TASK_STATES: dict[str, object] = {

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.notices.center import Notice, NoticeKind
+from media_assistant.core.model.states import NoticeKind
+from media_assistant.core.notices.center import Notice
 from media_assistant.gui.common import labels
 
 SETTINGS_KEY = "notifications/unread"

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.exports.write import ExportScope, Headers
+from media_assistant.core.exports.fields import Headers
+from media_assistant.core.exports.write import ExportScope
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import JobCanceled, JobRunner, spawn
 from media_assistant.gui.tasks.export_dialog import ExportDialog

@@ -28,12 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.exports.write import (
-    FORMAT_SUFFIX,
-    ExportScope,
-    Headers,
-    default_export_name,
-)
+from media_assistant.core.exports.fields import Headers
+from media_assistant.core.exports.write import FORMAT_SUFFIX, ExportScope, default_export_name
 
 SETTINGS_FOLDER = "export/folder"
 SETTINGS_FORMAT = "export/format"

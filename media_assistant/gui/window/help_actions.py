@@ -1,5 +1,5 @@
-"""The Help menu: *Create support bundle…* (media_assistant/support_bundle.py, as a background
-job: logs, task events, redacted config, versions, self-check findings) and *About*."""
+"""The Help menu: *Create support bundle…* (media_assistant/commands/support_bundle.py, as a
+background job: logs, task events, redacted config, versions, self-check findings) and *About*."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class HelpActions(QObject):
 
     async def create_bundle(self, path: Path) -> list[str] | None:
         """The bundle as a job on a worker thread (it reads the store and the logs)."""
-        from media_assistant.support_bundle import make_bundle
+        from media_assistant.commands.support_bundle import make_bundle
 
         services = self.services
 

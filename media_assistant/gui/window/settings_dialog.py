@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.config.schema import parse_config
-from media_assistant.core.exports.write import write_atomically
+from media_assistant.core.files.atomic import write_atomically
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.gui.common.i18n import LANGUAGES
 

@@ -16,13 +16,8 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
-from media_assistant.core.disk.backups import (
-    BackupInfo,
-    DailyOutcome,
-    RestoreResult,
-    latest_backup,
-    restore_backup,
-)
+from media_assistant.core.disk.backup_files import BackupInfo, latest_backup
+from media_assistant.core.disk.backups import DailyOutcome, RestoreResult, restore_backup
 from media_assistant.core.disk.upkeep import start_of_day
 from media_assistant.core.files.locks import DataDirLock
 from media_assistant.core.files.paths import Paths

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from media_assistant.core.config.schema import AppConfig
+from media_assistant.core.config.schema import FAKE_SITE, AppConfig
 from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import ConfigError
@@ -16,8 +16,6 @@ from media_assistant.core.store.accounts import AccountStore
 from media_assistant.providers.web.adapter import load_adapter
 from media_assistant.providers.web.executable import BrowserNotFound, resolve_browser
 from media_assistant.providers.web.selfcheck import RecordedBrowser, SelfCheckReport, run_selfcheck
-
-FAKE_SITE = "fake"
 
 
 @dataclass

@@ -1,0 +1,58 @@
+"""An account's runtime state as the store keeps it (the operator's toggle, a cool-down, a sticky
+problem) and what it means at a given moment. The rows are the store's
+(``core/store/accounts.py``); this record is what every reader gets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
+
+MIN_CONCURRENCY = 1
+MAX_CONCURRENCY = 5
+
+
+@dataclass(frozen=True, slots=True)
+class AccountStatus:
+    account_id: str
+    kind: ModelKind
+    enabled: bool
+    problem: AccountProblem
+    problem_detail: str | None
+    cooldown_until: float | None
+    cooldown_reason: str | None
+    concurrency: int | None
+    browser_pid: int | None
+    browser_started_at: float | None
+    # The error kind behind ``problem`` (captcha, profile_in_use, bad_config…; schema v6), so
+    # a window can name it in words and keep ``problem_detail`` (the site's text) for a tooltip.
+    problem_code: str | None = None
+
+    def state(self, now: float) -> AccountState:
+        if not self.enabled:
+            return AccountState.DISABLED
+        if self.problem is AccountProblem.NEEDS_LOGIN:
+            return AccountState.NEEDS_LOGIN
+        if self.problem is AccountProblem.CREDENTIALS_REJECTED:
+            return AccountState.CREDENTIALS_REJECTED
+        if self.problem is AccountProblem.NEEDS_ATTENTION:
+            return AccountState.NEEDS_ATTENTION
+        if self.cooldown_until is not None and self.cooldown_until > now:
+            return AccountState.COOLING_DOWN
+        return AccountState.ENABLED
+
+    @property
+    def rebuild_requested(self) -> bool:
+        """The operator asked for a fresh provider; a scheduler has not built it yet."""
+        return self.problem is AccountProblem.REBUILD
+
+    def reason(self, now: float) -> str:
+        state = self.state(now)
+        if state is AccountState.DISABLED:
+            return "disabled by the operator"
+        if self.problem.sticky:
+            return self.problem_detail or state.value
+        if state is AccountState.COOLING_DOWN:
+            left = (self.cooldown_until or now) - now
+            return f"{self.cooldown_reason or 'cooling down'} ({left:.0f} s left)"
+        return ""
