@@ -23,6 +23,7 @@ from media_assistant.core.store.facade import AsyncStore
 from media_assistant.core.store.threads import DbThreads
 from media_assistant.providers.registry import ProviderRegistry
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
+from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 from tests.conftest import make_tasks
 
 KEY_A, KEY_B = "sk-sim-account-a", "sk-sim-account-b"
@@ -91,7 +92,13 @@ class Run:
         self.config = parse_config(cfg, "test")
         self.store = Store(open_engine(sqlite_url(self.paths.database)), self.clock)
         self.db = DbThreads()
-        self.registry = ProviderRegistry(self.config, self.paths)
+        sim = self.config.simulation
+        self.fake_site = FakeChatSite(latency_s=sim.web_latency_s, seed=sim.seed)
+        self.registry = ProviderRegistry(
+            self.config,
+            self.paths,
+            fake_web=lambda _config, account_id: FakeWebProvider(self.fake_site, account_id),
+        )
         self.scheduler = Scheduler(
             self.config, AsyncStore(self.store, self.db), self.clock, self.registry, seed=4
         )
@@ -122,7 +129,7 @@ async def test_mixed_batch_no_conflicts_and_each_key_uses_its_concurrency(
     assert await run.go(tasks) == []
     rows = run.store.list_tasks()
     assert {r.state for r in rows} == {"success"} and len(rows) == 52
-    site = run.registry.fake_site
+    site = run.fake_site
     assert site.total_conflicts == 0 and site.max_concurrent == 1
     stats = api_sim.stats()["keys"]
     assert stats[KEY_A]["max_concurrent"] == 3  # reached, never exceeded
