@@ -16,6 +16,10 @@ class ChatSiteConfig:
     keep_generating_on_disconnect: bool = True  # real sites do; False: a gone page stops it
     # -- variations seen on real chat UIs (all off by default) ------------------------------
     markdown_answers: bool = False  # answers in Markdown, rendered to HTML on the page
+    # ...with emphasis drawn by utility classes (<span class="font-bold">, as Tailwind/shadcn
+    # UIs do), typography-plugin styles (italic quotes, a monospace table column) and a code
+    # block header of the UI's own (its language label, a Copy button): markdown_answers only
+    emphasis_classes: bool = False
     page_load_s: tuple[float, float] = (0.0, 0.0)  # a full page load takes this long (real s)
     new_chat_button: bool = False  # a client-side New chat button (no page load)
     new_chat_s: float = 0.4  # how long that button takes to show an empty chat (real s)

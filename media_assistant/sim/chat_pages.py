@@ -159,6 +159,7 @@ class ChatPages:
             "challenged": self._faults.challenged(user),
             "variations": {
                 "markdown": self._config.markdown_answers,
+                "emphasis_classes": self._config.emphasis_classes,
                 "new_chat_button": self._config.new_chat_button,
                 "new_chat_ms": round(self._config.new_chat_s * 1000),
                 "signin_flash_ms": round(self._config.signin_flash_s * 1000),

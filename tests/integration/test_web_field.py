@@ -121,6 +121,8 @@ async def test_markdown_answers_come_back_as_the_markdown_the_model_wrote(env: W
             "\n## Notes on",
             "**bold words**",
             "*italic words*",
+            "`max_items`",
+            "- second **bold point**",
             "](https://",
             "\n1. ",
             "\n   - a nested",
@@ -133,6 +135,28 @@ async def test_markdown_answers_come_back_as_the_markdown_the_model_wrote(env: W
         # The plain text as the page showed it stays beside it.
         assert row.result_plain is not None and "bold words" in row.result_plain
         assert "**" not in row.result_plain
+
+
+async def test_emphasis_drawn_by_css_classes_keeps_its_markdown(tmp_path: Path) -> None:
+    """A utility-class UI: bold, italic and inline code are styled spans, quotes are italic and a
+    table column monospace by the typography plugin, and the code block's header (its language
+    label) has classes the adapter does not exclude. The Markdown is still what the model wrote."""
+    sim = field_sim(emphasis_classes=True)
+    try:
+        e = make_env(tmp_path, sim)
+        await e.sign_in("web-1")
+        s = await e.start()
+        await s.submit(tasks(2))
+        assert await e.run() == []
+        rows = sorted(e.store.list_tasks(), key=lambda r: r.started_at or 0)
+        assert [r.result_text for r in rows] == sim.answers("web-1")
+        for row in rows:
+            assert row.result_text is not None
+            for piece in ("**bold words**", "*italic words*", "`max_items`", "**bold point**"):
+                assert piece in row.result_text
+        await e.close()
+    finally:
+        sim.stop_in_thread()
 
 
 async def test_the_markdown_behind_the_copy_control_when_the_adapter_names_it(
