@@ -25,6 +25,9 @@ class ChatSiteConfig:
     new_chat_s: float = 0.4  # how long that button takes to show an empty chat (real s)
     signin_flash_s: float = 0.0  # > 0: every full load first shows a sign-in screen this long
     models: tuple[str, ...] = ()  # a model picker with these models (first: the default)
+    # > 0: once the server took a message, nothing shows generating (no stop button, no
+    # answer) for this long (real s), then the answer streams as usual
+    indicator_gap_s: float = 0.0
     slow_render_s: float = 4.0  # fault slow_render: the composer shows after this long (real s)
 
     def __post_init__(self) -> None:
@@ -35,7 +38,7 @@ class ChatSiteConfig:
             raise ValueError("time_scale must be positive")
         if not 0 <= self.page_load_s[0] <= self.page_load_s[1]:
             raise ValueError(f"page_load_s must be 0 <= low <= high, got {self.page_load_s}")
-        if self.new_chat_s < 0 or self.signin_flash_s < 0:
-            raise ValueError("new_chat_s and signin_flash_s must not be negative")
+        if self.new_chat_s < 0 or self.signin_flash_s < 0 or self.indicator_gap_s < 0:
+            raise ValueError("new_chat_s, signin_flash_s and indicator_gap_s must not be negative")
         if not 0 <= self.answer_chars[0] <= self.answer_chars[1]:
             raise ValueError(f"answer_chars must be 0 <= low <= high, got {self.answer_chars}")

@@ -163,6 +163,7 @@ class ChatPages:
                 "new_chat_button": self._config.new_chat_button,
                 "new_chat_ms": round(self._config.new_chat_s * 1000),
                 "signin_flash_ms": round(self._config.signin_flash_s * 1000),
+                "indicator_gap_ms": round(self._config.indicator_gap_s * 1000),
                 "models": list(self._config.models),
                 "model": request.query.get("model"),
                 "page_alert": _PAGE_ALERTS.get(fault) if fault is not None else None,

@@ -228,7 +228,15 @@ class AdapterTiming(BaseModel):
     )
     page_load_timeout_s: float = Field(30.0, gt=0)
     send_timeout_s: float = Field(15.0, gt=0, description="Until the send is visibly accepted.")
-    first_token_timeout_s: float = Field(120.0, gt=0)
+    first_token_timeout_s: float = Field(
+        120.0, gt=0, description="Until the answer's first text (a page that never starts)."
+    )
+    silent_stop_s: float = Field(
+        3.0,
+        gt=0,
+        description="The page showed it was generating, then nothing generates, no new answer, "
+        "no error: the attempt fails once that has lasted this long.",
+    )
     idle_timeout_s: float = Field(120.0, gt=0, description="Text unchanged while generating.")
     hard_timeout_s: float = Field(450.0, gt=0)
     done_grace_s: float = Field(

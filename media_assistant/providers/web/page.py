@@ -26,7 +26,7 @@ from media_assistant.providers.web.adapter import (
     Marker,
     SiteAdapter,
 )
-from media_assistant.providers.web.page_scripts import EXTRACT_JS, SNAPSHOT_JS
+from media_assistant.providers.web.page_scripts import ARM_JS, EXTRACT_JS, SNAPSHOT_JS
 
 MARKERS = ("login_lost", "captcha", "rate_limited", "busy", "conflict", "error")
 
@@ -75,6 +75,9 @@ class Snapshot:
     markers: dict[str, str | None] = field(default_factory=dict)
     answer_error: str | None = None  # an error box inside the last answer
     composer: bool = False  # a composer is visible (plain-CSS input selectors only)
+    # The generating indicator showed at some moment since the send (watched in the page,
+    # between polls too: see page_scripts.ARM_JS)
+    generated: bool = False
 
     def problem(self) -> tuple[str, str] | None:
         """The first marker present, by severity: (marker name, what matched)."""
@@ -420,6 +423,8 @@ class ChatPage:
     async def send(self, before: Snapshot) -> None:
         """Click send (or press Enter) and wait until the page visibly accepted the message."""
         how, timing = self.adapter.input, self.adapter.timing
+        if self.adapter.selectors.generating:
+            await self.page.evaluate(ARM_JS, {"generating": self.adapter.selectors.generating})
         button = await self._first_present(self.adapter.selectors.send)
         if how.send_with == "click" and button is not None:
             try:

@@ -132,6 +132,7 @@ async (cfg) => {
     text: text(last),
     reasoning: reasoning.length ? text(reasoning[reasoning.length - 1]) : null,
     generating: all(cfg.generating).some(visible),
+    generated: window.__maGenerated === true,
     composer: all(cfg.input).some(visible),
     done: all(cfg.done).filter(visible).length,
     users: all(cfg.user_message).length,
@@ -139,6 +140,38 @@ async (cfg) => {
     markers: markers,
     answer_error: answerError,
   };
+}
+"""
+
+# Just before a send: from now on, note in the page whether the generating indicator shows at
+# any moment, between polls included. A UI whose server fails may show its stop button for a
+# split second and then nothing at all; the snapshot reports the sighting (``generated``), and
+# the provider knows the page started and stopped without answering (issue 22). One sighting is
+# all it takes: the observer then stops watching.
+ARM_JS = """
+(cfg) => {
+  const visible = (el) => {
+    const st = getComputedStyle(el);
+    if (st.display === 'none' || st.visibility === 'hidden') return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 || r.height > 0;
+  };
+  const generating = () => {  // as the snapshot reads it: the first selector that matches
+    for (const s of cfg.generating) {
+      let found;
+      try { found = document.querySelectorAll(s); } catch (e) { continue; }
+      if (found.length) return Array.from(found).some(visible);
+    }
+    return false;
+  };
+  if (window.__maGenWatch) window.__maGenWatch.disconnect();
+  window.__maGenerated = false;
+  const observer = new MutationObserver(() => {
+    if (generating()) { window.__maGenerated = true; observer.disconnect(); }
+  });
+  observer.observe(document.documentElement,
+    { subtree: true, childList: true, attributes: true, characterData: true });
+  window.__maGenWatch = observer;
 }
 """
 

@@ -41,6 +41,7 @@ from media_assistant.providers.web.page import (
     marker_error,
 )
 from media_assistant.providers.web.selfcheck import RecordedBrowser
+from media_assistant.providers.web.silence import SilentStop
 
 log = logging.getLogger(__name__)
 
@@ -358,6 +359,7 @@ class WebProvider:
         assert chat is not None
         call = self.driver.service.call
         watch = MarkerWatch(timing.marker_persist_s)
+        silence = SilentStop(timing.silent_stop_s)
         sent_at = last_change = time.monotonic()
         last_text: str | None = None
         stable = empty_done = 0
@@ -390,7 +392,17 @@ class WebProvider:
                 snap.answers == before.answers > 0 and snap.text != before.text
             )
             fresh_done = snap.done > before.done
-            if is_new and (snap.text or "").strip():
+            has_text = is_new and bool((snap.text or "").strip())
+            if silence.stopped(
+                snap, now, answered=has_text or (is_new and fresh_done), pending=watch.pending()
+            ):
+                raise ProviderError(
+                    ErrorKind.SERVER_ERROR,
+                    f"the site stopped without answering: it showed it was generating, then "
+                    f"no new answer and no error for {timing.silent_stop_s:g} s (if the page "
+                    f"does show an answer, selectors.answer may be outdated)",
+                )
+            if has_text:
                 if snap.text != last_text:
                     last_text, last_change, stable = snap.text, now, 0
                     ctx.heartbeat(progress_chars=len(snap.text or ""))
