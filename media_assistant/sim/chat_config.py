@@ -23,6 +23,9 @@ class ChatSiteConfig:
     page_load_s: tuple[float, float] = (0.0, 0.0)  # a full page load takes this long (real s)
     new_chat_button: bool = False  # a client-side New chat button (no page load)
     new_chat_s: float = 0.4  # how long that button takes to show an empty chat (real s)
+    # ...asks to confirm first, when there is a chat to clear: a dialog "Create New Chat — this
+    # will clear your current chat history … Cancel / Confirm" (new_chat_button only)
+    new_chat_confirm: bool = False
     signin_flash_s: float = 0.0  # > 0: every full load first shows a sign-in screen this long
     models: tuple[str, ...] = ()  # a model picker with these models (first: the default)
     # > 0: once the server took a message, nothing shows generating (no stop button, no

@@ -162,6 +162,7 @@ class ChatPages:
                 "emphasis_classes": self._config.emphasis_classes,
                 "new_chat_button": self._config.new_chat_button,
                 "new_chat_ms": round(self._config.new_chat_s * 1000),
+                "new_chat_confirm": self._config.new_chat_confirm,
                 "signin_flash_ms": round(self._config.signin_flash_s * 1000),
                 "indicator_gap_ms": round(self._config.indicator_gap_s * 1000),
                 "models": list(self._config.models),

@@ -208,6 +208,56 @@ async def test_a_slow_page_loads_once_then_new_chat_is_a_click(tmp_path: Path) -
     assert not our_chromiums(tmp_path)
 
 
+CONFIRM_STEPS = """
+[new_chat]
+steps = [['button[data-testid="new-chat"]'], ['[role="dialog"] button:has-text("Confirm")']]
+"""
+
+
+def steps_adapter(root: Path) -> Path:
+    """The sim adapter with its New chat as two clicks: the button, then the dialog's Confirm."""
+    text = SIM_ADAPTER.read_text(encoding="utf-8")
+    declared = next(line for line in text.splitlines() if line.startswith("new_chat = "))
+    path = root / "steps.toml"
+    path.write_text(text.replace(declared, "") + CONFIRM_STEPS, encoding="utf-8")
+    return path
+
+
+async def test_a_new_chat_that_asks_to_confirm_is_clicked_through(tmp_path: Path) -> None:
+    """New chat opens "Create New Chat — this will clear your current chat history … Cancel /
+    Confirm". With [new_chat] steps the page loads once (2-3 s) and every later task clicks
+    through the dialog; the one-click form waits for an empty chat that never comes and loads
+    the page instead."""
+    sim = field_sim(new_chat_confirm=True, page_load_s=(2.0, 3.0))
+    try:
+        e = make_env(tmp_path, sim, site_file=steps_adapter(tmp_path))
+        await e.sign_in("web-1")
+        loads_before = sim.user_stats("web-1")["page_loads"]
+        s = await e.start()
+        await s.submit(tasks(4))
+        assert await e.run(timeout=120) == []
+        rows = sorted(e.store.list_tasks(), key=lambda r: r.started_at or 0)
+        assert [(r.state, r.attempt) for r in rows] == [("success", 1)] * 4
+        assert [r.result_text for r in rows] == sim.answers("web-1")  # each answer its own
+        assert sim.user_stats("web-1")["page_loads"] == loads_before + 1
+        assert not any(
+            "loaded new_chat_url instead" in m for r in rows for m in e.events(r.task_id)
+        )
+        await e.close()
+        # The same site with New chat as one click: the dialog stays up, the page is loaded.
+        one_click = make_env(tmp_path / "b", sim)
+        await one_click.sign_in("web-1")
+        s = await one_click.start()
+        await s.submit(tasks(2, prefix="o"))
+        assert await one_click.run(timeout=120) == []
+        assert {r.state for r in one_click.store.list_tasks()} == {"success"}
+        assert any("loaded new_chat_url instead" in m for m in one_click.events("o1"))
+        await one_click.close()
+    finally:
+        sim.stop_in_thread()
+    assert not our_chromiums(tmp_path)
+
+
 async def test_a_sign_in_screen_flashing_on_load_fails_nothing(tmp_path: Path) -> None:
     # No New chat button: every task loads the page, and every load flashes the sign-in screen.
     sim = field_sim(signin_flash_s=1.0, new_chat_button=False)

@@ -43,6 +43,10 @@ PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
 }
 
 
+class _NewChatAbandoned(Exception):  # noqa: N818 - a reason to stop clicking, not a failure
+    """A login or captcha marker showed while clicking New chat: the page load checks it."""
+
+
 class ComposerMissing(ProviderError):
     """The page loaded and showed no composer within ``page_load_timeout_s``: a slow page, or a
     site that changed under its adapter. One such load is retried like a timeout; the provider
@@ -231,7 +235,7 @@ class ChatPage:
         choice = self.adapter.model_choice
         self.used_new_chat_control = self.new_chat_fell_back = False
         snap: Snapshot | None = None
-        if self.adapter.selectors.new_chat and self._on_site():
+        if self.adapter.new_chat_steps and self._on_site():
             snap = await self._click_new_chat()
             self.used_new_chat_control = snap is not None
             self.new_chat_fell_back = snap is None
@@ -274,41 +278,70 @@ class ChatPage:
             )
 
     async def _click_new_chat(self) -> Snapshot | None:
-        """Click the new-chat control; the (marking) snapshot of the empty chat it shows, or
-        None when it shows none in time or a login/captcha marker comes up (the page load
-        then checks those properly)."""
-        control = await self._first_present(self.adapter.selectors.new_chat)
-        if control is None:
-            return None
-        timeout = self.adapter.timing.new_chat_timeout_s
+        """Click through the New chat steps (one click, or the control and then a confirm
+        dialog's button); the (marking) snapshot of the empty chat they show, or None when a
+        step finds nothing to click or no empty chat shows within ``new_chat_timeout_s``, or a
+        login/captcha marker comes up (the page load then checks those properly)."""
+        steps = self.adapter.new_chat_steps
+        deadline = time.monotonic() + self.adapter.timing.new_chat_timeout_s
         try:
-            await control.click(timeout=timeout * 1000)
-        except (PlaywrightTimeout, PlaywrightError):
-            return None
-        composer = self.composer()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                snap = await self.snapshot(mark=True)
-                if snap.markers.get("login_lost") or snap.markers.get("captcha"):
-                    return None
-                if (
-                    snap.answers == 0
-                    and snap.users == 0
-                    and not snap.generating
-                    and (
-                        snap.composer
-                        or (
-                            self._composer_by_locator
-                            and await composer.count()
-                            and await composer.is_visible()
-                        )
-                    )
-                ):
+            control = await self._first_present(steps[0])
+            if control is None:
+                return None
+            for i, step in enumerate(steps):
+                if i:
+                    # The next control (a dialog's Confirm) shows a moment after the click
+                    # before it; a chat that is already empty has nothing to confirm.
+                    found = await self._next_step(step, deadline)
+                    if isinstance(found, Snapshot) or found is None:
+                        return found
+                    control = found
+                await control.click(timeout=max(0.1, deadline - time.monotonic()) * 1000)
+            while time.monotonic() < deadline:
+                snap = await self._empty_chat()
+                if snap is not None:
                     return snap
-            except PlaywrightError:  # the control navigated: the old page's context is gone
-                pass
+                await self.page.wait_for_timeout(50)
+        except (PlaywrightTimeout, PlaywrightError, _NewChatAbandoned):
+            return None
+        return None
+
+    async def _next_step(self, step: list[str], deadline: float) -> Locator | Snapshot | None:
+        """A visible control of ``step``; or the empty chat, if the page shows one before
+        that; or None at the deadline."""
+        while True:
+            for sel in step:
+                try:
+                    found = self.page.locator(sel).filter(visible=True)
+                    if await found.count():
+                        return found.first
+                except PlaywrightError:  # navigating: the old page's context is gone
+                    break
+            snap = await self._empty_chat()
+            if snap is not None:
+                return snap
+            if time.monotonic() >= deadline:
+                return None
             await self.page.wait_for_timeout(50)
+
+    async def _empty_chat(self) -> Snapshot | None:
+        """The (marking) snapshot of the page if it shows an empty chat — no answers, no user
+        messages, nothing generating, a composer — else None. Raises _NewChatAbandoned on a
+        login or captcha marker."""
+        try:
+            snap = await self.snapshot(mark=True)
+            if snap.markers.get("login_lost") or snap.markers.get("captcha"):
+                raise _NewChatAbandoned
+            if snap.answers or snap.users or snap.generating:
+                return None
+            if snap.composer:
+                return snap
+            if self._composer_by_locator:
+                composer = self.composer()
+                if await composer.count() and await composer.is_visible():
+                    return snap
+        except PlaywrightError:  # the control navigated: the old page's context is gone
+            pass
         return None
 
     async def _wait_for_composer(self) -> Snapshot:

@@ -151,15 +151,17 @@ class WebProvider:
                 raise self._composer_missing(exc) from None
             self.composer_misses = 0
             if chat.new_chat_fell_back:
+                steps = self.adapter.new_chat_steps
+                what = f"control {steps[0]}" if len(steps) == 1 else f"steps {steps}"
                 ctx.log(
-                    f"the new-chat control {self.adapter.selectors.new_chat} gave no empty chat "
-                    f"within {self.adapter.timing.new_chat_timeout_s:.0f} s: loaded "
-                    "new_chat_url instead (slower; check the adapter)",
+                    f"the new-chat {what} gave no empty chat within "
+                    f"{self.adapter.timing.new_chat_timeout_s:.0f} s: loaded new_chat_url "
+                    "instead (slower; check the adapter)",
                     level=logging.WARNING,
                     code=EventCode.NEW_CHAT_FALLBACK,
                     params={
                         "seconds": self.adapter.timing.new_chat_timeout_s,
-                        "detail": str(self.adapter.selectors.new_chat),
+                        "detail": str(steps[0] if len(steps) == 1 else steps),
                     },
                 )
             ctx.checkpoint()
