@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from media_assistant.providers.web.page import Snapshot
 from media_assistant.providers.web.silence import SilentStop
+from media_assistant.providers.web.snapshot import Snapshot
 
 
 def snap(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +25,15 @@ from media_assistant.providers.web.adapter import (
     Marker,
     SiteAdapter,
 )
+from media_assistant.providers.web.new_chat import click_new_chat
 from media_assistant.providers.web.page_scripts import ARM_JS, EXTRACT_JS, SNAPSHOT_JS
-
-MARKERS = ("login_lost", "captcha", "rate_limited", "busy", "conflict", "error")
+from media_assistant.providers.web.snapshot import (
+    MARKERS,
+    PERSISTENT_MARKERS,
+    MarkerWatch,
+    Snapshot,
+    marker_error,
+)
 
 _NAVIGATED = re.compile(r"context was destroyed|navigat|Target page, context or browser", re.I)
 
@@ -43,10 +48,6 @@ PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
 }
 
 
-class _NewChatAbandoned(Exception):  # noqa: N818 - a reason to stop clicking, not a failure
-    """A login or captcha marker showed while clicking New chat: the page load checks it."""
-
-
 class ComposerMissing(ProviderError):
     """The page loaded and showed no composer within ``page_load_timeout_s``: a slow page, or a
     site that changed under its adapter. One such load is retried like a timeout; the provider
@@ -54,75 +55,6 @@ class ComposerMissing(ProviderError):
 
     def __init__(self, message: str) -> None:
         super().__init__(ErrorKind.TIMEOUT, message)
-
-
-MARKER_ERRORS: dict[str, ErrorKind] = {
-    "login_lost": ErrorKind.LOGIN_REQUIRED,
-    "captcha": ErrorKind.CAPTCHA,
-    "rate_limited": ErrorKind.RATE_LIMITED,
-    "busy": ErrorKind.SITE_BUSY,
-    "conflict": ErrorKind.SESSION_CONFLICT,
-    "error": ErrorKind.SERVER_ERROR,
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    url: str
-    answers: int
-    text: str | None
-    reasoning: str | None
-    generating: bool
-    done: int
-    users: int
-    alerts: str
-    markers: dict[str, str | None] = field(default_factory=dict)
-    answer_error: str | None = None  # an error box inside the last answer
-    composer: bool = False  # a composer is visible (plain-CSS input selectors only)
-    # The generating indicator showed at some moment since the send (watched in the page,
-    # between polls too: see page_scripts.ARM_JS)
-    generated: bool = False
-
-    def problem(self) -> tuple[str, str] | None:
-        """The first marker present, by severity: (marker name, what matched)."""
-        for name in MARKERS:
-            hit = self.markers.get(name)
-            if hit:
-                return name, hit
-        return None
-
-
-# Markers that fail a task only once they have held for timing.marker_persist_s: a sign-in
-# screen flashing while a page loads is not a lost login.
-PERSISTENT_MARKERS = ("login_lost", "captcha")
-
-
-class MarkerWatch:
-    """Applies ``marker_persist_s`` to login/captcha markers; other markers count at once."""
-
-    def __init__(self, persist_s: float) -> None:
-        self.persist_s = persist_s
-        self._since: dict[str, float] = {}
-
-    def problem(self, snap: Snapshot, now: float | None = None) -> tuple[str, str] | None:
-        now = time.monotonic() if now is None else now
-        for name in PERSISTENT_MARKERS:
-            if snap.markers.get(name):
-                self._since.setdefault(name, now)
-            else:
-                self._since.pop(name, None)
-        for name in MARKERS:
-            hit = snap.markers.get(name)
-            if not hit:
-                continue
-            if name in PERSISTENT_MARKERS and now - self._since[name] < self.persist_s:
-                continue
-            return name, hit
-        return None
-
-    def pending(self) -> bool:
-        """A login/captcha marker is showing but has not held long enough yet."""
-        return bool(self._since)
 
 
 def _marker_cfg(m: Marker) -> dict[str, list[str]]:
@@ -166,7 +98,7 @@ class ChatPage:
             "markdown_attribute": a.markdown_attribute,
         }
         # Input selectors with Playwright-only syntax cannot be checked inside the poll script.
-        self._composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)
+        self.composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)
         self.used_new_chat_control = False  # the last open_new_chat clicked the control
         self.new_chat_fell_back = False  # ...tried to, got no empty chat, loaded the URL
 
@@ -214,7 +146,7 @@ class ChatPage:
     def composer(self) -> Locator:
         return self._first(self.adapter.selectors.input)
 
-    async def _first_present(self, selectors: list[str]) -> Locator | None:
+    async def first_present(self, selectors: list[str]) -> Locator | None:
         for sel in selectors:
             loc = self.page.locator(sel)
             if await loc.count():
@@ -236,7 +168,7 @@ class ChatPage:
         self.used_new_chat_control = self.new_chat_fell_back = False
         snap: Snapshot | None = None
         if self.adapter.new_chat_steps and self._on_site():
-            snap = await self._click_new_chat()
+            snap = await click_new_chat(self)
             self.used_new_chat_control = snap is not None
             self.new_chat_fell_back = snap is None
         if snap is None:
@@ -276,73 +208,6 @@ class ChatPage:
                 retry_after=parse_retry_after(headers, now=time.time()),
                 status=response.status,
             )
-
-    async def _click_new_chat(self) -> Snapshot | None:
-        """Click through the New chat steps (one click, or the control and then a confirm
-        dialog's button); the (marking) snapshot of the empty chat they show, or None when a
-        step finds nothing to click or no empty chat shows within ``new_chat_timeout_s``, or a
-        login/captcha marker comes up (the page load then checks those properly)."""
-        steps = self.adapter.new_chat_steps
-        deadline = time.monotonic() + self.adapter.timing.new_chat_timeout_s
-        try:
-            control = await self._first_present(steps[0])
-            if control is None:
-                return None
-            for i, step in enumerate(steps):
-                if i:
-                    # The next control (a dialog's Confirm) shows a moment after the click
-                    # before it; a chat that is already empty has nothing to confirm.
-                    found = await self._next_step(step, deadline)
-                    if isinstance(found, Snapshot) or found is None:
-                        return found
-                    control = found
-                await control.click(timeout=max(0.1, deadline - time.monotonic()) * 1000)
-            while time.monotonic() < deadline:
-                snap = await self._empty_chat()
-                if snap is not None:
-                    return snap
-                await self.page.wait_for_timeout(50)
-        except (PlaywrightTimeout, PlaywrightError, _NewChatAbandoned):
-            return None
-        return None
-
-    async def _next_step(self, step: list[str], deadline: float) -> Locator | Snapshot | None:
-        """A visible control of ``step``; or the empty chat, if the page shows one before
-        that; or None at the deadline."""
-        while True:
-            for sel in step:
-                try:
-                    found = self.page.locator(sel).filter(visible=True)
-                    if await found.count():
-                        return found.first
-                except PlaywrightError:  # navigating: the old page's context is gone
-                    break
-            snap = await self._empty_chat()
-            if snap is not None:
-                return snap
-            if time.monotonic() >= deadline:
-                return None
-            await self.page.wait_for_timeout(50)
-
-    async def _empty_chat(self) -> Snapshot | None:
-        """The (marking) snapshot of the page if it shows an empty chat — no answers, no user
-        messages, nothing generating, a composer — else None. Raises _NewChatAbandoned on a
-        login or captcha marker."""
-        try:
-            snap = await self.snapshot(mark=True)
-            if snap.markers.get("login_lost") or snap.markers.get("captcha"):
-                raise _NewChatAbandoned
-            if snap.answers or snap.users or snap.generating:
-                return None
-            if snap.composer:
-                return snap
-            if self._composer_by_locator:
-                composer = self.composer()
-                if await composer.count() and await composer.is_visible():
-                    return snap
-        except PlaywrightError:  # the control navigated: the old page's context is gone
-            pass
-        return None
 
     async def _wait_for_composer(self) -> Snapshot:
         timing = self.adapter.timing
@@ -393,7 +258,7 @@ class ChatPage:
         assert choice is not None
         name = choice.site_name(model)
         confirm = [sel.replace("{model}", name) for sel in choice.confirm]
-        if confirm and await self._first_present(confirm) is not None:
+        if confirm and await self.first_present(confirm) is not None:
             return
         timeout = self.adapter.timing.send_timeout_s * 1000
         for i, step in enumerate(choice.steps, 1):
@@ -415,7 +280,7 @@ class ChatPage:
     async def _wait_present(self, selectors: list[str], timeout_s: float = 3.0) -> Locator | None:
         deadline = time.monotonic() + timeout_s
         while True:
-            found = await self._first_present(selectors)
+            found = await self.first_present(selectors)
             if found is not None or time.monotonic() >= deadline:
                 return found
             await self.page.wait_for_timeout(50)
@@ -458,7 +323,7 @@ class ChatPage:
         how, timing = self.adapter.input, self.adapter.timing
         if self.adapter.selectors.generating:
             await self.page.evaluate(ARM_JS, {"generating": self.adapter.selectors.generating})
-        button = await self._first_present(self.adapter.selectors.send)
+        button = await self.first_present(self.adapter.selectors.send)
         if how.send_with == "click" and button is not None:
             try:
                 await button.click(timeout=timing.send_timeout_s * 1000)
@@ -484,7 +349,7 @@ class ChatPage:
 
     async def stop_generating(self) -> bool:
         """Click the page's stop control if it is there. True if clicked."""
-        stop = await self._first_present(self.adapter.selectors.stop)
+        stop = await self.first_present(self.adapter.selectors.stop)
         if stop is None or not await stop.is_visible():
             return False
         try:
@@ -547,20 +412,6 @@ class ChatPage:
         except Exception:
             pass
         return saved
-
-
-def marker_error(problem: tuple[str, str], snap: Snapshot) -> ProviderError:
-    name, hit = problem
-    detail = snap.alerts.strip().splitlines()[0] if snap.alerts.strip() else hit
-    messages = {
-        "login_lost": f"the site asks to log in ({hit})",
-        "captcha": f"a captcha/challenge needs a human ({hit})",
-        "rate_limited": f"the site says: {detail}",
-        "busy": f"the site says: {detail}",
-        "conflict": f"the site says another generation is running: {detail}",
-        "error": f"the site reported an error: {detail}",
-    }
-    return ProviderError(MARKER_ERRORS[name], messages[name])
 
 
 def _normalise(text: str) -> str:

@@ -34,14 +34,10 @@ from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapt
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.leftover import SentPrompt, SentRecord
 from media_assistant.providers.web.markdown import html_to_markdown, only_error_text
-from media_assistant.providers.web.page import (
-    ComposerMissing,
-    MarkerWatch,
-    Snapshot,
-    marker_error,
-)
+from media_assistant.providers.web.page import ComposerMissing
 from media_assistant.providers.web.selfcheck import RecordedBrowser
 from media_assistant.providers.web.silence import SilentStop
+from media_assistant.providers.web.snapshot import MarkerWatch, Snapshot, marker_error
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ resets the count (a model thinking where the adapter's indicator does not show i
 
 from __future__ import annotations
 
-from media_assistant.providers.web.page import Snapshot
+from media_assistant.providers.web.snapshot import Snapshot
 
 
 class SilentStop:
