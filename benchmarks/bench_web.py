@@ -484,7 +484,7 @@ def markdown(result: dict[str, Any]) -> str:
     if "confirm_dialog" in result:
         from benchmarks import bench_web_dialog
 
-        lines += ["", *bench_web_dialog.markdown(result["confirm_dialog"])]
+        lines += ["", *bench_web_dialog.markdown(result["confirm_dialog"], result.get("slow_ui"))]
     return "\n".join(lines) + "\n"
 
 

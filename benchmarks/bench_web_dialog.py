@@ -141,12 +141,13 @@ async def _run(
         lane.close()
 
 
-def markdown(result: dict[str, Any]) -> list[str]:
+def markdown(result: dict[str, Any], one_click: dict[str, Any] | None = None) -> list[str]:
+    """The B4c section; with B4b's result (``one_click``) the dialog's own cost beside it."""
     goal, summary, checks = result["target"], result["summary"], result["checks"]
     low, high = result["page_load_s"]
     load = " / ".join(f"{x:.1f}" for x in result["load_avg_1min"])
     over = summary["overhead_s"]
-    return [
+    lines = [
         "### B4c — a New chat that asks to confirm",
         "",
         f"The B4b site (full page load {low:.0f}-{high:.0f} s, New chat "
@@ -162,6 +163,17 @@ def markdown(result: dict[str, Any]) -> list[str]:
         f"| ↳ new_chat phase | {_ms(summary['phases_median_s']['new_chat'])} | | | |",
         f"| ↳ before the site got the prompt | {_s(summary['pre_send_s']['median'])} | "
         f"{_s(summary['pre_send_s']['p90'])} | | |",
+    ]
+    if one_click is not None:
+        click = one_click["click"]
+        lines += [
+            f"| B4b, the same site with a one-click New chat | {_s(click['overhead_s']['median'])}"
+            f" | {_s(click['overhead_s']['p90'])} | | info |",
+            f"| ↳ what the dialog adds (median) | "
+            f"{_s(over['median'] - click['overhead_s']['median'])} | | | info |",
+        ]
+    return [
+        *lines,
         "",
         f"Checks: every task succeeded with its own answer: "
         f"{checks['all_succeeded_with_their_own_answer']}; page loads {checks['page_loads']} "
