@@ -75,6 +75,12 @@ def run(quick: bool) -> dict[str, Any]:
     result["slow_ui"] = slow
     result["targets"].append(slow["target"])
     result["elapsed_s"] += slow["elapsed_s"]
+    from benchmarks.bench_web_dialog import measure_confirm_dialog  # it imports this module
+
+    dialog = measure_confirm_dialog(4 if quick else 12)
+    result["confirm_dialog"] = dialog
+    result["targets"].append(dialog["target"])
+    result["elapsed_s"] += dialog["elapsed_s"]
     return result
 
 
@@ -475,6 +481,10 @@ def markdown(result: dict[str, Any]) -> str:
     ]
     if "slow_ui" in result:
         lines += ["", *_slow_markdown(result["slow_ui"])]
+    if "confirm_dialog" in result:
+        from benchmarks import bench_web_dialog
+
+        lines += ["", *bench_web_dialog.markdown(result["confirm_dialog"], result.get("slow_ui"))]
     return "\n".join(lines) + "\n"
 
 

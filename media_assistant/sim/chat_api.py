@@ -20,6 +20,8 @@ from media_assistant.sim.chat_faults import ChatFault, ChatFaultBook
 from media_assistant.sim.chat_generation import (
     CHUNKS_BEFORE_MIDSTREAM_ERROR,
     CONFLICT,
+    DROPPED,
+    MIDSTREAM,
     SHUTDOWN,
     Conversation,
     Generation,
@@ -35,6 +37,11 @@ _REFUSALS: dict[ChatFault, tuple[int, str, str]] = {
     ChatFault.BUSY: (503, "server_busy", "服务器繁忙，请稍后再试 / Server busy, try again later"),
     ChatFault.CAPTCHA: (403, "captcha_required", "人机验证 / Verify you are human"),
 }
+# Faults that end a generation part-way: after this many chunks.
+_FAIL_AFTER_CHUNKS: dict[ChatFault, int] = {
+    ChatFault.ERROR_MIDSTREAM: CHUNKS_BEFORE_MIDSTREAM_ERROR,
+    ChatFault.SILENT_FAILURE: 0,  # at the first chunk's time, before anything was shown
+}
 LOGIN_REQUIRED = (401, "login_required", "登录已过期，请重新登录 / Please log in again")
 _NOT_FOUND = (404, "conversation_not_found", "对话不存在 / Conversation not found")
 
@@ -48,6 +55,8 @@ def _sse(event: dict[str, Any]) -> bytes:
 
 
 def _end_event(generation: Generation) -> dict[str, Any]:
+    if generation.error is DROPPED:
+        return {"type": "dropped"}
     if generation.error is not None:
         return {"type": "error", "code": generation.error.code, "message": generation.error.message}
     if generation.outcome == "completed":
@@ -178,7 +187,7 @@ class ChatApi:
                 conversation.messages.pop()
         else:
             conversation.messages.append(Message("user", text))
-        fail_after = CHUNKS_BEFORE_MIDSTREAM_ERROR if fault is ChatFault.ERROR_MIDSTREAM else None
+        fail_after = _FAIL_AFTER_CHUNKS.get(fault) if fault is not None else None
         return await self._stream(request, self._begin(user, conversation, text, fail_after, fault))
 
     def _begin(
@@ -211,6 +220,7 @@ class ChatApi:
             on_end=self._on_generation_end,
             markdown=config.markdown_answers,
             error_box=ERROR_BOX_TEXT if fault is ChatFault.ERROR_IN_ANSWER else None,
+            fail_with=DROPPED if fault is ChatFault.SILENT_FAILURE else MIDSTREAM,
         )
         streaming = self._streaming.setdefault(user, [])
         streaming.append(generation)
@@ -227,6 +237,8 @@ class ChatApi:
         return generation
 
     def _on_generation_end(self, generation: Generation) -> None:
+        if generation.error is DROPPED:  # a reload shows the question without an answer
+            generation.conversation.messages.remove(generation.message)
         streaming = self._streaming.get(generation.user, [])
         if generation in streaming:
             streaming.remove(generation)

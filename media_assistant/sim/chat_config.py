@@ -16,11 +16,21 @@ class ChatSiteConfig:
     keep_generating_on_disconnect: bool = True  # real sites do; False: a gone page stops it
     # -- variations seen on real chat UIs (all off by default) ------------------------------
     markdown_answers: bool = False  # answers in Markdown, rendered to HTML on the page
+    # ...with emphasis drawn by utility classes (<span class="font-bold">, as Tailwind/shadcn
+    # UIs do), typography-plugin styles (italic quotes, a monospace table column) and a code
+    # block header of the UI's own (its language label, a Copy button): markdown_answers only
+    emphasis_classes: bool = False
     page_load_s: tuple[float, float] = (0.0, 0.0)  # a full page load takes this long (real s)
     new_chat_button: bool = False  # a client-side New chat button (no page load)
     new_chat_s: float = 0.4  # how long that button takes to show an empty chat (real s)
+    # ...asks to confirm first, when there is a chat to clear: a dialog "Create New Chat — this
+    # will clear your current chat history … Cancel / Confirm" (new_chat_button only)
+    new_chat_confirm: bool = False
     signin_flash_s: float = 0.0  # > 0: every full load first shows a sign-in screen this long
     models: tuple[str, ...] = ()  # a model picker with these models (first: the default)
+    # > 0: once the server took a message, nothing shows generating (no stop button, no
+    # answer) for this long (real s), then the answer streams as usual
+    indicator_gap_s: float = 0.0
     slow_render_s: float = 4.0  # fault slow_render: the composer shows after this long (real s)
 
     def __post_init__(self) -> None:
@@ -31,7 +41,7 @@ class ChatSiteConfig:
             raise ValueError("time_scale must be positive")
         if not 0 <= self.page_load_s[0] <= self.page_load_s[1]:
             raise ValueError(f"page_load_s must be 0 <= low <= high, got {self.page_load_s}")
-        if self.new_chat_s < 0 or self.signin_flash_s < 0:
-            raise ValueError("new_chat_s and signin_flash_s must not be negative")
+        if self.new_chat_s < 0 or self.signin_flash_s < 0 or self.indicator_gap_s < 0:
+            raise ValueError("new_chat_s, signin_flash_s and indicator_gap_s must not be negative")
         if not 0 <= self.answer_chars[0] <= self.answer_chars[1]:
             raise ValueError(f"answer_chars must be 0 <= low <= high, got {self.answer_chars}")

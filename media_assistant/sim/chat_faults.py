@@ -18,6 +18,9 @@ class ChatFault(StrEnum):
     BUSY = "busy"  # 503 + toast "服务器繁忙，请稍后再试 / Server busy"
     CAPTCHA = "captcha"  # 403 + the page shows the "人机验证 / Verify you are human" challenge
     ERROR_MIDSTREAM = "error_midstream"  # a few chunks, then an error event
+    # The generating indicator for a moment, then nothing: no answer, no error, no toast (a
+    # chat UI whose server failed and that shows no message for it)
+    SILENT_FAILURE = "silent_failure"
     # Failures that look finished (a real UI's done marker appears all the same):
     ERROR_IN_ANSWER = "error_in_answer"  # an error box drawn inside the answer, then done
     ERROR_TEXT_ANSWER = "error_text_answer"  # the answer is only a known error text, then done

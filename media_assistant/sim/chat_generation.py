@@ -45,6 +45,8 @@ class StreamError:
 CONFLICT = StreamError("concurrent_stream", "已有对话流正在输出 / Only one message at a time")
 MIDSTREAM = StreamError("stream_error", "网络错误，请重试 / Network error, please retry")
 SHUTDOWN = StreamError("server_shutdown", "服务已停止 / Service stopped")
+# The server failed and the page is told nothing it would show: it takes the answer away.
+DROPPED = StreamError("dropped", "")
 
 
 def new_id() -> str:
@@ -120,6 +122,7 @@ class Generation:
         on_end: Callable[[Generation], None],
         markdown: bool = False,
         error_box: str | None = None,
+        fail_with: StreamError = MIDSTREAM,
     ) -> None:
         self.user = user
         self.conversation = conversation
@@ -131,6 +134,7 @@ class Generation:
         self._first_s = FIRST_CHUNK_SHARE * latency_s
         self._step_s = (latency_s - self._first_s) / max(1, len(self.pieces))
         self._fail_after = fail_after_chunks
+        self._fail_with = fail_with
         self._on_end = on_end
         self.markdown = markdown
         self.error_box = error_box
@@ -166,7 +170,7 @@ class Generation:
         await asyncio.sleep(self._first_s)
         for index, piece in enumerate(self.pieces):
             if index == self._fail_after:
-                self.finish("failed", MIDSTREAM)
+                self.finish("failed", self._fail_with)
                 return
             self.emitted.append(piece)
             self.message.text += piece

@@ -159,9 +159,12 @@ class ChatPages:
             "challenged": self._faults.challenged(user),
             "variations": {
                 "markdown": self._config.markdown_answers,
+                "emphasis_classes": self._config.emphasis_classes,
                 "new_chat_button": self._config.new_chat_button,
                 "new_chat_ms": round(self._config.new_chat_s * 1000),
+                "new_chat_confirm": self._config.new_chat_confirm,
                 "signin_flash_ms": round(self._config.signin_flash_s * 1000),
+                "indicator_gap_ms": round(self._config.indicator_gap_s * 1000),
                 "models": list(self._config.models),
                 "model": request.query.get("model"),
                 "page_alert": _PAGE_ALERTS.get(fault) if fault is not None else None,

@@ -56,7 +56,8 @@ preset text         ``div.preset-instructions``: page text that must never be se
 
 The page's JS posts ``{"text", "conversation_id", "regenerate"}`` to ``POST /api/chat/completion``
 and reads server-sent events (``data: {json}\\n\\n``): ``meta`` (conversation_id, message_id,
-title), ``delta`` (text), then exactly one of ``done``, ``stopped``, ``error`` (code, message).
+title), ``delta`` (text), then exactly one of ``done``, ``stopped``, ``error`` (code, message),
+``dropped`` (fault ``silent_failure``: the page takes the answer away and shows nothing).
 Refusals are plain JSON ``{"error": {"code", "message"}}``: 401 ``login_required``, 403
 ``captcha_required``, 429 ``rate_limited``, 503 ``server_busy``. ``POST /api/chat/stop``
 ``{"conversation_id"}`` stops that conversation's generation; ``GET /api/chat/resume`` re-attaches

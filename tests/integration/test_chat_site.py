@@ -507,6 +507,25 @@ async def test_faults_show_a_toast(
     assert (stats["rejected"], stats["failed"], stats["completed"]) == (rejected, failed, 0)
 
 
+async def test_a_silent_failure_shows_nothing_at_all(
+    sim: ChatSiteSimulator, new_context: NewContext
+) -> None:
+    page = await chat_page(await new_context(), sim, "sid")
+    sim.inject("silent_failure", user="sid")
+    await type_and_send(page, "hello")
+    await until(lambda: sim.user_stats("sid")["failed"] == 1)
+    await expect(page.locator('button[aria-label="Stop generating"]')).to_be_hidden()
+    # The question stays; no answer, no error, no toast: nothing a human (or a marker) could see.
+    await expect(page.locator('.message[data-role="user"]')).to_have_count(1)
+    await expect(page.locator(ASSISTANT)).to_have_count(0)
+    await expect(page.locator('div.toast, .message-error, [role="alert"]')).to_have_count(0)
+    await page.reload()  # the server kept no answer either
+    await expect(page.locator('.message[data-role="user"]')).to_have_count(1)
+    await expect(page.locator(ASSISTANT)).to_have_count(0)
+    await type_and_send(page, "hello again")  # the next message is answered
+    await expect(page.locator(ASSISTANT).last.locator(COPY)).to_be_visible()
+
+
 async def test_captcha_shows_a_challenge_until_the_human_passes_it(
     sim: ChatSiteSimulator, new_context: NewContext
 ) -> None:

@@ -67,6 +67,7 @@ def make_env(
     site_file: Path | None = None,
     models: list[dict[str, Any]] | None = None,
     lanes: dict[str, Any] | None = None,
+    scheduler: dict[str, Any] | None = None,
 ) -> WebEnv:
     env = WebEnv(root, sim, accounts=accounts)
     data = env.config.model_dump(mode="json", exclude_none=True)
@@ -80,6 +81,8 @@ def make_env(
             account["models"] = [m["name"] for m in models]
     if lanes is not None:
         data["lanes"] = lanes
+    if scheduler is not None:
+        data["scheduler"] = scheduler
     env.config = parse_config(data, "test")
     return env
 
@@ -121,6 +124,8 @@ async def test_markdown_answers_come_back_as_the_markdown_the_model_wrote(env: W
             "\n## Notes on",
             "**bold words**",
             "*italic words*",
+            "`max_items`",
+            "- second **bold point**",
             "](https://",
             "\n1. ",
             "\n   - a nested",
@@ -133,6 +138,28 @@ async def test_markdown_answers_come_back_as_the_markdown_the_model_wrote(env: W
         # The plain text as the page showed it stays beside it.
         assert row.result_plain is not None and "bold words" in row.result_plain
         assert "**" not in row.result_plain
+
+
+async def test_emphasis_drawn_by_css_classes_keeps_its_markdown(tmp_path: Path) -> None:
+    """A utility-class UI: bold, italic and inline code are styled spans, quotes are italic and a
+    table column monospace by the typography plugin, and the code block's header (its language
+    label) has classes the adapter does not exclude. The Markdown is still what the model wrote."""
+    sim = field_sim(emphasis_classes=True)
+    try:
+        e = make_env(tmp_path, sim)
+        await e.sign_in("web-1")
+        s = await e.start()
+        await s.submit(tasks(2))
+        assert await e.run() == []
+        rows = sorted(e.store.list_tasks(), key=lambda r: r.started_at or 0)
+        assert [r.result_text for r in rows] == sim.answers("web-1")
+        for row in rows:
+            assert row.result_text is not None
+            for piece in ("**bold words**", "*italic words*", "`max_items`", "**bold point**"):
+                assert piece in row.result_text
+        await e.close()
+    finally:
+        sim.stop_in_thread()
 
 
 async def test_the_markdown_behind_the_copy_control_when_the_adapter_names_it(
@@ -176,6 +203,56 @@ async def test_a_slow_page_loads_once_then_new_chat_is_a_click(tmp_path: Path) -
             "loaded new_chat_url instead" in m for r in rows for m in e.events(r.task_id)
         )
         await e.close()
+    finally:
+        sim.stop_in_thread()
+    assert not our_chromiums(tmp_path)
+
+
+CONFIRM_STEPS = """
+[new_chat]
+steps = [['button[data-testid="new-chat"]'], ['[role="dialog"] button:has-text("Confirm")']]
+"""
+
+
+def steps_adapter(root: Path) -> Path:
+    """The sim adapter with its New chat as two clicks: the button, then the dialog's Confirm."""
+    text = SIM_ADAPTER.read_text(encoding="utf-8")
+    declared = next(line for line in text.splitlines() if line.startswith("new_chat = "))
+    path = root / "steps.toml"
+    path.write_text(text.replace(declared, "") + CONFIRM_STEPS, encoding="utf-8")
+    return path
+
+
+async def test_a_new_chat_that_asks_to_confirm_is_clicked_through(tmp_path: Path) -> None:
+    """New chat opens "Create New Chat — this will clear your current chat history … Cancel /
+    Confirm". With [new_chat] steps the page loads once (2-3 s) and every later task clicks
+    through the dialog; the one-click form waits for an empty chat that never comes and loads
+    the page instead."""
+    sim = field_sim(new_chat_confirm=True, page_load_s=(2.0, 3.0))
+    try:
+        e = make_env(tmp_path, sim, site_file=steps_adapter(tmp_path))
+        await e.sign_in("web-1")
+        loads_before = sim.user_stats("web-1")["page_loads"]
+        s = await e.start()
+        await s.submit(tasks(4))
+        assert await e.run(timeout=120) == []
+        rows = sorted(e.store.list_tasks(), key=lambda r: r.started_at or 0)
+        assert [(r.state, r.attempt) for r in rows] == [("success", 1)] * 4
+        assert [r.result_text for r in rows] == sim.answers("web-1")  # each answer its own
+        assert sim.user_stats("web-1")["page_loads"] == loads_before + 1
+        assert not any(
+            "loaded new_chat_url instead" in m for r in rows for m in e.events(r.task_id)
+        )
+        await e.close()
+        # The same site with New chat as one click: the dialog stays up, the page is loaded.
+        one_click = make_env(tmp_path / "b", sim)
+        await one_click.sign_in("web-1")
+        s = await one_click.start()
+        await s.submit(tasks(2, prefix="o"))
+        assert await one_click.run(timeout=120) == []
+        assert {r.state for r in one_click.store.list_tasks()} == {"success"}
+        assert any("loaded new_chat_url instead" in m for m in one_click.events("o1"))
+        await one_click.close()
     finally:
         sim.stop_in_thread()
     assert not our_chromiums(tmp_path)
@@ -249,7 +326,9 @@ async def test_upstream_without_model_choice_is_a_clear_account_problem(
         await e.close()
 
 
-@pytest.mark.parametrize("fault", ["error_in_answer", "error_text_answer", "empty_answer"])
+@pytest.mark.parametrize(
+    "fault", ["error_in_answer", "error_text_answer", "empty_answer", "silent_failure"]
+)
 async def test_an_error_dressed_as_an_answer_is_never_a_success(
     tmp_path: Path, sim: ChatSiteSimulator, fault: str
 ) -> None:
@@ -277,10 +356,77 @@ async def test_an_error_dressed_as_an_answer_is_never_a_success(
             "error_in_answer": "error inside the answer",
             "error_text_answer": "only an error message",
             "empty_answer": "empty answer",
+            "silent_failure": "the site stopped without answering",
         }[fault]
         assert expected in log
     finally:
         await e.close()
+
+
+async def test_a_server_failure_that_shows_nothing_fails_each_attempt_in_seconds(
+    tmp_path: Path, sim: ChatSiteSimulator
+) -> None:
+    """The page shows the stop button for a moment, then no answer, no error, no toast: each
+    attempt fails within silent_stop_s (3 s), not after the 120 s first-token timeout, and the
+    task ends failed once its attempts are used up — never a success."""
+    e = make_env(tmp_path, sim, lanes={"web": {"backoff_base_s": 0.5, "backoff_cap_s": 1.0}})
+    await e.sign_in("web-1")
+    sim.inject("silent_failure", count=3, user="web-1")
+    try:
+        s = await e.start()
+        await s.submit(tasks(1, prefix="s"))
+        started = time.monotonic()
+        assert await e.run(timeout=100) == []
+        took = time.monotonic() - started
+        row = e.store.get("s0")
+        assert row is not None
+        assert (row.state, row.error_kind, row.attempt) == ("failed", "server_error", 3)
+        assert row.result_text is None
+        assert took < 60, f"3 attempts took {took:.0f} s"  # the first-token timeout: 3 x 120 s
+        log = "\n".join(e.events("s0"))
+        assert log.count("the site stopped without answering") >= 3
+        stats = sim.user_stats("web-1")
+        assert (stats["failed"], stats["completed"]) == (3, 0)
+    finally:
+        await e.close()
+
+
+async def test_an_indicator_that_goes_quiet_before_the_answer_is_not_a_silent_stop(
+    tmp_path: Path,
+) -> None:
+    """Once the server took the message, nothing shows generating for 1.5 s before the answer
+    streams (the stop button hides, no answer element): shorter than silent_stop_s, so every
+    task answers on its first attempt. A silent_stop_s shorter than that gap fails them: the
+    key is what tells the two apart."""
+    sim = field_sim(indicator_gap_s=1.5)
+    try:
+        e = make_env(tmp_path, sim)
+        await e.sign_in("web-1")
+        s = await e.start()
+        await s.submit(tasks(2, prefix="g"))
+        assert await e.run() == []
+        rows = sorted(e.store.list_tasks(), key=lambda r: r.started_at or 0)
+        assert [(r.state, r.attempt) for r in rows] == [("success", 1)] * 2
+        assert [r.result_text for r in rows] == sim.answers("web-1")
+        await e.close()
+        hasty = make_env(
+            tmp_path / "b",
+            sim,
+            site_file=adapter_file(
+                tmp_path, replace=("[timing]\n", "[timing]\nsilent_stop_s = 0.5\n")
+            ),
+            scheduler={"max_attempts": 1},
+        )
+        await hasty.sign_in("web-1")
+        s = await hasty.start()
+        await s.submit(tasks(1, prefix="h"))
+        assert await hasty.run() == []
+        row = hasty.store.get("h0")
+        assert row is not None and (row.state, row.error_kind) == ("failed", "server_error")
+        assert any("stopped without answering" in m for m in hasty.events("h0"))
+        await hasty.close()
+    finally:
+        sim.stop_in_thread()
 
 
 async def test_text_markers_never_match_the_conversation(

@@ -71,6 +71,19 @@ def test_slow_ui_benchmark_loads_the_page_once_then_clicks_new_chat() -> None:
     assert "### B4b" in text and "New chat control" in text
 
 
+@pytest.mark.chromium
+def test_confirm_dialog_benchmark_clicks_through_without_page_loads() -> None:
+    from benchmarks import bench_web_dialog
+
+    result = bench_web_dialog.measure_confirm_dialog(1, generation_s=0.6, page_load_s=(1.0, 1.0))
+    checks = result["checks"]
+    assert checks["all_succeeded_with_their_own_answer"] and checks["chromium_left_behind"] == 0
+    assert checks["page_loads"] == 2  # the sign-in's and the first task's: then clicks only
+    # Clicks (~0.8 s); a fallback would first wait out new_chat_timeout_s (5 s).
+    assert 0 < result["summary"]["phases_median_s"]["new_chat"] < 3.0
+    assert "### B4c" in "\n".join(bench_web_dialog.markdown(result))
+
+
 def test_io_benchmark_measures_every_phase_in_a_real_window() -> None:
     """B7, shrunk: a window on 600 tasks exports, sees another process's submit, lock and
     cancel; every phase is measured (the targets are for the full sizes, not judged here)."""

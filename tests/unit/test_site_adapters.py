@@ -106,6 +106,52 @@ def test_the_example_in_the_adapter_documentation_is_a_valid_adapter() -> None:
     assert (policy.min_gap_s, policy.max_per_window, policy.risk_events) == (120, 4, 3)
 
 
+def test_the_example_for_a_python_chat_framework_ui_is_a_valid_adapter() -> None:
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "ADAPTERS.md").read_text(encoding="utf-8")
+    example = re.search(r"## Example: a UI built on a Python.*?```toml\n(.*?)```", doc, re.S)
+    assert example is not None
+    adapter = parse_adapter(example.group(1), "docs/ADAPTERS.md")
+    assert adapter.selectors.new_chat == [] and len(adapter.new_chat_steps) == 2
+    assert adapter.answer.code_language and adapter.answer.exclude
+    assert adapter.timing.silent_stop_s == 3
+
+
+ONE_CLICK = "new_chat = ['button[data-testid=\"new-chat\"]', 'a[aria-label=\"New chat\"]']"
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"),
+    [
+        ("steps = [['button.new'], ['button.confirm']]", None),
+        ("steps = []", "new_chat.steps"),
+        ("steps = [['button.new'], []]", "step 2 names no selector"),
+        ("steps = 'button.new'", "new_chat.steps"),
+    ],
+)
+def test_new_chat_steps(steps: str, expected: str | None) -> None:
+    text = (sites_dir() / "sim.toml").read_text(encoding="utf-8")
+    assert ONE_CLICK in text
+    source = text.replace(ONE_CLICK, "") + f"\n[new_chat]\n{steps}\n"
+    if expected is None:
+        adapter = parse_adapter(source, "x.toml")
+        assert adapter.new_chat_steps == [["button.new"], ["button.confirm"]]
+        return
+    with pytest.raises(ConfigError, match=expected):
+        parse_adapter(source, "x.toml")
+
+
+def test_new_chat_is_declared_once() -> None:
+    text = (sites_dir() / "sim.toml").read_text(encoding="utf-8")
+    assert load_adapter(site="sim").new_chat_steps == [
+        ['button[data-testid="new-chat"]', 'a[aria-label="New chat"]']
+    ]  # one click, two fallbacks
+    with pytest.raises(ConfigError, match="keep one"):
+        parse_adapter(text + "\n[new_chat]\nsteps = [['button.new']]\n", "x.toml")
+
+
 def test_every_adapter_key_is_documented() -> None:
     from pathlib import Path
 
@@ -120,6 +166,7 @@ def test_every_adapter_key_is_documented() -> None:
         AdapterTiming,
         Marker,
         ModelChoice,
+        NewChatSteps,
         SiteAdapter,
     )
 
@@ -131,6 +178,7 @@ def test_every_adapter_key_is_documented() -> None:
         Marker,
         AdapterAnswer,
         ModelChoice,
+        NewChatSteps,
         AdapterInput,
         AdapterTiming,
         PacingConfig,

@@ -56,7 +56,8 @@ class AdapterSelectors(BaseModel):
     new_chat: list[str] = Field(
         default_factory=list,
         description="New-chat control: clicked instead of loading new_chat_url (much faster on "
-        "heavy pages); an empty chat is confirmed, else new_chat_url is loaded.",
+        "heavy pages); an empty chat is confirmed, else new_chat_url is loaded. One click: a "
+        "New chat that asks to confirm is declared as [new_chat] steps instead.",
     )
     conversation: list[str] = Field(
         default_factory=list,
@@ -145,6 +146,25 @@ class AdapterAnswer(BaseModel):
     )
 
 
+class NewChatSteps(BaseModel):
+    """A New chat that takes more than one click: the control, then a confirm dialog's button
+    ("Create New Chat — this will clear your current chat history … Cancel / Confirm")."""
+
+    model_config = _STRICT
+    steps: list[list[str]] = Field(
+        min_length=1,
+        description="Clicks in order; each is a list of fallback selectors. A step after the "
+        "first is awaited (the dialog opening); a chat that is already empty skips the rest.",
+    )
+
+    @model_validator(mode="after")
+    def _no_empty_step(self) -> NewChatSteps:
+        for i, step in enumerate(self.steps, 1):
+            if not step:
+                raise ValueError(f"new_chat.steps: step {i} names no selector")
+        return self
+
+
 class ModelChoice(BaseModel):
     """How a web model's ``upstream`` picks the site's own model (``{model}`` is replaced)."""
 
@@ -228,7 +248,15 @@ class AdapterTiming(BaseModel):
     )
     page_load_timeout_s: float = Field(30.0, gt=0)
     send_timeout_s: float = Field(15.0, gt=0, description="Until the send is visibly accepted.")
-    first_token_timeout_s: float = Field(120.0, gt=0)
+    first_token_timeout_s: float = Field(
+        120.0, gt=0, description="Until the answer's first text (a page that never starts)."
+    )
+    silent_stop_s: float = Field(
+        3.0,
+        gt=0,
+        description="The page showed it was generating, then nothing generates, no new answer, "
+        "no error: the attempt fails once that has lasted this long.",
+    )
     idle_timeout_s: float = Field(120.0, gt=0, description="Text unchanged while generating.")
     hard_timeout_s: float = Field(450.0, gt=0)
     done_grace_s: float = Field(
@@ -263,6 +291,9 @@ class SiteAdapter(BaseModel):
     timing: AdapterTiming = AdapterTiming()
     answer: AdapterAnswer = AdapterAnswer()
     model_choice: ModelChoice | None = None
+    new_chat: NewChatSteps | None = Field(
+        None, description="A New chat of several clicks; instead of selectors.new_chat."
+    )
     pacing: PacingConfig | None = Field(
         None, description="Per-site pacing defaults; an account's `pacing` overrides each key."
     )
@@ -296,6 +327,22 @@ class SiteAdapter(BaseModel):
                         "plain CSS (use markers.*.buttons / texts for text matches)"
                     )
         return self
+
+    @model_validator(mode="after")
+    def _one_new_chat(self) -> SiteAdapter:
+        if self.new_chat is not None and self.selectors.new_chat:
+            raise ValueError(
+                "selectors.new_chat and [new_chat] steps both declare the New chat control: "
+                "keep one (a single click: selectors.new_chat; several: [new_chat] steps)"
+            )
+        return self
+
+    @property
+    def new_chat_steps(self) -> list[list[str]]:
+        """The New chat clicks in order (empty: the adapter declares no control)."""
+        if self.new_chat is not None:
+            return self.new_chat.steps
+        return [self.selectors.new_chat] if self.selectors.new_chat else []
 
     def url(self, path_or_url: str, origin: str | None = None) -> str:
         if path_or_url.startswith(("http://", "https://")):

@@ -15,8 +15,10 @@ HTML back with **markdownify** rather than a parser of our own:
 Escaping of ``*`` and ``_`` in text is switched off: a product code or ``snake_case`` word
 with backslashes in it is worse for an article editor than the rare literal asterisk that
 would read as emphasis. The page script (``page_scripts.EXTRACT_JS``) has already removed
-buttons, icons and the adapter's ``answer.exclude`` elements and put a code block's language
-on its ``<pre data-language>`` when the site shows it elsewhere.
+buttons, icons and the adapter's ``answer.exclude`` elements, put a code block's language
+on its ``<pre data-language>`` when the site shows it elsewhere (and dropped a header label
+that only repeats it), and turned emphasis drawn by CSS classes into ``<strong>``/``<em>``/
+``<code>``: computed style exists only in the page, so that cannot be done here.
 """
 
 from __future__ import annotations

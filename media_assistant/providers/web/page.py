@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +25,15 @@ from media_assistant.providers.web.adapter import (
     Marker,
     SiteAdapter,
 )
-from media_assistant.providers.web.page_scripts import EXTRACT_JS, SNAPSHOT_JS
-
-MARKERS = ("login_lost", "captcha", "rate_limited", "busy", "conflict", "error")
+from media_assistant.providers.web.new_chat import click_new_chat
+from media_assistant.providers.web.page_scripts import ARM_JS, EXTRACT_JS, SNAPSHOT_JS
+from media_assistant.providers.web.snapshot import (
+    MARKERS,
+    PERSISTENT_MARKERS,
+    MarkerWatch,
+    Snapshot,
+    marker_error,
+)
 
 _NAVIGATED = re.compile(r"context was destroyed|navigat|Target page, context or browser", re.I)
 
@@ -50,72 +55,6 @@ class ComposerMissing(ProviderError):
 
     def __init__(self, message: str) -> None:
         super().__init__(ErrorKind.TIMEOUT, message)
-
-
-MARKER_ERRORS: dict[str, ErrorKind] = {
-    "login_lost": ErrorKind.LOGIN_REQUIRED,
-    "captcha": ErrorKind.CAPTCHA,
-    "rate_limited": ErrorKind.RATE_LIMITED,
-    "busy": ErrorKind.SITE_BUSY,
-    "conflict": ErrorKind.SESSION_CONFLICT,
-    "error": ErrorKind.SERVER_ERROR,
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    url: str
-    answers: int
-    text: str | None
-    reasoning: str | None
-    generating: bool
-    done: int
-    users: int
-    alerts: str
-    markers: dict[str, str | None] = field(default_factory=dict)
-    answer_error: str | None = None  # an error box inside the last answer
-    composer: bool = False  # a composer is visible (plain-CSS input selectors only)
-
-    def problem(self) -> tuple[str, str] | None:
-        """The first marker present, by severity: (marker name, what matched)."""
-        for name in MARKERS:
-            hit = self.markers.get(name)
-            if hit:
-                return name, hit
-        return None
-
-
-# Markers that fail a task only once they have held for timing.marker_persist_s: a sign-in
-# screen flashing while a page loads is not a lost login.
-PERSISTENT_MARKERS = ("login_lost", "captcha")
-
-
-class MarkerWatch:
-    """Applies ``marker_persist_s`` to login/captcha markers; other markers count at once."""
-
-    def __init__(self, persist_s: float) -> None:
-        self.persist_s = persist_s
-        self._since: dict[str, float] = {}
-
-    def problem(self, snap: Snapshot, now: float | None = None) -> tuple[str, str] | None:
-        now = time.monotonic() if now is None else now
-        for name in PERSISTENT_MARKERS:
-            if snap.markers.get(name):
-                self._since.setdefault(name, now)
-            else:
-                self._since.pop(name, None)
-        for name in MARKERS:
-            hit = snap.markers.get(name)
-            if not hit:
-                continue
-            if name in PERSISTENT_MARKERS and now - self._since[name] < self.persist_s:
-                continue
-            return name, hit
-        return None
-
-    def pending(self) -> bool:
-        """A login/captcha marker is showing but has not held long enough yet."""
-        return bool(self._since)
 
 
 def _marker_cfg(m: Marker) -> dict[str, list[str]]:
@@ -159,7 +98,7 @@ class ChatPage:
             "markdown_attribute": a.markdown_attribute,
         }
         # Input selectors with Playwright-only syntax cannot be checked inside the poll script.
-        self._composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)
+        self.composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)
         self.used_new_chat_control = False  # the last open_new_chat clicked the control
         self.new_chat_fell_back = False  # ...tried to, got no empty chat, loaded the URL
 
@@ -207,7 +146,7 @@ class ChatPage:
     def composer(self) -> Locator:
         return self._first(self.adapter.selectors.input)
 
-    async def _first_present(self, selectors: list[str]) -> Locator | None:
+    async def first_present(self, selectors: list[str]) -> Locator | None:
         for sel in selectors:
             loc = self.page.locator(sel)
             if await loc.count():
@@ -228,8 +167,8 @@ class ChatPage:
         choice = self.adapter.model_choice
         self.used_new_chat_control = self.new_chat_fell_back = False
         snap: Snapshot | None = None
-        if self.adapter.selectors.new_chat and self._on_site():
-            snap = await self._click_new_chat()
+        if self.adapter.new_chat_steps and self._on_site():
+            snap = await click_new_chat(self)
             self.used_new_chat_control = snap is not None
             self.new_chat_fell_back = snap is None
         if snap is None:
@@ -269,44 +208,6 @@ class ChatPage:
                 retry_after=parse_retry_after(headers, now=time.time()),
                 status=response.status,
             )
-
-    async def _click_new_chat(self) -> Snapshot | None:
-        """Click the new-chat control; the (marking) snapshot of the empty chat it shows, or
-        None when it shows none in time or a login/captcha marker comes up (the page load
-        then checks those properly)."""
-        control = await self._first_present(self.adapter.selectors.new_chat)
-        if control is None:
-            return None
-        timeout = self.adapter.timing.new_chat_timeout_s
-        try:
-            await control.click(timeout=timeout * 1000)
-        except (PlaywrightTimeout, PlaywrightError):
-            return None
-        composer = self.composer()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                snap = await self.snapshot(mark=True)
-                if snap.markers.get("login_lost") or snap.markers.get("captcha"):
-                    return None
-                if (
-                    snap.answers == 0
-                    and snap.users == 0
-                    and not snap.generating
-                    and (
-                        snap.composer
-                        or (
-                            self._composer_by_locator
-                            and await composer.count()
-                            and await composer.is_visible()
-                        )
-                    )
-                ):
-                    return snap
-            except PlaywrightError:  # the control navigated: the old page's context is gone
-                pass
-            await self.page.wait_for_timeout(50)
-        return None
 
     async def _wait_for_composer(self) -> Snapshot:
         timing = self.adapter.timing
@@ -357,7 +258,7 @@ class ChatPage:
         assert choice is not None
         name = choice.site_name(model)
         confirm = [sel.replace("{model}", name) for sel in choice.confirm]
-        if confirm and await self._first_present(confirm) is not None:
+        if confirm and await self.first_present(confirm) is not None:
             return
         timeout = self.adapter.timing.send_timeout_s * 1000
         for i, step in enumerate(choice.steps, 1):
@@ -379,7 +280,7 @@ class ChatPage:
     async def _wait_present(self, selectors: list[str], timeout_s: float = 3.0) -> Locator | None:
         deadline = time.monotonic() + timeout_s
         while True:
-            found = await self._first_present(selectors)
+            found = await self.first_present(selectors)
             if found is not None or time.monotonic() >= deadline:
                 return found
             await self.page.wait_for_timeout(50)
@@ -420,7 +321,9 @@ class ChatPage:
     async def send(self, before: Snapshot) -> None:
         """Click send (or press Enter) and wait until the page visibly accepted the message."""
         how, timing = self.adapter.input, self.adapter.timing
-        button = await self._first_present(self.adapter.selectors.send)
+        if self.adapter.selectors.generating:
+            await self.page.evaluate(ARM_JS, {"generating": self.adapter.selectors.generating})
+        button = await self.first_present(self.adapter.selectors.send)
         if how.send_with == "click" and button is not None:
             try:
                 await button.click(timeout=timing.send_timeout_s * 1000)
@@ -446,7 +349,7 @@ class ChatPage:
 
     async def stop_generating(self) -> bool:
         """Click the page's stop control if it is there. True if clicked."""
-        stop = await self._first_present(self.adapter.selectors.stop)
+        stop = await self.first_present(self.adapter.selectors.stop)
         if stop is None or not await stop.is_visible():
             return False
         try:
@@ -509,20 +412,6 @@ class ChatPage:
         except Exception:
             pass
         return saved
-
-
-def marker_error(problem: tuple[str, str], snap: Snapshot) -> ProviderError:
-    name, hit = problem
-    detail = snap.alerts.strip().splitlines()[0] if snap.alerts.strip() else hit
-    messages = {
-        "login_lost": f"the site asks to log in ({hit})",
-        "captcha": f"a captcha/challenge needs a human ({hit})",
-        "rate_limited": f"the site says: {detail}",
-        "busy": f"the site says: {detail}",
-        "conflict": f"the site says another generation is running: {detail}",
-        "error": f"the site reported an error: {detail}",
-    }
-    return ProviderError(MARKER_ERRORS[name], messages[name])
 
 
 def _normalise(text: str) -> str:

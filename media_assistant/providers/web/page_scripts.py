@@ -132,6 +132,7 @@ async (cfg) => {
     text: text(last),
     reasoning: reasoning.length ? text(reasoning[reasoning.length - 1]) : null,
     generating: all(cfg.generating).some(visible),
+    generated: window.__maGenerated === true,
     composer: all(cfg.input).some(visible),
     done: all(cfg.done).filter(visible).length,
     users: all(cfg.user_message).length,
@@ -142,8 +143,51 @@ async (cfg) => {
 }
 """
 
-# Once per accepted answer: its HTML (cleaned, code languages marked), its text, and the
-# site's own Markdown when the adapter names where the copy control keeps it.
+# Just before a send: from now on, note in the page whether the generating indicator shows at
+# any moment, between polls included. A UI whose server fails may show its stop button for a
+# split second and then nothing at all; the snapshot reports the sighting (``generated``), and
+# the provider knows the page started and stopped without answering (issue 22). One sighting is
+# all it takes: the observer then stops watching.
+ARM_JS = """
+(cfg) => {
+  const visible = (el) => {
+    const st = getComputedStyle(el);
+    if (st.display === 'none' || st.visibility === 'hidden') return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 || r.height > 0;
+  };
+  const generating = () => {  // as the snapshot reads it: the first selector that matches
+    for (const s of cfg.generating) {
+      let found;
+      try { found = document.querySelectorAll(s); } catch (e) { continue; }
+      if (found.length) return Array.from(found).some(visible);
+    }
+    return false;
+  };
+  if (window.__maGenWatch) window.__maGenWatch.disconnect();
+  window.__maGenerated = false;
+  const observer = new MutationObserver(() => {
+    if (generating()) { window.__maGenerated = true; observer.disconnect(); }
+  });
+  observer.observe(document.documentElement,
+    { subtree: true, childList: true, attributes: true, characterData: true });
+  window.__maGenWatch = observer;
+}
+"""
+
+# Once per accepted answer: its HTML (cleaned, code languages marked, emphasis drawn by CSS
+# turned into tags), its text, and the site's own Markdown when the adapter names where the
+# copy control keeps it.
+#
+# Emphasis drawn by CSS: utility-class UIs (Tailwind, shadcn) render **bold** as
+# <span class="font-bold">, so the tags say nothing and only the computed style does — and
+# computed style exists only on the live page, not on the clone or in Python. Each live element
+# is read once and the same element of the clone (cloneNode keeps the order) gets a <strong>,
+# <em> or <code> inside it. Marked only where the element changes the look against its parent
+# (a bold paragraph's inner spans are not bold again), never inside tags that already say it,
+# and never where bold or italic is the default look rather than emphasis: headings, table
+# headers, quotes (typography plugins draw them italic), links, code. A block element is marked
+# only when all it holds is inline (a bold <li>: "- **x**"); a monospace block is not code.
 EXTRACT_JS = """
 (cfg) => {
   const all = (sels) => {
@@ -158,6 +202,55 @@ EXTRACT_JS = """
   const last = answers.length ? answers[answers.length - 1] : null;
   if (!last) return null;
   const clone = last.cloneNode(true);
+  const live = Array.from(last.querySelectorAll('*'));
+  const copies = Array.from(clone.querySelectorAll('*'));
+  const styles = new Map();
+  const style = (el) => {
+    let st = styles.get(el);
+    if (!st) { st = getComputedStyle(el); styles.set(el, st); }
+    return st;
+  };
+  const weight = (st) => {
+    const w = parseInt(st.fontWeight, 10);
+    return Number.isNaN(w) ? (st.fontWeight === 'bold' ? 700 : 400) : w;
+  };
+  const italic = (st) => /italic|oblique/.test(st.fontStyle);
+  const MONO = /monospace|mono\\b|courier|consolas|menlo|monaco|sfmono|fira code|source code/i;
+  const mono = (st) => MONO.test(st.fontFamily);
+  const inline = (st) => /^inline|^contents$/.test(st.display);
+  const within = (el, sel) => {
+    const hit = el.closest(sel);
+    return hit !== null && last.contains(hit);
+  };
+  const NEVER = 'pre, code, kbd, samp, h1, h2, h3, h4, h5, h6, [role="heading"], th, thead, '
+    + 'caption, svg, math, .katex, button, [role="button"]';
+  const marks = [];
+  if (copies.length === live.length) {
+    live.forEach((el, i) => {
+      if (within(el, NEVER) || !(el.textContent || '').trim()) return;
+      const st = style(el);
+      if (st.display === 'none') return;
+      const up = style(el.parentElement);
+      const isInline = inline(st);
+      if (el.matches('a')) return; // a link's own weight, slant or font is how links look
+      if (isInline && mono(st) && !mono(up)) { marks.push([copies[i], ['code']]); return; }
+      const blockChild = (c) => !inline(style(c)) && style(c).display !== 'none';
+      if (!isInline && Array.from(el.children).some(blockChild)) return;
+      const tags = [];
+      if (italic(st) && !italic(up) && !within(el, 'em, i, cite, var, dfn, address, blockquote')) {
+        tags.push('em');
+      }
+      if (weight(st) >= 600 && weight(up) < 600 && !within(el, 'strong, b')) tags.push('strong');
+      if (tags.length) marks.push([copies[i], tags]);
+    });
+  }
+  for (const [node, tags] of marks) {
+    for (const tag of tags) {
+      const wrap = document.createElement(tag);
+      while (node.firstChild) wrap.appendChild(node.firstChild);
+      node.appendChild(wrap);
+    }
+  }
   // Code languages first: the element naming one is often in a header that is excluded next.
   for (const pre of clone.querySelectorAll('pre')) {
     let lang = pre.getAttribute('data-language') || pre.getAttribute('data-lang');
@@ -180,6 +273,34 @@ EXTRACT_JS = """
     let found;
     try { found = clone.querySelectorAll(s); } catch (e) { continue; }
     for (const el of found) el.remove();
+  }
+  // A code block's language label the adapter does not exclude ("python" above the fence):
+  // dropped when it is all the text the block's wrapper holds besides the code. The wrapper is
+  // the nearest ancestor with other text (up to 3 levels, never the answer itself), so a
+  // paragraph that happens to say "python" next to a bare code block stays.
+  for (const pre of clone.querySelectorAll('pre')) {
+    let lang = pre.getAttribute('data-language') || '';
+    for (const node of [pre, pre.querySelector('code')]) {
+      for (const name of node ? Array.from(node.classList) : []) {
+        const m = /^(?:language|lang)-(.+)$/.exec(name);
+        if (!lang && m) lang = m[1];
+      }
+    }
+    lang = lang.trim().toLowerCase();
+    if (!lang) continue;
+    let anc = pre.parentElement;
+    for (let depth = 0; anc && anc !== clone && depth < 3; depth++, anc = anc.parentElement) {
+      const outside = [];
+      const walker = document.createTreeWalker(anc, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (!pre.contains(n) && n.nodeValue.trim()) outside.push(n);
+      }
+      if (!outside.length) continue;
+      if (outside.map((n) => n.nodeValue).join('').trim().toLowerCase() === lang) {
+        for (const n of outside) n.remove();
+      }
+      break;
+    }
   }
   let source = null;
   if (cfg.markdown_source.length) {

@@ -34,13 +34,10 @@ from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapt
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.leftover import SentPrompt, SentRecord
 from media_assistant.providers.web.markdown import html_to_markdown, only_error_text
-from media_assistant.providers.web.page import (
-    ComposerMissing,
-    MarkerWatch,
-    Snapshot,
-    marker_error,
-)
+from media_assistant.providers.web.page import ComposerMissing
 from media_assistant.providers.web.selfcheck import RecordedBrowser
+from media_assistant.providers.web.silence import SilentStop
+from media_assistant.providers.web.snapshot import MarkerWatch, Snapshot, marker_error
 
 log = logging.getLogger(__name__)
 
@@ -150,15 +147,17 @@ class WebProvider:
                 raise self._composer_missing(exc) from None
             self.composer_misses = 0
             if chat.new_chat_fell_back:
+                steps = self.adapter.new_chat_steps
+                what = f"control {steps[0]}" if len(steps) == 1 else f"steps {steps}"
                 ctx.log(
-                    f"the new-chat control {self.adapter.selectors.new_chat} gave no empty chat "
-                    f"within {self.adapter.timing.new_chat_timeout_s:.0f} s: loaded "
-                    "new_chat_url instead (slower; check the adapter)",
+                    f"the new-chat {what} gave no empty chat within "
+                    f"{self.adapter.timing.new_chat_timeout_s:.0f} s: loaded new_chat_url "
+                    "instead (slower; check the adapter)",
                     level=logging.WARNING,
                     code=EventCode.NEW_CHAT_FALLBACK,
                     params={
                         "seconds": self.adapter.timing.new_chat_timeout_s,
-                        "detail": str(self.adapter.selectors.new_chat),
+                        "detail": str(steps[0] if len(steps) == 1 else steps),
                     },
                 )
             ctx.checkpoint()
@@ -358,6 +357,7 @@ class WebProvider:
         assert chat is not None
         call = self.driver.service.call
         watch = MarkerWatch(timing.marker_persist_s)
+        silence = SilentStop(timing.silent_stop_s)
         sent_at = last_change = time.monotonic()
         last_text: str | None = None
         stable = empty_done = 0
@@ -390,7 +390,17 @@ class WebProvider:
                 snap.answers == before.answers > 0 and snap.text != before.text
             )
             fresh_done = snap.done > before.done
-            if is_new and (snap.text or "").strip():
+            has_text = is_new and bool((snap.text or "").strip())
+            if silence.stopped(
+                snap, now, answered=has_text or (is_new and fresh_done), pending=watch.pending()
+            ):
+                raise ProviderError(
+                    ErrorKind.SERVER_ERROR,
+                    f"the site stopped without answering: it showed it was generating, then "
+                    f"no new answer and no error for {timing.silent_stop_s:g} s (if the page "
+                    f"does show an answer, selectors.answer may be outdated)",
+                )
+            if has_text:
                 if snap.text != last_text:
                     last_text, last_change, stable = snap.text, now, 0
                     ctx.heartbeat(progress_chars=len(snap.text or ""))
