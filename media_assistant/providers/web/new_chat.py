@@ -7,16 +7,31 @@ control, then a confirm dialog's button) — and seeing an empty chat, all withi
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator
+from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.snapshot import Snapshot
 
-if TYPE_CHECKING:
-    from media_assistant.providers.web.page import ChatPage
+
+class ChatPage(Protocol):
+    """What the clicks need of the chat page (providers/web/page.py ``ChatPage``, which calls
+    them): its page, adapter and composer, and a poll."""
+
+    page: Page
+    adapter: SiteAdapter
+    composer_by_locator: bool
+
+    def composer(self) -> Locator: ...
+
+    async def first_present(self, selectors: list[str]) -> Locator | None: ...
+
+    async def snapshot(
+        self, *, mark: bool = False, wait_ms: int = 0, after: Snapshot | None = None
+    ) -> Snapshot: ...
 
 
 class _NewChatAbandoned(Exception):  # noqa: N818 - a reason to stop clicking, not a failure

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from media_assistant.core.errors import ErrorKind, ProviderError
+from media_assistant.core.model.errors import ErrorKind, ProviderError
 
 MARKERS = ("login_lost", "captcha", "rate_limited", "busy", "conflict", "error")
 
