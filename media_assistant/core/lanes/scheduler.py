@@ -218,7 +218,7 @@ class Scheduler:
                 functools.partial(self.sessions.close, self.rt.owner_id),
                 "could not mark the session as stopping",
             )
-            self.runner.interrupt(set(self.runner.attempts), "shutdown")
+            self.runner.interrupt_all("shutdown")
             for lane in self.lanes.values():
                 lane.wake()
             waited = 0.0
