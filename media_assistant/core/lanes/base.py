@@ -223,6 +223,7 @@ class Lane:
                 models=account.models,
                 owner_id=self.rt.owner_id,
                 deadline_s=self.rt.config.lane(self.kind).deadline_s,
+                provider_generation=self.rt.accounts.built_generation(account.id),
             )
         except OperationalError as exc:
             if disk.absorb(exc):
