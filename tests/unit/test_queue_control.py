@@ -24,9 +24,15 @@ def claim(
     account: str = "api-1",
     kind: ModelKind = ModelKind.API,
     models: tuple[str, ...] = ("api-model",),
+    built: int | None = None,
 ) -> Claim | None:
     return store.claim_next(
-        kind=kind, account_id=account, models=models, owner_id="owner", deadline_s=1800
+        kind=kind,
+        account_id=account,
+        models=models,
+        owner_id="owner",
+        deadline_s=1800,
+        provider_generation=built,
     )
 
 
@@ -67,20 +73,25 @@ def test_a_paused_lane_or_account_holds_only_its_own_claims(store: Store) -> Non
     assert other is not None  # another account serving the model takes the work
 
 
-def test_an_account_with_a_rebuild_request_claims_nothing_until_the_mark_is_gone(
+def test_an_account_with_a_rebuild_request_claims_nothing_until_its_provider_is_rebuilt(
     store: Store,
 ) -> None:
     """``accounts reset`` (or ``set-key``) in another terminal, then ``retry`` at once: until
     the running scheduler has built the fresh provider, the old one (an old key) must take
-    nothing. The claim statement reads the mark itself, so no tick can be too late."""
+    nothing. The claim statement compares the request with the claiming provider's generation
+    itself, so no tick can be too late."""
     accounts = AccountStore(store.engine, store.clock, store.bus)
     accounts.sync([("api-1", ModelKind.API, True), ("api-2", ModelKind.API, True)])
-    store.submit(make_tasks(2))
+    store.submit(make_tasks(3))
     assert accounts.reset("api-1")
-    assert claim(store, "api-1") is None
-    assert claim(store, "api-2") is not None  # another account is not held
-    assert accounts.rebuilt("api-1")  # the scheduler's fresh provider is in place
-    assert claim(store, "api-1") is not None
+    status = accounts.get("api-1")
+    assert status is not None and status.rebuild_generation == 1
+    assert claim(store, "api-1", built=0) is None  # the provider built before the reset
+    assert claim(store, "api-2", built=0) is not None  # another account is not held
+    assert claim(store, "api-1", built=1) is not None  # the fresh provider is in place
+    # Nothing was cleared: a second scheduler serving the account (another workstation) still
+    # meets the request with its own old provider.
+    assert claim(store, "api-1", built=0) is None
 
 
 def test_a_paused_batch_is_skipped_even_at_the_head_of_the_queue(store: Store) -> None:

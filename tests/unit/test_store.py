@@ -156,7 +156,7 @@ def test_reaper_returns_stale_rows_and_counts_the_loss(store: Store, clock: Manu
     assert f is not None and (f.state, f.progress_chars) == ("running", 42)
     # The dead attempt's late write is fenced out; its heartbeat reports it lost.
     assert not store.finish_success(stale, "late")
-    assert store.heartbeat("owner-A", {stale.task_id: (1, 1, 0)}) == {stale.task_id}
+    assert store.heartbeat("owner-A", {stale.task_id: (1, 1, 0)}) == {(stale.task_id, 1, 1)}
 
 
 def test_reaper_fails_a_task_with_no_attempts_left(store: Store, clock: ManualClock) -> None:
@@ -317,7 +317,7 @@ def test_heartbeat_batch_updates_each_row_with_its_progress(
     assert {r.heartbeat_at for r in rows.values()} == {clock.now()}
     assert all(rows[tid].progress_chars == beat[2] for tid, beat in beats.items())
     # Another session's heartbeat cannot keep our rows alive.
-    assert store.heartbeat("owner-B", beats) == set(beats)
+    assert store.heartbeat("owner-B", beats) == {(tid, b[0], b[1]) for tid, b in beats.items()}
 
 
 def test_bus_subscriber_errors_do_not_break_the_store(store: Store) -> None:

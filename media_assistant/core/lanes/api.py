@@ -96,7 +96,10 @@ class ApiLane(Lane):
                 continue
             if gate.limits_rate:
                 head = await self.rt.store.peek_next(
-                    account.models, lane=self.kind.value, account_id=account.id
+                    account.models,
+                    lane=self.kind.value,
+                    account_id=account.id,
+                    provider_generation=self.rt.accounts.built_generation(account.id),
                 )
                 if head is None:
                     await self.wait_for_work(account, wake)
@@ -180,6 +183,7 @@ class ApiLane(Lane):
             models=tuple(account.models),
             owner_id=self.rt.owner_id,
             deadline_s=self.rt.config.lane(self.kind).deadline_s,
+            provider_generation=self.rt.accounts.built_generation(account.id),
         )
 
     async def _taken_over(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -144,12 +144,24 @@ class AttemptRunner:
                 ra.ctx.cancel_event.set()
                 ra.wake.set()
 
-    def interrupt(self, task_ids: set[str], reason: str) -> None:
-        for tid in task_ids:
+    def interrupt(self, attempts: Iterable[tuple[str, int, int]], reason: str) -> None:
+        """Stop the attempts named by (task id, attempt, lease) — only those: a newer attempt
+        registered under the same task id since (a deferral handed the row back and it was
+        claimed again) is not the one the heartbeat or the reaper found lost."""
+        for tid, attempt, lease in attempts:
             ra = self.attempts.get(tid)
-            if ra is not None and ra.interrupt is None:
-                ra.interrupt = reason
-                ra.wake.set()
+            if ra is not None and (ra.claim.attempt, ra.claim.lease) == (attempt, lease):
+                self._stop(ra, reason)
+
+    def interrupt_all(self, reason: str) -> None:
+        for ra in list(self.attempts.values()):
+            self._stop(ra, reason)
+
+    @staticmethod
+    def _stop(ra: RunningAttempt, reason: str) -> None:
+        if ra.interrupt is None:
+            ra.interrupt = reason
+            ra.wake.set()
 
     # ---------------------------------------------------------------- one attempt
 

@@ -198,7 +198,7 @@ class Lane:
         released = await self.rt.store.reap_stale(
             dead_after=self.rt.config.scheduler.dead_after_s, kind=self.kind, alive=alive
         )
-        ours = {r.task_id for r in released if r.owner_id == self.rt.owner_id}
+        ours = {(r.task_id, r.attempt, r.lease) for r in released if r.owner_id == self.rt.owner_id}
         if ours:
             self.runner.interrupt(ours, "lost")
         for r in released:
@@ -223,6 +223,7 @@ class Lane:
                 models=account.models,
                 owner_id=self.rt.owner_id,
                 deadline_s=self.rt.config.lane(self.kind).deadline_s,
+                provider_generation=self.rt.accounts.built_generation(account.id),
             )
         except OperationalError as exc:
             if disk.absorb(exc):

@@ -8,10 +8,12 @@ Two ways in:
   a removed one takes no new work, finishes what it runs, and only then is its provider
   closed. Models and lane settings are read from the configuration at every attempt, so they
   need nothing more.
-- **A rebuild request in the accounts table** (``AccountProblem.REBUILD``: re-enabled, `accounts
-  reset`, a new key), from this process or another one: :meth:`LiveAccounts.notice` sees it
-  whenever the scheduler reloads the account states, builds the provider anew (its key, its
-  adapter file, read again) and clears the mark.
+- **A rebuild request in the accounts table** (``accounts.rebuild_generation`` raised: re-enabled,
+  ``accounts reset``, a new key), from this process or another one: :meth:`LiveAccounts.notice`
+  sees a generation newer than the one this scheduler's provider was built at whenever it
+  reloads the account states, and builds the provider anew (its key, its adapter file, read
+  again). Nothing is cleared: every scheduler serving the account (every workstation, for a
+  team's API account) meets the request for itself.
 
 Building a provider can be slow (a key from the OS keyring may wait on a locked keyring; an
 adapter file is read from disk), so it runs on a worker thread, one build at a time. A replaced
@@ -164,7 +166,11 @@ class LiveAccounts:
     async def _install(self, account: AccountConfig, *, new: bool) -> None:
         s = self.scheduler
         lane = s.lanes[account.kind]
+        status = s.rt.accounts.statuses.get(account.id) if s.rt is not None else None
+        generation = status.rebuild_generation if status is not None else 0
         provider = await self._build(account)
+        if s.rt is not None:
+            s.rt.accounts.provider_built(account.id, generation)
         old = s.providers.get(account.id)
         s.providers[account.id] = provider
         removal = self._removals.pop(account.id, None)
@@ -181,32 +187,38 @@ class LiveAccounts:
     # ---------------------------------------------------------------- rebuild requests
 
     def notice(self, statuses: Iterable[AccountStatus]) -> None:
-        """Start a rebuild for every account whose row asks for one (not already under way)."""
+        """Start a rebuild for every account whose row asks for a provider newer than ours
+        (not already under way)."""
+        view = self.scheduler.rt.accounts if self.scheduler.rt is not None else None
         for status in statuses:
-            if status.rebuild_requested and status.account_id not in self._rebuilding:
+            if view is None or status.account_id in self._rebuilding:
+                continue
+            if view.needs_rebuild(status.account_id):
                 account = self.scheduler.config.account(status.account_id)
                 if account is None or account.kind is not status.kind:
-                    continue  # not ours (another configuration): leave the mark alone
+                    continue  # not ours (another configuration): not ours to rebuild
                 self._rebuilding.add(account.id)
-                self._spawn(self._rebuild(account), f"rebuild:{account.id}")
+                self._spawn(
+                    self._rebuild(account, status.rebuild_generation), f"rebuild:{account.id}"
+                )
 
-    async def _rebuild(self, account: AccountConfig) -> None:
+    async def _rebuild(self, account: AccountConfig, generation: int) -> None:
+        """A fresh provider for the requests up to ``generation`` (read before building it: a
+        request made meanwhile is newer, and starts another rebuild)."""
         s = self.scheduler
         try:
             lane = s.lanes.get(account.kind)
-            if lane is None or lane.account(account.id) is None:
+            if lane is None or lane.account(account.id) is None or s.rt is None:
                 return
             provider = await self._build(account)
             old = s.providers.get(account.id)
             s.providers[account.id] = provider
             lane.provider_rebuilt(account)
-            if not isinstance(provider, UnavailableProvider):
-                await s.accounts.rebuilt(account.id)
+            s.rt.accounts.provider_built(account.id, generation)
             lane.account_log(account).info("provider rebuilt: the operator asked for a fresh start")
             if old is not None and old is not provider:
                 await lane.replaced(old)
-            if s.rt is not None:
-                await s.rt.accounts.refresh()
+            await s.rt.accounts.refresh()
             s.wake_all()
         finally:
             self._rebuilding.discard(account.id)

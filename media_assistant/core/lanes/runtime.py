@@ -37,18 +37,56 @@ def lane_log(kind: str, account_id: str | None = None) -> LaneLog:
 class AccountView:
     """The scheduler's cached view of account states: lanes ask it many times a second without
     a statement. It is reloaded on every account change (ours at once, other processes' within
-    a housekeeping tick)."""
+    a housekeeping tick).
+
+    Reads of it can land out of order — two reader threads, a refresh that started before a
+    cool-down committed and returned after the cool-down's own event — so each account's
+    entry is replaced only by a state at least as new (``AccountStatus.version``, raised by
+    every change of the row): an older read never undoes a newer one, and the lanes never
+    claim into a 429 cool-down they already heard about."""
 
     store: AsyncAccounts
     clock: Clock
     statuses: dict[str, AccountStatus] = field(default_factory=dict)
+    # The rebuild generation each account's provider was built at (core/lanes/live_accounts.py):
+    # while its row asks for a newer one, the account gets no work.
+    built: dict[str, int] = field(default_factory=dict)
 
     async def refresh(self) -> bool:
         """Reload from the database; True if anything changed."""
         fresh = await self.store.all()
-        changed = fresh != self.statuses
-        self.statuses = fresh
+        merged = {
+            account_id: self.newer(self.statuses.get(account_id), status)
+            for account_id, status in fresh.items()
+        }
+        changed = merged != self.statuses
+        self.statuses = merged
         return changed
+
+    def apply(self, status: AccountStatus) -> bool:
+        """A state read with a change (an ``AccountChanged`` event): kept if not older than the
+        one held. True if it was."""
+        kept = self.newer(self.statuses.get(status.account_id), status)
+        self.statuses[status.account_id] = kept
+        return kept is status
+
+    @staticmethod
+    def newer(held: AccountStatus | None, read: AccountStatus) -> AccountStatus:
+        return held if held is not None and held.version > read.version else read
+
+    def provider_built(self, account_id: str, generation: int) -> None:
+        """The account's provider now answers for requests up to ``generation``."""
+        self.built[account_id] = max(generation, self.built.get(account_id, generation))
+
+    def needs_rebuild(self, account_id: str) -> bool:
+        status = self.statuses.get(account_id)
+        return status is not None and status.rebuild_generation > self.built.get(
+            account_id, status.rebuild_generation
+        )
+
+    def built_generation(self, account_id: str) -> int | None:
+        """For the claim statement: the generation this account's provider was built at."""
+        return self.built.get(account_id)
 
     async def set_problem(
         self, account_id: str, problem: AccountProblem, detail: str, code: str | None = None
@@ -68,7 +106,7 @@ class AccountView:
             status is not None
             and status.state(self.clock.now()).gets_work
             # A fresh provider is on its way: the old one must not take the next task.
-            and not status.rebuild_requested
+            and not self.needs_rebuild(account_id)
         )
 
     def seconds_until_available(self, account_id: str) -> float | None:
@@ -76,7 +114,7 @@ class AccountView:
         status = self.statuses.get(account_id)
         if status is None:
             return None
-        if status.rebuild_requested:
+        if self.needs_rebuild(account_id):
             return None  # no countdown: the scheduler's rebuild wakes the lane when it is done
         now = self.clock.now()
         if status.state(now).gets_work:

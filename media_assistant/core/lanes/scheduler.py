@@ -138,7 +138,6 @@ class Scheduler:
         for status in (await self.accounts.all()).values():
             if status.problem is AccountProblem.NEEDS_ATTENTION:
                 await self.accounts.clear_problem(status.account_id)
-        await self.accounts.clear_rebuild_requests()  # every provider below is built afresh
         owner_id = await self.sessions.open()
         await take_in_spill(self.disk, self.store)  # a stop on a full disk saved some writes
         # A full disk (issue 9 item 3) is noticed by whoever meets it; fire-and-forget writes
@@ -173,7 +172,10 @@ class Scheduler:
                 r.new_state.value,
             )
         self.runner = AttemptRunner(self.rt)
+        # Each provider below answers for the rebuild requests made before it was built.
+        generations = {a: s.rebuild_generation for a, s in view.statuses.items()}
         for account in cfg.accounts:
+            view.provider_built(account.id, generations.get(account.id, 0))
             try:
                 # Off the loop: building a provider imports Playwright, httpx and the Markdown
                 # converter the first time (~0.5 s) and may ask the OS keyring for a key.
@@ -218,7 +220,7 @@ class Scheduler:
                 functools.partial(self.sessions.close, self.rt.owner_id),
                 "could not mark the session as stopping",
             )
-            self.runner.interrupt(set(self.runner.attempts), "shutdown")
+            self.runner.interrupt_all("shutdown")
             for lane in self.lanes.values():
                 lane.wake()
             waited = 0.0
@@ -344,8 +346,8 @@ class Scheduler:
             self._activity.set()
         elif isinstance(event, AccountChanged) and self.rt is not None:
             if event.status is not None:
-                self.rt.accounts.statuses[event.account_id] = event.status
-                self._after_account_refresh()
+                if self.rt.accounts.apply(event.status):
+                    self._after_account_refresh()
             else:
                 self._refresh_accounts_soon()
 

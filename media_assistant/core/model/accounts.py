@@ -27,6 +27,12 @@ class AccountStatus:
     # The error kind behind ``problem`` (captcha, profile_in_use, bad_config…; schema v6), so
     # a window can name it in words and keep ``problem_detail`` (the site's text) for a tooltip.
     problem_code: str | None = None
+    # Raised by every change of the row: of two reads of one account, the newer wins.
+    version: int = 0
+    # Raised by each request for a fresh provider (enable, reset, a new key): a scheduler whose
+    # provider was built at an older generation gives the account no work until it has built
+    # one at this generation (core/lanes/live_accounts.py).
+    rebuild_generation: int = 0
 
     def state(self, now: float) -> AccountState:
         if not self.enabled:
@@ -40,11 +46,6 @@ class AccountStatus:
         if self.cooldown_until is not None and self.cooldown_until > now:
             return AccountState.COOLING_DOWN
         return AccountState.ENABLED
-
-    @property
-    def rebuild_requested(self) -> bool:
-        """The operator asked for a fresh provider; a scheduler has not built it yet."""
-        return self.problem is AccountProblem.REBUILD
 
     def reason(self, now: float) -> str:
         state = self.state(now)

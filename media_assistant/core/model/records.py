@@ -123,6 +123,7 @@ class ClaimRequest:
     models: tuple[str, ...]
     owner_id: str
     deadline_s: float
+    provider_generation: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +160,7 @@ class ReleasedTask:
     owner_id: str | None
     attempt: int
     new_state: TaskState
+    lease: int = 0  # the taken-back attempt's fencing token: only that attempt is interrupted
 
 
 @dataclass(frozen=True, slots=True)

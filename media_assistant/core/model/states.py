@@ -64,17 +64,11 @@ class AccountProblem(StrEnum):
     NEEDS_LOGIN = "needs_login"
     CREDENTIALS_REJECTED = "credentials_rejected"
     NEEDS_ATTENTION = "needs_attention"
-    # Not a problem: the operator asked for a fresh start (re-enabled the account, `accounts
-    # reset`, a new key, a fixed adapter). A running scheduler — in this process or another —
-    # notices it in the row, builds the account's provider anew, then clears it. Until then
-    # the lanes give the account no work (the old provider must not take the next task); to
-    # everyone else the account reads as enabled.
-    REBUILD = "rebuild"
 
     @property
     def sticky(self) -> bool:
         """A condition only the operator (or a login check) ends."""
-        return self not in (AccountProblem.NONE, AccountProblem.REBUILD)
+        return self is not AccountProblem.NONE
 
 
 # What a notice is about (core/notices/center.py); config names them in [notifications] and

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, select, update
 
 from media_assistant.core.model.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.events import AccountChanged, EventBus
 from media_assistant.core.model.states import AccountProblem, ModelKind
-from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.db import read_tx, upsert, write_tx
 from media_assistant.core.store.schema import AccountRow
 
 A = AccountRow.__table__  # type: ignore[attr-defined]
@@ -28,27 +28,35 @@ class AccountStore:
         self.bus = bus
 
     def sync(self, accounts: Sequence[tuple[str, ModelKind, bool]]) -> None:
-        """Make sure every configured account has a row; existing rows keep their state."""
+        """Make sure every configured account has a row; existing rows keep their state, except
+        that an account whose kind changed (an id reused for the other lane) starts clean."""
+        if not accounts:
+            return
         now = self.clock.now()
+        rows = [
+            {
+                "account_id": account_id,
+                "kind": kind.value,
+                "enabled": enabled,
+                "problem": "",
+                "updated_at": now,
+            }
+            for account_id, kind, enabled in accounts
+        ]
         with write_tx(self.engine) as conn:
-            known = {r.account_id: r.kind for r in conn.execute(select(A.c.account_id, A.c.kind))}
-            for account_id, kind, enabled in accounts:
-                if account_id not in known:
-                    conn.execute(
-                        insert(A).values(
-                            account_id=account_id,
-                            kind=kind.value,
-                            enabled=enabled,
-                            problem="",
-                            updated_at=now,
-                        )
-                    )
-                elif known[account_id] != kind.value:
-                    conn.execute(
-                        update(A)
-                        .where(A.c.account_id == account_id)
-                        .values(kind=kind.value, problem="", updated_at=now)
-                    )
+            upsert(
+                conn,
+                A,
+                rows,
+                key=["account_id"],
+                update=lambda new: {
+                    "kind": new.kind,
+                    "problem": "",
+                    "updated_at": new.updated_at,
+                    "version": A.c.version + 1,
+                },
+                where=lambda new: A.c.kind != new.kind,
+            )
 
     def all(self) -> dict[str, AccountStatus]:
         with read_tx(self.engine) as conn:
@@ -62,6 +70,7 @@ class AccountStore:
 
     def _update(self, account_id: str, **values: Any) -> bool:
         values["updated_at"] = self.clock.now()
+        values["version"] = A.c.version + 1
         with write_tx(self.engine, durable=True) as conn:
             row = (
                 conn.execute(
@@ -76,73 +85,44 @@ class AccountStore:
 
     def set_enabled(self, account_id: str, enabled: bool) -> bool:
         """The operator's toggle. Enabling also clears a sticky problem ("I fixed it") and asks
-        a running scheduler for a fresh provider: what was fixed (a key, an adapter file, a
-        login) must not meet the provider built before the fix."""
+        every scheduler serving the account for a fresh provider: what was fixed (a key, an
+        adapter file, a login) must not meet the provider built before the fix."""
         if enabled:
             return self._update(
                 account_id,
                 enabled=True,
-                problem=AccountProblem.REBUILD.value,
+                problem="",
                 problem_detail=None,
                 problem_code=None,
                 cooldown_until=None,
                 cooldown_reason=None,
+                rebuild_generation=A.c.rebuild_generation + 1,
             )
         return self._update(account_id, enabled=False)
 
     def reset(self, account_id: str) -> bool:
-        """``accounts reset``: clear the account's problem and cool-down and ask a running
-        scheduler (this process or another: it notices the row) to rebuild its provider. The
+        """``accounts reset``: clear the account's problem and cool-down and ask every scheduler
+        serving it (this process or another: they notice the row) to rebuild its provider. The
         on/off toggle and pacing state are left as they are."""
         return self._update(
             account_id,
-            problem=AccountProblem.REBUILD.value,
+            problem="",
             problem_detail=None,
+            problem_code=None,
             cooldown_until=None,
             cooldown_reason=None,
+            rebuild_generation=A.c.rebuild_generation + 1,
         )
 
     def request_rebuild(self, account_id: str) -> bool:
         """A fresh provider at the next chance (a new key was stored): clears a problem too."""
-        return self._update(account_id, problem=AccountProblem.REBUILD.value, problem_detail=None)
-
-    def rebuilt(self, account_id: str) -> bool:
-        """The scheduler built the fresh provider: the mark goes, unless something else was
-        recorded meanwhile (a problem set after the request stays)."""
-        values = {"problem": "", "problem_detail": None, "updated_at": self.clock.now()}
-        with write_tx(self.engine, durable=True) as conn:
-            row = (
-                conn.execute(
-                    update(A)
-                    .where(A.c.account_id == account_id)
-                    .where(A.c.problem == AccountProblem.REBUILD.value)
-                    .values(**values)
-                    .returning(A)
-                )
-                .mappings()
-                .first()
-            )
-        if row is not None:
-            self.bus.publish(AccountChanged(account_id, _status(row)))
-        return row is not None
-
-    def clear_rebuild_requests(self) -> list[str]:
-        """At a scheduler's start every provider is new: pending requests are met."""
-        now = self.clock.now()
-        with write_tx(self.engine) as conn:
-            rows = (
-                conn.execute(
-                    update(A)
-                    .where(A.c.problem == AccountProblem.REBUILD.value)
-                    .values(problem="", problem_detail=None, updated_at=now)
-                    .returning(A)
-                )
-                .mappings()
-                .all()
-            )
-        for row in rows:
-            self.bus.publish(AccountChanged(row["account_id"], _status(row)))
-        return [r["account_id"] for r in rows]
+        return self._update(
+            account_id,
+            problem="",
+            problem_detail=None,
+            problem_code=None,
+            rebuild_generation=A.c.rebuild_generation + 1,
+        )
 
     def set_problem(
         self, account_id: str, problem: AccountProblem, detail: str, code: str | None = None
@@ -187,4 +167,6 @@ def _status(row: Any) -> AccountStatus:
         browser_pid=row["browser_pid"],
         browser_started_at=row["browser_started_at"],
         problem_code=row.get("problem_code"),
+        version=row.get("version") or 0,
+        rebuild_generation=row.get("rebuild_generation") or 0,
     )

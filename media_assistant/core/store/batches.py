@@ -43,7 +43,7 @@ from media_assistant.core.store.base import (
     T,
     chunks,
 )
-from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.db import read_tx, upsert, write_tx
 from media_assistant.core.store.holds import SCOPES, B, P
 
 # Failed tasks that fail the same way when run again unchanged: "retry failed" leaves them out
@@ -99,20 +99,22 @@ def save_batch(conn: Connection, info: BatchInfo, now: float) -> BatchRecord | N
         "active_from": start,
         "active_until": end,
     }
-    existing = conn.execute(select(B).where(B.c.batch_id == info.batch_id)).first()
-    if existing is None:
-        conn.execute(
-            insert(B).values(batch_id=info.batch_id, created_at=now, updated_at=now, **given)
-        )
-    else:
-        changed = {k: v for k, v in given.items() if v is not None and getattr(existing, k) != v}
-        if not changed:
-            return None
-        conn.execute(
-            update(B).where(B.c.batch_id == info.batch_id).values(updated_at=now, **changed)
-        )
-    row = conn.execute(select(B).where(B.c.batch_id == info.batch_id)).one()
-    return _record(row)
+    row = upsert(
+        conn,
+        B,
+        {"batch_id": info.batch_id, "created_at": now, "updated_at": now, **given},
+        key=["batch_id"],
+        # What this submission says wins; what it leaves None keeps the earlier word.
+        update=lambda new: {
+            "updated_at": new.updated_at,
+            **{k: func.coalesce(new[k], B.c[k]) for k in given},
+        },
+        where=lambda new: or_(
+            *(new[k].is_not(None) & new[k].is_distinct_from(B.c[k]) for k in given)
+        ),
+        returning=[B],
+    ).first()
+    return _record(row) if row is not None else None
 
 
 class BatchRoom(StoreBase):
@@ -181,11 +183,12 @@ class BatchRoom(StoreBase):
         """Nothing new starts in this scope; running tasks finish. False: already paused."""
         scope, target = _checked_scope(scope, target)
         with write_tx(self.engine, durable=True) as conn:
-            if conn.execute(
-                select(P.c.scope).where(P.c.scope == scope, P.c.target == target)
-            ).first():
-                return False
-            conn.execute(insert(P).values(scope=scope, target=target, paused_at=self.clock.now()))
+            values = {"scope": scope, "target": target, "paused_at": self.clock.now()}
+            if (
+                upsert(conn, P, values, key=["scope", "target"], returning=[P.c.scope]).first()
+                is None
+            ):
+                return False  # already paused
             current = _pauses(conn)
         self.bus.publish(PausesChanged(current))
         return True

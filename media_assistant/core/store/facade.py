@@ -204,6 +204,7 @@ class AsyncStore(_Facade):
                 models=then.models,
                 owner_id=then.owner_id,
                 deadline_s=then.deadline_s,
+                provider_generation=then.provider_generation,
             )
         except Exception as exc:  # the outcome is written: the claim's error is not its error
             return Handover(finished, claim_error=exc)
@@ -273,8 +274,6 @@ class AsyncAccounts(_Facade):
     set_browser = _on_writer(AccountStore.set_browser)
     reset = _on_writer(AccountStore.reset)
     request_rebuild = _on_writer(AccountStore.request_rebuild)
-    rebuilt = _on_writer(AccountStore.rebuilt)
-    clear_rebuild_requests = _on_writer(AccountStore.clear_rebuild_requests)
 
     cool_down_soon = _soon_on_writer(AccountStore.cool_down)
 

@@ -32,7 +32,6 @@ from sqlalchemy import (
     union_all,
 )
 
-from media_assistant.core.model.states import AccountProblem
 from media_assistant.core.store.schema import AccountRow, BatchRow, QueuePauseRow, TaskRow
 
 T = TaskRow.__table__  # type: ignore[attr-defined]
@@ -84,13 +83,14 @@ def scope_paused() -> ColumnElement[bool]:
 
 
 def rebuild_requested() -> ColumnElement[bool]:
-    """The claiming account has a rebuild request (``accounts reset`` / ``set-key`` /
-    ``enable``, perhaps from another process) its scheduler has not met yet: its provider is
-    the old one (an old key, a broken adapter), so it takes nothing until the fresh provider is
-    in place and the mark is gone (within a housekeeping tick). Without this, a ``retry``
+    """The claiming account has a request for a fresh provider (``accounts reset`` /
+    ``set-key`` / ``enable``, perhaps from another process or workstation) newer than the
+    provider the claiming scheduler holds (bind parameter ``built``: the generation it built
+    it at): its provider is the old one (an old key, a broken adapter), so it takes nothing
+    until it has built a fresh one (within a housekeeping tick). Without this, a ``retry``
     typed right after the reset could hand the first tasks to the old provider."""
     return exists().where(
-        A.c.account_id == bindparam("account"), A.c.problem == AccountProblem.REBUILD.value
+        A.c.account_id == bindparam("account"), A.c.rebuild_generation > bindparam("built")
     )
 
 

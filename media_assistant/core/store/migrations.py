@@ -94,6 +94,23 @@ def _v8_operator_day_again(conn: Connection) -> None:
     _v6_operator_day(conn)
 
 
+def _v9_account_versions(conn: Connection) -> None:
+    """``accounts.version`` (raised by every change of the row: the newest read of an account
+    wins) and ``accounts.rebuild_generation`` (a request for a fresh provider, by number: it was
+    the magic problem value ``rebuild``, which the first scheduler to rebuild cleared for every
+    other). A pending request is carried over as generation 1. Idempotent."""
+    have = {c["name"] for c in inspect(conn).get_columns("accounts")}
+    for name in ("version", "rebuild_generation"):
+        if name not in have:
+            conn.execute(text(f"ALTER TABLE accounts ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0"))
+    conn.execute(
+        text(
+            "UPDATE accounts SET problem = '', problem_detail = NULL, "
+            "rebuild_generation = rebuild_generation + 1 WHERE problem = 'rebuild'"
+        )
+    )
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
 STEPS: dict[int, Callable[[Connection], None]] = {
     2: _v2_pending_not_before_index,
@@ -103,6 +120,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     6: _v6_operator_day,
     7: _v7_task_inputs,
     8: _v8_operator_day_again,
+    9: _v9_account_versions,
 }
 
 
@@ -111,8 +129,9 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # indexes. A step that adds or renames a column must raise this to its own version (an older
 # store is then upgraded by the first command that opens it, read-only or not).
 # 4 added task_events.origin, 5 tasks.result_plain, 6 tasks.attempt_base / operator_retries and
-# task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again): all read by every query.
-OLDEST_READABLE = 8
+# task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again), 9 accounts.version and
+# rebuild_generation: all read by every query.
+OLDEST_READABLE = 9
 
 
 class SchemaTooNew(RuntimeError):

@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, case, select, update
+from sqlalchemy import ColumnElement, and_, bindparam, case, select, tuple_, update
 
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
@@ -235,47 +235,51 @@ class OutcomeRoom(StoreBase):
                 conn.execute(select(T.c.cancel_requested).where(claim_fence(claim))).scalar()
             )
 
-    def heartbeat(self, owner_id: str, beats: dict[str, tuple[int, int, int]]) -> set[str]:
+    def heartbeat(
+        self, owner_id: str, beats: dict[str, tuple[int, int, int]]
+    ) -> set[tuple[str, int, int]]:
         """Beat every running attempt of this process in one transaction.
 
-        ``beats`` maps task id → (attempt, lease, progress_chars). Returns the ids whose row is
-        no longer this attempt's (reaped, or finished elsewhere): their attempts are zombies.
+        ``beats`` maps task id → (attempt, lease, progress_chars), as the attempts were when
+        the beat was asked for. Each row is beaten only while it is still that attempt's
+        (fenced by attempt and lease, like every write of an attempt): between the snapshot and
+        this transaction a deferral may have handed the row back and another account claimed it
+        (lease + 1), and that newer attempt is not this beat's to touch. Returns the
+        (task id, attempt, lease) of the attempts whose row is no longer theirs (reaped,
+        finished or taken over elsewhere): zombies, to be interrupted — only those attempts,
+        never a newer one of the same task.
         """
         if not beats:
             return set()
         now = self.clock.now()
         ids = list(beats)
-        lost: set[str] = set()
+        lost: set[tuple[str, int, int]] = set()
         with write_tx(self.engine) as conn:
             for chunk in chunks(ids):
+                fence = tuple_(T.c.task_id, T.c.attempt, T.c.lease).in_(
+                    [(tid, beats[tid][0], beats[tid][1]) for tid in chunk]
+                )
                 progress = case(
                     {tid: beats[tid][2] for tid in chunk},
                     value=T.c.task_id,
                     else_=T.c.progress_chars,
                 )
-                conn.execute(
-                    update(T)
-                    .where(T.c.owner_id == owner_id, IS_RUNNING, T.c.task_id.in_(chunk))
-                    .values(heartbeat_at=now, progress_chars=progress)
-                )
-                current = {
-                    r.task_id: (r.attempt, r.lease)
+                beaten = {
+                    r.task_id
                     for r in conn.execute(
-                        select(T.c.task_id, T.c.attempt, T.c.lease).where(
-                            T.c.owner_id == owner_id,
-                            IS_RUNNING,
-                            T.c.task_id.in_(chunk),
-                        )
+                        update(T)
+                        .where(T.c.owner_id == owner_id, IS_RUNNING, fence)
+                        .values(heartbeat_at=now, progress_chars=progress)
+                        .returning(T.c.task_id)
                     )
                 }
-                for tid in chunk:
-                    if current.get(tid) != beats[tid][:2]:
-                        lost.add(tid)
+                lost.update((tid, *beats[tid][:2]) for tid in chunk if tid not in beaten)
+        lost_ids = {tid for tid, _, _ in lost}
         self._publish_changes(
             (
                 TaskChange(tid, {"heartbeat_at": now, "progress_chars": beats[tid][2]})
                 for tid in ids
-                if tid not in lost
+                if tid not in lost_ids
             ),
             heartbeat=True,
         )

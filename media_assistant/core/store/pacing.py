@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Engine, delete, select
 
 from media_assistant.core.rules.pacing import PacingState
-from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.db import read_tx, upsert, write_tx
 from media_assistant.core.store.schema import AccountPacingRow
 
 P = AccountPacingRow.__table__  # type: ignore[attr-defined]
@@ -41,15 +41,10 @@ class PacingStore:
             "state_json": json.dumps(state.to_json(), separators=(",", ":")),
             "updated_at": now,
         }
-        # Portable upsert (SQLite and PostgreSQL): the write transaction holds the lock. Not
-        # fsynced (WAL, synchronous=NORMAL): it survives an app crash; a power cut may lose
+        # Not fsynced (WAL, synchronous=NORMAL): it survives an app crash; a power cut may lose
         # the last prompt or two, which is not worth an fsync per prompt on the lane's loop.
         with write_tx(self.engine) as conn:
-            changed = conn.execute(
-                update(P).where(P.c.account_id == account_id).values(**values)
-            ).rowcount
-            if not changed:
-                conn.execute(insert(P).values(**values))
+            upsert(conn, P, values, key=["account_id"], update=["state_json", "updated_at"])
 
     def forget(self, account_id: str) -> None:
         with write_tx(self.engine, durable=True) as conn:

@@ -89,12 +89,20 @@ _CLAIM = (
 # SET comes from the execute parameters (the columns being written); the fence from these.
 
 
-def _hold_params(now: float, lane: str | None, account_id: str | None) -> dict[str, Any]:
+# ``built`` when the caller holds no provider (a look from the window, a test): no request
+# for a fresh one can be newer.
+NO_PROVIDER = 2**62
+
+
+def _hold_params(
+    now: float, lane: str | None, account_id: str | None, built: int | None = None
+) -> dict[str, Any]:
     return {
         "now": now,
         "minute": minute_of_day(now),
         "lane": lane or "",
         "account": account_id or "",
+        "built": NO_PROVIDER if built is None else built,
     }
 
 
@@ -190,8 +198,13 @@ class QueueRoom(StoreBase):
         models: Sequence[str],
         owner_id: str,
         deadline_s: float,
+        provider_generation: int | None = None,
     ) -> Claim | None:
         """Take the head pending task (priority, then age) for one of ``models``; None if none.
+
+        ``provider_generation``: the rebuild generation the claiming account's provider was
+        built at; while the account's row asks for a newer one, nothing is claimed for it
+        (core/store/holds.py ``rebuild_requested``).
 
         The row moves to ``running`` in the same transaction that chose it. On PostgreSQL the
         candidate is locked with SKIP LOCKED; on SQLite the writer lock serialises claims.
@@ -206,12 +219,22 @@ class QueueRoom(StoreBase):
         backlog = tuple(models)
         if (
             not self._backlog.get(backlog)
-            and self.peek_next(models, lane=kind.value, account_id=account_id) is None
+            and self.peek_next(
+                models,
+                lane=kind.value,
+                account_id=account_id,
+                provider_generation=provider_generation,
+            )
+            is None
         ):
             return None
         with write_tx(self.engine) as conn:
             candidate = conn.execute(
-                _HEAD, {"models": list(models), **_hold_params(now, kind.value, account_id)}
+                _HEAD,
+                {
+                    "models": list(models),
+                    **_hold_params(now, kind.value, account_id, provider_generation),
+                },
             ).scalar()
             self._backlog[backlog] = candidate is not None
             if candidate is None:
@@ -292,15 +315,20 @@ class QueueRoom(StoreBase):
         return claim
 
     def peek_next(
-        self, models: Sequence[str], *, lane: str | None = None, account_id: str | None = None
+        self,
+        models: Sequence[str],
+        *,
+        lane: str | None = None,
+        account_id: str | None = None,
+        provider_generation: int | None = None,
     ) -> tuple[str, int] | None:
         """The task ``claim_next`` would take now, with its prompt length (for rate limits).
-        ``lane`` and ``account_id``: whose pauses count (the claiming lane's and account's)."""
+        ``lane`` and ``account_id``: whose pauses count (the claiming lane's and account's);
+        ``provider_generation`` as for :meth:`claim_next`."""
         now = self.clock.now()
+        params = _hold_params(now, lane, account_id, provider_generation)
         with read_tx(self.engine) as conn:
-            row = conn.execute(
-                _PEEK, {"models": list(models), **_hold_params(now, lane, account_id)}
-            ).first()
+            row = conn.execute(_PEEK, {"models": list(models), **params}).first()
         return (row[0], int(row[1])) if row else None
 
     def next_not_before(self, models: Sequence[str]) -> float | None:

@@ -198,7 +198,7 @@ class ReaperRoom(StoreBase):
                     code=code,
                     params=params,
                 )
-                released.append(ReleasedTask(r.task_id, r.owner_id, r.attempt, state))
+                released.append(ReleasedTask(r.task_id, r.owner_id, r.attempt, state, r.lease))
                 changes.append(TaskChange(r.task_id, values))
         self._publish_changes(changes)
         return released

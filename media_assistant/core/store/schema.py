@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class TaskRow(SQLModel, table=True):
@@ -136,7 +136,7 @@ class AccountRow(SQLModel, table=True):
     account_id: str = Field(primary_key=True)
     kind: str
     enabled: bool = True  # the operator's toggle
-    problem: str = ""  # needs_login | credentials_rejected (sticky until cleared)
+    problem: str = ""  # needs_login | credentials_rejected | needs_attention (sticky)
     problem_detail: str | None = None
     # The error kind behind the problem (captcha, profile_in_use…; schema version 6): the window
     # names it in words and keeps the site's own detail for a tooltip.
@@ -147,6 +147,18 @@ class AccountRow(SQLModel, table=True):
     browser_pid: int | None = None  # web: the browser we launched, for later self-checks
     browser_started_at: float | None = None
     updated_at: float = 0.0
+    # Raised by every change of the row (schema version 9): a reader keeps the newest of two
+    # reads of one account, whichever thread or process answered first (core/lanes/runtime.py).
+    version: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
+    )
+    # Raised by each request for a fresh provider (the operator re-enabled the account, reset
+    # it, stored a new key; schema version 9). Each scheduler builds a provider at the
+    # generation it read and claims nothing for the account while the row's is newer: a request
+    # reaches every scheduler serving the account, and none is cleared by another's rebuild.
+    rebuild_generation: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
+    )
 
 
 class AccountPacingRow(SQLModel, table=True):

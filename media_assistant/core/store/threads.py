@@ -26,7 +26,7 @@ import concurrent.futures
 import functools
 import logging
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +62,18 @@ class DbThreads:
     async def write(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """Run a write on the writer thread and await it.
 
-        A write is not interrupted by cancelling its caller: the statement runs to its end (a
-        thread cannot be stopped mid-statement), the caller just does not see the result.
+        Once queued, a write runs whatever happens to its caller: cancelling the caller does
+        not cancel it, even while it still waits behind other writes (``asyncio.wrap_future``
+        alone would: a lane stopping while its answer's write waited lost the answer, and the
+        generation ran again). The caller just does not see the result; a failure nobody
+        awaits any more is logged.
         """
-        return await asyncio.wrap_future(self.submit_write(fn, *args, **kwargs))
+        future = self.submit_write(fn, *args, **kwargs)
+        try:
+            return await asyncio.shield(asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            future.add_done_callback(self._log_failure)
+            raise
 
     async def read(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """Run a read on a reader thread and await it."""
@@ -85,7 +93,7 @@ class DbThreads:
         self._writer.shutdown(wait=True)
         self._readers.shutdown(wait=True)
 
-    def _log_failure(self, future: concurrent.futures.Future[object]) -> None:
+    def _log_failure(self, future: concurrent.futures.Future[Any]) -> None:
         if future.cancelled() or (exc := future.exception()) is None:
             return
         hook = self.on_write_error

@@ -205,11 +205,7 @@ def account_reason(status: AccountStatus | None, now: float) -> str:
     if status is None:
         return ""
     state = status.state(now)
-    if (
-        status.problem not in (AccountProblem.NONE, AccountProblem.REBUILD)
-        and state is not AccountState.DISABLED
-    ):
-        # (REBUILD is a request to the scheduler, not a problem: core/store/accounts.py)
+    if status.problem is not AccountProblem.NONE and state is not AccountState.DISABLED:
         return problem_text(status)
     if state is AccountState.COOLING_DOWN:
         reason = status.cooldown_reason
