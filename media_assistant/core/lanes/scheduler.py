@@ -41,7 +41,7 @@ from media_assistant.core.model.provider import Provider, UnavailableProvider
 from media_assistant.core.model.records import BatchInfo, CancelResult, NewTask, SubmitResult
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.db import checkpoint_truncate
+from media_assistant.core.store.backends.sqlite import checkpoint_truncate
 from media_assistant.core.store.facade import AsyncAccounts, AsyncSessions, AsyncStore
 from media_assistant.core.store.sessions import SessionStore
 

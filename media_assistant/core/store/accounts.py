@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, or_, select, update
 
 from media_assistant.core.model.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
 from media_assistant.core.model.clock import Clock
@@ -136,11 +136,31 @@ class AccountStore:
         return self._update(account_id, problem="", problem_detail=None, problem_code=None)
 
     def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:
+        """Cool the account down for ``seconds``, unless it already cools down at least that
+        long (one statement: two workstations meeting 429s at once keep the longer one)."""
         until = self.clock.now() + seconds
-        current = self.get(account_id)
-        if current and current.cooldown_until and current.cooldown_until >= until:
-            return False  # already cooling at least that long
-        return self._update(account_id, cooldown_until=until, cooldown_reason=reason)
+        with write_tx(self.engine, durable=True) as conn:
+            row = (
+                conn.execute(
+                    update(A)
+                    .where(
+                        A.c.account_id == account_id,
+                        or_(A.c.cooldown_until.is_(None), A.c.cooldown_until < until),
+                    )
+                    .values(
+                        cooldown_until=until,
+                        cooldown_reason=reason,
+                        updated_at=self.clock.now(),
+                        version=A.c.version + 1,
+                    )
+                    .returning(A)
+                )
+                .mappings()
+                .first()
+            )
+        if row is not None:
+            self.bus.publish(AccountChanged(account_id, _status(row)))
+        return row is not None
 
     def set_concurrency(self, account_id: str, concurrency: int | None) -> bool:
         if concurrency is not None and not MIN_CONCURRENCY <= concurrency <= MAX_CONCURRENCY:

@@ -25,7 +25,7 @@ from media_assistant.core.store.base import (
     view_row,
 )
 from media_assistant.core.store.batches import save_batch
-from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.db import read_tx, serialize, write_tx
 from media_assistant.core.store.holds import claimable, minute_of_day
 from media_assistant.core.store.task_ids import settle_generated_ids
 
@@ -89,9 +89,11 @@ _CLAIM = (
 # SET comes from the execute parameters (the columns being written); the fence from these.
 
 
+SUBMIT_LOCK = "media-assistant:submit"
+
 # ``built`` when the caller holds no provider (a look from the window, a test): no request
 # for a fresh one can be newer.
-NO_PROVIDER = 2**62
+NO_PROVIDER = 2**31 - 1  # the largest INTEGER both engines store
 
 
 def _hold_params(
@@ -121,6 +123,9 @@ class QueueRoom(StoreBase):
         skipped: list[str] = []
         saved = None
         with write_tx(self.engine, durable=True) as conn:
+            # The next submission number, the free generated ids and the ids already present
+            # are read, then written: one submission at a time across the team.
+            serialize(conn, SUBMIT_LOCK)
             for new_batch in dict.fromkeys(t.batch_id for t in tasks):
                 info = batch if batch is not None and batch.batch_id == new_batch else None
                 saved = save_batch(conn, info or BatchInfo(new_batch), now) or saved
