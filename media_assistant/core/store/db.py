@@ -73,10 +73,14 @@ def open_engine(url: str, *, read_only: bool = False, password: str | None = Non
         engine = sqlite_engine(url, read_only=read_only)
     else:
         engine = postgres_engine(url, read_only=read_only, password=password)
-    if read_only:
-        migrations.check_readable(engine)
-    else:
-        migrations.upgrade(engine)
+    try:
+        if read_only:
+            migrations.check_readable(engine)
+        else:
+            migrations.upgrade(engine)
+    except BaseException:
+        engine.dispose()  # a refused store leaves no connection open
+        raise
     return engine
 
 
