@@ -196,7 +196,10 @@ class Lane:
         self._last_reap = now
         alive = {tid: beat[:2] for tid, beat in self.runner.beats().items()}
         released = await self.rt.store.reap_stale(
-            dead_after=self.rt.config.scheduler.dead_after_s, kind=self.kind, alive=alive
+            dead_after=self.rt.config.scheduler.dead_after_s,
+            kind=self.kind,
+            alive=alive,
+            workstation=self.rt.workstation,
         )
         ours = {(r.task_id, r.attempt, r.lease) for r in released if r.owner_id == self.rt.owner_id}
         if ours:
@@ -224,6 +227,7 @@ class Lane:
                 owner_id=self.rt.owner_id,
                 deadline_s=self.rt.config.lane(self.kind).deadline_s,
                 provider_generation=self.rt.accounts.built_generation(account.id),
+                workstation=self.rt.workstation,
             )
         except OperationalError as exc:
             if disk.absorb(exc):

@@ -14,7 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from media_assistant import __version__
 from media_assistant.core.config.schema import AppConfig
+from media_assistant.core.config.team import workstation_name
 from media_assistant.core.disk.full import DiskGuard
 from media_assistant.core.disk.last_writes import (
     last_write,
@@ -88,6 +90,9 @@ class Scheduler:
         self.accounts = AsyncAccounts(AccountStore(store.engine, clock, store.bus), store.db)
         self.sessions = AsyncSessions(SessionStore(store.engine, clock), store.db)
         self._provider_factory = provider_factory
+        self.workstation = workstation_name(config.team.workstation)
+        # A team database: several workstations share the queue (web accounts are owned).
+        self.team = store.engine.dialect.name == "postgresql"
         self._profile_dir = profile_dir
         self._seed = seed
         self.tick_s = tick_s
@@ -132,13 +137,20 @@ class Scheduler:
         cfg = self.config
         # Statements run on database threads and publish there: deliver events on this loop.
         self.store.bus.bind_loop(asyncio.get_running_loop())
-        await self.accounts.sync_config([(a.id, a.kind, a.enabled) for a in cfg.accounts])
+        await self.accounts.sync_config(
+            cfg.account_declarations(), workstation=self.workstation, take_over=not self.team
+        )
         # "Needs attention" (a missing key, a held profile, a captcha) is re-detected at once if
-        # it is still true; login and rejected credentials stay until the operator acts.
+        # it is still true; login and rejected credentials stay until the operator acts. Only
+        # this configuration's accounts: another workstation's web accounts are its own.
         for status in (await self.accounts.all()).values():
-            if status.problem is AccountProblem.NEEDS_ATTENTION:
+            if (
+                status.problem is AccountProblem.NEEDS_ATTENTION
+                and cfg.account(status.account_id) is not None
+                and not status.belongs_elsewhere(self.workstation)
+            ):
                 await self.accounts.clear_problem(status.account_id)
-        owner_id = await self.sessions.open()
+        owner_id = await self.sessions.open(self.workstation, __version__)
         await take_in_spill(self.disk, self.store)  # a stop on a full disk saved some writes
         # A full disk (issue 9 item 3) is noticed by whoever meets it; fire-and-forget writes
         # (log lines) report theirs here, so it is said once, not once per line.
@@ -147,7 +159,7 @@ class Scheduler:
         )
         await asyncio.to_thread(self.disk.start, asyncio.get_running_loop())
         self.store.db.on_write_error = self.disk.absorb
-        view = AccountView(self.accounts, self.clock)
+        view = AccountView(self.accounts, self.clock, workstation=self.workstation)
         await view.refresh()
         self.rt = Runtime(
             config=cfg,
@@ -156,6 +168,7 @@ class Scheduler:
             clock=self.clock,
             owner_id=owner_id,
             rng=random.Random(self._seed),
+            workstation=self.workstation,
             idle_poll_s=self.idle_poll_s,
             last_tick=self.clock.monotonic(),
             last_tick_wall=self.clock.now(),
@@ -163,7 +176,7 @@ class Scheduler:
         )
         # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
         # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
-        for r in await self.store.recover_orphans([owner_id]):
+        for r in await self.store.recover_orphans([owner_id], self.workstation):
             log.warning(
                 "[%s] %s: orphaned attempt %d → %s",
                 "scheduler",
@@ -176,6 +189,16 @@ class Scheduler:
         generations = {a: s.rebuild_generation for a, s in view.statuses.items()}
         for account in cfg.accounts:
             view.provider_built(account.id, generations.get(account.id, 0))
+            owner = view.held_elsewhere(account.id)
+            if owner is not None:
+                reason = (
+                    f"web account {account.id} belongs to workstation {owner} (its browser "
+                    "profile is there): not used here; 'media-assistant accounts release "
+                    f"{account.id}' on {owner} hands it over"
+                )
+                log.warning("[web %s] %s", account.id, reason)
+                self.providers[account.id] = UnavailableProvider(reason)
+                continue
             try:
                 # Off the loop: building a provider imports Playwright, httpx and the Markdown
                 # converter the first time (~0.5 s) and may ask the OS keyring for a key.

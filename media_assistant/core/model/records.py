@@ -76,6 +76,8 @@ class TaskRecord:
     operator_retries: int = 0
     # The batch file's source row as JSON {column: value} (schema v7); None for pasted prompts.
     inputs_json: str | None = None
+    # The workstation that claimed it last (team mode, schema v10).
+    workstation: str | None = None
 
     @classmethod
     def from_mapping(cls, row: Mapping[str, Any] | RowMapping) -> TaskRecord:
@@ -124,6 +126,7 @@ class ClaimRequest:
     owner_id: str
     deadline_s: float
     provider_generation: int | None = None
+    workstation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
