@@ -25,8 +25,9 @@ from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.backends.postgres import clock_offset
+from media_assistant.core.store.backends.postgres import ChangeListener, clock_offset
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
+from media_assistant.core.store.follower import DatabaseFollower
 from media_assistant.core.store.team import open_team_store
 from media_assistant.core.store.threads import DbThreads
 from media_assistant.providers.adapter_check import check_site_adapters
@@ -120,6 +121,18 @@ class Services:
     @property
     def workstation(self) -> str:
         return workstation_name(self.config.team.workstation)
+
+    def follower(self) -> DatabaseFollower:
+        """What a window follows other processes' changes with: on a team database, woken by
+        its NOTIFY channel (core/store/follower.py)."""
+        url, password = self.store_url, self.store_password
+        listener = None
+        if url is not None:
+
+            def listener(wake: Callable[[], None], reload: Callable[[], None]) -> ChangeListener:
+                return ChangeListener(url, password=password, on_change=wake, on_reconnect=reload)
+
+        return DatabaseFollower(self.async_store, self.async_accounts, listener=listener)
 
     def scheduler(self, provider_factory: ProviderFactory | None = None) -> Scheduler:
         if provider_factory is None:

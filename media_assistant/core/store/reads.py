@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, or_, select
 
 from media_assistant.core.model.records import TASK_COLUMNS, TaskEventRecord, TaskRecord
 from media_assistant.core.model.states import ModelKind, TaskState
@@ -187,17 +187,30 @@ class ReadModel(StoreBase):
         """Task ids with an event after ``event_id`` (changes made by any process) + new cursor.
 
         ``exclude_origin``: leave out the changes one Store made (a window's own process
-        already published them); the cursor still moves past them.
+        already published them); the cursor still moves past them. A single cursor can skip
+        rows whose ids committed out of order (PostgreSQL): the follower uses
+        :meth:`events_after`, which also looks at the ids it has not seen yet.
         """
-        with read_tx(self.engine) as conn:
-            rows = conn.execute(
-                select(E.c.id, E.c.task_id, E.c.origin).where(E.c.id > event_id).order_by(E.c.id)
-            ).all()
+        rows = self.events_after(event_id)
         if not rows:
             return event_id, set()
-        return rows[-1].id, {
-            r.task_id for r in rows if r.origin is None or r.origin != exclude_origin
+        return rows[-1][0], {
+            task_id for _, task_id, origin in rows if origin is None or origin != exclude_origin
         }
+
+    def events_after(
+        self, event_id: int, missing: Sequence[int] = ()
+    ) -> list[tuple[int, str, str | None]]:
+        """(id, task id, origin) of the events after ``event_id`` and of the ``missing`` ids
+        at or below it that have committed since, by id."""
+        clause = E.c.id > event_id
+        if missing:
+            clause = or_(clause, E.c.id.in_(list(missing)))
+        with read_tx(self.engine) as conn:
+            rows = conn.execute(
+                select(E.c.id, E.c.task_id, E.c.origin).where(clause).order_by(E.c.id)
+            ).all()
+        return [(r.id, r.task_id, r.origin) for r in rows]
 
     def last_event_id(self) -> int:
         with read_tx(self.engine) as conn:
