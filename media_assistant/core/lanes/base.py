@@ -150,6 +150,9 @@ class Lane:
                     # out here (before: a restart with a traceback every second, for hours).
                     await self.rt.disk.wait_for_space(self.rt.stopping)
                     continue
+                if self.rt.link.absorb(exc):  # the team database is unreachable: likewise
+                    await self.rt.link.wait(self.rt.stopping)
+                    continue
                 self.account_log(account).exception(
                     "worker error; restarting in %.0f s", self.rt.idle_poll_s
                 )

@@ -13,9 +13,10 @@ from typing import Any
 from media_assistant.core.config.schema import AppConfig
 from media_assistant.core.disk.full import DiskGuard
 from media_assistant.core.model.accounts import AccountStatus
-from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.clock import Clock, SystemClock
 from media_assistant.core.model.states import AccountProblem
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
+from media_assistant.core.store.link import StoreLink
 
 # How often an idle worker looks for work another process may have submitted, at the latest.
 IDLE_POLL_S = 1.0
@@ -156,6 +157,9 @@ class Runtime:
     # The data dir's disk: while it is full no claim is made and finished answers are held
     # (core/disk/full.py). The scheduler gives the real one; this default only says "not full".
     disk: DiskGuard = field(default_factory=lambda: DiskGuard(Path.cwd()))
+    # The team database (core/store/link.py): while it does not answer no claim is made and
+    # finished answers are held. The default never goes down (a SQLite file).
+    link: StoreLink = field(default_factory=lambda: StoreLink(clock=SystemClock()))
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro, name=name)

@@ -138,6 +138,7 @@ class AsyncStore(_Facade):
     set_priority = _on_writer(Store.set_priority)
     peek_next = _on_reader(Store.peek_next)
     api_ready_at = _on_reader(Store.api_ready_at)
+    ping = _on_reader(Store.ping)
     next_not_before = _on_reader(Store.next_not_before)
     pending_models = _on_reader(Store.pending_models)
 

@@ -45,7 +45,7 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.records import Pause
-from media_assistant.core.store.backends.postgres import ChangeListener
+from media_assistant.core.store.backends.postgres import ChangeListener, is_unreachable
 from media_assistant.core.store.base import chunks
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
@@ -159,7 +159,10 @@ class DatabaseFollower:
             try:
                 await self.poll()
             except Exception as exc:  # a locked or busy database: next tick
-                log.warning("following the database failed: %s", exc)
+                if is_unreachable(exc):  # the team database is away: the banner says so
+                    log.debug("following the database: unreachable (%s)", exc)
+                else:
+                    log.warning("following the database failed: %s", exc)
 
     async def poll(self) -> None:
         """One look at the database (on the writer thread: see the module docstring)."""

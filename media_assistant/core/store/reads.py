@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import bindparam, func, literal, or_, select
 
 from media_assistant.core.model.records import TASK_COLUMNS, TaskEventRecord, TaskRecord
 from media_assistant.core.model.states import ModelKind, TaskState
@@ -211,6 +211,11 @@ class ReadModel(StoreBase):
                 select(E.c.id, E.c.task_id, E.c.origin).where(clause).order_by(E.c.id)
             ).all()
         return [(r.id, r.task_id, r.origin) for r in rows]
+
+    def ping(self) -> None:
+        """One round trip to the database (the team database's link probe: core/store/link.py)."""
+        with read_tx(self.engine) as conn:
+            conn.execute(select(literal(1))).scalar()
 
     def last_event_id(self) -> int:
         with read_tx(self.engine) as conn:
