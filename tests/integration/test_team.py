@@ -107,6 +107,10 @@ async def test_a_web_account_runs_only_on_the_workstation_that_holds_it(team: An
     assert second.scheduler.rt.accounts.held_elsewhere("web-1") == "pc-1"
     status = second.scheduler.rt.accounts.statuses["web-1"]
     assert status.state(0) is AccountState.ENABLED  # the shared row carries no problem
+    seen = {w.workstation: w for w in second.store.workstations()}
+    assert set(seen) == {"pc-1", "pc-2"}
+    assert seen["pc-1"].web_accounts == ("web-1",) and seen["pc-2"].web_accounts == ()
+    assert seen["pc-1"].online and seen["pc-2"].online
     await first.scheduler.submit(make_tasks(4, model="web-model", kind=ModelKind.WEB))
     await run_all([first, second])
     rows = first.store.list_tasks()

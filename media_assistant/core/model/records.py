@@ -244,3 +244,17 @@ class PriorityResult:
     priority: int
     finished: tuple[str, ...]  # named, but already ended: left as they were
     unknown: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WorkstationInfo:
+    """One workstation of a team as the store sees it (``store info``, ``status``, the window's
+    accounts panel and status bar): online while one of its schedulers beats within the dead
+    threshold; the web accounts it holds; the tasks it runs now."""
+
+    workstation: str
+    online: bool
+    last_seen_s: float | None  # seconds since its last heartbeat (None: never ran here)
+    version: str | None  # the app version of its latest session
+    web_accounts: tuple[str, ...]
+    running: int

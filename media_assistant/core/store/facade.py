@@ -139,6 +139,7 @@ class AsyncStore(_Facade):
     peek_next = _on_reader(Store.peek_next)
     api_ready_at = _on_reader(Store.api_ready_at)
     ping = _on_reader(Store.ping)
+    workstations = _on_reader(Store.workstations)
     next_not_before = _on_reader(Store.next_not_before)
     pending_models = _on_reader(Store.pending_models)
 
