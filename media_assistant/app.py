@@ -19,7 +19,13 @@ from media_assistant.core.disk.full import DiskFull
 from media_assistant.core.files.locks import DataDirLock, runtime_dir
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.files.private_files import PrivateRotatingFileHandler, private_dir
-from media_assistant.core.model.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
+from media_assistant.core.model.errors import (
+    SchedulerBusy,
+    StoreDamaged,
+    StoreLocked,
+    StoreUnreachable,
+    UserError,
+)
 
 if TYPE_CHECKING:
     from media_assistant.services import Services
@@ -40,7 +46,12 @@ def _setup_file_log(paths: Paths) -> Path:
     return path
 
 
-def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = False) -> int:
+def main(
+    data_dir: Path | None = None,
+    config: Path | None = None,
+    demo: bool = False,
+    store_url: str | None = None,
+) -> int:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
@@ -83,7 +94,9 @@ def main(data_dir: Path | None = None, config: Path | None = None, demo: bool = 
     else:
         paths = Paths.resolve(data_dir, config)
     try:
-        return _run(app, paths, demo=demo, held_lock=held, first_start=first_start)
+        return _run(
+            app, paths, demo=demo, held_lock=held, first_start=first_start, store_url=store_url
+        )
     finally:
         if demo_env is not None:
             demo_env.stop()
@@ -97,6 +110,7 @@ def _run(
     demo: bool,
     held_lock: DataDirLock | None = None,
     first_start: bool = False,
+    store_url: str | None = None,
 ) -> int:
     """``first_start``: no config file yet; the window opens with the set-up on top."""
     from PySide6.QtCore import QCoreApplication
@@ -110,7 +124,9 @@ def _run(
     log_file = _setup_file_log(paths)
     try:
         runtime_dir()  # the lock folder is ours alone (UnsafeLockDir, a UserError)
-        services = _open_services(app, paths, require_config=not first_start)
+        services = _open_services(
+            app, paths, require_config=not first_start, store_url=store_url, team=not demo
+        )
     except StoreDamaged as exc:  # no backup, or the operator chose not to restore one
         return exc.exit_code
     except DiskFull as exc:
@@ -122,6 +138,19 @@ def _run(
                 "App",
                 "The disk is full; the task database cannot be opened:\n\n%1\n\n"
                 "Free some space, then start Media Assistant again.",
+            ).replace("%1", str(exc)),
+        )
+        return exc.exit_code
+    except StoreUnreachable as exc:
+        install_translators(app, "auto")
+        QMessageBox.critical(
+            None,
+            QCoreApplication.translate("App", "Media Assistant"),
+            QCoreApplication.translate(
+                "App",
+                "The team database cannot be reached:\n\n%1\n\n"
+                "Check the network and the team database's address, then start Media "
+                "Assistant again.",
             ).replace("%1", str(exc)),
         )
         return exc.exit_code
@@ -181,7 +210,14 @@ def _run(
         lock.release()
 
 
-def _open_services(app: object, paths: Paths, *, require_config: bool = True) -> Services:
+def _open_services(
+    app: object,
+    paths: Paths,
+    *,
+    require_config: bool = True,
+    store_url: str | None = None,
+    team: bool = True,
+) -> Services:
     """Services.open; a damaged store is offered its latest backup before any window shows."""
     from PySide6.QtWidgets import QApplication
 
@@ -192,7 +228,9 @@ def _open_services(app: object, paths: Paths, *, require_config: bool = True) ->
     assert isinstance(app, QApplication)
     while True:
         try:
-            return Services.open(paths, require_config=require_config)
+            return Services.open(
+                paths, require_config=require_config, store_url=store_url, team=team
+            )
         except StoreDamaged as exc:
             log.error("%s", exc)
             install_translators(app, "auto")

@@ -7,7 +7,8 @@ the log file it names), 5 the task store is damaged or unreadable (the file is l
 the message names it and the backup to restore), 7 the database stayed locked by another
 process longer than ``--db-wait`` (nothing was changed), 6 the disk is full (one line naming the
 folder and its free space; ``run``: after waiting ``--disk-wait`` seconds for space, with what it
-had received written and running tasks back in the queue), 130 interrupted (Ctrl-C, SIGTERM).
+had received written and running tasks back in the queue), 8 the team database could not be
+reached within ``--db-wait`` (team mode; nothing was changed), 130 interrupted (Ctrl-C, SIGTERM).
 
 Commands that only read (``status``, ``export``, ``accounts list``, ``sites list``) never write
 to the store. ``backup [-o FILE]`` copies the store (also while a scheduler runs);
@@ -24,13 +25,21 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from media_assistant import __version__
+from media_assistant.core.config.team import STORE_URL_ENV
 from media_assistant.core.disk.full import DiskFull, disk_full, folder_of, looks_full
 from media_assistant.core.files.paths import HOME_ENV, Paths
 from media_assistant.core.files.private_files import PrivateRotatingFileHandler, private_dir
-from media_assistant.core.model.errors import SchedulerBusy, StoreDamaged, StoreLocked, UserError
+from media_assistant.core.model.errors import (
+    SchedulerBusy,
+    StoreDamaged,
+    StoreLocked,
+    StoreUnreachable,
+    UserError,
+)
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_STORE_DAMAGED, EXIT_DISK_FULL, EXIT_STORE_LOCKED, EXIT_INTERRUPTED = 5, 6, 7, 130
+EXIT_STORE_UNREACHABLE = 8
 LOG_FILE = "cli.log"
 DB_WAIT_S = 30.0  # --db-wait default
 DISK_WAIT_S = 300.0  # run --disk-wait default
@@ -59,8 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=DB_WAIT_S,
         metavar="SECONDS",
-        help="how long to wait while another process holds the database, then exit 7 "
-        f"(default {DB_WAIT_S:.0f})",
+        help="how long to wait while another process holds the database (then exit 7), or "
+        f"while the team database cannot be reached (then exit 8) (default {DB_WAIT_S:.0f})",
+    )
+    p.add_argument(
+        "--store-url",
+        metavar="URL",
+        help="use this team database (postgresql://USER@HOST:5432/DATABASE) instead of "
+        f"[store] url and ${STORE_URL_ENV} (team mode; the password never goes here)",
     )
     p.add_argument(
         "--demo",
@@ -357,7 +372,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _setup_logging(args.verbose)
         from media_assistant.app import main as gui_main  # the only path that loads Qt
 
-        return int(gui_main(data_dir=args.data_dir, config=args.config, demo=args.demo))
+        return int(
+            gui_main(
+                data_dir=args.data_dir, config=args.config, demo=args.demo, store_url=args.store_url
+            )
+        )
     paths = Paths.resolve(args.data_dir, args.config)
     with contextlib.suppress(OSError):  # a data dir we cannot create: the command says why
         private_dir(paths.data_dir)
@@ -421,6 +440,17 @@ def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> i
         )
         print(f"error: {full}", file=sys.stderr)
         return EXIT_DISK_FULL
+    if isinstance(exc, StoreUnreachable):
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_STORE_UNREACHABLE
+    if _unreachable(exc):  # the team database went away mid-command
+        log.error("team database unreachable", exc_info=exc, extra=_FILE_ONLY)
+        print(
+            "error: the team database stopped answering in the middle of the command; "
+            "what it had written is kept. Check the network and run it again",
+            file=sys.stderr,
+        )
+        return EXIT_STORE_UNREACHABLE
     known = translate(exc, paths.database, paths.backups)
     if isinstance(known, StoreDamaged | StoreLocked):
         # A traceback only when the error surfaced from the database mid-command.
@@ -438,6 +468,12 @@ def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> i
         file=sys.stderr,
     )
     return EXIT_INTERNAL
+
+
+def _unreachable(exc: BaseException) -> bool:
+    from media_assistant.core.store.backends.postgres import is_unreachable
+
+    return is_unreachable(exc)
 
 
 if __name__ == "__main__":

@@ -14,16 +14,21 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine
 
 from media_assistant.core.config.schema import AppConfig, load_config
+from media_assistant.core.config.team import store_url as team_store_url
+from media_assistant.core.config.team import workstation_name
 from media_assistant.core.disk.store_file import open_store
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.lanes.live_accounts import ProviderFactory
 from media_assistant.core.lanes.scheduler import Scheduler
-from media_assistant.core.model.clock import Clock, SystemClock
+from media_assistant.core.model.clock import Clock, ServerAlignedClock, SystemClock
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
+from media_assistant.core.store.backends.postgres import ChangeListener, clock_offset
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
+from media_assistant.core.store.follower import DatabaseFollower
+from media_assistant.core.store.team import open_team_store
 from media_assistant.core.store.threads import DbThreads
 from media_assistant.providers.adapter_check import check_site_adapters
 
@@ -41,6 +46,10 @@ class Services:
     clock: Clock
     bus: EventBus = field(default_factory=EventBus)
     db: DbThreads = field(default_factory=DbThreads)
+    # Team mode: the team database's URL (None: the SQLite file) and the password found for it
+    # in the OS keyring (kept in memory only: the change listener connects with it).
+    store_url: str | None = None
+    store_password: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.async_store = AsyncStore(self.store, self.db)
@@ -56,12 +65,20 @@ class Services:
         read_only: bool = False,
         db_wait_s: float | None = None,
         notify: Callable[[str], None] | None = None,
+        store_url: str | None = None,
+        team: bool = True,
     ) -> Services:
         """Load and validate the config and every web account's site adapter (ConfigError →
-        exit 2), then open the database (core/disk/store_file.py): checked first (StoreDamaged →
+        exit 2), then open the task store.
+
+        The SQLite file in the data dir (core/disk/store_file.py): checked first (StoreDamaged →
         exit 5, the file untouched), waited for while another process holds it (with
-        ``db_wait_s``; StoreLocked → exit 7). ``read_only`` (status, export, lists) writes
-        nothing: no account sync, no migration, ``query_only`` connections."""
+        ``db_wait_s``; StoreLocked → exit 7). Or, in team mode (``store_url`` — the
+        ``--store-url`` flag —, ``$MEDIA_ASSISTANT_STORE_URL`` or ``[store] url``; never for the
+        demo: ``team=False``), the team database (core/store/team.py): waited for while it cannot
+        be reached (StoreUnreachable → exit 8), its password from the OS keyring when libpq has
+        none, and this workstation's clock aligned with the server's. ``read_only`` (status,
+        export, lists) writes nothing: no account sync, no migration, read-only connections."""
         if require_config or paths.config_file.exists():
             config = load_config(paths.config_file)
             check_site_adapters(config, paths)
@@ -70,18 +87,52 @@ class Services:
         paths.ensure()
         clock = clock or SystemClock()
         bus = EventBus()
-        engine = open_store(
-            paths.database,
-            read_only=read_only,
-            backups=paths.backups,
-            wait_s=db_wait_s,
-            notify=notify,
-        )
+        url = team_store_url(store_url, config.store.url, paths.config_file.name) if team else None
+        password: str | None = None
+        if url is None:
+            engine = open_store(
+                paths.database,
+                read_only=read_only,
+                backups=paths.backups,
+                wait_s=db_wait_s,
+                notify=notify,
+            )
+        else:
+            from media_assistant.providers.secrets import read_store_password
+
+            password = read_store_password(url)
+            engine = open_team_store(
+                url, password=password, read_only=read_only, wait_s=db_wait_s, notify=notify
+            )
+            clock = ServerAlignedClock(clock, clock_offset(engine))
         store = Store(engine, clock, bus)
         accounts = AccountStore(engine, clock, bus)
         if not read_only:
-            accounts.sync([(a.id, a.kind, a.enabled) for a in config.accounts])
-        return cls(paths, config, engine, store, accounts, clock, bus, DbThreads())
+            accounts.sync(
+                config.account_declarations(),
+                workstation=workstation_name(config.team.workstation),
+                take_over=url is None,
+            )
+        services = cls(paths, config, engine, store, accounts, clock, bus, DbThreads())
+        services.store_url = url
+        services.store_password = password
+        return services
+
+    @property
+    def workstation(self) -> str:
+        return workstation_name(self.config.team.workstation)
+
+    def follower(self) -> DatabaseFollower:
+        """What a window follows other processes' changes with: on a team database, woken by
+        its NOTIFY channel (core/store/follower.py)."""
+        url, password = self.store_url, self.store_password
+        listener = None
+        if url is not None:
+
+            def listener(wake: Callable[[], None], reload: Callable[[], None]) -> ChangeListener:
+                return ChangeListener(url, password=password, on_change=wake, on_reconnect=reload)
+
+        return DatabaseFollower(self.async_store, self.async_accounts, listener=listener)
 
     def scheduler(self, provider_factory: ProviderFactory | None = None) -> Scheduler:
         if provider_factory is None:

@@ -266,7 +266,7 @@ def _open_services(paths: Any) -> Any:
     from media_assistant.core.store import migrations, schema
     from media_assistant.services import Services
 
-    services = Services.open(paths)
+    services = Services.open(paths, team=False)
     with services.engine.connect() as conn:
         version = migrations.current_version(conn)
     if version != schema.SCHEMA_VERSION:

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Set up everything Media Assistant and its tests need, on a fresh Debian machine or an existing
 # checkout: system packages (Chromium for web models, Xvfb + Qt's xcb libraries for real windows,
-# CJK fonts), a virtual environment in .venv with pinned Python dependencies.
+# CJK fonts, PostgreSQL for the team-mode tests), a virtual environment in .venv with pinned
+# Python dependencies.
 # Idempotent: a second run only checks. Each step says what it is doing (apt, pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(chromium xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0
-              libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-noto-cjk)
+              libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-noto-cjk
+              postgresql)  # the tests start their own PostgreSQL server for team mode
 
 missing=()
 echo "setup: checking system packages"

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real SQLite file per test, a clock you can move, configs."""
+"""Shared fixtures: a real SQLite file per test (and, for the store's tests, a real PostgreSQL
+database too), a clock you can move, configs."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from media_assistant.core.model.records import NewTask  # noqa: E402
 from media_assistant.core.model.states import ModelKind  # noqa: E402
 from media_assistant.core.store import Store  # noqa: E402
 from media_assistant.core.store.db import open_engine, sqlite_url  # noqa: E402
+from tests.support.postgres import PostgresServer, start_server  # noqa: E402
 
 
 @pytest.fixture
@@ -30,9 +32,36 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "media-assistant.db"
 
 
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test process's own (tests/support/postgres.py)."""
+    server = start_server()
+    if server is None:
+        if os.environ.get("MA_REQUIRE_POSTGRES") == "1":
+            pytest.fail("PostgreSQL is not installed: scripts/setup.sh installs it")
+        pytest.skip("PostgreSQL is not installed (scripts/setup.sh installs it)")
+    yield server
+    server.destroy()
+
+
 @pytest.fixture
-def store(db_path: Path, clock: ManualClock) -> Iterator[Store]:
-    engine = open_engine(sqlite_url(db_path))
+def pg_url(pg_server: PostgresServer) -> str:
+    """The URL of a fresh, empty database on the test server."""
+    return pg_server.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, db_path: Path) -> str:
+    """The store's tests run on both engines: a SQLite file, a PostgreSQL database."""
+    if request.param == "sqlite":
+        return sqlite_url(db_path)
+    url: str = request.getfixturevalue("pg_url")
+    return url
+
+
+@pytest.fixture
+def store(store_url: str, clock: ManualClock) -> Iterator[Store]:
+    engine = open_engine(store_url)
     yield Store(engine, clock, EventBus())
     engine.dispose()
 

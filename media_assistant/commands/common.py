@@ -41,6 +41,7 @@ def open_services(
         read_only=read_only,
         db_wait_s=getattr(args, "db_wait", None),
         notify=lambda message: print(message, file=sys.stderr, flush=True),
+        store_url=getattr(args, "store_url", None),
     )
 
 

@@ -18,7 +18,7 @@ def cmd_demo(paths: Paths, args: argparse.Namespace) -> int:
     try:
         demo_paths = Paths.resolve(env.data_dir)
         print(f"demo data: {env.data_dir}  (web: {env.browser_description or 'simulated'})")
-        services = Services.open(demo_paths)
+        services = Services.open(demo_paths, team=False)  # a demo never joins a team
         try:
             batch = f"demo-{services.clock.now():.0f}"
             return asyncio.run(_run(services, sample_batch(batch)))

@@ -65,3 +65,46 @@ def store_api_key(account_id: str, key: str) -> None:
             f"account {account_id!r}: the OS keyring refused the key ({type(exc).__name__}); "
             f"unlock it and retry, or use api_key_env in the account's config"
         ) from None
+
+
+def store_password_key(url: str) -> str:
+    """The keyring entry of a team database's password: its user, host, port and database (the
+    URL's query — sslmode and such — does not change whose password it is)."""
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    return f"store:{u.username or ''}@{u.host or ''}:{u.port or 5432}/{u.database or ''}"
+
+
+def read_store_password(url: str) -> str | None:
+    """The password ``store set-password`` kept for this database, or None (libpq then looks in
+    PGPASSWORD, ~/.pgpass and service files itself). A keyring that cannot be read is None too:
+    the connection attempt says what is missing."""
+    import keyring
+
+    try:
+        value = keyring.get_password(KEYRING_SERVICE, store_password_key(url))
+    except Exception:  # no keyring, a locked one: libpq's own ways still work
+        return None
+    return value or None
+
+
+def save_store_password(url: str, password: str) -> None:
+    """``store set-password``: keep it in the OS keyring; ConfigError if impossible."""
+    if not password:
+        raise ConfigError("the password is empty")
+    import keyring
+    import keyring.errors
+
+    try:
+        keyring.set_password(KEYRING_SERVICE, store_password_key(url), password)
+    except keyring.errors.NoKeyringError:
+        raise ConfigError(
+            "no OS keyring is available on this system: put the password in PGPASSWORD or "
+            "~/.pgpass instead"
+        ) from None
+    except keyring.errors.KeyringError as exc:
+        raise ConfigError(
+            f"the OS keyring refused the password ({type(exc).__name__}); unlock it and retry, "
+            "or use PGPASSWORD or ~/.pgpass"
+        ) from None

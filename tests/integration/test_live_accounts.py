@@ -173,12 +173,15 @@ async def test_reset_from_another_store_reaches_the_scheduler(harness: Harness) 
     from media_assistant.core.store.accounts import AccountStore
 
     AccountStore(harness.store.engine, harness.clock, EventBus()).reset("api-1")
-    # Seen at the next housekeeping tick: rebuilt, and the mark cleared (until then a claim
-    # for api-1 is refused by the claim statement itself, so the old key takes nothing).
+    # Seen at the next housekeeping tick: the provider is rebuilt for the request's generation
+    # (until then a claim for api-1 is refused by the claim statement itself, so the old key
+    # takes nothing).
+    assert s.rt is not None
     deadline = asyncio.get_running_loop().time() + 10
-    while (await s.accounts.all())["api-1"].problem is not AccountProblem.NONE:
+    while s.rt.accounts.built_generation("api-1") != 1:
         assert asyncio.get_running_loop().time() < deadline, "the reset was never seen"
         await asyncio.sleep(0.05)
+    assert s.rt.accounts.statuses["api-1"].problem is AccountProblem.NONE
     await s.retry(all_failed=True)
     assert await harness.run(timeout=30) == []
     assert set(harness.states().values()) == {"success"}

@@ -55,6 +55,7 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")  # added by version 5
     undo_step_6(con)
     con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # added by version 7
+    undo_steps_9_and_10(con)
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
         "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
@@ -90,6 +91,47 @@ def undo_step_6(con: sqlite3.Connection) -> None:
         con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
 
+def undo_steps_9_and_10(con: sqlite3.Connection) -> None:
+    """What versions 9 (account versions) and 10 (team mode) added."""
+    con.execute("DROP TABLE api_slots")
+    con.execute("DROP TABLE api_rates")
+    for table, column in (
+        ("accounts", "version"),
+        ("accounts", "rebuild_generation"),
+        ("accounts", "workstation"),
+        ("accounts", "limit_concurrency"),
+        ("accounts", "limit_rpm"),
+        ("accounts", "limit_tpm"),
+        ("tasks", "workstation"),
+        ("sessions", "workstation"),
+        ("sessions", "app_version"),
+    ):
+        con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+
+def test_a_pending_rebuild_request_is_carried_over_as_a_generation(tmp_path: Path) -> None:
+    """Before version 9 a rebuild request was the problem value 'rebuild'."""
+    path = tmp_path / "v8.db"
+    open_engine(sqlite_url(path)).dispose()
+    con = sqlite3.connect(path)
+    undo_steps_9_and_10(con)
+    con.execute(
+        "INSERT INTO accounts (account_id, kind, enabled, problem, updated_at) VALUES "
+        "('api-1', 'api', 1, 'rebuild', 0), ('api-2', 'api', 1, 'needs_attention', 0)"
+    )
+    con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    open_engine(sqlite_url(path)).dispose()
+    c = sqlite3.connect(path)
+    rows = dict(
+        (r[0], r[1:])
+        for r in c.execute("SELECT account_id, problem, rebuild_generation, version FROM accounts")
+    )
+    c.close()
+    assert rows == {"api-1": ("", 1, 0), "api-2": ("needs_attention", 0, 0)}
+
+
 def schema_of(path: Path) -> set[tuple[str, str]]:
     """Indexes by their SQL; tables by their columns (an added column sits at the end of a
     migrated table and of its CREATE text, so the texts differ where the columns do not)."""
@@ -121,6 +163,7 @@ def test_a_version_4_database_gets_the_pacing_table_and_plain_text_column(tmp_pa
     con.execute("ALTER TABLE tasks DROP COLUMN result_plain")
     undo_step_6(con)
     con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # version 7
+    undo_steps_9_and_10(con)
     con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     con.commit()
     con.close()

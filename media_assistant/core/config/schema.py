@@ -22,11 +22,13 @@ from pydantic import (
 )
 
 from media_assistant.core.config.notifications import NotificationsConfig, WebhookConfig
+from media_assistant.core.config.team import checked_store_url
 from media_assistant.core.files.diagnostics import (
     DEFAULT_KEEP_DAYS,
     DEFAULT_MAX_MB,
     DiagnosticsRetention,
 )
+from media_assistant.core.model.accounts import AccountDeclaration
 from media_assistant.core.model.errors import ConfigError, RuleBroken
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.rules.pacing import PacingConfig
@@ -85,6 +87,41 @@ class SchedulerConfig(BaseModel):
         if self.dead_after_s < 2 * self.heartbeat_s:
             raise RuleBroken("dead_after_short", "dead_after_s must be at least twice heartbeat_s")
         return self
+
+
+class StoreConfig(BaseModel):
+    """Where the task queue lives (team mode, issue 19). No ``url``: the SQLite file in the data
+    dir, this workstation's alone. A ``postgresql://`` URL: a database the team shares."""
+
+    model_config = _STRICT
+    url: str | None = Field(
+        None,
+        description="A team database, postgresql://USER@HOST:5432/DATABASE (libpq parameters "
+        "such as sslmode may follow after '?'). Never with a password: PGPASSWORD, ~/.pgpass, a "
+        "service file, or 'media-assistant store set-password' (the OS keyring). Overridden by "
+        "--store-url and MEDIA_ASSISTANT_STORE_URL. Default: the SQLite file in the data dir.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _a_team_database(cls, url: str | None) -> str | None:
+        if url is None:
+            return None
+        return checked_store_url(url)
+
+
+class TeamConfig(BaseModel):
+    """This workstation in a team (team mode)."""
+
+    model_config = _STRICT
+    workstation: str | None = Field(
+        None,
+        description="This workstation's name in the team: its web accounts belong to it, and "
+        "the window shows it beside the tasks it ran. Default: the host name.",
+        min_length=1,
+        max_length=64,
+        pattern=r"^[^\x00-\x1f]+$",
+    )
 
 
 class LaneConfig(BaseModel):
@@ -301,6 +338,8 @@ class AppConfig(BaseModel):
     scheduler: SchedulerConfig = SchedulerConfig()
     lanes: LanesConfig = LanesConfig()
     simulation: SimulationConfig = SimulationConfig()
+    store: StoreConfig = StoreConfig()
+    team: TeamConfig = TeamConfig()
     models: list[ModelConfig] = Field(default_factory=list)
     accounts: list[AccountConfig] = Field(default_factory=list)
     # Issue 12 item 5 (core/config/notifications.py): notices and the webhooks that carry them.
@@ -318,6 +357,15 @@ class AppConfig(BaseModel):
 
     def accounts_for(self, model: str) -> list[AccountConfig]:
         return [a for a in self.accounts if model in a.models]
+
+    def account_declarations(self) -> list[AccountDeclaration]:
+        """What this config says of its accounts, as the account rows take it."""
+        return [
+            AccountDeclaration(a.id, a.kind, a.enabled, a.concurrency, a.rpm, a.tpm)
+            if a.kind is ModelKind.API
+            else AccountDeclaration(a.id, a.kind, a.enabled)
+            for a in self.accounts
+        ]
 
 
 def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:

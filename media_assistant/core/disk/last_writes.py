@@ -1,9 +1,10 @@
-"""The last writes of a scheduler that stops on a full disk, and their recovery at the next
-start (issue 9 item 3; the why is in core/disk/full.py and core/disk/reserve.py).
+"""The last writes of a scheduler that stops on a full disk — or while its team database cannot
+be reached — and their recovery at the next start (issue 9 item 3, issue 19 item 5; the why is
+in core/disk/full.py, core/disk/reserve.py and core/store/link.py).
 
 Kept out of the scheduler so that its ``stop`` stays a list of steps: mark the session, stop the
-attempts and lanes, return what it owns to the queue — and, when the disk was full and some of
-that failed, :func:`last_writes_on_a_full_disk`.
+attempts and lanes, return what it owns to the queue — and, when the disk was full or the
+database unreachable and some of that failed, :func:`last_writes_beside_the_store`.
 """
 
 from __future__ import annotations
@@ -21,30 +22,37 @@ from media_assistant.core.store.facade import AsyncStore
 log = logging.getLogger("media_assistant.core.lanes.scheduler")
 
 
-async def last_write(disk: DiskGuard, write: Callable[[], Awaitable[Any]], what: str) -> bool:
-    """A write of the shutdown; False if it failed (on a full disk: quietly, said once)."""
+Absorb = Callable[[BaseException], bool]
+
+
+async def last_write(
+    disk: DiskGuard, write: Callable[[], Awaitable[Any]], what: str, *absorb: Absorb
+) -> bool:
+    """A write of the shutdown; False if it failed (on a full disk, or an error one of
+    ``absorb`` recognises — the team database unreachable: quietly, said once)."""
     try:
         await write()
         return True
     except Exception as exc:
-        if not disk.absorb(exc):
+        if not disk.absorb(exc) and not any(a(exc) for a in absorb):
             log.exception("[scheduler] %s", what)
         return False
 
 
-async def last_writes_on_a_full_disk(
+async def last_writes_beside_the_store(
     disk: DiskGuard,
     store: AsyncStore,
     owner_id: str,
-    *,
+    *absorb: Absorb,
     end_session: Callable[[], Awaitable[Any]],
     sweep: Callable[[], Awaitable[Any]] | None,
     session_marked: bool,
 ) -> None:
-    """The disk is full and some of the shutdown's writes failed. Write the answers not yet
-    written (``disk.unwritten``) and this session's id into the disk reserve, in place (no free
-    space needed), which gives up the rest of the reserve; then try those writes again in that
-    room. What still fails is taken in by the next start (:func:`take_in_spill`)."""
+    """The disk is full (or the team database unreachable) and some of the shutdown's writes
+    failed. Write the answers not yet written (``disk.unwritten``) and this session's id into
+    the disk reserve, in place (no free space needed), which gives up the rest of the reserve;
+    then try those writes again (in that room, or in case the database answers again). What
+    still fails is taken in by the next start (:func:`take_in_spill`)."""
     kept = await asyncio.to_thread(disk.spill, Spill(owner_id, list(disk.unwritten)))
     done = True
     for claim, r in list(disk.unwritten):
@@ -56,24 +64,29 @@ async def last_writes_on_a_full_disk(
             usage=r.usage,
             plain=r.plain_text,
         )
-        if not await last_write(disk, write, f"{claim.task_id}: could not write its answer"):
+        if not await last_write(
+            disk, write, f"{claim.task_id}: could not write its answer", *absorb
+        ):
             done = False
             break
         disk.unwritten.remove((claim, r))
         disk.held_lost -= 1
         disk.held_written += 1
     if done and not session_marked:
-        done = await last_write(disk, end_session, "could not mark the session ended")
+        done = await last_write(disk, end_session, "could not mark the session ended", *absorb)
     if done and sweep is not None:
-        done = await last_write(disk, sweep, "could not return the running tasks to the queue")
+        done = await last_write(
+            disk, sweep, "could not return the running tasks to the queue", *absorb
+        )
     if done:
         disk.spilled_pending = False  # everything is in the store: the reserve can go
         return
     disk.spilled_pending = kept >= 0
     disk.spilled = max(0, kept)
     log.warning(
-        "[scheduler] disk full: %d answer(s) and the running tasks were saved in %s; the "
-        "next start writes them to the task store",
+        "[scheduler] %s: %d answer(s) and the running tasks were saved in %s; the next start "
+        "writes them to the task store",
+        "disk full" if disk.full else "the task store cannot be reached",
         max(0, kept),
         disk.reserve.path if disk.reserve is not None else "?",
     )
@@ -94,7 +107,7 @@ async def take_in_spill(disk: DiskGuard, store: AsyncStore) -> None:
         ):
             written += 1
     await store.release_owned(
-        spill.owner_id, "its scheduler stopped on a full disk (saved beside the store)"
+        spill.owner_id, "its scheduler stopped before it could write them (saved beside the store)"
     )
     disk.spilled_pending = False  # in the store now; the reserve is laid down anew
     log.warning(

@@ -41,7 +41,8 @@ from media_assistant.core.disk.backup_files import latest_backup
 from media_assistant.core.disk.full import disk_full, looks_full
 from media_assistant.core.files.private_files import make_private, sqlite_files
 from media_assistant.core.model.errors import StoreDamaged, StoreLocked
-from media_assistant.core.store.db import BUSY_TIMEOUT_MS, open_engine, sqlite_url
+from media_assistant.core.store.backends.sqlite import BUSY_TIMEOUT_MS
+from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.core.store.migrations import SchemaTooOld
 
 PROBE_EVERY_S = 0.25

@@ -6,17 +6,20 @@ import asyncio
 import functools
 from collections.abc import Mapping
 
-from media_assistant.core.accounts.ratelimit import ApiAccountGate, estimate_tokens
+from media_assistant.core.accounts.ratelimit import ApiAccountGate
 from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import STOP_WAIT_S, Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
+from media_assistant.core.model.clock import wait_event
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.model.records import Claim, ClaimRequest, Handover
 from media_assistant.core.model.states import ModelKind
 
 # Cancel checkpoints come with every streamed chunk; past this the request is simply dropped.
 API_CANCEL_GRACE_S = 1.0
+# Waiting for the rate budget, the worker looks again at least this often.
+RATE_RECHECK_S = 5.0
 
 
 class ApiLane(Lane):
@@ -33,11 +36,15 @@ class ApiLane(Lane):
         self._attempts_of: dict[str, set[asyncio.Task[None]]] = {}
 
     def _wanted_concurrency(self, account: AccountConfig) -> int:
+        """The account's concurrency for the whole team (the account row: the operator's
+        override, else the configs'), else this config's."""
         status = self.rt.accounts.statuses.get(account.id)
-        return (status.concurrency if status else None) or account.concurrency
+        if status is None:
+            return account.concurrency
+        return status.concurrency or status.limit_concurrency or account.concurrency
 
     def _gate(self, account: AccountConfig) -> ApiAccountGate:
-        return ApiAccountGate(self._wanted_concurrency(account), account.rpm, account.tpm)
+        return ApiAccountGate(self._wanted_concurrency(account))
 
     def apply_account_settings(self) -> None:
         """Follow concurrency changes made by the operator (GUI or another process)."""
@@ -60,11 +67,8 @@ class ApiLane(Lane):
 
     def _regate(self, account: AccountConfig) -> None:
         old = self.gates.get(account.id)
-        if old is None or (old.rpm_limit, old.tpm_limit) != (account.rpm, account.tpm):
-            gate = self._gate(account)
-            if old is not None:  # attempts still running count against the new gate too
-                gate.in_flight = old.in_flight
-            self.gates[account.id] = gate
+        if old is None:
+            self.gates[account.id] = self._gate(account)
         else:
             old.concurrency = self._wanted_concurrency(account)
 
@@ -94,23 +98,9 @@ class ApiLane(Lane):
             if not gate.has_free_slot:
                 await self.wait_for_wake(wake)  # a finishing attempt sets `wake`
                 continue
-            if gate.limits_rate:
-                head = await self.rt.store.peek_next(
-                    account.models,
-                    lane=self.kind.value,
-                    account_id=account.id,
-                    provider_generation=self.rt.accounts.built_generation(account.id),
-                )
-                if head is None:
-                    await self.wait_for_work(account, wake)
-                    continue
-                await gate.admit(estimate_tokens(head[1]))
-                # The wait may have been long: a 429 may have paused the account meanwhile.
-                if not self.working(account.id) or not self.rt.accounts.available(account.id):
-                    continue
             claim = await self.claim(account)
             if claim is None:
-                await self.wait_for_work(account, wake)
+                await self._wait_for_budget(account, wake)
                 continue
             gate.take_slot()
             task = asyncio.get_running_loop().create_task(
@@ -121,6 +111,29 @@ class ApiLane(Lane):
             mine = self._attempts_of.setdefault(account.id, set())
             mine.add(task)
             task.add_done_callback(mine.discard)
+
+    async def _wait_for_budget(self, account: AccountConfig, wake: asyncio.Event) -> None:
+        """Nothing claimed: no work, or the account's team-wide limits said not now (every
+        slot in use on some workstation, or the rate budget spent). With a rate limit and work
+        waiting, wait until the budget allows the head task (or a wake); else as for no work."""
+        status = self.rt.accounts.statuses.get(account.id)
+        if status is not None and (status.limit_rpm or status.limit_tpm):
+            head = await self.rt.store.peek_next(
+                account.models,
+                lane=self.kind.value,
+                account_id=account.id,
+                provider_generation=self.rt.accounts.built_generation(account.id),
+                workstation=self.rt.workstation,
+            )
+            if head is not None:
+                ready = await self.rt.store.api_ready_at(account.id, head[1])
+                left = (ready or 0.0) - self.rt.clock.now()
+                if left > 0:
+                    # Other tasks' changes would only wake us to be denied again: wait out the
+                    # budget (a few seconds at a time, so an operator's change is seen), or a stop.
+                    await wait_event(self.rt.stopping, min(left, RATE_RECHECK_S), self.rt.clock)
+                    return
+        await self.wait_for_work(account, wake)
 
     async def _run(self, claim: Claim, account: AccountConfig, log: LaneLog) -> None:
         """Attempts in one slot: this claim's, then those of the tasks claimed for the slot
@@ -164,14 +177,13 @@ class ApiLane(Lane):
         """The claim to make for this attempt's slot as its answer is written, or None to free
         the slot and leave the next claim to the account's worker. Only what the worker would
         do without waiting: a free slot once this attempt ends (the operator may have lowered
-        the concurrency), the account working and available, no rpm/tpm bucket to wait for,
-        room on the disk. Pauses, schedules and rebuild requests are clauses of the claim
+        the concurrency), the account working and available, room on the disk. The team's slots
+        and rate budget, pauses, schedules and rebuild requests are clauses of the claim
         itself."""
         gate = self.gates.get(account.id)
         if (
             gate is None
             or gate.in_flight > gate.concurrency
-            or gate.limits_rate
             or self.rt.disk.full
             or not self.working(account.id)
             or not self.rt.accounts.available(account.id)
@@ -184,6 +196,7 @@ class ApiLane(Lane):
             owner_id=self.rt.owner_id,
             deadline_s=self.rt.config.lane(self.kind).deadline_s,
             provider_generation=self.rt.accounts.built_generation(account.id),
+            workstation=self.rt.workstation,
         )
 
     async def _taken_over(

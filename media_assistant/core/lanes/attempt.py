@@ -221,11 +221,12 @@ class AttemptRunner:
                 if handover is not None:
                     outcome = replace(outcome, handover=handover)
             except OperationalError as exc:
-                if not self.rt.disk.absorb(exc):
+                if not self.rt.disk.absorb(exc) and not self.rt.link.absorb(exc):
                     raise
-                # A shutdown on a disk that stayed full: the scheduler's last writes (in the
-                # reserve's room, or saved in it for the next start) take it from here.
-                log.warning("%s: its outcome could not be written yet (disk full)", claim.task_id)
+                # A shutdown on a disk that stayed full, or while the team database is still
+                # unreachable: the scheduler's last writes (in the reserve's room, or saved in
+                # it for the next start) take it from here.
+                log.warning("%s: its outcome could not be written yet", claim.task_id)
         finally:
             # The registry is keyed by task id: only remove our own entry, never that of a
             # newer attempt of the same task.
@@ -492,6 +493,7 @@ class AttemptRunner:
         deadline = time.monotonic() + PERSIST_FOR_S
         delay = 0.25
         disk, held, last_try, written = self.rt.disk, False, False, False
+        link, link_held = self.rt.link, False
         try:
             while True:
                 try:
@@ -499,6 +501,19 @@ class AttemptRunner:
                     written = True
                     return result
                 except OperationalError as exc:
+                    if link.absorb(exc):
+                        # The team database does not answer: the outcome waits here, in
+                        # memory, and is written (fenced) when it does (core/store/link.py).
+                        if not link_held:
+                            link_held = True
+                            link.hold()
+                        if last_try:
+                            if answer is not None:
+                                disk.unwritten.append(answer)
+                            raise
+                        if not await link.wait(self.rt.stopping):
+                            last_try = True  # stopping: once more, then beside the store
+                        continue
                     if disk.absorb(exc):
                         if not held:
                             held = True
@@ -520,6 +535,8 @@ class AttemptRunner:
         finally:
             if held:
                 disk.unhold(written=written)
+            if link_held:
+                link.unhold()
 
     async def _account_effect(
         self, error: ProviderError, account: AccountConfig, log: LaneLog

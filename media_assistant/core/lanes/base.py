@@ -150,6 +150,9 @@ class Lane:
                     # out here (before: a restart with a traceback every second, for hours).
                     await self.rt.disk.wait_for_space(self.rt.stopping)
                     continue
+                if self.rt.link.absorb(exc):  # the team database is unreachable: likewise
+                    await self.rt.link.wait(self.rt.stopping)
+                    continue
                 self.account_log(account).exception(
                     "worker error; restarting in %.0f s", self.rt.idle_poll_s
                 )
@@ -196,7 +199,10 @@ class Lane:
         self._last_reap = now
         alive = {tid: beat[:2] for tid, beat in self.runner.beats().items()}
         released = await self.rt.store.reap_stale(
-            dead_after=self.rt.config.scheduler.dead_after_s, kind=self.kind, alive=alive
+            dead_after=self.rt.config.scheduler.dead_after_s,
+            kind=self.kind,
+            alive=alive,
+            workstation=self.rt.workstation,
         )
         ours = {(r.task_id, r.attempt, r.lease) for r in released if r.owner_id == self.rt.owner_id}
         if ours:
@@ -224,6 +230,7 @@ class Lane:
                 owner_id=self.rt.owner_id,
                 deadline_s=self.rt.config.lane(self.kind).deadline_s,
                 provider_generation=self.rt.accounts.built_generation(account.id),
+                workstation=self.rt.workstation,
             )
         except OperationalError as exc:
             if disk.absorb(exc):

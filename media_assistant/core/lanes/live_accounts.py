@@ -49,6 +49,8 @@ class RunningScheduler(Protocol):
 
     config: AppConfig
     accounts: AsyncAccounts
+    workstation: str
+    team: bool
     providers: dict[str, Provider]
     rt: Runtime | None
     lanes: dict[ModelKind, Lane]
@@ -116,7 +118,9 @@ class LiveAccounts:
         )
         if reconfigure is not None:
             reconfigure(config)
-        await s.accounts.sync_config([(a.id, a.kind, a.enabled) for a in config.accounts])
+        await s.accounts.sync_config(
+            config.account_declarations(), workstation=s.workstation, take_over=not s.team
+        )
         if s.rt is None:  # not started: start() builds everything from the new config
             return diff
         await s.rt.accounts.refresh()

@@ -13,9 +13,10 @@ from typing import Any
 from media_assistant.core.config.schema import AppConfig
 from media_assistant.core.disk.full import DiskGuard
 from media_assistant.core.model.accounts import AccountStatus
-from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.clock import Clock, SystemClock
 from media_assistant.core.model.states import AccountProblem
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
+from media_assistant.core.store.link import StoreLink
 
 # How often an idle worker looks for work another process may have submitted, at the latest.
 IDLE_POLL_S = 1.0
@@ -48,6 +49,8 @@ class AccountView:
     store: AsyncAccounts
     clock: Clock
     statuses: dict[str, AccountStatus] = field(default_factory=dict)
+    # This scheduler's workstation (team mode): a web account another one holds is not ours.
+    workstation: str | None = None
     # The rebuild generation each account's provider was built at (core/lanes/live_accounts.py):
     # while its row asks for a newer one, the account gets no work.
     built: dict[str, int] = field(default_factory=dict)
@@ -107,15 +110,23 @@ class AccountView:
             and status.state(self.clock.now()).gets_work
             # A fresh provider is on its way: the old one must not take the next task.
             and not self.needs_rebuild(account_id)
+            and not self.held_elsewhere(account_id)
         )
+
+    def held_elsewhere(self, account_id: str) -> str | None:
+        """The workstation that holds this web account, when it is not ours."""
+        status = self.statuses.get(account_id)
+        if status is None or self.workstation is None:
+            return None
+        return status.workstation if status.belongs_elsewhere(self.workstation) else None
 
     def seconds_until_available(self, account_id: str) -> float | None:
         """Cool-down left, or None when only the operator can bring the account back."""
         status = self.statuses.get(account_id)
         if status is None:
             return None
-        if self.needs_rebuild(account_id):
-            return None  # no countdown: the scheduler's rebuild wakes the lane when it is done
+        if self.needs_rebuild(account_id) or self.held_elsewhere(account_id):
+            return None  # no countdown: a rebuild wakes the lane; another's account is theirs
         now = self.clock.now()
         if status.state(now).gets_work:
             return 0.0
@@ -132,6 +143,7 @@ class Runtime:
     clock: Clock
     owner_id: str
     rng: random.Random
+    workstation: str | None = None  # team mode: ours (core/config/team.py workstation_name)
     idle_poll_s: float = IDLE_POLL_S
     reap_every_s: float = 1.0
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
@@ -145,6 +157,9 @@ class Runtime:
     # The data dir's disk: while it is full no claim is made and finished answers are held
     # (core/disk/full.py). The scheduler gives the real one; this default only says "not full".
     disk: DiskGuard = field(default_factory=lambda: DiskGuard(Path.cwd()))
+    # The team database (core/store/link.py): while it does not answer no claim is made and
+    # finished answers are held. The default never goes down (a SQLite file).
+    link: StoreLink = field(default_factory=lambda: StoreLink(clock=SystemClock()))
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro, name=name)

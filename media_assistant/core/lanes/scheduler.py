@@ -14,11 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from media_assistant import __version__
 from media_assistant.core.config.schema import AppConfig
+from media_assistant.core.config.team import workstation_name
 from media_assistant.core.disk.full import DiskGuard
 from media_assistant.core.disk.last_writes import (
     last_write,
-    last_writes_on_a_full_disk,
+    last_writes_beside_the_store,
     take_in_spill,
 )
 from media_assistant.core.disk.reserve import DiskReserve
@@ -28,7 +30,7 @@ from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.live_accounts import AccountDiff, LiveAccounts, ProviderFactory
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.web import WebLane
-from media_assistant.core.model.clock import Clock, wait_event
+from media_assistant.core.model.clock import Clock, ServerAlignedClock, wait_event
 from media_assistant.core.model.errors import AccountUnavailable, ErrorKind
 from media_assistant.core.model.events import (
     AccountChanged,
@@ -41,9 +43,12 @@ from media_assistant.core.model.provider import Provider, UnavailableProvider
 from media_assistant.core.model.records import BatchInfo, CancelResult, NewTask, SubmitResult
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.db import checkpoint_truncate
+from media_assistant.core.store.backends.postgres import clock_offset
+from media_assistant.core.store.backends.sqlite import checkpoint_truncate
 from media_assistant.core.store.facade import AsyncAccounts, AsyncSessions, AsyncStore
+from media_assistant.core.store.link import StoreLink
 from media_assistant.core.store.sessions import SessionStore
+from media_assistant.core.store.team import CLOCK_CHECK_S
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +93,12 @@ class Scheduler:
         self.accounts = AsyncAccounts(AccountStore(store.engine, clock, store.bus), store.db)
         self.sessions = AsyncSessions(SessionStore(store.engine, clock), store.db)
         self._provider_factory = provider_factory
+        self.workstation = workstation_name(config.team.workstation)
+        # A team database: several workstations share the queue (web accounts are owned).
+        self.team = store.engine.dialect.name == "postgresql"
+        # Whether the team database answers (core/store/link.py); a SQLite file always does.
+        self.link = StoreLink(clock=clock, bus=store.bus, probe=self._probe_store)
+        self.link.on_back = self._store_back
         self._profile_dir = profile_dir
         self._seed = seed
         self.tick_s = tick_s
@@ -101,6 +112,7 @@ class Scheduler:
         self._activity = asyncio.Event()
         self._accounts_dirty = False
         self._accounts_refresh: asyncio.Task[None] | None = None
+        self._clock_checked = float("-inf")
         self.live = LiveAccounts(self)  # a new configuration, rebuild requests: no restart
         folder = _data_folder(store)
         self.disk = DiskGuard(
@@ -132,13 +144,20 @@ class Scheduler:
         cfg = self.config
         # Statements run on database threads and publish there: deliver events on this loop.
         self.store.bus.bind_loop(asyncio.get_running_loop())
-        await self.accounts.sync_config([(a.id, a.kind, a.enabled) for a in cfg.accounts])
+        await self.accounts.sync_config(
+            cfg.account_declarations(), workstation=self.workstation, take_over=not self.team
+        )
         # "Needs attention" (a missing key, a held profile, a captcha) is re-detected at once if
-        # it is still true; login and rejected credentials stay until the operator acts.
+        # it is still true; login and rejected credentials stay until the operator acts. Only
+        # this configuration's accounts: another workstation's web accounts are its own.
         for status in (await self.accounts.all()).values():
-            if status.problem is AccountProblem.NEEDS_ATTENTION:
+            if (
+                status.problem is AccountProblem.NEEDS_ATTENTION
+                and cfg.account(status.account_id) is not None
+                and not status.belongs_elsewhere(self.workstation)
+            ):
                 await self.accounts.clear_problem(status.account_id)
-        owner_id = await self.sessions.open()
+        owner_id = await self.sessions.open(self.workstation, __version__)
         await take_in_spill(self.disk, self.store)  # a stop on a full disk saved some writes
         # A full disk (issue 9 item 3) is noticed by whoever meets it; fire-and-forget writes
         # (log lines) report theirs here, so it is said once, not once per line.
@@ -147,7 +166,7 @@ class Scheduler:
         )
         await asyncio.to_thread(self.disk.start, asyncio.get_running_loop())
         self.store.db.on_write_error = self.disk.absorb
-        view = AccountView(self.accounts, self.clock)
+        view = AccountView(self.accounts, self.clock, workstation=self.workstation)
         await view.refresh()
         self.rt = Runtime(
             config=cfg,
@@ -156,14 +175,16 @@ class Scheduler:
             clock=self.clock,
             owner_id=owner_id,
             rng=random.Random(self._seed),
+            workstation=self.workstation,
             idle_poll_s=self.idle_poll_s,
             last_tick=self.clock.monotonic(),
             last_tick_wall=self.clock.now(),
             disk=self.disk,
+            link=self.link,
         )
         # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
         # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
-        for r in await self.store.recover_orphans([owner_id]):
+        for r in await self.store.recover_orphans([owner_id], self.workstation):
             log.warning(
                 "[%s] %s: orphaned attempt %d → %s",
                 "scheduler",
@@ -176,6 +197,16 @@ class Scheduler:
         generations = {a: s.rebuild_generation for a, s in view.statuses.items()}
         for account in cfg.accounts:
             view.provider_built(account.id, generations.get(account.id, 0))
+            owner = view.held_elsewhere(account.id)
+            if owner is not None:
+                reason = (
+                    f"web account {account.id} belongs to workstation {owner} (its browser "
+                    "profile is there): not used here; 'media-assistant accounts release "
+                    f"{account.id}' on {owner} hands it over"
+                )
+                log.warning("[web %s] %s", account.id, reason)
+                self.providers[account.id] = UnavailableProvider(reason)
+                continue
             try:
                 # Off the loop: building a provider imports Playwright, httpx and the Markdown
                 # converter the first time (~0.5 s) and may ask the OS keyring for a key.
@@ -219,6 +250,7 @@ class Scheduler:
                 self.disk,
                 functools.partial(self.sessions.close, self.rt.owner_id),
                 "could not mark the session as stopping",
+                self.link.absorb,
             )
             self.runner.interrupt_all("shutdown")
             for lane in self.lanes.values():
@@ -246,18 +278,25 @@ class Scheduler:
             # provider ignoring cancellation) were cancelled with their worker and are no
             # longer in the runner's registry, so the sweep is by owner, not by attempt.
             swept = await last_write(
-                self.disk, self._sweep, "could not return the running tasks to the queue"
+                self.disk,
+                self._sweep,
+                "could not return the running tasks to the queue",
+                self.link.absorb,
             )
-            if self.disk.full and (self.disk.unwritten or not marked or not swept):
-                await last_writes_on_a_full_disk(
+            if (self.disk.full or self.link.down) and (
+                self.disk.unwritten or not marked or not swept
+            ):
+                await last_writes_beside_the_store(
                     self.disk,
                     self.store,
                     self.rt.owner_id,
+                    self.link.absorb,
                     end_session=functools.partial(self.sessions.close, self.rt.owner_id),
                     sweep=None if swept else self._sweep,
                     session_marked=marked,
                 )
         finally:
+            await self.link.stop()
             await self._close_providers()
             self.started = False
 
@@ -386,6 +425,36 @@ class Scheduler:
             self.live.notice(self.rt.accounts.statuses.values())  # fresh providers asked for
         self._wake_all()
 
+    # ------------------------------------------------------------------ the team database
+
+    async def _probe_store(self) -> None:
+        await self.store.ping()
+
+    def _store_back(self) -> None:
+        """The team database answers again: every workstation beats before anyone reaps, the
+        lanes look for work, the clock's offset is measured again."""
+        if self.rt is not None:
+            self.rt.reap_hold_until = self.clock.monotonic() + self.config.scheduler.heartbeat_s
+        self._clock_checked = float("-inf")
+        self._wake_all()
+
+    async def _check_clock(self) -> None:
+        """Team mode: measure this workstation's offset from the server's clock again now and
+        then (core/store/team.py)."""
+        now = self.clock.monotonic()
+        if not isinstance(self.clock, ServerAlignedClock) or now - self._clock_checked < (
+            CLOCK_CHECK_S
+        ):
+            return
+        self._clock_checked = now
+        offset = await self.store.db.read(clock_offset, self.store.engine)
+        if abs(offset - self.clock.offset) > 1.0:
+            log.warning(
+                "[scheduler] this workstation's clock moved %.1f s against the team database's",
+                offset - self.clock.offset,
+            )
+        self.clock.offset = offset
+
     # ------------------------------------------------------------------ housekeeping
 
     async def _housekeeping_loop(self) -> None:
@@ -414,18 +483,36 @@ class Scheduler:
                     )
                     rt.reap_hold_until = now + heartbeat_s
                     last_beat = float("-inf")
+                if self.link.down:
+                    # Nothing can be read or written; running generations go on. Past the
+                    # point where another workstation may have taken our rows back, their
+                    # outcomes would be fenced out: stop them (core/store/link.py).
+                    if runner.attempts and self.link.beats_lost(
+                        self.config.scheduler.dead_after_s, heartbeat_s
+                    ):
+                        log.warning(
+                            "[scheduler] no heartbeat written for %.0f s: stopping %d attempt(s) "
+                            "another workstation may take over",
+                            self.link.down_for(),
+                            len(runner.attempts),
+                        )
+                        runner.interrupt_all("lost")
+                    continue
                 if now - last_beat >= heartbeat_s and not rt.disk.full:
                     # (On a full disk a beat cannot be written; our own attempts are never
                     # reaped by us, and the next beat goes out as soon as there is room.)
                     last_beat = now
                     await self._beat()
+                    self.link.beat_written()
+                await self._check_clock()
                 flagged = await self.store.cancel_flags(rt.owner_id)
                 if flagged:
                     runner.request_cancel(flagged)
                 if await rt.accounts.refresh():
                     self._after_account_refresh()
             except Exception as exc:  # keep beating through a transient database error
-                if not rt.disk.absorb(exc):  # a full disk is said once, by the guard
+                # A full disk, an unreachable team database: said once, by their guards.
+                if not rt.disk.absorb(exc) and not self.link.absorb(exc):
                     log.exception("[scheduler] housekeeping failed")
 
     async def _beat(self) -> None:

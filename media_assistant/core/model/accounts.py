@@ -33,6 +33,27 @@ class AccountStatus:
     # provider was built at an older generation gives the account no work until it has built
     # one at this generation (core/lanes/live_accounts.py).
     rebuild_generation: int = 0
+    # Team mode: the workstation a web account belongs to (its browser profile is there); None
+    # for API accounts, which every workstation serves.
+    workstation: str | None = None
+    # An API account's limits for the whole team (the configs' values; ``concurrency`` above
+    # is the operator's override of ``limit_concurrency``).
+    limit_concurrency: int | None = None
+    limit_rpm: int | None = None
+    limit_tpm: int | None = None
+
+    def belongs_elsewhere(self, workstation: str) -> bool:
+        """A web account another workstation holds: not ours to run."""
+        return (
+            self.kind is ModelKind.WEB
+            and self.workstation is not None
+            and self.workstation != workstation
+        )
+
+    @property
+    def team_concurrency(self) -> int:
+        """Requests in flight the whole team may have on this API account."""
+        return self.concurrency or self.limit_concurrency or 3
 
     def state(self, now: float) -> AccountState:
         if not self.enabled:
@@ -57,3 +78,16 @@ class AccountStatus:
             left = (self.cooldown_until or now) - now
             return f"{self.cooldown_reason or 'cooling down'} ({left:.0f} s left)"
         return ""
+
+
+@dataclass(frozen=True, slots=True)
+class AccountDeclaration:
+    """An account as a workstation's config declares it, for the account rows: what a new row
+    starts with, and (API accounts) the limits the team shares."""
+
+    account_id: str
+    kind: ModelKind
+    enabled: bool = True
+    concurrency: int | None = None
+    rpm: int | None = None
+    tpm: int | None = None

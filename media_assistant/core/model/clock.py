@@ -34,6 +34,27 @@ class SystemClock:
         await asyncio.sleep(max(0.0, seconds))
 
 
+class ServerAlignedClock:
+    """Another clock's time moved by ``offset`` seconds: a team's workstations read the team
+    database's clock this way (the offset measured against the server and refreshed now and
+    then: core/store/team.py), so heartbeats, ``not_before``, cool-downs, schedules and the
+    reaper compare times from one clock, not from each PC's own. Intervals (``monotonic``,
+    ``sleep``) are the underlying clock's."""
+
+    def __init__(self, base: Clock, offset: float = 0.0) -> None:
+        self.base = base
+        self.offset = offset  # replaced whole when re-measured: a float assignment is atomic
+
+    def now(self) -> float:
+        return self.base.now() + self.offset
+
+    def monotonic(self) -> float:
+        return self.base.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await self.base.sleep(seconds)
+
+
 class ScaledClock:
     """Real time running ``speed`` times faster: 90 s of simulated time pass in 90/speed s.
 

@@ -145,3 +145,10 @@ class StoreLocked(Exception):  # noqa: N818
     """Another process held the database longer than we were willing to wait (CLI exit code 7)."""
 
     exit_code = 7
+
+
+class StoreUnreachable(Exception):  # noqa: N818
+    """The team database could not be reached within ``--db-wait`` (CLI exit code 8): the
+    network, the server, or its address is wrong. Nothing was changed."""
+
+    exit_code = 8

@@ -86,6 +86,17 @@ class SchedulerIdle:
 
 
 @dataclass(frozen=True, slots=True)
+class StoreLinkChanged:
+    """The team database stopped answering, or answers again (core/store/link.py). The window
+    shows a banner ("team database unreachable — reconnecting, 12 s"), ``run`` a line."""
+
+    reachable: bool
+    down_since: float | None  # the wall clock when it stopped answering
+    held: int  # answers received, kept in memory until they can be written
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class DiskSpaceChanged:
     """The data dir's disk became full or usable again, or the number of answers held in
     memory until they can be written changed (core/disk/full.py). The window shows a banner,
@@ -106,6 +117,7 @@ Event = (
     | TaskLogged
     | SchedulerIdle
     | DiskSpaceChanged
+    | StoreLinkChanged
     | BatchesChanged
     | PausesChanged
 )

@@ -76,6 +76,8 @@ class TaskRecord:
     operator_retries: int = 0
     # The batch file's source row as JSON {column: value} (schema v7); None for pasted prompts.
     inputs_json: str | None = None
+    # The workstation that claimed it last (team mode, schema v10).
+    workstation: str | None = None
 
     @classmethod
     def from_mapping(cls, row: Mapping[str, Any] | RowMapping) -> TaskRecord:
@@ -124,6 +126,7 @@ class ClaimRequest:
     owner_id: str
     deadline_s: float
     provider_generation: int | None = None
+    workstation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,3 +244,17 @@ class PriorityResult:
     priority: int
     finished: tuple[str, ...]  # named, but already ended: left as they were
     unknown: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WorkstationInfo:
+    """One workstation of a team as the store sees it (``store info``, ``status``, the window's
+    accounts panel and status bar): online while one of its schedulers beats within the dead
+    threshold; the web accounts it holds; the tasks it runs now."""
+
+    workstation: str
+    online: bool
+    last_seen_s: float | None  # seconds since its last heartbeat (None: never ran here)
+    version: str | None  # the app version of its latest session
+    web_accounts: tuple[str, ...]
+    running: int

@@ -9,12 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, case, or_, select, true, update
 
-from media_assistant.core.model.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
+from media_assistant.core.model.accounts import (
+    MAX_CONCURRENCY,
+    MIN_CONCURRENCY,
+    AccountDeclaration,
+    AccountStatus,
+)
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.events import AccountChanged, EventBus
 from media_assistant.core.model.states import AccountProblem, ModelKind
+from media_assistant.core.store import api_gate
 from media_assistant.core.store.db import read_tx, upsert, write_tx
 from media_assistant.core.store.schema import AccountRow
 
@@ -27,21 +33,39 @@ class AccountStore:
         self.clock = clock
         self.bus = bus
 
-    def sync(self, accounts: Sequence[tuple[str, ModelKind, bool]]) -> None:
+    def sync(
+        self,
+        accounts: Sequence[AccountDeclaration | tuple[str, ModelKind, bool]],
+        *,
+        workstation: str | None = None,
+        take_over: bool = True,
+    ) -> None:
         """Make sure every configured account has a row; existing rows keep their state, except
-        that an account whose kind changed (an id reused for the other lane) starts clean."""
-        if not accounts:
+        that an account whose kind changed (an id reused for the other lane) starts clean.
+
+        Team mode: a web account belongs to ``workstation`` — a new row is ours, a row no
+        workstation holds becomes ours; one held by another stays theirs unless ``take_over``
+        (a workstation's own SQLite file: there is no other). An API account's limits are
+        the config's (the latest workstation to start wins)."""
+        declared = [
+            a if isinstance(a, AccountDeclaration) else AccountDeclaration(*a) for a in accounts
+        ]
+        if not declared:
             return
         now = self.clock.now()
         rows = [
             {
-                "account_id": account_id,
-                "kind": kind.value,
-                "enabled": enabled,
+                "account_id": a.account_id,
+                "kind": a.kind.value,
+                "enabled": a.enabled,
                 "problem": "",
                 "updated_at": now,
+                "workstation": workstation if a.kind is ModelKind.WEB else None,
+                "limit_concurrency": a.concurrency,
+                "limit_rpm": a.rpm,
+                "limit_tpm": a.tpm,
             }
-            for account_id, kind, enabled in accounts
+            for a in declared
         ]
         with write_tx(self.engine) as conn:
             upsert(
@@ -51,12 +75,36 @@ class AccountStore:
                 key=["account_id"],
                 update=lambda new: {
                     "kind": new.kind,
-                    "problem": "",
+                    "problem": case((A.c.kind != new.kind, ""), else_=A.c.problem),
                     "updated_at": new.updated_at,
                     "version": A.c.version + 1,
+                    "workstation": (
+                        new.workstation
+                        if take_over
+                        else case(
+                            (A.c.workstation.is_(None), new.workstation), else_=A.c.workstation
+                        )
+                    ),
+                    "limit_concurrency": new.limit_concurrency,
+                    "limit_rpm": new.limit_rpm,
+                    "limit_tpm": new.limit_tpm,
                 },
-                where=lambda new: A.c.kind != new.kind,
+                where=lambda new: or_(
+                    A.c.kind != new.kind,
+                    A.c.workstation.is_distinct_from(new.workstation)
+                    & (A.c.workstation.is_(None) if not take_over else true()),
+                    A.c.limit_concurrency.is_distinct_from(new.limit_concurrency),
+                    A.c.limit_rpm.is_distinct_from(new.limit_rpm),
+                    A.c.limit_tpm.is_distinct_from(new.limit_tpm),
+                ),
             )
+            api_gate.ensure_rows(conn, [a.account_id for a in declared if a.kind is ModelKind.API])
+
+    def release(self, account_id: str) -> bool:
+        """``accounts release``: the web account belongs to no workstation any more; the next
+        workstation that starts with it in its config takes it (its browser profile, its
+        login)."""
+        return self._update(account_id, workstation=None)
 
     def all(self) -> dict[str, AccountStatus]:
         with read_tx(self.engine) as conn:
@@ -136,11 +184,31 @@ class AccountStore:
         return self._update(account_id, problem="", problem_detail=None, problem_code=None)
 
     def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:
+        """Cool the account down for ``seconds``, unless it already cools down at least that
+        long (one statement: two workstations meeting 429s at once keep the longer one)."""
         until = self.clock.now() + seconds
-        current = self.get(account_id)
-        if current and current.cooldown_until and current.cooldown_until >= until:
-            return False  # already cooling at least that long
-        return self._update(account_id, cooldown_until=until, cooldown_reason=reason)
+        with write_tx(self.engine, durable=True) as conn:
+            row = (
+                conn.execute(
+                    update(A)
+                    .where(
+                        A.c.account_id == account_id,
+                        or_(A.c.cooldown_until.is_(None), A.c.cooldown_until < until),
+                    )
+                    .values(
+                        cooldown_until=until,
+                        cooldown_reason=reason,
+                        updated_at=self.clock.now(),
+                        version=A.c.version + 1,
+                    )
+                    .returning(A)
+                )
+                .mappings()
+                .first()
+            )
+        if row is not None:
+            self.bus.publish(AccountChanged(account_id, _status(row)))
+        return row is not None
 
     def set_concurrency(self, account_id: str, concurrency: int | None) -> bool:
         if concurrency is not None and not MIN_CONCURRENCY <= concurrency <= MAX_CONCURRENCY:
@@ -169,4 +237,8 @@ def _status(row: Any) -> AccountStatus:
         problem_code=row.get("problem_code"),
         version=row.get("version") or 0,
         rebuild_generation=row.get("rebuild_generation") or 0,
+        workstation=row.get("workstation"),
+        limit_concurrency=row.get("limit_concurrency"),
+        limit_rpm=row.get("limit_rpm"),
+        limit_tpm=row.get("limit_tpm"),
     )

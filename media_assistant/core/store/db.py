@@ -1,13 +1,10 @@
-"""Engine creation and the only place with SQLite-specific SQL.
+"""The store's way to its database, whichever engine it is: opening an engine (SQLite's file
+or a team's PostgreSQL: core/store/backends/), transactions, the one upsert, and the team-wide
+serialisation of a read-then-write. The rooms of the store use only these and portable
+SQLAlchemy; the engines' own SQL stays in their modules.
 
-SQLite runs in WAL mode (readers never block the writer, so the GUI and ``status`` can read while
-a scheduler writes) with a busy timeout (a second process's write waits instead of failing).
-
-Durability: ``synchronous=NORMAL`` for ordinary writes — heartbeats, claims, log lines. In WAL
-mode that never corrupts the database; a power cut may lose the last moments of heartbeats, and
-the orphan recovery at the next start handles exactly that. Terminal writes (a result the
-operator may already have seen, a cancel, a failure) run with ``synchronous=FULL`` so they are
-on disk when the call returns. See :func:`durable`.
+Rule: no statement on an event loop's thread (core/store/threads.py says why); a thread marked
+as a loop's reports any statement run there with its call site.
 """
 
 from __future__ import annotations
@@ -20,13 +17,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, CursorResult, Engine, Table, create_engine, event
+from sqlalchemy import ColumnElement, Connection, CursorResult, Engine, Table
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.pool import ConnectionPoolEntry
 
 from media_assistant.core.store import migrations
-
-BUSY_TIMEOUT_MS = 10_000
+from media_assistant.core.store.backends.postgres import advisory_xact_lock, postgres_engine
+from media_assistant.core.store.backends.sqlite import sqlite_engine
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +62,7 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 
 
-def open_engine(url: str, *, read_only: bool = False) -> Engine:
+def open_engine(url: str, *, read_only: bool = False, password: str | None = None) -> Engine:
     """Create the engine and bring the schema to the current version.
 
     ``read_only`` (status, export, lists): every connection is ``query_only`` (a write would
@@ -74,40 +70,18 @@ def open_engine(url: str, *, read_only: bool = False) -> Engine:
     checked to be readable, never migrated (core/store/migrations.py ``OLDEST_READABLE``).
     """
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
-        _install_sqlite_hooks(engine, read_only=read_only)
+        engine = sqlite_engine(url, read_only=read_only)
     else:
-        engine = create_engine(url, pool_pre_ping=True)
-    if read_only:
-        migrations.check_readable(engine)
-    else:
-        migrations.upgrade(engine)
+        engine = postgres_engine(url, read_only=read_only, password=password)
+    try:
+        if read_only:
+            migrations.check_readable(engine)
+        else:
+            migrations.upgrade(engine)
+    except BaseException:
+        engine.dispose()  # a refused store leaves no connection open
+        raise
     return engine
-
-
-def _install_sqlite_hooks(engine: Engine, *, read_only: bool = False) -> None:
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:
-        # Let SQLAlchemy's begin event emit BEGIN itself (pysqlite's own handling defers it).
-        dbapi_conn.isolation_level = None
-        cur = dbapi_conn.cursor()
-        # WAL is a persistent property of the file: set by every writer, inherited by readers.
-        cur.execute("PRAGMA query_only=ON" if read_only else "PRAGMA journal_mode=WAL")
-        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        cur.execute("PRAGMA synchronous=NORMAL")
-        cur.execute("PRAGMA foreign_keys=ON")
-        cur.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Connection) -> None:
-        opts = conn.get_execution_options()
-        level = "FULL" if opts.get("durable") else "NORMAL"
-        if conn.info.get("synchronous") != level:  # a pragma only outside transactions
-            conn.exec_driver_sql(f"PRAGMA synchronous={level}")
-            conn.info["synchronous"] = level
-        # Writers take the lock up front: a deferred transaction that reads and then writes can
-        # fail with SQLITE_BUSY without waiting, the busy timeout notwithstanding.
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if opts.get("write") else "BEGIN")
 
 
 @contextlib.contextmanager
@@ -131,21 +105,13 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def checkpoint_truncate(engine: Engine) -> bool:
-    """SQLite: copy the write-ahead log into the database and truncate it to zero bytes, giving
-    its disk space back (used on a full disk, core/disk/full.py). True if it completed. Run it
-    on the writer thread: it waits for readers like any write."""
-    if not is_sqlite(engine):
-        return False
-    _check_thread()
-    raw = engine.raw_connection()  # autocommit (isolation_level None): no BEGIN around it
-    try:
-        cursor = raw.cursor()
-        row = cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        cursor.close()
-    finally:
-        raw.close()
-    return row is not None and row[0] == 0
+def serialize(conn: Connection, key: str) -> None:
+    """Inside a write transaction: wait until no other transaction holding ``key`` runs, across
+    every process and workstation sharing the database (a read-then-write such as "the next
+    submission number" is safe only then). SQLite's write lock already serialises its writers;
+    PostgreSQL takes an advisory lock released at commit."""
+    if conn.dialect.name == "postgresql":
+        advisory_xact_lock(conn, key)
 
 
 # The row a conflicting insert proposed (``excluded``), for an upsert's SET and WHERE.

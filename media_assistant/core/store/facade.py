@@ -137,6 +137,9 @@ class AsyncStore(_Facade):
     resume = _on_writer(Store.resume)
     set_priority = _on_writer(Store.set_priority)
     peek_next = _on_reader(Store.peek_next)
+    api_ready_at = _on_reader(Store.api_ready_at)
+    ping = _on_reader(Store.ping)
+    workstations = _on_reader(Store.workstations)
     next_not_before = _on_reader(Store.next_not_before)
     pending_models = _on_reader(Store.pending_models)
 
@@ -205,6 +208,7 @@ class AsyncStore(_Facade):
                 owner_id=then.owner_id,
                 deadline_s=then.deadline_s,
                 provider_generation=then.provider_generation,
+                workstation=then.workstation,
             )
         except Exception as exc:  # the outcome is written: the claim's error is not its error
             return Handover(finished, claim_error=exc)

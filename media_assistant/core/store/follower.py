@@ -14,12 +14,28 @@ It runs on the **writer** thread, not a reader: this process's own commits happe
 in order, and their events reach the loop in that order (core/store/threads.py). A row read here
 is therefore never older than a change of ours published before it, and never published after
 a newer change of ours — a view fed by the bus cannot be sent back in time.
+
+**A team database** (PostgreSQL) is followed the same way, with two differences:
+
+- *No change skipped.* Event ids come from a sequence, and sequence values commit out of order:
+  id 41 may commit after id 42 was read, and a cursor at 42 would never see it. The follower
+  remembers the ids it skipped over (:class:`GapCursor`) and asks for them again at each look,
+  until they show or :data:`GAP_TTL_S` has passed (a rolled-back transaction leaves a hole for
+  good; ours are short).
+- *Woken, not only ticking.* Every change to the tables a window shows NOTIFYs a channel
+  (triggers: core/store/migrations.py); a listener on its own connection and thread
+  (core/store/backends/postgres.py ``ChangeListener``) wakes the follower at once, so a change
+  on one workstation shows on the others within a round trip. The tick stays as a fallback
+  (:data:`TEAM_FOLLOW_EVERY_S`, faster while the listener is reconnecting), and after a
+  reconnect the follower looks at once: what it missed meanwhile is in the log.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable, Sequence
 
 from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.events import (
@@ -29,38 +45,100 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.records import Pause
+from media_assistant.core.store.backends.postgres import ChangeListener, is_unreachable
 from media_assistant.core.store.base import chunks
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
 log = logging.getLogger(__name__)
 
 FOLLOW_EVERY_S = 0.25  # another process's change is on screen within this, plus a flush
+# A team database wakes the follower; the tick is only the fallback.
+TEAM_FOLLOW_EVERY_S = 2.0
 SYNC_SLICE = 500  # rows per published event: a 10k-row submit reaches views in slices
+GAP_TTL_S = 30.0  # an event id skipped over is looked for this long
+MAX_GAPS = 10_000
+
+
+class GapCursor:
+    """A cursor over event ids that may commit out of order: the highest id seen, and the ids
+    below it not seen yet (each with when it was first missed)."""
+
+    def __init__(self, at: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.at = at
+        self.missing: dict[int, float] = {}
+        self._clock = clock
+
+    def take(self, ids: Sequence[int]) -> set[int]:
+        """Record the ids a look returned; the ones that are news (all but repeats)."""
+        now = self._clock()
+        news = {i for i in ids if i > self.at or i in self.missing}
+        for i in news:
+            self.missing.pop(i, None)
+        top = max(ids, default=self.at)
+        if top > self.at:
+            seen = set(ids)
+            for i in range(self.at + 1, top):
+                if i not in seen:
+                    self.missing[i] = now
+            self.at = top
+        for i, since in list(self.missing.items()):
+            if now - since > GAP_TTL_S:
+                del self.missing[i]
+        if len(self.missing) > MAX_GAPS:  # bounded: the oldest go first
+            for i in sorted(self.missing)[: len(self.missing) - MAX_GAPS]:
+                del self.missing[i]
+        return news
 
 
 class DatabaseFollower:
     def __init__(
-        self, store: AsyncStore, accounts: AsyncAccounts, interval_s: float = FOLLOW_EVERY_S
+        self,
+        store: AsyncStore,
+        accounts: AsyncAccounts,
+        interval_s: float | None = None,
+        *,
+        listener: Callable[[Callable[[], None], Callable[[], None]], ChangeListener] | None = None,
     ) -> None:
+        """``listener``: makes the team database's change listener from a wake-up and a
+        reload callback (core/store/backends/postgres.py); None: tick only (SQLite)."""
         self.store = store
         self.accounts = accounts
-        self.interval_s = interval_s
-        self.cursor = 0
+        team = listener is not None
+        self.interval_s = interval_s or (TEAM_FOLLOW_EVERY_S if team else FOLLOW_EVERY_S)
+        self._make_listener = listener
+        self._listener: ChangeListener | None = None
+        self._wake = asyncio.Event()
+        self.gaps = GapCursor(0)
         self._accounts: dict[str, AccountStatus] | None = None
         self._pauses: tuple[Pause, ...] | None = None
         self._batches_seen: dict[str, float] = {}  # batch id → updated_at last published
         self._batch_cursor = 0.0
         self._task: asyncio.Task[None] | None = None
 
+    @property
+    def cursor(self) -> int:
+        return self.gaps.at
+
     async def start(self, cursor: int | None = None) -> None:
         """Follow from ``cursor`` (the last event id the caller's view already reflects)."""
-        self.cursor = await self.store.last_event_id() if cursor is None else cursor
+        self.gaps = GapCursor(await self.store.last_event_id() if cursor is None else cursor)
         await self.store.db.write(self._baseline)
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="db-follower")
+        loop = asyncio.get_running_loop()
+        if self._make_listener is not None:
+
+            def wake() -> None:
+                loop.call_soon_threadsafe(self._wake.set)
+
+            self._listener = self._make_listener(wake, wake)
+            self._listener.start()
+        self._task = loop.create_task(self._run(), name="db-follower")
 
     async def stop(self) -> None:
         """Cancel the tick and wait for it; an error it died of is logged, never re-raised
         (a shutdown must go on)."""
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await asyncio.to_thread(listener.stop)
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
@@ -70,11 +148,21 @@ class DatabaseFollower:
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self.interval_s)
+            interval = self.interval_s
+            if self._listener is not None and not self._listener.connected.is_set():
+                interval = min(interval, 0.5)  # no wake-ups while it reconnects
+            try:
+                await asyncio.wait_for(self._wake.wait(), interval)
+            except TimeoutError:
+                pass
+            self._wake.clear()
             try:
                 await self.poll()
             except Exception as exc:  # a locked or busy database: next tick
-                log.warning("following the database failed: %s", exc)
+                if is_unreachable(exc):  # the team database is away: the banner says so
+                    log.debug("following the database: unreachable (%s)", exc)
+                else:
+                    log.warning("following the database failed: %s", exc)
 
     async def poll(self) -> None:
         """One look at the database (on the writer thread: see the module docstring)."""
@@ -90,7 +178,13 @@ class DatabaseFollower:
 
     def _poll(self) -> None:
         store = self.store.sync
-        self.cursor, ids = store.changes_since(self.cursor, exclude_origin=store.origin)
+        events = store.events_after(self.gaps.at, sorted(self.gaps.missing))
+        news = self.gaps.take([e[0] for e in events])
+        ids = {
+            task_id
+            for event_id, task_id, origin in events
+            if event_id in news and (origin is None or origin != store.origin)
+        }
         for chunk in chunks(sorted(ids), SYNC_SLICE):
             rows = store.view_rows(chunk)
             if rows:

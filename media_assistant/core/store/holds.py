@@ -23,6 +23,7 @@ from sqlalchemy import (
     BindParameter,
     ColumnElement,
     Select,
+    String,
     and_,
     bindparam,
     exists,
@@ -82,15 +83,29 @@ def scope_paused() -> ColumnElement[bool]:
     )
 
 
-def rebuild_requested() -> ColumnElement[bool]:
-    """The claiming account has a request for a fresh provider (``accounts reset`` /
-    ``set-key`` / ``enable``, perhaps from another process or workstation) newer than the
-    provider the claiming scheduler holds (bind parameter ``built``: the generation it built
-    it at): its provider is the old one (an old key, a broken adapter), so it takes nothing
-    until it has built a fresh one (within a housekeeping tick). Without this, a ``retry``
-    typed right after the reset could hand the first tasks to the old provider."""
+def account_held() -> ColumnElement[bool]:
+    """The claiming account is not the claiming scheduler's to use right now:
+
+    - it has a request for a fresh provider (``accounts reset`` / ``set-key`` / ``enable``,
+      perhaps from another process or workstation) newer than the provider the scheduler holds
+      (bind parameter ``built``: the generation it built it at). Its provider is the old one (an
+      old key, a broken adapter), so it takes nothing until it has built a fresh one (within a
+      housekeeping tick); without this, a ``retry`` typed right after the reset could hand the
+      first tasks to the old provider;
+    - or it is a web account another workstation holds (bind parameter ``ws``: the claiming
+      workstation, NULL when the caller does not say): its browser profile is there."""
+    ws = bindparam("ws", type_=String)
     return exists().where(
-        A.c.account_id == bindparam("account"), A.c.rebuild_generation > bindparam("built")
+        A.c.account_id == bindparam("account"),
+        or_(
+            A.c.rebuild_generation > bindparam("built"),
+            and_(
+                ws.is_not(None),
+                A.c.kind == "web",
+                A.c.workstation.is_not(None),
+                A.c.workstation != ws,
+            ),
+        ),
     )
 
 
@@ -98,6 +113,6 @@ def claimable() -> list[ColumnElement[bool]]:
     """The clauses a pending task must pass, beyond its own ``not_before``, to be claimed."""
     return [
         not_(scope_paused()),
-        not_(rebuild_requested()),
+        not_(account_held()),
         T.c.batch_id.not_in(held_batch_ids()),
     ]

@@ -16,6 +16,14 @@ from sqlalchemy import Connection, Engine, inspect, select, text
 from sqlmodel import SQLModel
 
 from media_assistant.core.store import schema
+from media_assistant.core.store.backends.postgres import CHANGES_CHANNEL, advisory_xact_lock
+
+MIGRATIONS_LOCK = "media-assistant:migrations"
+
+
+def serialize_migrations(conn: Connection) -> None:
+    if conn.dialect.name == "postgresql":
+        advisory_xact_lock(conn, MIGRATIONS_LOCK)
 
 
 def _create_index(conn: Connection, name: str) -> None:
@@ -111,6 +119,64 @@ def _v9_account_versions(conn: Connection) -> None:
     )
 
 
+def _v10_team(conn: Connection) -> None:
+    """Team mode (issue 19): where a task ran (``tasks.workstation``), which workstation a web
+    account belongs to and an API account's team-wide limits (``accounts.workstation``,
+    ``limit_concurrency``, ``limit_rpm``, ``limit_tpm``), which workstation ran a session and its
+    version (``sessions.workstation``, ``app_version``), the API slot and rate rows, and on
+    PostgreSQL the triggers that wake other workstations' windows. Idempotent."""
+    added = {
+        "tasks": (("workstation", "VARCHAR"),),
+        "accounts": (
+            ("workstation", "VARCHAR"),
+            ("limit_concurrency", "INTEGER"),
+            ("limit_rpm", "INTEGER"),
+            ("limit_tpm", "INTEGER"),
+        ),
+        "sessions": (("workstation", "VARCHAR"), ("app_version", "VARCHAR")),
+    }
+    for table, columns in added.items():
+        have = {c["name"] for c in inspect(conn).get_columns(table)}
+        for name, sql_type in columns:
+            if name not in have:
+                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}"))
+    schema.ApiSlotRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    schema.ApiRateRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    _postgres_extras(conn)
+
+
+# Tables whose changes other workstations' windows follow: a statement that changes one notifies
+# the channel (delivered at commit; several in one transaction arrive as one).
+_NOTIFYING = {
+    "task_events": "INSERT",
+    "accounts": "INSERT OR UPDATE OR DELETE",
+    "queue_pauses": "INSERT OR UPDATE OR DELETE",
+    "batches": "INSERT OR UPDATE OR DELETE",
+}
+
+
+def _postgres_extras(conn: Connection) -> None:
+    """PostgreSQL only: the NOTIFY triggers (core/store/backends/postgres.py ChangeListener)."""
+    if conn.dialect.name != "postgresql":
+        return
+    conn.execute(
+        text(
+            "CREATE OR REPLACE FUNCTION media_assistant_notify() RETURNS trigger AS $$ "
+            f"BEGIN PERFORM pg_notify('{CHANGES_CHANNEL}', TG_TABLE_NAME); RETURN NULL; END "
+            "$$ LANGUAGE plpgsql"
+        )
+    )
+    for table, events in _NOTIFYING.items():
+        name = f"media_assistant_notify_{table}"
+        conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {table}"))
+        conn.execute(
+            text(
+                f"CREATE TRIGGER {name} AFTER {events} ON {table} "
+                "FOR EACH STATEMENT EXECUTE FUNCTION media_assistant_notify()"
+            )
+        )
+
+
 # version -> step that brings a database at version-1 to version. Version 1 is the first schema.
 STEPS: dict[int, Callable[[Connection], None]] = {
     2: _v2_pending_not_before_index,
@@ -121,6 +187,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     7: _v7_task_inputs,
     8: _v8_operator_day_again,
     9: _v9_account_versions,
+    10: _v10_team,
 }
 
 
@@ -130,8 +197,8 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # store is then upgraded by the first command that opens it, read-only or not).
 # 4 added task_events.origin, 5 tasks.result_plain, 6 tasks.attempt_base / operator_retries and
 # task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again), 9 accounts.version and
-# rebuild_generation: all read by every query.
-OLDEST_READABLE = 9
+# rebuild_generation, 10 tasks.workstation and the team columns: all read by every query.
+OLDEST_READABLE = 10
 
 
 class SchemaTooNew(RuntimeError):
@@ -182,9 +249,14 @@ def upgrade(engine: Engine) -> int:
         if current_version(conn) == schema.SCHEMA_VERSION:
             return schema.SCHEMA_VERSION
     with engine.connect().execution_options(write=True) as conn, conn.begin():
+        # Several workstations of a team may start an updated app the same morning: one
+        # migrates, the others wait here, then find the schema current. (SQLite's write lock
+        # does the same for processes on one file.) PostgreSQL runs the DDL in the transaction.
+        serialize_migrations(conn)
         version = current_version(conn)
         if version is None:
             SQLModel.metadata.create_all(conn)
+            _postgres_extras(conn)
             _stamp(conn, schema.SCHEMA_VERSION)
             return schema.SCHEMA_VERSION
         if version > schema.SCHEMA_VERSION:

@@ -15,7 +15,8 @@ from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import TaskChange, TaskLogged
 from media_assistant.core.model.records import Claim
-from media_assistant.core.model.states import TaskState
+from media_assistant.core.model.states import ModelKind, TaskState
+from media_assistant.core.store import api_gate
 from media_assistant.core.store.base import (
     IS_RUNNING,
     PENDING,
@@ -76,6 +77,7 @@ class OutcomeRoom(StoreBase):
         fence: ColumnElement[bool] | None = None,
         code: EventCode | None = None,
         params: Mapping[str, Any] | None = None,
+        tokens_used: int | None = None,
     ) -> bool:
         now = self.clock.now()
         with write_tx(self.engine, durable=durable) as conn:
@@ -91,6 +93,10 @@ class OutcomeRoom(StoreBase):
                 changed = conn.execute(update(T).where(fence).values(**values)).rowcount
             if changed != 1:
                 return False
+            if tokens_used is not None and claim.model_kind is ModelKind.API:
+                # The tokens per minute were spent on an estimate at the claim: now the real count.
+                estimated = api_gate.estimate_tokens(len(claim.prompt))
+                api_gate.correct_tokens(conn, claim.account_id, estimated, tokens_used)
             self._event(
                 conn,
                 claim.task_id,
@@ -135,6 +141,7 @@ class OutcomeRoom(StoreBase):
             f"succeeded ({len(text)} chars, {took:.1f} s)",
             code=EventCode.SUCCEEDED,
             params={"chars": len(text), "seconds": round(took, 1)},
+            tokens_used=(usage or {}).get("total_tokens"),
         )
 
     def finish_failed(

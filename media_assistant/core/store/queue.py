@@ -14,6 +14,7 @@ from media_assistant.core.model.event_codes import EventCode, params_json
 from media_assistant.core.model.events import TaskChange, TasksAdded
 from media_assistant.core.model.records import BatchInfo, Claim, NewTask, SubmitResult
 from media_assistant.core.model.states import ModelKind
+from media_assistant.core.store import api_gate
 from media_assistant.core.store.base import (
     IS_PENDING,
     PENDING,
@@ -25,7 +26,7 @@ from media_assistant.core.store.base import (
     view_row,
 )
 from media_assistant.core.store.batches import save_batch
-from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.db import read_tx, serialize, write_tx
 from media_assistant.core.store.holds import claimable, minute_of_day
 from media_assistant.core.store.task_ids import settle_generated_ids
 
@@ -52,7 +53,9 @@ def _queue_head(stmt: Select[Any]) -> Select[Any]:
 # The statements every task goes through, built once with bind parameters. Building a statement
 # and computing its cache key cost SQLAlchemy more than SQLite needs to run it (py-spy over 2,000
 # no-op tasks: ~60 % of claim_next and _finish); a reused statement keeps its cache key.
-_HEAD = _queue_head(select(T.c.task_id)).with_for_update(skip_locked=True)
+_HEAD = _queue_head(select(T.c.task_id, func.length(T.c.prompt))).with_for_update(
+    of=T, skip_locked=True
+)
 _PEEK = _queue_head(select(T.c.task_id, func.length(T.c.prompt)))
 _CLAIM = (
     update(T)
@@ -61,6 +64,7 @@ _CLAIM = (
         state=RUNNING,
         account_id=bindparam("claim_account_id"),
         owner_id=bindparam("claim_owner_id"),
+        workstation=bindparam("claim_workstation", type_=T.c.workstation.type),
         attempt=T.c.attempt + case((T.c.keep_attempt, 0), else_=1),
         keep_attempt=False,
         lease=T.c.lease + 1,
@@ -89,13 +93,19 @@ _CLAIM = (
 # SET comes from the execute parameters (the columns being written); the fence from these.
 
 
+SUBMIT_LOCK = "media-assistant:submit"
+
 # ``built`` when the caller holds no provider (a look from the window, a test): no request
 # for a fresh one can be newer.
-NO_PROVIDER = 2**62
+NO_PROVIDER = 2**31 - 1  # the largest INTEGER both engines store
 
 
 def _hold_params(
-    now: float, lane: str | None, account_id: str | None, built: int | None = None
+    now: float,
+    lane: str | None,
+    account_id: str | None,
+    built: int | None = None,
+    workstation: str | None = None,
 ) -> dict[str, Any]:
     return {
         "now": now,
@@ -103,6 +113,7 @@ def _hold_params(
         "lane": lane or "",
         "account": account_id or "",
         "built": NO_PROVIDER if built is None else built,
+        "ws": workstation,
     }
 
 
@@ -121,6 +132,9 @@ class QueueRoom(StoreBase):
         skipped: list[str] = []
         saved = None
         with write_tx(self.engine, durable=True) as conn:
+            # The next submission number, the free generated ids and the ids already present
+            # are read, then written: one submission at a time across the team.
+            serialize(conn, SUBMIT_LOCK)
             for new_batch in dict.fromkeys(t.batch_id for t in tasks):
                 info = batch if batch is not None and batch.batch_id == new_batch else None
                 saved = save_batch(conn, info or BatchInfo(new_batch), now) or saved
@@ -199,12 +213,18 @@ class QueueRoom(StoreBase):
         owner_id: str,
         deadline_s: float,
         provider_generation: int | None = None,
+        workstation: str | None = None,
     ) -> Claim | None:
         """Take the head pending task (priority, then age) for one of ``models``; None if none.
 
         ``provider_generation``: the rebuild generation the claiming account's provider was
         built at; while the account's row asks for a newer one, nothing is claimed for it
-        (core/store/holds.py ``rebuild_requested``).
+        (core/store/holds.py ``account_held``). ``workstation``: the claiming one (team mode):
+        recorded on the task, and a web account another workstation holds gets nothing.
+
+        An API account's limits hold for the whole team in this same transaction
+        (core/store/api_gate.py): a free slot is locked and the request and its estimated
+        tokens are spent, or nothing is claimed and nothing spent.
 
         The row moves to ``running`` in the same transaction that chose it. On PostgreSQL the
         candidate is locked with SKIP LOCKED; on SQLite the writer lock serialises claims.
@@ -224,21 +244,34 @@ class QueueRoom(StoreBase):
                 lane=kind.value,
                 account_id=account_id,
                 provider_generation=provider_generation,
+                workstation=workstation,
             )
             is None
         ):
             return None
         with write_tx(self.engine) as conn:
-            candidate = conn.execute(
+            head = conn.execute(
                 _HEAD,
                 {
                     "models": list(models),
-                    **_hold_params(now, kind.value, account_id, provider_generation),
+                    **_hold_params(now, kind.value, account_id, provider_generation, workstation),
                 },
-            ).scalar()
-            self._backlog[backlog] = candidate is not None
-            if candidate is None:
+            ).first()
+            self._backlog[backlog] = head is not None
+            if head is None:
                 return None
+            candidate, prompt_chars = head
+            gate = api_gate.limits(conn, account_id) if kind is ModelKind.API else None
+            slot = None
+            if gate is not None:
+                slot = api_gate.take_slot(conn, account_id, gate.concurrency)
+                if slot is None:
+                    return None  # every slot of the account is in use across the team
+                if (gate.rpm or gate.tpm) and not api_gate.spend_for_claim(
+                    conn, account_id, gate, int(prompt_chars or 0), now
+                ):
+                    conn.rollback()  # nothing spent: the budget waits for the next claim
+                    return None
             try:
                 row = conn.execute(
                     _CLAIM,
@@ -246,6 +279,7 @@ class QueueRoom(StoreBase):
                         "candidate": candidate,
                         "claim_account_id": account_id,
                         "claim_owner_id": owner_id,
+                        "claim_workstation": workstation,
                         "claim_now": now,
                         "claim_deadline_at": now + deadline_s,
                     },
@@ -258,6 +292,8 @@ class QueueRoom(StoreBase):
                 return None
             if row is None:
                 return None
+            if slot is not None:
+                api_gate.hold_slot(conn, account_id, slot, row.task_id, row.lease)
             claim = Claim(
                 task_id=row.task_id,
                 attempt=row.attempt,
@@ -321,15 +357,22 @@ class QueueRoom(StoreBase):
         lane: str | None = None,
         account_id: str | None = None,
         provider_generation: int | None = None,
+        workstation: str | None = None,
     ) -> tuple[str, int] | None:
         """The task ``claim_next`` would take now, with its prompt length (for rate limits).
         ``lane`` and ``account_id``: whose pauses count (the claiming lane's and account's);
         ``provider_generation`` as for :meth:`claim_next`."""
         now = self.clock.now()
-        params = _hold_params(now, lane, account_id, provider_generation)
+        params = _hold_params(now, lane, account_id, provider_generation, workstation)
         with read_tx(self.engine) as conn:
             row = conn.execute(_PEEK, {"models": list(models), **params}).first()
         return (row[0], int(row[1])) if row else None
+
+    def api_ready_at(self, account_id: str, prompt_chars: int) -> float | None:
+        """When the API account's team-wide rate budget next allows a request of
+        ``prompt_chars`` (None: it has no rpm/tpm limit)."""
+        with read_tx(self.engine) as conn:
+            return api_gate.ready_at(conn, account_id, prompt_chars, self.clock.now())
 
     def next_not_before(self, models: Sequence[str]) -> float | None:
         """Earliest time a delayed pending task for these models becomes claimable."""

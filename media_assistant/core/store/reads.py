@@ -9,9 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, literal, or_, select
 
-from media_assistant.core.model.records import TASK_COLUMNS, TaskEventRecord, TaskRecord
+from media_assistant.core.model.records import (
+    TASK_COLUMNS,
+    TaskEventRecord,
+    TaskRecord,
+    WorkstationInfo,
+)
 from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store.base import (
     IS_RUNNING,
@@ -25,6 +30,10 @@ from media_assistant.core.store.base import (
     chunks,
 )
 from media_assistant.core.store.db import read_tx
+from media_assistant.core.store.schema import AccountRow, SessionRow
+
+A = AccountRow.__table__  # type: ignore[attr-defined]
+S = SessionRow.__table__  # type: ignore[attr-defined]
 
 _GET = select(T).where(T.c.task_id == bindparam("task_id"))
 
@@ -187,18 +196,73 @@ class ReadModel(StoreBase):
         """Task ids with an event after ``event_id`` (changes made by any process) + new cursor.
 
         ``exclude_origin``: leave out the changes one Store made (a window's own process
-        already published them); the cursor still moves past them.
+        already published them); the cursor still moves past them. A single cursor can skip
+        rows whose ids committed out of order (PostgreSQL): the follower uses
+        :meth:`events_after`, which also looks at the ids it has not seen yet.
         """
-        with read_tx(self.engine) as conn:
-            rows = conn.execute(
-                select(E.c.id, E.c.task_id, E.c.origin).where(E.c.id > event_id).order_by(E.c.id)
-            ).all()
+        rows = self.events_after(event_id)
         if not rows:
             return event_id, set()
-        return rows[-1].id, {
-            r.task_id for r in rows if r.origin is None or r.origin != exclude_origin
+        return rows[-1][0], {
+            task_id for _, task_id, origin in rows if origin is None or origin != exclude_origin
         }
+
+    def events_after(
+        self, event_id: int, missing: Sequence[int] = ()
+    ) -> list[tuple[int, str, str | None]]:
+        """(id, task id, origin) of the events after ``event_id`` and of the ``missing`` ids
+        at or below it that have committed since, by id."""
+        clause = E.c.id > event_id
+        if missing:
+            clause = or_(clause, E.c.id.in_(list(missing)))
+        with read_tx(self.engine) as conn:
+            rows = conn.execute(
+                select(E.c.id, E.c.task_id, E.c.origin).where(clause).order_by(E.c.id)
+            ).all()
+        return [(r.id, r.task_id, r.origin) for r in rows]
+
+    def ping(self) -> None:
+        """One round trip to the database (the team database's link probe: core/store/link.py)."""
+        with read_tx(self.engine) as conn:
+            conn.execute(select(literal(1))).scalar()
 
     def last_event_id(self) -> int:
         with read_tx(self.engine) as conn:
             return int(conn.execute(select(func.max(E.c.id))).scalar() or 0)
+
+    def workstations(self, dead_after: float = 90.0) -> list[WorkstationInfo]:
+        """Every workstation that ran a scheduler on this store or holds a web account here,
+        by name (a workstation's own SQLite file: one, itself)."""
+        now = self.clock.now()
+        with read_tx(self.engine) as conn:
+            sessions = conn.execute(
+                select(
+                    S.c.session_id, S.c.workstation, S.c.heartbeat_at, S.c.ended_at, S.c.app_version
+                )
+            ).all()
+            web = conn.execute(
+                select(A.c.account_id, A.c.workstation).where(
+                    A.c.kind == ModelKind.WEB.value, A.c.workstation.is_not(None)
+                )
+            ).all()
+            running = conn.execute(
+                select(T.c.owner_id, func.count()).where(IS_RUNNING).group_by(T.c.owner_id)
+            ).all()
+        per_owner = {owner: n for owner, n in running}
+        names = {s.workstation for s in sessions if s.workstation} | {w.workstation for w in web}
+        out = []
+        for name in sorted(names):
+            mine = [s for s in sessions if s.workstation == name]
+            latest = max(mine, key=lambda s: s.heartbeat_at, default=None)
+            online = any(s.ended_at is None and s.heartbeat_at >= now - dead_after for s in mine)
+            out.append(
+                WorkstationInfo(
+                    workstation=name,
+                    online=online,
+                    last_seen_s=max(0.0, now - latest.heartbeat_at) if latest else None,
+                    version=latest.app_version if latest else None,
+                    web_accounts=tuple(sorted(w.account_id for w in web if w.workstation == name)),
+                    running=sum(per_owner.get(s.session_id, 0) for s in mine),
+                )
+            )
+        return out

@@ -5,7 +5,14 @@ A row left running by a shutdown of ours is not a lost attempt: a scheduler that
 back every row it still owns (:meth:`ReaperRoom.release_owned`), and one whose process died in
 the middle of stopping (a second Ctrl-C, a service manager's kill after its timeout) has marked
 its session ended when the stop began, so the next start returns those rows without using up
-an attempt (:meth:`ReaperRoom.recover_orphans`)."""
+an attempt (:meth:`ReaperRoom.recover_orphans`).
+
+Team mode: any workstation reaps any stale row, fenced as always. When the row's scheduler is
+itself gone — its session stopped beating (a kill -9, a power cut, the network) on *another*
+workstation — the death was not the task's: the row goes back without using an attempt (its
+``lost_count`` still counts, and a task lost ``max_attempts`` times fails, so one that brings
+every workstation down still ends). A restarting workstation recovers only its own sessions'
+rows at once; another live workstation's rows are never touched there."""
 
 from __future__ import annotations
 
@@ -34,12 +41,15 @@ class ReaperRoom(StoreBase):
         kind: ModelKind | None = None,
         lost_backoff: float = 0.0,
         alive: Mapping[str, tuple[int, int]] | None = None,
+        workstation: str | None = None,
     ) -> list[ReleasedTask]:
         """Take back running rows whose heartbeat is older than ``dead_after`` seconds.
 
         ``alive`` maps task id → (attempt, lease) of attempts this process is running right
         now: they are never reaped by their own process (after a suspend every heartbeat looks
         old, ours included). Checked with a read first: no write lock when nothing is stale.
+        ``workstation``: the reaping one; a row whose scheduler on another workstation is gone
+        returns without using an attempt (the module docstring says why).
         """
         cutoff = self.clock.now() - dead_after
         where = [IS_RUNNING, T.c.heartbeat_at < cutoff]
@@ -51,23 +61,49 @@ class ReaperRoom(StoreBase):
         candidates = [r.task_id for r in stale if alive.get(r.task_id) != (r.attempt, r.lease)]
         if not candidates:
             return []
-        return self._release_lost(
+        released: list[ReleasedTask] = []
+        if workstation is not None:
+            # Sessions gone on another workstation: stopped beating, or ended.
+            gone = select(S.c.session_id).where(
+                S.c.workstation.is_not(None),
+                S.c.workstation != workstation,
+                or_(S.c.heartbeat_at < cutoff, S.c.ended_at.is_not(None)),
+            )
+            released = self._release_lost(
+                and_(*where, T.c.task_id.in_(candidates), T.c.owner_id.in_(gone)),
+                f"its workstation stopped answering for {dead_after:.0f} s",
+                0.0,
+                cause=("workstation", dead_after),
+                blameless=True,
+            )
+        return released + self._release_lost(
             and_(*where, T.c.task_id.in_(candidates)),
             f"no heartbeat for {dead_after:.0f} s: declared dead",
             lost_backoff,
             cause=("heartbeat", dead_after),
         )
 
-    def recover_orphans(self, live_owner_ids: Sequence[str]) -> list[ReleasedTask]:
+    def recover_orphans(
+        self, live_owner_ids: Sequence[str], workstation: str | None = None
+    ) -> list[ReleasedTask]:
         """At start: running rows owned by no live scheduler are handled at once, not in 90 s.
 
         A row whose session had begun a shutdown of its own (``sessions.ended_at`` set) goes
         back to the queue without using up an attempt; any other is a lost attempt (a crash or
-        a kill), which counts, so a task that crashes the app every time still ends."""
+        a kill), which counts, so a task that crashes the app every time still ends.
+
+        ``workstation`` (team mode): only this workstation's own sessions' rows (and rows of
+        sessions that name none: older ones, a copied store); another workstation's rows are
+        its own, or the reaper's once their heartbeat stops."""
         not_live = and_(
             IS_RUNNING,
             or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(list(live_owner_ids))),
         )
+        if workstation is not None:
+            others = select(S.c.session_id).where(
+                S.c.workstation.is_not(None), S.c.workstation != workstation
+            )
+            not_live = and_(not_live, or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(others)))
         stopped = select(S.c.session_id).where(S.c.ended_at.is_not(None))
         released = self._release_lost(
             and_(not_live, T.c.owner_id.in_(stopped)),
@@ -100,9 +136,12 @@ class ReaperRoom(StoreBase):
         *,
         cause: tuple[str, float],
         interrupted: bool = False,
+        blameless: bool = False,
     ) -> list[ReleasedTask]:
         """``interrupted``: the attempt was stopped by its own scheduler, not lost: back to the
-        queue with the attempt not used up (``keep_attempt``) and ``lost_count`` unchanged."""
+        queue with the attempt not used up (``keep_attempt``) and ``lost_count`` unchanged.
+        ``blameless``: lost with its workstation: back with the attempt not used up, counted in
+        ``lost_count`` (failed once that reaches ``max_attempts``)."""
         now = self.clock.now()
         released: list[ReleasedTask] = []
         changes: list[TaskChange] = []
@@ -129,9 +168,18 @@ class ReaperRoom(StoreBase):
                         error_kind=ErrorKind.CANCELED.value,
                         error_message=f"canceled by operator ({reason})",
                     )
-                elif interrupted:
+                elif interrupted or (blameless and r.lost_count + 1 < r.max_attempts):
                     state = TaskState.PENDING
                     values.update(not_before=None, account_id=None, keep_attempt=True)
+                    if blameless:
+                        values.update(error_kind=ErrorKind.LOST.value, error_message=reason)
+                elif blameless:
+                    state = TaskState.FAILED
+                    values.update(
+                        finished_at=now,
+                        error_kind=ErrorKind.LOST.value,
+                        error_message=f"{reason}; lost {r.lost_count + 1} times",
+                    )
                 elif r.attempt < r.max_attempts:
                     state = TaskState.PENDING
                     values.update(
@@ -170,6 +218,7 @@ class ReaperRoom(StoreBase):
                     + (" (attempt not used up)" if state is TaskState.PENDING else "")
                     if interrupted
                     else f"attempt {r.attempt} lost ({reason}) → {state.value}"
+                    + (" (attempt not used up)" if blameless and state is TaskState.PENDING else "")
                 )
                 code, params = (
                     (EventCode.RETURNED_SHUTDOWN, None)

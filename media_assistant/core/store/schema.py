@@ -1,4 +1,5 @@
-"""Database tables (DESIGN §3). Portable SQL: SQLite today, PostgreSQL for a shared queue later.
+"""Database tables (DESIGN §3, §7). Portable SQL: SQLite for a workstation of its own, PostgreSQL
+for a team sharing one queue (team mode, schema version 10).
 
 Timestamps are seconds since the epoch (REAL/double precision): cheap to compare in SQL, and
 every reader converts them for display.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 class TaskRow(SQLModel, table=True):
@@ -22,6 +23,9 @@ class TaskRow(SQLModel, table=True):
     model: str
     model_kind: str  # web | api
     account_id: str | None = None  # set at claim
+    # The workstation that claimed it last (team mode; schema version 10): exports and the
+    # window say where a task ran.
+    workstation: str | None = None
     prompt: str = Field(sa_column=Column(Text, nullable=False))
     system_prompt: str | None = Field(default=None, sa_column=Column(Text))
     priority: int = 0
@@ -159,6 +163,16 @@ class AccountRow(SQLModel, table=True):
     rebuild_generation: int = Field(
         default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
     )
+    # Team mode (schema version 10). A web account belongs to the workstation whose browser
+    # profile holds it: only that one's scheduler claims for it. NULL for API accounts (every
+    # workstation serves them) and for web accounts no workstation has declared yet.
+    workstation: str | None = None
+    # An API account's limits as the configs say (the latest workstation to start wrote them):
+    # they hold for the whole team together (core/store/api_gate.py). ``concurrency`` above is
+    # the operator's override of ``limit_concurrency``.
+    limit_concurrency: int | None = None
+    limit_rpm: int | None = None
+    limit_tpm: int | None = None
 
 
 class AccountPacingRow(SQLModel, table=True):
@@ -218,6 +232,10 @@ class SessionRow(SQLModel, table=True):
     started_at: float
     heartbeat_at: float
     ended_at: float | None = None
+    # Team mode (schema version 10): which workstation ran it ([team] workstation, default the
+    # host name) and with which version of the app.
+    workstation: str | None = None
+    app_version: str | None = None
 
 
 class MetaRow(SQLModel, table=True):
@@ -225,3 +243,34 @@ class MetaRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str
+
+
+class ApiSlotRow(SQLModel, table=True):
+    """One of an API account's concurrency slots (schema version 10). A claim takes a free slot
+    in its own transaction (locked, SKIP LOCKED), so every workstation together never has more
+    requests in flight on an account than its concurrency: a slot is held while the task it
+    names runs with that lease, and free again as soon as it does not (finished, returned,
+    reaped) — no separate release can be forgotten. Slots ``0..MAX_CONCURRENCY-1`` exist per
+    API account; those at or above the account's concurrency are never taken."""
+
+    __tablename__ = "api_slots"
+
+    account_id: str = Field(primary_key=True)
+    slot: int = Field(primary_key=True)
+    task_id: str | None = None
+    lease: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
+    )
+
+
+class ApiRateRow(SQLModel, table=True):
+    """An API account's rate budget (schema version 10): one row for requests per minute, one
+    for tokens per minute, as a GCRA "theoretical arrival time" on the database's clock. A claim
+    spends it in its own transaction, sized to the task it claims; a denied claim spends
+    nothing (core/store/api_gate.py)."""
+
+    __tablename__ = "api_rates"
+
+    account_id: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)  # rpm | tpm
+    tat: float = 0.0

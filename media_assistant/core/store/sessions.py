@@ -20,7 +20,7 @@ class SessionStore:
         self.engine = engine
         self.clock = clock
 
-    def open(self) -> str:
+    def open(self, workstation: str | None = None, app_version: str | None = None) -> str:
         session_id = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:10]}"
         now = self.clock.now()
         with write_tx(self.engine, durable=True) as conn:
@@ -31,6 +31,8 @@ class SessionStore:
                     host=socket.gethostname(),
                     started_at=now,
                     heartbeat_at=now,
+                    workstation=workstation,
+                    app_version=app_version,
                 )
             )
         return session_id

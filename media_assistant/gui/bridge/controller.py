@@ -36,7 +36,6 @@ from media_assistant.core.model.records import (
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
 from media_assistant.core.rules.eta import Slot
 from media_assistant.core.rules.pacing import PacingView
-from media_assistant.core.store.follower import DatabaseFollower
 from media_assistant.gui.bridge.bus import QtEventBridge
 from media_assistant.gui.bridge.jobs import JobControl
 from media_assistant.services import Services
@@ -62,7 +61,7 @@ class AppController(QObject):
         # panels ask many times a second and must not wait for a statement.
         self.statuses: dict[str, AccountStatus] = {}
         self._unsubscribe: Callable[[], None] | None = services.bus.subscribe(self._on_event)
-        self.follower = DatabaseFollower(services.async_store, services.async_accounts)
+        self.follower = services.follower()
 
     async def load_accounts(self) -> None:
         self.statuses = await self.accounts_db.all()

@@ -1,0 +1,62 @@
+"""Team mode's two settings, resolved.
+
+Where the task store is: ``--store-url``, else ``$MEDIA_ASSISTANT_STORE_URL``, else ``[store]
+url`` in ``config.toml``; none of them: the SQLite file in the data dir, as always. A team
+database's URL never holds a password (PGPASSWORD, ~/.pgpass, a service file or the OS keyring
+do): one pasted by mistake is refused without being repeated.
+
+This workstation's name: ``[team] workstation``, else the host name."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from media_assistant.core.model.errors import ConfigError, RuleBroken
+
+STORE_URL_ENV = "MEDIA_ASSISTANT_STORE_URL"
+
+
+def checked_store_url(url: str) -> str:
+    """A team database's URL as the config may hold it, or RuleBroken (the password, if one was
+    pasted, is never repeated)."""
+    url = url.strip()
+    scheme = url.split(":", 1)[0].split("+", 1)[0].lower()
+    if scheme not in ("postgresql", "postgres"):
+        raise RuleBroken(
+            "store_url_scheme",
+            "the team database's url must start with postgresql:// "
+            "(for example postgresql://ma@db.local:5432/media)",
+        )
+    rest = url.split("://", 1)[1] if "://" in url else ""
+    userinfo = rest.split("@", 1)[0] if "@" in rest.split("/", 1)[0] else ""
+    if ":" in userinfo:
+        raise RuleBroken(
+            "store_url_password",
+            "the team database's url holds a password: remove it (it is not shown here) and "
+            "keep it in PGPASSWORD, ~/.pgpass or the OS keyring ('media-assistant store "
+            "set-password')",
+        )
+    return url
+
+
+def store_url(
+    flag: str | None, config_url: str | None, config_file: str = "config.toml"
+) -> str | None:
+    """The team database to use, or None for the SQLite file in the data dir."""
+    for value, where in (
+        (flag, "--store-url"),
+        (os.environ.get(STORE_URL_ENV), STORE_URL_ENV),
+        (config_url, f"{config_file}: store.url"),
+    ):
+        if value and value.strip():
+            try:
+                return checked_store_url(value)
+            except RuleBroken as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+    return None
+
+
+def workstation_name(configured: str | None) -> str:
+    """``[team] workstation``, else this computer's host name."""
+    return (configured or "").strip() or socket.gethostname() or "workstation"

@@ -1,0 +1,268 @@
+"""PostgreSQL, a team's shared store (team mode): the engine, the server's clock, advisory locks,
+what an unreachable server looks like, and the change listener (LISTEN/NOTIFY).
+
+**Driver: psycopg 3**, synchronous, through the same SQLAlchemy engine as SQLite. Its binary
+wheels carry libpq for Windows, macOS and Linux, so an operator installs nothing beside the app,
+and libpq's own ways of finding a password work as they do for ``psql`` (``PGPASSWORD``,
+``~/.pgpass`` / ``%APPDATA%\\postgresql\\pgpass.conf``, service files), as do ``sslmode`` and
+every other libpq parameter in the URL. Synchronous because qasync runs a Proactor loop on
+Windows, which psycopg's async mode refuses — and the store's statements run on its database
+threads anyway (core/store/threads.py): a network round trip waits there, never on a loop.
+
+**A dead network is not noticed by itself**: TCP keepalives and ``tcp_user_timeout`` make a
+connection whose server vanished fail within ~20 s instead of hanging; ``connect_timeout`` bounds
+a connection attempt; ``pool_pre_ping`` replaces a connection that died while idle. A lock
+waited for longer than 10 s fails (``lock_timeout``, as SQLite's busy timeout).
+
+psycopg is imported only when a PostgreSQL URL is opened: a single workstation never loads it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, func, select, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
+
+log = logging.getLogger(__name__)
+
+DRIVER = "postgresql+psycopg"
+# libpq parameters the app sets unless the URL sets them itself (its query string wins).
+CONNECT_DEFAULTS: dict[str, str] = {
+    "connect_timeout": "5",
+    "keepalives": "1",
+    "keepalives_idle": "10",
+    "keepalives_interval": "3",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "20000",
+    "application_name": "media-assistant",
+}
+LOCK_TIMEOUT_MS = 10_000
+# Every change a window must follow wakes the other workstations' followers on this channel
+# (triggers installed by the schema step for PostgreSQL, core/store/migrations.py).
+CHANGES_CHANNEL = "media_assistant_changes"
+
+
+def is_postgres_url(url: str) -> bool:
+    return url.split(":", 1)[0].split("+", 1)[0] in ("postgresql", "postgres")
+
+
+def engine_url(url: str) -> URL:
+    """``postgresql://…`` (or ``postgres://``, ``postgresql+psycopg://``) for the psycopg driver."""
+    return make_url(url).set(drivername=DRIVER)
+
+
+def redacted(url: str) -> str:
+    """The URL without its password (for ``store info``, logs, support bundles)."""
+    parsed = make_url(url)
+    if parsed.password is not None:
+        parsed = parsed.set(password=None)
+    return parsed.render_as_string(hide_password=False)
+
+
+def libpq_args(url: str, password: str | None = None) -> tuple[str, dict[str, Any]]:
+    """The URL as libpq reads it (for psycopg.connect) and the parameters the app adds."""
+    parsed = make_url(url)
+    extra: dict[str, Any] = {k: v for k, v in CONNECT_DEFAULTS.items() if k not in parsed.query}
+    if password is not None and parsed.password is None:
+        extra["password"] = password
+    plain = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+    return plain, extra
+
+
+def postgres_engine(url: str, *, read_only: bool = False, password: str | None = None) -> Engine:
+    """The engine of a team database. ``password``: from the OS keyring (``store
+    set-password``), used only when the URL has none; libpq's own lookup comes after."""
+    parsed = engine_url(url)
+    _, connect_args = libpq_args(url, password)
+    options = [f"-c lock_timeout={LOCK_TIMEOUT_MS}"]
+    if read_only:
+        options.append("-c default_transaction_read_only=on")
+    given = parsed.query.get("options")
+    connect_args["options"] = " ".join([*([str(given)] if given else []), *options])
+    return create_engine(
+        parsed,
+        connect_args=connect_args,
+        pool_pre_ping=True,
+        pool_size=4,
+        max_overflow=4,
+        pool_timeout=30,
+        pool_recycle=1800,
+    )
+
+
+# ----------------------------------------------------------------------------- the server's clock
+
+
+def server_time(conn: Connection) -> float:
+    """The server's clock, in seconds since the epoch."""
+    return float(conn.execute(text("SELECT extract(epoch FROM clock_timestamp())")).scalar_one())
+
+
+def clock_offset(engine: Engine, samples: int = 3) -> float:
+    """How far the server's clock is ahead of ours (seconds; negative: behind), from the sample
+    with the shortest round trip (its midpoint is the best estimate)."""
+    best: tuple[float, float] | None = None
+    with engine.connect() as conn:
+        for _ in range(samples):
+            before = time.time()
+            server = server_time(conn)
+            after = time.time()
+            trip = after - before
+            if best is None or trip < best[0]:
+                best = (trip, server - (before + after) / 2)
+        conn.rollback()
+    assert best is not None
+    return best[1]
+
+
+# ----------------------------------------------------------------------------- locks
+
+
+def advisory_xact_lock(conn: Connection, key: str) -> None:
+    """Wait for the team-wide lock named ``key``, held until this transaction ends."""
+    conn.execute(select(func.pg_advisory_xact_lock(func.hashtextextended(key, 0))))
+
+
+# ----------------------------------------------------------------------------- unreachable
+
+
+_UNREACHABLE_WORDS = (
+    "connection failed",
+    "could not connect",
+    "connection refused",
+    "server closed the connection",
+    "terminating connection",
+    "connection timeout",
+    "timeout expired",
+    "consuming input failed",
+    "the connection is closed",
+    "connection is lost",
+    "no route to host",
+    "network is unreachable",
+    "could not translate host name",
+    "name or service not known",
+    "ssl syscall error",
+    "the database system is starting up",
+    "the database system is shutting down",
+    "the database system is in recovery mode",
+    "cannot connect now",
+)
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """The team database cannot be reached (network, server down or restarting) — as opposed
+    to a statement it refused. Such an error is waited out, never shown as a task's failure."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    original = exc.orig if isinstance(exc, DBAPIError) else exc
+    module = type(original).__module__
+    if not module.startswith("psycopg"):
+        return False
+    name = type(original).__name__
+    if name in ("OperationalError", "InterfaceError"):
+        text_ = str(original).lower()
+        return any(word in text_ for word in _UNREACHABLE_WORDS) or name == "InterfaceError"
+    return False
+
+
+# ----------------------------------------------------------------------------- change listener
+
+
+class ChangeListener:
+    """LISTEN on its own connection and thread; calls ``on_change`` for each notification and
+    ``on_reconnect`` after a reconnect (what was missed meanwhile must be reloaded).
+
+    psycopg's ``notifies()`` holds the connection's lock while it waits, so the listener owns a
+    connection no statement shares. A socket that died is not noticed by waiting on it: every
+    ``ping_s`` the listener runs ``SELECT 1``; a failure reconnects with backoff (0.5 s doubling
+    to 10 s), LISTENs again and reports it."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        password: str | None,
+        on_change: Callable[[], None],
+        on_reconnect: Callable[[], None],
+        channel: str = CHANGES_CHANNEL,
+        ping_s: float = 5.0,
+    ) -> None:
+        self._url, self._extra = libpq_args(url, password)
+        self._on_change = on_change
+        self._on_reconnect = on_reconnect
+        self._channel = channel
+        self._ping_s = ping_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._conn: Any = None
+        self.connected = threading.Event()
+        self.reconnects = 0
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="db-listen", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        conn = self._conn
+        if conn is not None:
+            try:
+                conn.cancel_safe(timeout=1.0)
+            except Exception:  # closing is best effort: the thread ends at its next wake
+                log.debug("cancelling the LISTEN connection failed", exc_info=True)
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        conn = psycopg.connect(self._url, autocommit=True, **self._extra)
+        conn.execute(f"LISTEN {self._channel}")
+        return conn
+
+    def _run(self) -> None:
+        delay = 0.5
+        first = True
+        while not self._stop.is_set():
+            try:
+                self._conn = self._connect()
+            except Exception as exc:
+                log.info("[team] change listener cannot connect (%s); again in %.1f s", exc, delay)
+                self._stop.wait(delay)
+                delay = min(delay * 2, 10.0)
+                continue
+            delay = 0.5
+            self.connected.set()
+            if not first:
+                self.reconnects += 1
+                self._on_reconnect()
+            first = False
+            try:
+                self._listen(self._conn)
+            except Exception as exc:
+                if not self._stop.is_set():
+                    log.info("[team] change listener lost its connection (%s)", exc)
+            finally:
+                self.connected.clear()
+                try:
+                    self._conn.close()
+                except Exception:  # already gone
+                    log.debug("closing the LISTEN connection failed", exc_info=True)
+                self._conn = None
+
+    def _listen(self, conn: Any) -> None:
+        while not self._stop.is_set():
+            heard = 0
+            for _ in conn.notifies(timeout=self._ping_s, stop_after=1):
+                heard += 1
+                self._on_change()
+            if self._stop.is_set():
+                return
+            if not heard:
+                conn.execute("SELECT 1")  # a dead socket fails here, not in the wait above

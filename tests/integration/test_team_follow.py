@@ -1,0 +1,162 @@
+"""Every window sees the team: the follower on a real PostgreSQL never skips a change committed
+out of order, is woken by NOTIFY (not only by its tick), and after its LISTEN connection dies
+it reconnects, listens again and reloads what it missed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from media_assistant.core.model.clock import SystemClock
+from media_assistant.core.model.events import EventBus, TasksSynced
+from media_assistant.core.store import Store
+from media_assistant.core.store.accounts import AccountStore
+from media_assistant.core.store.backends.postgres import ChangeListener
+from media_assistant.core.store.db import open_engine
+from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
+from media_assistant.core.store.follower import GAP_TTL_S, DatabaseFollower, GapCursor
+from media_assistant.core.store.threads import DbThreads
+from tests.conftest import make_tasks
+
+
+def test_the_gap_cursor_remembers_ids_it_skipped_until_they_show() -> None:
+    now = [0.0]
+    cursor = GapCursor(40, clock=lambda: now[0])
+    assert cursor.take([42, 43]) == {42, 43}
+    assert (cursor.at, set(cursor.missing)) == (43, {41})
+    assert cursor.take([41]) == {41}  # committed late: news, once
+    assert cursor.take([41]) == set()
+    assert cursor.missing == {}
+    cursor.take([45])
+    now[0] = GAP_TTL_S + 1
+    cursor.take([])
+    assert cursor.missing == {}  # a hole that never fills (a rollback) is given up
+
+
+class Window:
+    """What a window's process holds: its own store, threads, bus and follower."""
+
+    def __init__(self, url: str, *, listen: bool, interval_s: float | None = None) -> None:
+        self.bus = EventBus()
+        self.store = Store(open_engine(url), SystemClock(), self.bus)
+        self.db = DbThreads()
+        self.synced: list[str] = []
+        self.arrived = asyncio.Event()
+        self.listener: ChangeListener | None = None
+
+        def make(wake: Any, reload: Any) -> ChangeListener:
+            self.listener = ChangeListener(url, password=None, on_change=wake, on_reconnect=reload)
+            return self.listener
+
+        self.follower = DatabaseFollower(
+            AsyncStore(self.store, self.db),
+            AsyncAccounts(AccountStore(self.store.engine, self.store.clock, self.bus), self.db),
+            interval_s,
+            listener=make if listen else None,
+        )
+
+    def _heard(self, event: object) -> None:
+        if isinstance(event, TasksSynced):
+            self.synced += [r["task_id"] for r in event.rows]
+            self.arrived.set()
+
+    async def start(self) -> None:
+        self.bus.bind_loop(asyncio.get_running_loop())
+        self.bus.subscribe(self._heard)
+        await self.follower.start()
+
+    async def close(self) -> None:
+        await self.follower.stop()
+        self.db.close()
+        self.store.engine.dispose()
+
+
+@pytest.fixture
+async def windows(pg_url: str) -> AsyncIterator[list[Window]]:
+    made: list[Window] = []
+    yield made
+    for w in made:
+        await w.close()
+
+
+async def test_a_change_committed_out_of_order_is_not_skipped(
+    pg_url: str, windows: list[Window]
+) -> None:
+    """Event 1 is written first and committed last: the window's cursor has moved past it by
+    then, and still shows it."""
+    other = Store(open_engine(pg_url), SystemClock(), EventBus())
+    other.submit(make_tasks(2))
+    window = Window(pg_url, listen=False, interval_s=3600)  # polled by hand below
+    windows.append(window)
+    await window.start()
+    slow = psycopg.connect(pg_url)
+    slow.execute(
+        "INSERT INTO task_events (task_id, at, kind, message, origin) "
+        "VALUES ('api-000', 1, 'log', 'a long transaction', 'elsewhere')"
+    )  # its id is taken now; it commits below
+    with psycopg.connect(pg_url, autocommit=True) as fast:
+        fast.execute(
+            "INSERT INTO task_events (task_id, at, kind, message, origin) "
+            "VALUES ('api-001', 1, 'log', 'a short one', 'elsewhere')"
+        )
+    await window.follower.poll()
+    assert window.synced == ["api-001"]
+    assert window.follower.gaps.missing  # the long transaction's id, not seen yet
+    slow.commit()
+    slow.close()
+    await window.follower.poll()
+    assert window.synced == ["api-001", "api-000"]
+    other.engine.dispose()
+
+
+async def test_a_change_on_one_workstation_shows_on_another_within_a_second(
+    pg_url: str, windows: list[Window]
+) -> None:
+    """NOTIFY wakes the follower: its fallback tick is an hour here."""
+    other = Store(open_engine(pg_url), SystemClock(), EventBus())
+    window = Window(pg_url, listen=True, interval_s=3600)
+    windows.append(window)
+    await window.start()
+    assert window.listener is not None
+    assert await asyncio.to_thread(window.listener.connected.wait, 10)
+    seen: list[float] = []
+    for i in range(5):
+        window.arrived.clear()
+        t0 = time.monotonic()
+        other.submit(make_tasks(1, prefix=f"n{i}"))
+        await asyncio.wait_for(window.arrived.wait(), 5)
+        seen.append(time.monotonic() - t0)
+    assert max(seen) < 1.0, seen
+    other.engine.dispose()
+
+
+async def test_a_dead_listen_connection_is_replaced_and_the_window_reloads(
+    pg_url: str, windows: list[Window]
+) -> None:
+    other = Store(open_engine(pg_url), SystemClock(), EventBus())
+    window = Window(pg_url, listen=True, interval_s=3600)
+    windows.append(window)
+    await window.start()
+    listener = window.listener
+    assert listener is not None
+    assert await asyncio.to_thread(listener.connected.wait, 10)
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        killed = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
+        ).fetchall()
+    assert killed
+    other.submit(make_tasks(1, prefix="missed"))  # while nobody listens
+    await asyncio.wait_for(window.arrived.wait(), 20)  # the reconnect's reload brings it
+    assert "missed-000" in window.synced
+    assert listener.reconnects >= 1
+    window.arrived.clear()
+    other.submit(make_tasks(1, prefix="after"))  # listening again
+    await asyncio.wait_for(window.arrived.wait(), 5)
+    assert "after-000" in window.synced
+    other.engine.dispose()
