@@ -120,6 +120,7 @@ def _run(smoke: SmokeTest) -> None:
     if choice is not None:
         smoke.info["browser"] = choice.description
     smoke.check("driver_bundled", lambda: _driver(smoke))
+    smoke.check("team_database_driver", lambda: _team_driver(smoke))
     if choice is not None:
         smoke.check("browser_launch", lambda: _on_thread(_launch_headless(choice)))
     _demo_batch(smoke, app)
@@ -186,6 +187,15 @@ def _driver(smoke: SmokeTest) -> bool:
         bundle = Path(sys._MEIPASS).resolve()  # type: ignore[attr-defined]
         inside = Path(node).resolve().is_relative_to(bundle)
     return inside and Path(node).is_file() and Path(cli).is_file()
+
+
+def _team_driver(smoke: SmokeTest) -> bool:
+    """Team mode's driver loads with its own libpq (the binary wheel's, bundled): nothing to
+    install on an operator's PC to reach a team database."""
+    import psycopg
+
+    smoke.info["psycopg"] = {"version": psycopg.__version__, "impl": psycopg.pq.__impl__}
+    return psycopg.pq.__impl__ in ("binary", "c") and psycopg.pq.version() > 0
 
 
 def _on_thread(coro: Any) -> Any:
