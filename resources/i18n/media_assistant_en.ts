@@ -1736,8 +1736,21 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Settings…</translation>
     </message>
     <message>
+        <source>%1: %2/%3 done — Media Assistant</source>
+        <comment>batch: done/total</comment>
+        <translation>%1: %2/%3 done — Media Assistant</translation>
+    </message>
+    <message>
         <source>%1/%2 done — Media Assistant</source>
         <translation>%1/%2 done — Media Assistant</translation>
+    </message>
+    <message>
+        <source>Batch %1 is not in this queue any more</source>
+        <translation>Batch %1 is not in this queue any more</translation>
+    </message>
+    <message>
+        <source>Account %1 is not set up in this queue any more</source>
+        <translation>Account %1 is not set up in this queue any more</translation>
     </message>
     <message>
         <source>%1: %2</source>
@@ -2559,6 +2572,12 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Open folder</source>
         <translation>Open folder</translation>
+    </message>
+    <message>
+        <source>No file manager could be started here. The folder is:
+%1</source>
+        <translation>No file manager could be started here. The folder is:
+%1</translation>
     </message>
 </context>
 <context>

@@ -1726,8 +1726,21 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>设置…</translation>
     </message>
     <message>
+        <source>%1: %2/%3 done — Media Assistant</source>
+        <comment>batch: done/total</comment>
+        <translation>%1：已完成 %2/%3 — AI 智能媒体助理</translation>
+    </message>
+    <message>
         <source>%1/%2 done — Media Assistant</source>
         <translation>已完成 %1/%2 — AI 智能媒体助理</translation>
+    </message>
+    <message>
+        <source>Batch %1 is not in this queue any more</source>
+        <translation>批次 %1 已不在此队列中</translation>
+    </message>
+    <message>
+        <source>Account %1 is not set up in this queue any more</source>
+        <translation>此队列中已没有账号 %1</translation>
     </message>
     <message>
         <source>%1: %2</source>
@@ -2530,6 +2543,12 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>No file manager could be started here. The folder is:
+%1</source>
+        <translation>此电脑上无法打开文件管理器。文件夹位置：
+%1</translation>
     </message>
 </context>
 <context>

@@ -176,6 +176,18 @@ class AccountsPanel(QWidget):
                     spin.setValue(wanted)
                     spin.blockSignals(False)
 
+    def show_account(self, account_id: str) -> bool:
+        """Bring the account's row into view with the focus on it (a notice about it was
+        opened); False when it is not set up here."""
+        row = self._rows.get(account_id)
+        item = self.table.item(row, COL_NAME) if row is not None else None
+        if item is None:
+            return False
+        self.table.scrollToItem(item)
+        self.table.setCurrentItem(item)
+        self.table.setFocus()
+        return True
+
     def _notice_pause(self, account_id: str, paced: PacingView, now: float) -> None:
         before, self._holds[account_id] = self._holds.get(account_id), paced.hold
         if paced.hold is Hold.PAUSED and before not in (None, Hold.PAUSED):

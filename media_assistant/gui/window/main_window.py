@@ -26,15 +26,17 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
+from media_assistant.core.files.local_state import LocalState
 from media_assistant.core.model.records import BatchInfo, NewTask, SubmitResult
 from media_assistant.core.model.states import TERMINAL_STATES, TaskState
 from media_assistant.core.notices.center import Notice
 from media_assistant.gui.accounts.panel import AccountsPanel
 from media_assistant.gui.batches.dialog import NewBatchDialog
-from media_assistant.gui.batches.progress import BatchProgress
+from media_assistant.gui.batches.progress import progress
 from media_assistant.gui.batches.submit_notice import SkippedIdsNotice
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.bridge.local_state import LocalStateKeeper, migrate_qsettings
 from media_assistant.gui.common.app_icon import app_icon
 from media_assistant.gui.notices.notification_list import NotificationList
 from media_assistant.gui.tasks.actions import TaskActions
@@ -68,10 +70,25 @@ class MainWindow(QMainWindow):
     close_requested = Signal()  # the app shuts down gracefully, then quits
 
     def __init__(
-        self, controller: AppController, log_model: LogModel, parent: QWidget | None = None
+        self,
+        controller: AppController,
+        log_model: LogModel,
+        parent: QWidget | None = None,
+        *,
+        local_state: LocalState | None = None,
     ) -> None:
+        """``local_state``: what this window remembers of its data folder (the app reads it
+        on a worker thread; without it, it is read here)."""
         super().__init__(parent)
         self.controller = controller
+        # Notices, their read marks, the batch shown last, the export folder: the data
+        # folder's, never the user's (core/files/local_state.py).
+        self.local_state = (
+            LocalStateKeeper(local_state, self)
+            if local_state is not None
+            else LocalStateKeeper.open(controller.services.paths.local_state, self)
+        )
+        migrate_qsettings(self.local_state.state)
         self.setWindowTitle(self.tr("Media Assistant"))
         self.model = TaskTableModel(controller.now, self)
         self.table = TaskTable(self.model, self)
@@ -82,7 +99,6 @@ class MainWindow(QMainWindow):
         self.log_panel = LogPanel(log_model, self)
         self._details: dict[str, TaskDetailsDialog] = {}
         self.skipped_notice: SkippedIdsNotice | None = None
-        self.batches = BatchProgress()
         self._history_before: int | None = None  # older finished tasks still to load
         self._history: asyncio.Task[None] | None = None
         self._history_held = False  # the app holds it until the scheduler has started
@@ -92,6 +108,7 @@ class MainWindow(QMainWindow):
         for panel in self.lanes.values():
             lanes.addWidget(panel, 1)
         self.task_actions = TaskActions(self, controller, self.table, self.model)
+        self.task_actions.local_state = self.local_state
         self.queue = QueueControls(
             self, controller, self.model, self.table, self.lanes, self.accounts, self.task_actions
         )
@@ -124,9 +141,14 @@ class MainWindow(QMainWindow):
         # Notices (issue 12): the list, the tray, the webhooks; started by the app after the
         # scheduler (start_notices), so the headless run and the window announce the same.
         self.notifications = NotificationList(self)
+        self.notifications.restore(self.local_state.get("notices", []))
         self.bottom.addTab(self.notifications, self.tr("Notifications"))
         self.notifications.unread_changed.connect(self._on_notifications_unread_changed)
         self.notifications.batch_requested.connect(self._on_notifications_batch_requested)
+        self.notifications.account_requested.connect(self._on_notifications_account_requested)
+        self.notifications.changed.connect(
+            lambda: self.local_state.set("notices", self.notifications.saved())
+        )
         self.notices = Notices(controller.services)
         self.notices.subscribe(self._on_notice)
         vertical = QSplitter(Qt.Orientation.Vertical, self)
@@ -245,6 +267,7 @@ class MainWindow(QMainWindow):
         rows += await store.view_rows(states=FINISHED, limit=FIRST_PAGE, newest_first=True)
         self.model.load(rows)
         self._loaded(rows)
+        self._show_last_batch()
         oldest = min((r["seq"] for r in rows if r["state"] in TERMINAL), default=None)
         self._history_before = oldest if oldest is not None and len(rows) >= FIRST_PAGE else None
         if self.isVisible():
@@ -344,7 +367,6 @@ class MainWindow(QMainWindow):
     def _on_bridge_tasks_added(self, rows: list[dict[str, Any]]) -> None:
         self.model.append(rows)
         self._add_batches(rows)
-        self.batches.watch(row["batch_id"] for row in rows if row["state"] not in TERMINAL)
         self.table.rows_changed()
         if not self._soon.isActive():
             self._soon.start()
@@ -411,16 +433,37 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _update_title(self) -> None:
-        done, total, finished = self.batches.update(self.model.batches)
+        """The progress of what the window shows: the chosen batch, else every batch that
+        still has work."""
+        batch = self.queue.chosen()
+        done, total = progress(self.model.batches, batch)
         title = self.tr("Media Assistant")
-        if total:
+        if total and batch:
+            title = (
+                self.tr("%1: %2/%3 done — Media Assistant", "batch: done/total")
+                .replace("%1", self.model.holds.label(batch))
+                .replace("%2", str(done))
+                .replace("%3", str(total))
+            )
+        elif total:
             title = (
                 self.tr("%1/%2 done — Media Assistant")
                 .replace("%1", str(done))
                 .replace("%2", str(total))
             )
-        self.setWindowTitle(title)
-        del finished  # announced by the notices (core/notices/center.py), in the list and the tray
+        if title != self.windowTitle():
+            self.setWindowTitle(title)
+
+    # ---------------------------------------------------------------- the batch shown
+
+    def _show_last_batch(self) -> None:
+        """The batch shown when the window last closed, if this queue still has it."""
+        batch = str(self.local_state.get("last_batch", "") or "")
+        if batch and self.table.batch_filter.findData(batch) >= 0:
+            self.table.set_batch(batch)
+        self.table.batch_filter_changed.connect(
+            lambda chosen: self.local_state.set("last_batch", chosen)
+        )
 
     # ---------------------------------------------------------------- notices
 
@@ -445,10 +488,24 @@ class MainWindow(QMainWindow):
         self.bottom.setTabText(index, text)
 
     def _on_notifications_batch_requested(self, batch_id: str) -> None:
-        combo = self.table.batch_filter
-        index = combo.findData(batch_id)
-        if index >= 0:
-            combo.setCurrentIndex(index)
+        if self.table.batch_filter.findData(batch_id) >= 0:
+            self.table.set_batch(batch_id)
+            self.table.view.setFocus()
+            return
+        # Its tasks are gone from this queue (a restored backup, another data folder's notice
+        # from before issue 20): say so rather than do nothing.
+        self.statusBar().showMessage(
+            self.tr("Batch %1 is not in this queue any more").replace("%1", batch_id), 15000
+        )
+
+    def _on_notifications_account_requested(self, account_id: str) -> None:
+        if not self.accounts.show_account(account_id):
+            self.statusBar().showMessage(
+                self.tr("Account %1 is not set up in this queue any more").replace(
+                    "%1", account_id
+                ),
+                15000,
+            )
 
     def _notify(self, title: str, text: str) -> None:
         message = self.tr("%1: %2", "notice title: text").replace("%1", title).replace("%2", text)

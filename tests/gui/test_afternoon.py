@@ -1,0 +1,89 @@
+"""Issue 20's smaller things, each as an operator meets it on the real window (offscreen, a real
+SQLite file): the title follows what the window shows, *Open folder* says when it cannot."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.tasks import actions
+from tests.gui.app_env import running_app
+
+CONFIG = """
+[[models]]
+name = "api-model"
+kind = "api"
+
+[[accounts]]
+id = "api-1"
+kind = "api"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "MA_AFTERNOON_KEY"
+models = ["api-model"]
+"""
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+def tasks(batch: str, n: int) -> list[NewTask]:
+    return [
+        NewTask(f"{batch}-{i}", "api-model", ModelKind.API, f"提示 {i}", batch) for i in range(n)
+    ]
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MA_AFTERNOON_KEY", "sk-afternoon")
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "config.toml").write_text(CONFIG, encoding="utf-8")
+    return folder
+
+
+async def test_the_title_counts_every_unfinished_batch_or_the_chosen_one(
+    data: Path, qtbot: Any
+) -> None:
+    from media_assistant.core.files.paths import Paths
+    from media_assistant.services import Services
+
+    earlier = Services.open(Paths.resolve(data))  # a batch from before this start
+    earlier.store.submit(tasks("morning", 3))
+    earlier.close()
+    async with running_app(data, qtbot, start_scheduler=False) as env:
+        w = env.window
+        await env.controller.submit(tasks("evening", 2))
+        await until(lambda: w.table.batch_filter.findData("evening") >= 0)
+        w.refresh()
+        assert w.windowTitle() == "0/5 done — Media Assistant"  # not the newest batch alone
+        w.table.set_batch("morning")
+        w.refresh()
+        assert w.windowTitle() == "morning: 0/3 done — Media Assistant"
+
+
+def test_open_folder_says_so_where_no_file_manager_can_be_started(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class NoFileManager:  # what QDesktopServices answers on a desktop without one
+        @staticmethod
+        def openUrl(_url: object) -> bool:  # noqa: N802
+            return False
+
+    monkeypatch.setattr(actions, "QDesktopServices", NoFileManager)
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    assert not actions.open_folder(parent, tmp_path)
+    boxes = [b for b in parent.findChildren(QMessageBox) if b.isVisible()]
+    assert len(boxes) == 1 and str(tmp_path) in boxes[0].text()
