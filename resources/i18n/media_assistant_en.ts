@@ -1661,6 +1661,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 <context>
     <name>LogPanel</name>
     <message>
+        <source>The full report is in the app&apos;s log file (Help → Create support bundle…).</source>
+        <translation>The full report is in the app&apos;s log file (Help → Create support bundle…).</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Error</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>Warning</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>Info</translation>
+    </message>
+    <message>
         <source>All lines</source>
         <translation>All lines</translation>
     </message>

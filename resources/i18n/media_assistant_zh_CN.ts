@@ -1651,6 +1651,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 <context>
     <name>LogPanel</name>
     <message>
+        <source>The full report is in the app&apos;s log file (Help → Create support bundle…).</source>
+        <translation>完整报告在应用的日志文件中（帮助 → 创建支持包…）。</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
         <source>All lines</source>
         <translation>全部日志</translation>
     </message>
