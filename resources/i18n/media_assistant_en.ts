@@ -608,6 +608,11 @@ Switch to its window, or close it first.</translation>
         <translation>Pausing after the current task</translation>
     </message>
     <message>
+        <source>After %1 + %2</source>
+        <comment>a start time of day + how long it takes</comment>
+        <translation>After %1 + %2</translation>
+    </message>
+    <message>
         <source>Scheduled %1</source>
         <translation>Scheduled %1</translation>
     </message>
@@ -1616,8 +1621,24 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Idle</translation>
     </message>
     <message>
+        <source>Scheduled %1</source>
+        <translation>Scheduled %1</translation>
+    </message>
+    <message>
         <source>This batch: ETA %1 (about %2)</source>
         <translation>This batch: ETA %1 (about %2)</translation>
+    </message>
+    <message>
+        <source>After %1 + %2</source>
+        <comment>a start time of day + how long it takes</comment>
+        <translation>After %1 + %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Paused: %n task(s) wait</source>
+        <translation>
+            <numerusform>Paused: %n task waits</numerusform>
+            <numerusform>Paused: %n tasks wait</numerusform>
+        </translation>
     </message>
     <message>
         <source>ETA %1 (about %2)</source>

@@ -606,6 +606,11 @@ Switch to its window, or close it first.</source>
         <translation>当前任务完成后暂停</translation>
     </message>
     <message>
+        <source>After %1 + %2</source>
+        <comment>a start time of day + how long it takes</comment>
+        <translation>%1 开始，约 %2</translation>
+    </message>
+    <message>
         <source>Scheduled %1</source>
         <translation>定时 %1</translation>
     </message>
@@ -1608,8 +1613,23 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>空闲</translation>
     </message>
     <message>
+        <source>Scheduled %1</source>
+        <translation>定时 %1</translation>
+    </message>
+    <message>
         <source>This batch: ETA %1 (about %2)</source>
         <translation>本批次：预计 %1（约 %2）</translation>
+    </message>
+    <message>
+        <source>After %1 + %2</source>
+        <comment>a start time of day + how long it takes</comment>
+        <translation>%1 开始，约 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Paused: %n task(s) wait</source>
+        <translation>
+            <numerusform>已暂停：%n 个任务等待中</numerusform>
+        </translation>
     </message>
     <message>
         <source>ETA %1 (about %2)</source>

@@ -318,6 +318,60 @@ async def test_move_to_top_and_set_priority_from_the_table(window: MainWindow) -
     assert got.task_id == "old-0"  # the old batch now runs first
 
 
+async def test_held_work_says_what_holds_it_never_an_eta_of_zero(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20, item 7: a paused batch's lane says "Paused", a scheduled one "Scheduled 16:09"
+    (no duration known yet) or "After 16:09 + 1 min" (known), and with every waiting task held
+    the lane as a whole says so too — not "ETA after the first task finishes", not "ETA 0s"."""
+    from media_assistant.core.rules.pacing import time_of_day
+    from media_assistant.gui.window import queue_controls
+
+    monkeypatch.setattr(queue_controls, "ETA_MIN_GAP_S", 0.0)  # a new plan at every refresh
+    api = window.lanes["api"]
+    now = window.controller.now()
+    start = now + 2 * 3600
+    await window.controller.submit(tasks("night", 2), BatchInfo("night", start_at=start))
+    await until(lambda: window.model.task("night-1") is not None)
+    for batch in ("old", "new"):
+        window.task_actions.set_paused("batch", batch, True)
+    await until(lambda: window.model.holds.paused("batch", "old"))
+    await until(lambda: window.model.holds.paused("batch", "new"))
+    window.refresh()
+    when = time_of_day(start, now)
+    assert api.eta.text() == f"Scheduled {when}"  # nothing ended yet: no duration to add
+    window.batch_list.select("new")
+    await until(lambda: window.table.current_batch() == "new")
+    assert api.eta.text() == "Paused"
+    window.batch_list.select("night")
+    await until(lambda: window.table.current_batch() == "night")
+    assert api.eta.text() == f"Scheduled {when}"
+
+    window.task_actions.set_paused("batch", "old", False)  # one old task runs and ends
+    await until(lambda: not window.model.holds.paused("batch", "old"))
+    store = window.controller.services.store
+
+    def run_one() -> None:
+        c = claim(window)
+        store.finish_success(c, "答案")
+
+    await in_store(window, run_one)
+    await until(lambda: window.model.task("old-0").state == "success")  # type: ignore[union-attr]
+    window.task_actions.set_paused("batch", "old", True)
+    await until(lambda: window.model.holds.paused("batch", "old"))
+    window.refresh()
+    assert api.eta.text() == f"After {when} + 1 min"  # the night batch, from its start
+    assert batch_cells(window, COL_ETA)[1] == f"After {when} + 1 min"
+    window.table.set_batch("")
+    await until(lambda: window.batch_list.current() == "")
+    window.refresh()
+    assert api.eta.text() == f"After {when} + 1 min"
+    window.task_actions.set_paused("batch", "night", True)  # everything waiting is paused
+    await until(lambda: window.model.holds.paused("batch", "night"))
+    window.refresh()
+    assert api.eta.text() == "Paused: 8 tasks wait"
+
+
 # ------------------------------------------------------------------------------ new batch
 
 

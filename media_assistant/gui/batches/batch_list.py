@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.gui.bridge.queue_holds import QueueHolds
+from media_assistant.gui.common.pacing_labels import minutes
 from media_assistant.gui.common.style import (
     AMBER,
     RED,
@@ -72,6 +73,7 @@ class BatchLine:
     # "" | "paused" | "pausing" | "scheduled" | "done" | "eta" | "no_eta" | "learning"
     status: str
     until: float | None = None  # scheduled: start; eta: finish
+    finish: float | None = None  # scheduled: its expected end from that start, if known
 
 
 class BatchListModel(QAbstractTableModel):
@@ -102,11 +104,16 @@ class BatchListModel(QAbstractTableModel):
         counts: BatchCounts,
         holds: QueueHolds,
         finishes: Mapping[str, float | None],
+        starts: Mapping[str, float] | None = None,
     ) -> bool:
-        """New lines from the counts, batch rows and ETAs; True if the set of rows changed
-        (the view then restores its selection)."""
+        """New lines from the counts, batch rows and ETAs (``starts``: when each batch's first
+        task should start); True if the set of rows changed (the view then restores its
+        selection)."""
         now = self._now()
-        lines = [self._line(b, counts.tally(b), holds, finishes, now) for b in counts.counts]
+        starts = starts or {}
+        lines = [
+            self._line(b, counts.tally(b), holds, finishes, starts, now) for b in counts.counts
+        ]
         lines.sort(key=lambda line: (-(line.created_at or 0.0), line.batch_id))
         total = _sum(line.tally for line in lines)
         everything = BatchLine(
@@ -139,12 +146,13 @@ class BatchListModel(QAbstractTableModel):
         tally: BatchTally,
         holds: QueueHolds,
         finishes: Mapping[str, float | None],
+        starts: Mapping[str, float],
         now: float,
     ) -> BatchLine:
         record = holds.batches.get(batch_id)
         source = record.source_file if record is not None and record.source_file else ""
         created = record.created_at if record is not None else self._created.get(batch_id)
-        status, until = "", None
+        status, until, finish = "", None, None
         unfinished = tally.pending + tally.running
         hold = holds.batch_hold(batch_id, None, now)
         if not unfinished:
@@ -152,7 +160,8 @@ class BatchListModel(QAbstractTableModel):
         elif hold is not None and hold.kind == "paused":
             status = "pausing" if tally.running else "paused"
         elif hold is not None and hold.until is not None and not tally.running:
-            status, until = "scheduled", hold.until
+            status, until = "scheduled", starts.get(batch_id, hold.until)
+            finish = finishes.get(batch_id)
         elif batch_id in finishes:
             finish = finishes[batch_id]
             status, until = ("eta", finish) if finish is not None else ("no_eta", None)
@@ -167,6 +176,7 @@ class BatchListModel(QAbstractTableModel):
             tally,
             status,
             until,
+            finish,
         )
 
     # ---------------------------------------------------------------- lookups
@@ -260,6 +270,12 @@ class BatchListModel(QAbstractTableModel):
             moment = dt.datetime.fromtimestamp(line.until)
             today = dt.datetime.fromtimestamp(now).date()
             when = moment.strftime("%H:%M" if moment.date() == today else "%m-%d %H:%M")
+            if line.finish is not None:  # its durations are known: how long from that start
+                return (
+                    self.tr("After %1 + %2", "a start time of day + how long it takes")
+                    .replace("%1", when)
+                    .replace("%2", minutes(max(0.0, line.finish - line.until)))
+                )
             return self.tr("Scheduled %1").replace("%1", when)
         if line.status == "eta" and line.until is not None:
             at = dt.datetime.fromtimestamp(line.until).strftime("%H:%M")
