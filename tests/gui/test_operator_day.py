@@ -419,6 +419,27 @@ async def test_an_account_switched_off_while_working_says_it_finishes_its_task(
     assert text.startswith("Switched off") and text.endswith("finishing the current task")
 
 
+async def test_a_paused_account_has_one_state_and_rows_keep_their_height(
+    window: MainWindow,
+) -> None:
+    """Issue 20, item 8: "Paused" over "Working" read as two states; rows grew and shrank as
+    a countdown wrapped. One state per account, every row the same fixed height."""
+    table = window.accounts.table
+    heights = [table.rowHeight(r) for r in range(table.rowCount())]
+    assert len(set(heights)) == 1 and heights[0] >= 2 * table.fontMetrics().lineSpacing()
+    window.task_actions.set_paused("account", "api-1", True)
+    await until(lambda: window.model.holds.paused("account", "api-1"))
+    window.accounts.refresh()
+    item = table.item(1, 1)
+    assert item is not None and item.text() == "Paused"  # not "Paused\nWorking"
+    await window.controller.accounts_db.cool_down("web-1", 95, "rate_limited")
+    await until(lambda: window.controller.account_status("web-1").cooldown_until is not None)  # type: ignore[union-attr]
+    window.accounts.refresh()
+    long_reason = table.item(0, 1)
+    assert long_reason is not None and long_reason.text().startswith("Cooling down\n")
+    assert [table.rowHeight(r) for r in range(table.rowCount())] == heights
+
+
 async def test_an_account_problem_reads_as_words_with_the_selector_in_the_tooltip(
     window: MainWindow,
 ) -> None:
