@@ -953,6 +953,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <source>Run it again</source>
         <translation>Run it again</translation>
     </message>
+    <message>
+        <source>Demo mode: the sample batch has finished. Double-click a task to read its result, export them, or run the batch again.</source>
+        <translation>Demo mode: the sample batch has finished. Double-click a task to read its result, export them, or run the batch again.</translation>
+    </message>
 </context>
 <context>
     <name>DiskFullBanner</name>

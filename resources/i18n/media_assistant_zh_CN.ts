@@ -951,6 +951,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <source>Run it again</source>
         <translation>再运行一次</translation>
     </message>
+    <message>
+        <source>Demo mode: the sample batch has finished. Double-click a task to read its result, export them, or run the batch again.</source>
+        <translation>演示模式：示例批次已完成。双击任务即可查看结果，也可以导出结果或再运行一次。</translation>
+    </message>
 </context>
 <context>
     <name>DiskFullBanner</name>

@@ -87,3 +87,58 @@ def test_open_folder_says_so_where_no_file_manager_can_be_started(
     assert not actions.open_folder(parent, tmp_path)
     boxes = [b for b in parent.findChildren(QMessageBox) if b.isVisible()]
     assert len(boxes) == 1 and str(tmp_path) in boxes[0].text()
+
+
+DEMO_CONFIG = """
+[[models]]
+name = "demo-chat-api"
+kind = "api"
+
+[[models]]
+name = "demo-chat-web"
+kind = "web"
+
+[[accounts]]
+id = "demo-api"
+kind = "api"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "MA_AFTERNOON_KEY"
+models = ["demo-chat-api"]
+
+[[accounts]]
+id = "demo-web-1"
+kind = "web"
+site = "fake"
+models = ["demo-chat-web"]
+"""
+
+
+async def test_the_demo_banner_follows_the_sample_batch_not_the_button(
+    data: Path, qtbot: Any
+) -> None:
+    """Issue 20, item 9: "running" long after the batch ended, "press Run" after a restart in
+    the middle of one. The banner reads the demo's queue."""
+    from media_assistant.core.files.paths import Paths
+    from media_assistant.demo import sample_batch, sample_batch_id
+    from media_assistant.services import Services
+
+    (data / "config.toml").write_text(DEMO_CONFIG, encoding="utf-8")
+    async with running_app(data, qtbot, start_scheduler=False) as env:
+        env.window.offer_demo_batch()
+        banner = env.window.demo_banner
+        assert banner is not None and banner.state == "fresh"
+        assert "Run the sample batch" in banner.button.text()
+    earlier = Services.open(Paths.resolve(data))  # a start that ran the sample, then closed
+    batch = sample_batch(sample_batch_id(1_764_483_900))
+    earlier.store.submit(batch)
+    earlier.close()
+    async with running_app(data, qtbot, start_scheduler=False) as env:
+        env.window.offer_demo_batch()
+        banner = env.window.demo_banner
+        assert banner is not None and banner.state == "running"  # after the restart too
+        assert "running" in banner.text.text()
+        await env.controller.cancel([t.task_id for t in batch])  # it ends
+        await until(lambda: all(r.state == "canceled" for r in env.window.model.rows()))
+        env.window.refresh()
+        assert banner.state == "finished" and "finished" in banner.text.text()
+        assert banner.button.text() == "Run it again"

@@ -193,6 +193,7 @@ class MainWindow(QMainWindow):
         self.accounts.attention_needed.connect(self._notify)
         controller.config_applied.connect(self._on_controller_config_applied)
         self.setup_dialog: QWidget | None = None
+        self.demo_banner: DemoBanner | None = None  # demo mode only (offer_demo_batch)
         self.timeline.task_activated.connect(self.open_details)
 
         self._tick = QTimer(self)
@@ -431,6 +432,8 @@ class MainWindow(QMainWindow):
         self.queue.refresh(now)  # the batches list, the lane panels, pauses, actions
         self.timeline.set_now(now)
         self._update_title()
+        if self.demo_banner is not None:
+            self.demo_banner.follow(self.model.batches)
 
     def _update_title(self) -> None:
         """The progress of what the window shows: the chosen batch, else every batch that
@@ -634,17 +637,20 @@ class MainWindow(QMainWindow):
         self.close_requested.emit()
 
     def offer_demo_batch(self) -> None:
-        """Demo mode: a banner with the sample batch one click away."""
-        from media_assistant.demo import sample_batch
+        """Demo mode: a banner with the sample batch one click away; what it says follows
+        the sample batches in the queue (see :meth:`refresh`)."""
+        from media_assistant.demo import sample_batch, sample_batch_id
 
-        banner = DemoBanner(self)
+        banner = self.demo_banner = DemoBanner(self)
         central = self.centralWidget()
         layout = central.layout() if central is not None else None
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(0, banner)
 
         def submit() -> None:
-            spawn(self._submit_tasks(sample_batch(f"demo-{int(self.controller.now())}")), "demo")
+            batch = sample_batch(sample_batch_id(self.controller.now()))
+            spawn(self._submit_tasks(batch), "demo")
 
         banner.run_requested.connect(submit)
+        banner.follow(self.model.batches)
         self.demo_button = banner.button
