@@ -284,6 +284,10 @@
         <translation>finishing the current task</translation>
     </message>
     <message>
+        <source>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</source>
+        <translation>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</translation>
+    </message>
+    <message>
         <source>pacing: ready</source>
         <translation>pacing: ready</translation>
     </message>

@@ -283,6 +283,10 @@
         <translation>正在完成当前任务</translation>
     </message>
     <message>
+        <source>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</source>
+        <translation>%1 已重置：问题和冷却已清除，下一个任务起重新开始</translation>
+    </message>
+    <message>
         <source>pacing: ready</source>
         <translation>节奏：可以开始</translation>
     </message>

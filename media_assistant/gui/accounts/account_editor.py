@@ -438,6 +438,9 @@ class AccountEditor(QDialog):
         if key is None:
             return
         self.problems.clear()
+        # Disabling the pressed button moves the focus on, to the Name field with its text
+        # selected (issue 20): it goes back where it was once the buttons are enabled again.
+        focused = self.focusWidget()
         self._set_busy(True)
         try:
             await action(base_url, key)
@@ -450,6 +453,8 @@ class AccountEditor(QDialog):
             )
         finally:
             self._set_busy(False)
+            if focused is not None and focused.isEnabled():
+                focused.setFocus(Qt.FocusReason.OtherFocusReason)
 
     async def _fetch(self, base_url: str, key: str) -> None:
         from media_assistant.core.model.errors import ErrorKind

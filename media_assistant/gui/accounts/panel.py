@@ -46,6 +46,7 @@ class AccountsPanel(QWidget):
     # (title, text): the risk guard paused an account for hours; the window tells the operator.
     attention_needed = Signal(str, str)
     pause_toggled = Signal(str, bool)  # account id, pause (True) or resume (False)
+    message = Signal(str)  # what an action did, for the status bar
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -258,7 +259,16 @@ class AccountsPanel(QWidget):
 
     def reset(self, account_id: str) -> None:
         """Clear the account's problem; the scheduler builds its provider anew."""
-        spawn(self.controller.reset_account(account_id), f"reset:{account_id}")
+        spawn(self._reset(account_id), f"reset:{account_id}")
+
+    async def _reset(self, account_id: str) -> None:
+        await self.controller.reset_account(account_id)
+        self.message.emit(
+            self.tr(
+                "%1 reset: its problem and cool-down are cleared; it starts afresh with its "
+                "next task"
+            ).replace("%1", account_id)
+        )
 
     def _on_toggle_toggled(self, account_id: str, on: bool) -> None:
         spawn(self.controller.set_account_enabled(account_id, on), f"toggle:{account_id}")

@@ -191,6 +191,7 @@ class MainWindow(QMainWindow):
         self.accounts.login_requested.connect(self._on_accounts_login_requested)
         self.accounts.setup_requested.connect(self._on_setup_requested)
         self.accounts.attention_needed.connect(self._notify)
+        self.accounts.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         controller.config_applied.connect(self._on_controller_config_applied)
         self.setup_dialog: QWidget | None = None
         self.demo_banner: DemoBanner | None = None  # demo mode only (offer_demo_batch)
