@@ -152,10 +152,6 @@
         <translation>Enter the base URL first</translation>
     </message>
     <message>
-        <source>%1: %2</source>
-        <translation>%1: %2</translation>
-    </message>
-    <message>
         <source>Asking %1 for its models…</source>
         <translation>Asking %1 for its models…</translation>
     </message>
@@ -2088,6 +2084,17 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>&amp;Look in:</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>Files of &amp;type:</translation>
+    </message>
+</context>
+<context>
     <name>QualityRule</name>
     <message>
         <source>answer too short</source>
@@ -2114,6 +2121,57 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Queue paused</source>
         <translation>Queue paused</translation>
+    </message>
+</context>
+<context>
+    <name>Reason</name>
+    <message>
+        <source>Cannot reach the server: nothing answered at that address</source>
+        <translation>Cannot reach the server: nothing answered at that address</translation>
+    </message>
+    <message>
+        <source>The server did not answer within %1 s</source>
+        <translation>The server did not answer within %1 s</translation>
+    </message>
+    <message>
+        <source>The server sent nothing for %1 s</source>
+        <translation>The server sent nothing for %1 s</translation>
+    </message>
+    <message>
+        <source>Sending the request took too long</source>
+        <translation>Sending the request took too long</translation>
+    </message>
+    <message>
+        <source>The connection was cut off</source>
+        <translation>The connection was cut off</translation>
+    </message>
+    <message>
+        <source>The server&apos;s answer was not valid HTTP</source>
+        <translation>The server&apos;s answer was not valid HTTP</translation>
+    </message>
+    <message>
+        <source>The address must start with http:// or https://</source>
+        <translation>The address must start with http:// or https://</translation>
+    </message>
+    <message>
+        <source>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</source>
+        <translation>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</translation>
+    </message>
+    <message>
+        <source>It needs the built-in simulated site, which this start does not have</source>
+        <translation>It needs the built-in simulated site, which this start does not have</translation>
+    </message>
+    <message>
+        <source>Its site adapter cannot be used (see the tooltip)</source>
+        <translation>Its site adapter cannot be used (see the tooltip)</translation>
+    </message>
+    <message>
+        <source>A model of it names the site&apos;s own model, but its site adapter cannot choose models (see the tooltip)</source>
+        <translation>A model of it names the site&apos;s own model, but its site adapter cannot choose models (see the tooltip)</translation>
+    </message>
+    <message>
+        <source>It could not be started: an internal error (see the tooltip and the log)</source>
+        <translation>It could not be started: an internal error (see the tooltip and the log)</translation>
     </message>
 </context>
 <context>

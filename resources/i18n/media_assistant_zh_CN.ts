@@ -152,10 +152,6 @@
         <translation>请先填写接口地址</translation>
     </message>
     <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
         <source>Asking %1 for its models…</source>
         <translation>正在向 %1 查询模型…</translation>
     </message>
@@ -2072,6 +2068,17 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
+    </message>
+</context>
+<context>
     <name>QualityRule</name>
     <message>
         <source>answer too short</source>
@@ -2097,6 +2104,57 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Queue paused</source>
         <translation>队列已暂停</translation>
+    </message>
+</context>
+<context>
+    <name>Reason</name>
+    <message>
+        <source>Cannot reach the server: nothing answered at that address</source>
+        <translation>无法连接服务器：该地址没有响应</translation>
+    </message>
+    <message>
+        <source>The server did not answer within %1 s</source>
+        <translation>服务器在 %1 秒内没有响应</translation>
+    </message>
+    <message>
+        <source>The server sent nothing for %1 s</source>
+        <translation>服务器 %1 秒内没有发送任何内容</translation>
+    </message>
+    <message>
+        <source>Sending the request took too long</source>
+        <translation>发送请求超时</translation>
+    </message>
+    <message>
+        <source>The connection was cut off</source>
+        <translation>连接被中断</translation>
+    </message>
+    <message>
+        <source>The server&apos;s answer was not valid HTTP</source>
+        <translation>服务器的响应不是有效的 HTTP</translation>
+    </message>
+    <message>
+        <source>The address must start with http:// or https://</source>
+        <translation>地址必须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <source>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</source>
+        <translation>没有 API 密钥：打开“账号…”，编辑此账号并粘贴密钥，或填写保存密钥的环境变量名</translation>
+    </message>
+    <message>
+        <source>It needs the built-in simulated site, which this start does not have</source>
+        <translation>它需要内置的模拟站点，本次启动没有提供</translation>
+    </message>
+    <message>
+        <source>Its site adapter cannot be used (see the tooltip)</source>
+        <translation>站点适配文件无法使用（详见提示）</translation>
+    </message>
+    <message>
+        <source>A model of it names the site&apos;s own model, but its site adapter cannot choose models (see the tooltip)</source>
+        <translation>它的某个模型指定了站点自己的模型，但站点适配文件不能选择模型（详见提示）</translation>
+    </message>
+    <message>
+        <source>It could not be started: an internal error (see the tooltip and the log)</source>
+        <translation>无法启动：内部错误（详见提示和日志）</translation>
     </message>
 </context>
 <context>

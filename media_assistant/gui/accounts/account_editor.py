@@ -162,7 +162,8 @@ class AccountEditor(QDialog):
             if entry.where == "site_file":
                 continue
             assert entry.adapter is not None
-            self.site.addItem(f"{entry.adapter.name} ({entry.site})", entry.site)
+            name = labels.site_name(entry.adapter.name, entry.adapter.name_zh)
+            self.site.addItem(f"{name} ({entry.site})", entry.site)
         self.site.addItem(self.tr("From an adapter file…"), FILE_CHOICE)
         self.site_file: str | None = current.get("site_file")
         if self.site_file:
@@ -444,11 +445,9 @@ class AccountEditor(QDialog):
         self._set_busy(True)
         try:
             await action(base_url, key)
-        except ProviderError as exc:
+        except ProviderError as exc:  # our own reasons in words, else the server's message
             self._note(
-                self.tr("%1: %2")
-                .replace("%1", labels.error_kind(exc.kind.value))
-                .replace("%2", exc.message),
+                labels.provider_error_text(exc.kind.value, exc.message, exc.code, exc.params),
                 error=True,
             )
         finally:

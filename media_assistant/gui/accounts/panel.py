@@ -283,9 +283,11 @@ def _detail(status: AccountStatus | None, state: AccountState) -> str:
     raw = status.cooldown_reason if status else None
     if state is AccountState.COOLING_DOWN and raw and not labels.is_error_kind(raw):
         return raw
-    if status is not None and status.problem_detail and state is not AccountState.DISABLED:
-        return status.problem_detail
-    return ""
+    if status is None or not status.problem_detail or state is AccountState.DISABLED:
+        return ""
+    if labels.reason_is_complete(status.problem_code):  # our own English: the words say it
+        return ""
+    return status.problem_detail
 
 
 def _brush(hex_color: str) -> QBrush:

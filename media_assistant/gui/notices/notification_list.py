@@ -62,9 +62,9 @@ class NoticeWords(QObject):
                 .replace("%3", str(p.get("canceled", 0)))
             )
         if notice.kind is NoticeKind.ACCOUNT_ATTENTION:
-            state = labels.account_state(str(p.get("state", "")))
-            reason = str(p.get("reason", "") or "")
-            return f"{state}: {reason}" if reason else state
+            # Why, in words (the title already says it needs the operator); the site's own
+            # detail is on the account's row, in its tooltip.
+            return labels.problem_words(str(p.get("code") or ""), str(p.get("state", "")))
         return (
             self.tr("%1 MB free on the disk of %2")
             .replace("%1", str(p.get("free_mb", 0)))
