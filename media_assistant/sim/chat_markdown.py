@@ -78,6 +78,11 @@ def compose_markdown(text: str, rng: random.Random, length: int) -> str:
 
 
 _TOPICS_ZH = ("春季连衣裙", "保温杯", "露营装备", "城市骑行", "手冲咖啡")
+_CODE_ZH = {  # the same code, its comments in Chinese (markup inside code stays text)
+    "python": "def answer(n):\n    return n * 2  # 翻倍，<b>不是粗体</b>",
+    "javascript": "const answer = (n) => n * 2; // 翻倍：a < b && c > d",
+    "sql": "SELECT name, price FROM items WHERE price < 100; -- 百元以内的商品",
+}
 
 
 def _compose_chinese(text: str, rng: random.Random, length: int) -> str:
@@ -105,7 +110,7 @@ def _compose_chinese(text: str, rng: random.Random, length: int) -> str:
         f"| 配件 | {n * 2} |",
         "",
         f"```{language}",
-        _CODE[language],
+        _CODE_ZH[language],
         "```",
         "",
         f"> 关于{topic}的一句引言。",
