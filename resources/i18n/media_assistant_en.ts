@@ -513,6 +513,21 @@ Switch to its window, or close it first.</translation>
         <translation>Batches</translation>
     </message>
     <message>
+        <source>All batches</source>
+        <translation>All batches</translation>
+    </message>
+    <message>
+        <source>All batches · %1</source>
+        <translation>All batches · %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n failed</numerusform>
+            <numerusform>%n failed</numerusform>
+        </translation>
+    </message>
+    <message>
         <source>Choose a batch in the list first</source>
         <translation>Choose a batch in the list first</translation>
     </message>

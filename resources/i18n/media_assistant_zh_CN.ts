@@ -511,6 +511,20 @@ Switch to its window, or close it first.</source>
         <translation>批次</translation>
     </message>
     <message>
+        <source>All batches</source>
+        <translation>全部批次</translation>
+    </message>
+    <message>
+        <source>All batches · %1</source>
+        <translation>全部批次 · %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n 个失败</numerusform>
+        </translation>
+    </message>
+    <message>
         <source>Choose a batch in the list first</source>
         <translation>请先在列表中选择一个批次</translation>
     </message>

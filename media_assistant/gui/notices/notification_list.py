@@ -82,7 +82,11 @@ class NotificationList(QWidget):
         super().__init__(parent)
         self.words = NoticeWords(self)
         self.list = QListWidget(self)
-        self.list.setWordWrap(True)
+        # One line per notice (its whole text in the tooltip): on a laptop the tab shows a few
+        # of them, not one and a half.
+        self.list.setWordWrap(False)
+        self.list.setUniformItemSizes(True)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setAlternatingRowColors(True)
         # One click opens a notice (and so reads it); Enter too. A double click opens it twice,
         # which shows the same batch again.
@@ -114,7 +118,9 @@ class NotificationList(QWidget):
 
     def add(self, notice: Notice, *, unread: bool = True) -> QListWidgetItem:
         when = dt.datetime.fromtimestamp(notice.at).strftime("%m-%d %H:%M")
-        item = QListWidgetItem(f"{when}  {self.words.title(notice)}\n{self.words.text(notice)}")
+        title, text = self.words.title(notice), self.words.text(notice)
+        item = QListWidgetItem(f"{when}  {title} — {text}")
+        item.setToolTip(f"{title}\n{text}")
         warning = notice.kind is not NoticeKind.BATCH_DONE
         icon = (
             QStyle.StandardPixmap.SP_MessageBoxWarning

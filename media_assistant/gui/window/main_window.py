@@ -121,7 +121,8 @@ class MainWindow(QMainWindow):
         tasks.setStretchFactor(1, 2)
         tasks.setCollapsible(0, False)
         rows = self.fontMetrics().height() + 8
-        tasks.setSizes([rows * 6, rows * 11])
+        # The table gets the room: the batches list its heading, header and three batches.
+        tasks.setSizes([rows * 5, rows * 14])
         middle = QSplitter(Qt.Orientation.Horizontal, self)
         middle.addWidget(tasks)
         middle.addWidget(self.accounts)
@@ -156,7 +157,7 @@ class MainWindow(QMainWindow):
         vertical.addWidget(self.bottom)
         vertical.setStretchFactor(0, 4)
         vertical.setStretchFactor(1, 1)
-        vertical.setSizes([rows * 20, rows * 5])
+        vertical.setSizes([rows * 21, rows * 4])
         central = QWidget(self)
         layout = QVBoxLayout(central)
         self.disk_banner = DiskFullBanner(controller.services.bus, self)  # hidden until full
