@@ -418,8 +418,8 @@ class AccountEditor(QDialog):
             return await asyncio.to_thread(
                 resolve_api_key, self.original_id, self.key_env.text().strip() or None
             )
-        except ProviderError as exc:
-            self.problems.show([("key", exc.message)])
+        except ProviderError as exc:  # said in words: its English names a command to type
+            self.problems.show([("key", labels.reason_text("no_api_key") or exc.message)])
             return None
 
     def _on_fetch_clicked(self) -> None:

@@ -156,9 +156,10 @@ class AccountsPanel(QWidget):
                 self._notice_pause(account.id, paced, now)
             word, detail, more = self._state_lines(account.id, status, state, paused, paced, now)
             text = f"{word}\n{detail}" if detail else word
-            if item.text() != text:
+            tip = "\n".join(p for p in (word, detail, more) if p)
+            if item.text() != text or item.toolTip() != tip:
                 item.setText(text)
-                item.setToolTip("\n".join(p for p in (word, detail, more) if p))
+                item.setToolTip(tip)
                 colour = AMBER if paused else ACCOUNT_COLORS.get(state.value, "#333")
                 item.setForeground(_brush(colour))
             toggle = self._toggles[account.id]

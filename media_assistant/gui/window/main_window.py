@@ -144,7 +144,7 @@ class MainWindow(QMainWindow):
         vertical.addWidget(self.bottom)
         vertical.setStretchFactor(0, 4)
         vertical.setStretchFactor(1, 1)
-        vertical.setSizes([rows * 21, rows * 4])
+        vertical.setSizes([rows * 20, rows * 5])
         central = QWidget(self)
         layout = QVBoxLayout(central)
         self.disk_banner = DiskFullBanner(controller.services.bus, self)  # hidden until full
