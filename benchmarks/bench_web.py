@@ -40,6 +40,7 @@ from media_assistant.providers.web.adapter import load_adapter
 from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
+from media_assistant.sim.chinese import answer_prefix
 
 TARGET_WARM_S = 1.0
 SLOW_PAGE_LOAD_S = (2.0, 4.0)  # a heavy real chat UI's full load (FIELD.md)
@@ -324,7 +325,7 @@ def _task_row(
         "first": first,
         "state": record.state,
         "attempt": record.attempt,
-        "own_answer": (record.result_text or "").startswith(f"Answer to: {record.prompt}"),
+        "own_answer": (record.result_text or "").startswith(answer_prefix(record.prompt)),
         "started_at": started,
         "finished_at": finished,
         "took_s": None,

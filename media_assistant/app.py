@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from media_assistant import __version__
 from media_assistant.core.disk.full import DiskFull
+from media_assistant.core.files.local_state import LocalState
 from media_assistant.core.files.locks import DataDirLock, runtime_dir
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.files.private_files import PrivateRotatingFileHandler, private_dir
@@ -268,7 +269,8 @@ async def _amain(
             log.warning("[web] %s", line)
     scheduler = services.scheduler()
     controller = AppController(services, scheduler)
-    window = MainWindow(controller, log_model)
+    remembered = await asyncio.to_thread(LocalState.load, services.paths.local_state)
+    window = MainWindow(controller, log_model, local_state=remembered)
     closing = asyncio.Event()
     window.close_requested.connect(closing.set)
     # SIGTERM / SIGHUP / SIGINT: the same graceful path as closing the window.
@@ -309,6 +311,7 @@ async def _amain(
     )
     await scheduler.stop()
     await window.stop_notices()
+    await window.local_state.flush()  # the notices read, the batch shown: for the next start
     if not upkeep.done():  # a backup in progress finishes: its thread cannot be interrupted
         await asyncio.wait({upkeep})
     await controller.close()

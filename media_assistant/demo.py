@@ -54,6 +54,15 @@ def demo_data_dir(home: Path | None = None) -> Path:
     return (home or default_data_dir()).expanduser() / "demo"
 
 
+# Sample batches are named ``demo-<time>``: the window's banner tells them apart by it (a batch
+# of the demo folder the operator made with *New batch* is not the sample).
+SAMPLE_PREFIX = "demo-"
+
+
+def sample_batch_id(now: float) -> str:
+    return f"{SAMPLE_PREFIX}{now:.0f}"
+
+
 def sample_batch(batch_id: str = "demo") -> list[NewTask]:
     tasks = []
     for i, topic in enumerate(SAMPLE_TOPICS):

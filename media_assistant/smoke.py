@@ -161,6 +161,11 @@ def _catalogues() -> bool:
             raise FileNotFoundError(f"{path}: missing or empty")
         if language == "zh_CN" and translator.translate("App", "Media Assistant") in ("", None):
             raise ValueError(f"{path}: no translation for the app's name")
+    from media_assistant.gui.common.i18n import qt_translations
+
+    qt = qt_translations("zh_CN")  # Qt's own dialogs in Chinese (the file picker)
+    if qt is None or not qt.translate("QFileDialog", "Look in:"):
+        raise FileNotFoundError("qtbase_zh_CN.qm: Qt's own Chinese catalogue is missing")
     return True
 
 

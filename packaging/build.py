@@ -93,6 +93,9 @@ def problems(bundle: Path) -> list[str]:
     for target in runtime_files(ROOT).values():
         if not (internal / target).is_file():
             found.append(f"resource missing: _internal/{target}")
+    qt_catalogue = internal / "PySide6" / "Qt" / "translations" / "qtbase_zh_CN.qm"
+    if not qt_catalogue.is_file():
+        found.append(f"Qt's Chinese catalogue missing: {qt_catalogue.relative_to(bundle)}")
     for html in ("chat_page.html", "chat_login.html"):
         if not (internal / "media_assistant" / "sim" / html).is_file():
             found.append(f"simulator page missing: _internal/media_assistant/sim/{html}")

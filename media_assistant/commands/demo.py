@@ -8,7 +8,7 @@ import asyncio
 
 from media_assistant.commands.run import _run
 from media_assistant.core.files.paths import Paths
-from media_assistant.demo import DemoEnvironment, sample_batch
+from media_assistant.demo import DemoEnvironment, sample_batch, sample_batch_id
 from media_assistant.services import Services
 
 
@@ -20,7 +20,7 @@ def cmd_demo(paths: Paths, args: argparse.Namespace) -> int:
         print(f"demo data: {env.data_dir}  (web: {env.browser_description or 'simulated'})")
         services = Services.open(demo_paths, team=False)  # a demo never joins a team
         try:
-            batch = f"demo-{services.clock.now():.0f}"
+            batch = sample_batch_id(services.clock.now())
             return asyncio.run(_run(services, sample_batch(batch)))
         finally:
             services.close()

@@ -77,10 +77,12 @@ class ProviderRegistry:
             try:
                 return ApiProvider.from_config(self.config, account.id)
             except ProviderError as exc:
-                raise AccountUnavailable(exc.message) from None
+                raise AccountUnavailable(exc.message, exc.code or exc.kind.value) from None
         if account.site == FAKE_SITE:
             if self.fake_web is None:
-                raise AccountUnavailable(f"web account {account.id}: no simulated site here")
+                raise AccountUnavailable(
+                    f"web account {account.id}: no simulated site here", "no_simulated_site"
+                )
             return self.fake_web(self.config, account.id)
         from media_assistant.providers.web.adapter import load_adapter
         from media_assistant.providers.web.provider import WebProvider
@@ -90,14 +92,17 @@ class ProviderRegistry:
                 site=account.site, site_file=account.site_file, user_dir=self.paths.sites
             )
         except ConfigError as exc:
-            raise AccountUnavailable(f"web account {account.id}: {exc}") from None
+            raise AccountUnavailable(
+                f"web account {account.id}: {exc}", "adapter_unreadable"
+            ) from None
         for name in account.models:
             model = self.config.model(name)
             if model is not None and model.upstream and adapter.model_choice is None:
                 raise AccountUnavailable(
                     f"web account {account.id}: model {name!r} sets upstream = "
                     f"{model.upstream!r}, but site adapter {adapter.id!r} has no [model_choice] "
-                    "saying how to pick the site's model (see docs/ADAPTERS.md)"
+                    "saying how to pick the site's model (see docs/ADAPTERS.md)",
+                    "model_choice_missing",
                 )
         return WebProvider(
             self.driver,

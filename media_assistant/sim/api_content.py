@@ -1,8 +1,9 @@
 """What the fake OpenAI API says: deterministic answers and the JSON shapes that carry them.
 
-An answer always starts with ``"Answer to: <last user message>"`` so a test can tell which task got
-which answer; the filler after it is drawn from a generator seeded by the request itself, so the
-same request always gets the same answer.
+An answer always starts with ``"Answer to: <last user message>"`` (``"回答：<…>"`` and Chinese
+filler for a Chinese message: sim/chinese.py) so a test can tell which task got which answer; the
+filler after it is drawn from a generator seeded by the request itself, so the same request
+always gets the same answer.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from media_assistant.sim.chinese import answer_prefix, chinese_filler, is_chinese, thinking_prefix
 
 _WORDS = (
     "the quick brown fox jumps over a lazy dog while media teams write clear "
@@ -110,10 +113,11 @@ def make_reply(
 ) -> Reply:
     rng = request_rng(seed, model, messages)
     user = last_user_text(messages)
-    content = f"Answer to: {user}\n\n" + _filler(rng, rng.randint(*answer_chars))
+    filler = chinese_filler if is_chinese(user) else _filler
+    content = f"{answer_prefix(user)}\n\n" + filler(rng, rng.randint(*answer_chars))
     reasoning = ""
     if is_reasoning_model(model):
-        reasoning = f"Thinking about: {user}\n" + _filler(rng, rng.randint(*answer_chars) // 3)
+        reasoning = f"{thinking_prefix(user)}\n" + filler(rng, rng.randint(*answer_chars) // 3)
     prompt_tokens = sum(estimate_tokens(message_text(m)) for m in messages)
     return Reply(content=content, reasoning=reasoning, prompt_tokens=prompt_tokens)
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from media_assistant.sim.chat_markdown import render
 from media_assistant.sim.chat_stats import Outcome
+from media_assistant.sim.chinese import answer_prefix, chinese_filler, is_chinese
 
 MessageState = Literal["done", "generating", "stopped", "failed"]
 
@@ -54,7 +55,10 @@ def new_id() -> str:
 
 
 def compose_answer(text: str, rng: random.Random, length: int) -> str:
-    """``"Answer to: <text>"``, a blank line, then ``length`` characters of filler."""
+    """``"Answer to: <text>"``, a blank line, then ``length`` characters of filler (in Chinese
+    for a Chinese prompt: sim/chinese.py)."""
+    if is_chinese(text):
+        return f"{answer_prefix(text)}\n\n" + chinese_filler(rng, length)
     words: list[str] = []
     size = 0
     while size < length:

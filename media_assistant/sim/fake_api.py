@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from media_assistant.core.model.provider import GenerationResult, TaskContext
+from media_assistant.sim.chinese import answer_prefix
 
 CHECKPOINT_EVERY_S = 0.5
 
@@ -59,7 +60,7 @@ class FakeApiProvider:
                 await ctx.clock.sleep(min(CHECKPOINT_EVERY_S, remaining))
                 ctx.checkpoint()
             stats.served += 1
-            return GenerationResult(text=f"Answer to: {ctx.task.prompt}")
+            return GenerationResult(text=answer_prefix(ctx.task.prompt))
         finally:
             stats.in_flight -= 1
 

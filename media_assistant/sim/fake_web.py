@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.core.model.provider import GenerationResult, TaskContext
+from media_assistant.sim.chinese import answer_prefix
 
 if TYPE_CHECKING:
     from media_assistant.core.config.schema import AppConfig
@@ -103,7 +104,7 @@ class FakeWebProvider:
         session.texts.append(text)
         try:
             done_at = ctx.clock.monotonic() + self.site.duration(ctx.task.task_id)
-            answer = f"Answer to: {ctx.task.prompt}"
+            answer = answer_prefix(ctx.task.prompt)
             while (remaining := done_at - ctx.clock.monotonic()) > 0:
                 await ctx.clock.sleep(min(CHECKPOINT_EVERY_S, remaining))
                 if gen.broken:

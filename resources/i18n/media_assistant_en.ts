@@ -152,10 +152,6 @@
         <translation>Enter the base URL first</translation>
     </message>
     <message>
-        <source>%1: %2</source>
-        <translation>%1: %2</translation>
-    </message>
-    <message>
         <source>Asking %1 for its models…</source>
         <translation>Asking %1 for its models…</translation>
     </message>
@@ -282,6 +278,10 @@
     <message>
         <source>finishing the current task</source>
         <translation>finishing the current task</translation>
+    </message>
+    <message>
+        <source>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</source>
+        <translation>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</translation>
     </message>
     <message>
         <source>pacing: ready</source>
@@ -513,6 +513,21 @@ Switch to its window, or close it first.</translation>
         <translation>Batches</translation>
     </message>
     <message>
+        <source>All batches</source>
+        <translation>All batches</translation>
+    </message>
+    <message>
+        <source>All batches · %1</source>
+        <translation>All batches · %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n failed</numerusform>
+            <numerusform>%n failed</numerusform>
+        </translation>
+    </message>
+    <message>
         <source>Choose a batch in the list first</source>
         <translation>Choose a batch in the list first</translation>
     </message>
@@ -606,6 +621,11 @@ Switch to its window, or close it first.</translation>
     <message>
         <source>Pausing after the current task</source>
         <translation>Pausing after the current task</translation>
+    </message>
+    <message>
+        <source>After %1 + %2</source>
+        <comment>a start time of day + how long it takes</comment>
+        <translation>After %1 + %2</translation>
     </message>
     <message>
         <source>Scheduled %1</source>
@@ -947,6 +967,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Run it again</source>
         <translation>Run it again</translation>
+    </message>
+    <message>
+        <source>Demo mode: the sample batch has finished. Double-click a task to read its result, export them, or run the batch again.</source>
+        <translation>Demo mode: the sample batch has finished. Double-click a task to read its result, export them, or run the batch again.</translation>
     </message>
 </context>
 <context>
@@ -1616,8 +1640,24 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Idle</translation>
     </message>
     <message>
+        <source>Scheduled %1</source>
+        <translation>Scheduled %1</translation>
+    </message>
+    <message>
         <source>This batch: ETA %1 (about %2)</source>
         <translation>This batch: ETA %1 (about %2)</translation>
+    </message>
+    <message>
+        <source>After %1 + %2</source>
+        <comment>a start time of day + how long it takes</comment>
+        <translation>After %1 + %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Paused: %n task(s) wait</source>
+        <translation>
+            <numerusform>Paused: %n task waits</numerusform>
+            <numerusform>Paused: %n tasks wait</numerusform>
+        </translation>
     </message>
     <message>
         <source>ETA %1 (about %2)</source>
@@ -1660,6 +1700,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 </context>
 <context>
     <name>LogPanel</name>
+    <message>
+        <source>The full report is in the app&apos;s log file (Help → Create support bundle…).</source>
+        <translation>The full report is in the app&apos;s log file (Help → Create support bundle…).</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Error</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>Warning</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>Info</translation>
+    </message>
     <message>
         <source>All lines</source>
         <translation>All lines</translation>
@@ -1736,8 +1792,21 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Settings…</translation>
     </message>
     <message>
+        <source>%1: %2/%3 done — Media Assistant</source>
+        <comment>batch: done/total</comment>
+        <translation>%1: %2/%3 done — Media Assistant</translation>
+    </message>
+    <message>
         <source>%1/%2 done — Media Assistant</source>
         <translation>%1/%2 done — Media Assistant</translation>
+    </message>
+    <message>
+        <source>Batch %1 is not in this queue any more</source>
+        <translation>Batch %1 is not in this queue any more</translation>
+    </message>
+    <message>
+        <source>Account %1 is not set up in this queue any more</source>
+        <translation>Account %1 is not set up in this queue any more</translation>
     </message>
     <message>
         <source>%1: %2</source>
@@ -2030,6 +2099,17 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>&amp;Look in:</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>Files of &amp;type:</translation>
+    </message>
+</context>
+<context>
     <name>QualityRule</name>
     <message>
         <source>answer too short</source>
@@ -2056,6 +2136,57 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Queue paused</source>
         <translation>Queue paused</translation>
+    </message>
+</context>
+<context>
+    <name>Reason</name>
+    <message>
+        <source>Cannot reach the server: nothing answered at that address</source>
+        <translation>Cannot reach the server: nothing answered at that address</translation>
+    </message>
+    <message>
+        <source>The server did not answer within %1 s</source>
+        <translation>The server did not answer within %1 s</translation>
+    </message>
+    <message>
+        <source>The server sent nothing for %1 s</source>
+        <translation>The server sent nothing for %1 s</translation>
+    </message>
+    <message>
+        <source>Sending the request took too long</source>
+        <translation>Sending the request took too long</translation>
+    </message>
+    <message>
+        <source>The connection was cut off</source>
+        <translation>The connection was cut off</translation>
+    </message>
+    <message>
+        <source>The server&apos;s answer was not valid HTTP</source>
+        <translation>The server&apos;s answer was not valid HTTP</translation>
+    </message>
+    <message>
+        <source>The address must start with http:// or https://</source>
+        <translation>The address must start with http:// or https://</translation>
+    </message>
+    <message>
+        <source>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</source>
+        <translation>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</translation>
+    </message>
+    <message>
+        <source>It needs the built-in simulated site, which this start does not have</source>
+        <translation>It needs the built-in simulated site, which this start does not have</translation>
+    </message>
+    <message>
+        <source>Its site adapter cannot be used (see the tooltip)</source>
+        <translation>Its site adapter cannot be used (see the tooltip)</translation>
+    </message>
+    <message>
+        <source>A model of it names the site&apos;s own model, but its site adapter cannot choose models (see the tooltip)</source>
+        <translation>A model of it names the site&apos;s own model, but its site adapter cannot choose models (see the tooltip)</translation>
+    </message>
+    <message>
+        <source>It could not be started: an internal error (see the tooltip and the log)</source>
+        <translation>It could not be started: an internal error (see the tooltip and the log)</translation>
     </message>
 </context>
 <context>
@@ -2559,6 +2690,12 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Open folder</source>
         <translation>Open folder</translation>
+    </message>
+    <message>
+        <source>No file manager could be started here. The folder is:
+%1</source>
+        <translation>No file manager could be started here. The folder is:
+%1</translation>
     </message>
 </context>
 <context>

@@ -152,10 +152,6 @@
         <translation>请先填写接口地址</translation>
     </message>
     <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
         <source>Asking %1 for its models…</source>
         <translation>正在向 %1 查询模型…</translation>
     </message>
@@ -281,6 +277,10 @@
     <message>
         <source>finishing the current task</source>
         <translation>正在完成当前任务</translation>
+    </message>
+    <message>
+        <source>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</source>
+        <translation>%1 已重置：问题和冷却已清除，下一个任务起重新开始</translation>
     </message>
     <message>
         <source>pacing: ready</source>
@@ -511,6 +511,20 @@ Switch to its window, or close it first.</source>
         <translation>批次</translation>
     </message>
     <message>
+        <source>All batches</source>
+        <translation>全部批次</translation>
+    </message>
+    <message>
+        <source>All batches · %1</source>
+        <translation>全部批次 · %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n 个失败</numerusform>
+        </translation>
+    </message>
+    <message>
         <source>Choose a batch in the list first</source>
         <translation>请先在列表中选择一个批次</translation>
     </message>
@@ -604,6 +618,11 @@ Switch to its window, or close it first.</source>
     <message>
         <source>Pausing after the current task</source>
         <translation>当前任务完成后暂停</translation>
+    </message>
+    <message>
+        <source>After %1 + %2</source>
+        <comment>a start time of day + how long it takes</comment>
+        <translation>%1 开始，约 %2</translation>
     </message>
     <message>
         <source>Scheduled %1</source>
@@ -945,6 +964,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Run it again</source>
         <translation>再运行一次</translation>
+    </message>
+    <message>
+        <source>Demo mode: the sample batch has finished. Double-click a task to read its result, export them, or run the batch again.</source>
+        <translation>演示模式：示例批次已完成。双击任务即可查看结果，也可以导出结果或再运行一次。</translation>
     </message>
 </context>
 <context>
@@ -1608,8 +1631,23 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>空闲</translation>
     </message>
     <message>
+        <source>Scheduled %1</source>
+        <translation>定时 %1</translation>
+    </message>
+    <message>
         <source>This batch: ETA %1 (about %2)</source>
         <translation>本批次：预计 %1（约 %2）</translation>
+    </message>
+    <message>
+        <source>After %1 + %2</source>
+        <comment>a start time of day + how long it takes</comment>
+        <translation>%1 开始，约 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Paused: %n task(s) wait</source>
+        <translation>
+            <numerusform>已暂停：%n 个任务等待中</numerusform>
+        </translation>
     </message>
     <message>
         <source>ETA %1 (about %2)</source>
@@ -1650,6 +1688,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 </context>
 <context>
     <name>LogPanel</name>
+    <message>
+        <source>The full report is in the app&apos;s log file (Help → Create support bundle…).</source>
+        <translation>完整报告在应用的日志文件中（帮助 → 创建支持包…）。</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>信息</translation>
+    </message>
     <message>
         <source>All lines</source>
         <translation>全部日志</translation>
@@ -1726,8 +1780,21 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>设置…</translation>
     </message>
     <message>
+        <source>%1: %2/%3 done — Media Assistant</source>
+        <comment>batch: done/total</comment>
+        <translation>%1：已完成 %2/%3 — AI 智能媒体助理</translation>
+    </message>
+    <message>
         <source>%1/%2 done — Media Assistant</source>
         <translation>已完成 %1/%2 — AI 智能媒体助理</translation>
+    </message>
+    <message>
+        <source>Batch %1 is not in this queue any more</source>
+        <translation>批次 %1 已不在此队列中</translation>
+    </message>
+    <message>
+        <source>Account %1 is not set up in this queue any more</source>
+        <translation>此队列中已没有账号 %1</translation>
     </message>
     <message>
         <source>%1: %2</source>
@@ -2015,6 +2082,17 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
+    </message>
+</context>
+<context>
     <name>QualityRule</name>
     <message>
         <source>answer too short</source>
@@ -2040,6 +2118,57 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Queue paused</source>
         <translation>队列已暂停</translation>
+    </message>
+</context>
+<context>
+    <name>Reason</name>
+    <message>
+        <source>Cannot reach the server: nothing answered at that address</source>
+        <translation>无法连接服务器：该地址没有响应</translation>
+    </message>
+    <message>
+        <source>The server did not answer within %1 s</source>
+        <translation>服务器在 %1 秒内没有响应</translation>
+    </message>
+    <message>
+        <source>The server sent nothing for %1 s</source>
+        <translation>服务器 %1 秒内没有发送任何内容</translation>
+    </message>
+    <message>
+        <source>Sending the request took too long</source>
+        <translation>发送请求超时</translation>
+    </message>
+    <message>
+        <source>The connection was cut off</source>
+        <translation>连接被中断</translation>
+    </message>
+    <message>
+        <source>The server&apos;s answer was not valid HTTP</source>
+        <translation>服务器的响应不是有效的 HTTP</translation>
+    </message>
+    <message>
+        <source>The address must start with http:// or https://</source>
+        <translation>地址必须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <source>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</source>
+        <translation>没有 API 密钥：打开“账号…”，编辑此账号并粘贴密钥，或填写保存密钥的环境变量名</translation>
+    </message>
+    <message>
+        <source>It needs the built-in simulated site, which this start does not have</source>
+        <translation>它需要内置的模拟站点，本次启动没有提供</translation>
+    </message>
+    <message>
+        <source>Its site adapter cannot be used (see the tooltip)</source>
+        <translation>站点适配文件无法使用（详见提示）</translation>
+    </message>
+    <message>
+        <source>A model of it names the site&apos;s own model, but its site adapter cannot choose models (see the tooltip)</source>
+        <translation>它的某个模型指定了站点自己的模型，但站点适配文件不能选择模型（详见提示）</translation>
+    </message>
+    <message>
+        <source>It could not be started: an internal error (see the tooltip and the log)</source>
+        <translation>无法启动：内部错误（详见提示和日志）</translation>
     </message>
 </context>
 <context>
@@ -2530,6 +2659,12 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Open folder</source>
         <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>No file manager could be started here. The folder is:
+%1</source>
+        <translation>此电脑上无法打开文件管理器。文件夹位置：
+%1</translation>
     </message>
 </context>
 <context>

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
+from PySide6.QtWidgets import QApplication
 
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.lanes.scheduler import Scheduler
@@ -32,6 +33,10 @@ class Env:
 async def running_app(
     data_dir: Path, qtbot: Any, *, start_scheduler: bool = True
 ) -> AsyncIterator[Env]:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    quits = app.quitOnLastWindowClosed()
+    app.setQuitOnLastWindowClosed(False)  # as the app: closing the window is not the end
     services = Services.open(Paths.resolve(data_dir))
     services.bind_loop()
     scheduler = services.scheduler()
@@ -49,4 +54,6 @@ async def running_app(
         await controller.close()
         if shiboken6.isValid(window):  # qtbot may have closed and deleted it already
             window.close()
+            await window.local_state.flush()  # as the app does after its window closed
         services.close()
+        app.setQuitOnLastWindowClosed(quits)

@@ -137,6 +137,8 @@ async def test_reset_in_the_accounts_panel_picks_up_a_new_key(
     reset.trigger()
     panel.menu.close()
     await until(lambda: state_of(env, "api-1") is AccountState.ENABLED)
+    # ... and says so (issue 20: a Reset gave no word).
+    await until(lambda: "api-1 reset" in env.window.statusBar().currentMessage())
     await env.controller.retry_failed()
     await until(lambda: {r.state for r in env.window.model.rows()} == {"success"}, 30)
     status = env.controller.account_status("api-1")

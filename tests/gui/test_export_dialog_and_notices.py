@@ -83,7 +83,7 @@ def notice(kind: NoticeKind, subject: str, at: float) -> Notice:
     )
 
 
-def test_notices_stay_until_read_and_survive_a_restart(qtbot: Any) -> None:
+def test_notices_stay_until_read_and_survive_a_restart_with_their_read_marks(qtbot: Any) -> None:
     first = NotificationList()
     qtbot.addWidget(first)
     counts: list[int] = []
@@ -92,14 +92,29 @@ def test_notices_stay_until_read_and_survive_a_restart(qtbot: Any) -> None:
     first.add(notice(NoticeKind.ACCOUNT_ATTENTION, "web-1", 1_764_483_960.0))
     assert first.unread_count() == 2 and counts[-1] == 2
     assert "night" in first.list.item(1).text() and "web-1" in first.list.item(0).text()
-    first.list.itemClicked.emit(first.list.item(0))
-    assert first.unread_count() == 1
+    with qtbot.waitSignal(first.account_requested) as opened:  # one click opens it
+        first.list.itemClicked.emit(first.list.item(0))
+    assert opened.args == ["web-1"] and first.unread_count() == 1
 
-    again = NotificationList()  # the next start: the unread one is back
+    again = NotificationList()  # the next start: both back, the read one still read
     qtbot.addWidget(again)
-    assert again.unread_count() == 1 and "night" in again.list.item(0).text()
+    again.restore(first.saved())
+    assert again.list.count() == 2 and again.unread_count() == 1
+    assert "night" in again.list.item(1).text()
     with qtbot.waitSignal(again.batch_requested) as opened:
-        again.list.itemActivated.emit(again.list.item(0))
+        again.list.itemClicked.emit(again.list.item(1))
     assert opened.args == ["night"] and again.unread_count() == 0
     again.clear_read.click()
     assert again.list.count() == 0 and again.empty.isVisibleTo(again)
+
+
+def test_a_damaged_saved_list_is_left_out_entry_by_entry(qtbot: Any) -> None:
+    good = NotificationList()
+    qtbot.addWidget(good)
+    good.add(notice(NoticeKind.BATCH_DONE, "night", 1_764_483_900.0))
+    saved = [*good.saved(), {"kind": "no-such-kind"}, "nonsense"]
+    again = NotificationList()
+    qtbot.addWidget(again)
+    again.restore(saved)
+    again.restore({"not": "a list"})
+    assert again.list.count() == 1 and again.unread_count() == 1

@@ -200,12 +200,13 @@ def _api_tasks(n: int) -> list[Any]:
 async def test_history_loads_behind_the_first_page_in_order(
     tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import media_assistant.gui.window.history as history
     import media_assistant.gui.window.main_window as mw
     from media_assistant.core.model.records import NewTask
     from media_assistant.core.model.states import ModelKind
 
     monkeypatch.setattr(mw, "FIRST_PAGE", 300)
-    monkeypatch.setattr(mw, "HISTORY_PAGE", 400)
+    monkeypatch.setattr(history, "HISTORY_PAGE", 400)
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(
@@ -225,13 +226,13 @@ async def test_history_loads_behind_the_first_page_in_order(
     qtbot.addWidget(window)
     await window.load()
     assert window.model.rowCount() == 300 + 10  # the newest finished + everything unfinished
-    await asyncio.sleep(mw.HISTORY_PAUSE_MS * 6 / 1000)
+    await asyncio.sleep(history.HISTORY_PAUSE_MS * 6 / 1000)
     assert window.model.rowCount() == 310  # history waits for the window to be on screen
     painted = window.next_paint()
     window.hold_history()  # as the app does: until the scheduler has started
     window.show()
     await asyncio.wait_for(painted, 5)  # what the app waits for before starting the scheduler
-    await asyncio.sleep(mw.HISTORY_PAUSE_MS * 6 / 1000)
+    await asyncio.sleep(history.HISTORY_PAUSE_MS * 6 / 1000)
     assert window.model.rowCount() == 310  # held: the scheduler's start goes first
     window.release_history()
     await until(lambda: window.model.rowCount() == 1500)

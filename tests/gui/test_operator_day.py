@@ -318,6 +318,60 @@ async def test_move_to_top_and_set_priority_from_the_table(window: MainWindow) -
     assert got.task_id == "old-0"  # the old batch now runs first
 
 
+async def test_held_work_says_what_holds_it_never_an_eta_of_zero(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20, item 7: a paused batch's lane says "Paused", a scheduled one "Scheduled 16:09"
+    (no duration known yet) or "After 16:09 + 1 min" (known), and with every waiting task held
+    the lane as a whole says so too — not "ETA after the first task finishes", not "ETA 0s"."""
+    from media_assistant.core.rules.pacing import time_of_day
+    from media_assistant.gui.window import queue_controls
+
+    monkeypatch.setattr(queue_controls, "ETA_MIN_GAP_S", 0.0)  # a new plan at every refresh
+    api = window.lanes["api"]
+    now = window.controller.now()
+    start = now + 2 * 3600
+    await window.controller.submit(tasks("night", 2), BatchInfo("night", start_at=start))
+    await until(lambda: window.model.task("night-1") is not None)
+    for batch in ("old", "new"):
+        window.task_actions.set_paused("batch", batch, True)
+    await until(lambda: window.model.holds.paused("batch", "old"))
+    await until(lambda: window.model.holds.paused("batch", "new"))
+    window.refresh()
+    when = time_of_day(start, now)
+    assert api.eta.text() == f"Scheduled {when}"  # nothing ended yet: no duration to add
+    window.batch_list.select("new")
+    await until(lambda: window.table.current_batch() == "new")
+    assert api.eta.text() == "Paused"
+    window.batch_list.select("night")
+    await until(lambda: window.table.current_batch() == "night")
+    assert api.eta.text() == f"Scheduled {when}"
+
+    window.task_actions.set_paused("batch", "old", False)  # one old task runs and ends
+    await until(lambda: not window.model.holds.paused("batch", "old"))
+    store = window.controller.services.store
+
+    def run_one() -> None:
+        c = claim(window)
+        store.finish_success(c, "答案")
+
+    await in_store(window, run_one)
+    await until(lambda: window.model.task("old-0").state == "success")  # type: ignore[union-attr]
+    window.task_actions.set_paused("batch", "old", True)
+    await until(lambda: window.model.holds.paused("batch", "old"))
+    window.refresh()
+    assert api.eta.text() == f"After {when} + 1 min"  # the night batch, from its start
+    assert batch_cells(window, COL_ETA)[1] == f"After {when} + 1 min"
+    window.table.set_batch("")
+    await until(lambda: window.batch_list.current() == "")
+    window.refresh()
+    assert api.eta.text() == f"After {when} + 1 min"
+    window.task_actions.set_paused("batch", "night", True)  # everything waiting is paused
+    await until(lambda: window.model.holds.paused("batch", "night"))
+    window.refresh()
+    assert api.eta.text() == "Paused: 8 tasks wait"
+
+
 # ------------------------------------------------------------------------------ new batch
 
 
@@ -363,6 +417,27 @@ async def test_an_account_switched_off_while_working_says_it_finishes_its_task(
     window.accounts.refresh()
     text = window.accounts.table.item(1, 1).text()  # type: ignore[union-attr]
     assert text.startswith("Switched off") and text.endswith("finishing the current task")
+
+
+async def test_a_paused_account_has_one_state_and_rows_keep_their_height(
+    window: MainWindow,
+) -> None:
+    """Issue 20, item 8: "Paused" over "Working" read as two states; rows grew and shrank as
+    a countdown wrapped. One state per account, every row the same fixed height."""
+    table = window.accounts.table
+    heights = [table.rowHeight(r) for r in range(table.rowCount())]
+    assert len(set(heights)) == 1 and heights[0] >= 2 * table.fontMetrics().lineSpacing()
+    window.task_actions.set_paused("account", "api-1", True)
+    await until(lambda: window.model.holds.paused("account", "api-1"))
+    window.accounts.refresh()
+    item = table.item(1, 1)
+    assert item is not None and item.text() == "Paused"  # not "Paused\nWorking"
+    await window.controller.accounts_db.cool_down("web-1", 95, "rate_limited")
+    await until(lambda: window.controller.account_status("web-1").cooldown_until is not None)  # type: ignore[union-attr]
+    window.accounts.refresh()
+    long_reason = table.item(0, 1)
+    assert long_reason is not None and long_reason.text().startswith("Cooling down\n")
+    assert [table.rowHeight(r) for r in range(table.rowCount())] == heights
 
 
 async def test_an_account_problem_reads_as_words_with_the_selector_in_the_tooltip(

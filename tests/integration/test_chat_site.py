@@ -189,8 +189,8 @@ async def test_http_contract_without_a_browser(make_sim: MakeSim) -> None:
         took = time.monotonic() - started
     assert [e["type"] for e in events[:2]] == ["meta", "delta"] and events[-1]["type"] == "done"
     answer = "".join(e["text"] for e in events if e["type"] == "delta")
-    assert answer.startswith("Answer to: 你好 hi\n\n")
-    assert 300 <= len(answer) - len("Answer to: 你好 hi\n\n") <= 1200
+    assert answer.startswith("回答：你好 hi\n\n")  # a Chinese prompt gets a Chinese answer
+    assert 300 <= len(answer) - len("回答：你好 hi\n\n") <= 1200
     # 50 simulated s × 0.01: first chunk after ~10 %, the rest spread over the remainder.
     assert first_delta is not None and 0.03 <= first_delta < 0.3
     assert 0.45 <= took < 2.0
@@ -310,7 +310,7 @@ async def test_typed_message_streams_in_and_copy_marks_the_end(
         lengths.append(len(await answer.locator(".markdown").inner_text()))
     final = await answer.locator(".markdown").inner_text()
     assert any(0 < n < len(final) for n in lengths), "the answer should grow chunk by chunk"
-    assert final.startswith("Answer to: 写一篇关于春天的短文\n\n")
+    assert final.startswith("回答：写一篇关于春天的短文\n\n")
     await expect(answer.locator(".message-actions")).to_be_visible()
     await expect(answer.locator('button[aria-label="Regenerate"]')).to_be_visible()
     await expect(page.locator('button[aria-label="Stop generating"]')).to_be_hidden()
@@ -366,7 +366,7 @@ async def test_texts_are_recorded_exactly(sim: ChatSiteSimulator, new_context: N
     await type_and_send(page, text)
     answer = page.locator(ASSISTANT).last
     await expect(answer.locator(COPY)).to_be_visible()
-    assert (await answer.locator(".markdown").inner_text()).startswith(f"Answer to: {text}\n\n")
+    assert (await answer.locator(".markdown").inner_text()).startswith(f"回答：{text}\n\n")
 
     await page.locator('a[aria-label="New chat"]').click()
     await expect(page).to_have_url(f"{sim.base_url}/chat")

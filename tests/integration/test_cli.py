@@ -333,6 +333,8 @@ def test_export_of_a_batch_with_chinese_headers_and_a_default_name(tmp_path: Pat
         rows = list(csv.DictReader(file))
     assert [r["任务ID"] for r in rows] == ["k1", "k2"]
     assert rows[0]["topic"] == "tea" and rows[0]["提示词"] == "Write about tea"
+    # Values that are kinds are Chinese words too (issue 20): not "pending" and "web".
+    assert (rows[0]["状态"], rows[0]["通道"]) == ("等待中", "网页版")
     docx = tmp_path / "b1.docx"
     assert cli(data, "export", "--batch", "b1", "-o", str(docx)).returncode == 0
     assert docx.read_bytes().startswith(b"PK")

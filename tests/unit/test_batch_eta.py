@@ -1,6 +1,7 @@
 """One plan for the lane panels and the batches list (gui/batches/eta.py ``plan_lanes``): the queue
-in its real order (priority first), held batches left out, each batch ending with its last task.
-A pure function: the window runs it on a worker thread for a long queue."""
+in its real order (priority first), paused batches left out, scheduled ones planned from their
+start, each batch ending with its last task. A pure function: the window runs it on a worker
+thread for a long queue."""
 
 from __future__ import annotations
 
@@ -52,11 +53,35 @@ def test_a_prioritized_batch_goes_first_and_each_batch_ends_with_its_last_task()
     assert estimate.basis == "observed" and estimate.eta_s == pytest.approx(30)
 
 
-def test_a_held_batch_is_left_out_of_the_plan() -> None:
+def test_a_paused_batch_is_left_out_of_the_plan() -> None:
     index = lane(row("t1", "A"), row("t2", "A"), row("t3", "B"))
-    plan = plan_lanes({"api": LaneInputs.of(index, ONE_SLOT)}, NOW, frozenset({("A", "api")}))
+    plan = plan_lanes({"api": LaneInputs.of(index, ONE_SLOT)}, NOW, {("A", "api"): None})
     assert plan.finishes["api"] == {"B": pytest.approx(NOW + 10)}
     assert plan.estimates["api"].eta_s == pytest.approx(10)
+    assert plan.estimates["api"].starts_at is None
+
+
+def test_a_scheduled_batch_starts_at_its_time_after_the_work_that_may_start_now() -> None:
+    """The 16:09 case of issue 20: three tasks wait for a schedule, one of another batch may
+    start now; the scheduled ones are planned from their start, queue order notwithstanding."""
+    at = NOW + 600
+    index = lane(row("t1", "S", priority=9), row("t2", "S"), row("t3", "S"), row("t4", "B"))
+    plan = plan_lanes({"api": LaneInputs.of(index, ONE_SLOT)}, NOW, {("S", "api"): at})
+    assert plan.finishes["api"] == {"B": pytest.approx(NOW + 10), "S": pytest.approx(at + 30)}
+    assert plan.starts["api"] == {"B": pytest.approx(NOW), "S": pytest.approx(at)}
+    assert plan.estimates["api"].starts_at is None  # B may start now
+
+
+def test_a_lane_whose_every_task_waits_for_a_schedule_says_when_it_begins() -> None:
+    at = NOW + 600
+    index = lane(row("t1", "S"), row("t2", "S"), row("t3", "S"))
+    estimate = plan_lanes({"api": LaneInputs.of(index, ONE_SLOT)}, NOW, {("S", "api"): at})
+    assert estimate.estimates["api"].starts_at == pytest.approx(at)
+    assert estimate.estimates["api"].finish_at == pytest.approx(at + 30)  # not "ETA 0 s"
+    fresh = LaneIndex.build([row("t1", "S")])  # no duration known yet: the start at least
+    first = plan_lanes({"api": LaneInputs.of(fresh, ONE_SLOT)}, NOW, {("S", "api"): at})
+    assert first.estimates["api"].starts_at == pytest.approx(at)
+    assert first.starts["api"] == {"S": pytest.approx(at)}
 
 
 def test_the_inputs_are_copies_the_window_may_change_meanwhile() -> None:

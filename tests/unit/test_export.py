@@ -195,6 +195,37 @@ def test_xlsx_round_trip(tmp_path: Path, shanghai_time: None) -> None:
     workbook.close()
 
 
+@pytest.mark.parametrize("fmt", ["xlsx", "csv", "jsonl", "md"])
+def test_chinese_headers_give_chinese_words_for_states_lanes_and_error_kinds(
+    tmp_path: Path, fmt: str
+) -> None:
+    """Issue 20: `success`, `web`, `api` under Chinese headers. With Chinese headers the kinds
+    are words too; ids, model names and messages stay as they are."""
+    path = tmp_path / f"out.{fmt}"
+    assert export_tasks(RECORDS[:2], path, headers="zh") == 2
+    if fmt == "xlsx":
+        sheet = openpyxl.load_workbook(path).active
+        rows = [[cell.value for cell in row] for row in sheet.iter_rows()]
+        data = [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
+    elif fmt == "csv":
+        with path.open(encoding="utf-8-sig", newline="") as file:
+            data = list(csv.DictReader(file))
+    elif fmt == "jsonl":
+        data = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    else:
+        text = path.read_text(encoding="utf-8")
+        assert "— 成功" in text and "— 失败" in text and "超时" in text
+        assert "success" not in text and "timeout" not in text
+        assert "(api)" not in text and "(接口)" in text
+        return
+    assert [(d["状态"], d["通道"], d["错误类型"]) for d in data] == [
+        ("成功", "接口", None if fmt == "xlsx" else ("" if fmt == "csv" else None)),
+        ("失败", "网页版", "超时"),
+    ]
+    assert data[0]["模型"] == "ds-chat"
+    assert data[1]["错误信息"].lstrip("'") == '=HYPERLINK("http://evil")'
+
+
 # ----------------------------------------------------------------------------------- Markdown
 
 
@@ -326,5 +357,5 @@ def test_a_web_answers_markdown_is_exported_intact(tmp_path: Path, fmt: str) -> 
     elif fmt == "md":
         assert markdown in text
     else:
-        assert "| item | price |" in text and "```" in text
+        assert "| 商品 | 价格 |" in text and "```" in text  # a Chinese prompt: a Chinese table
     assert "PLAIN-XYZ" not in text  # only the export fields leave the store

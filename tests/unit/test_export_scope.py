@@ -106,7 +106,7 @@ def test_csv_of_a_batch_has_the_input_row_beside_the_result_in_chinese(
     assert header[8:10] == ["结果", "状态"] and "尝试次数" in header
     spring = next(r for r in rows if r["标题"] == "春节")
     assert spring["提示词"] == "Write about fireworks" and spring["topic"] == "fireworks"
-    assert spring["结果"].startswith("# 春节习俗") and spring["状态"] == "success"
+    assert spring["结果"].startswith("# 春节习俗") and spring["状态"] == "成功"
     assert spring["count"] == "42" and spring["day"] == "2026-02-17"
     assert all(r["批次"] == "节日-1" for r in rows)  # the other batch stays out
     assert (tmp_path / "out.csv").stat().st_mode & 0o777 == 0o600

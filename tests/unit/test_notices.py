@@ -140,7 +140,9 @@ async def test_an_account_that_needs_login_is_announced_once_until_it_is_back(
     await setup.accounts.set_problem("web-1", AccountProblem.NEEDS_LOGIN, "still the login page")
     (notice,) = await settled(setup, 1)
     assert notice.kind is NoticeKind.ACCOUNT_ATTENTION and notice.subject == "web-1"
-    assert notice_text(notice, "zh") == ("账号 web-1 需要处理", "需要登录：login page shown")
+    # In Chinese no English detail: the state says it (the site's detail is for the tooltip).
+    assert notice_text(notice, "zh") == ("账号 web-1 需要处理", "需要登录")
+    assert notice_text(notice, "en") == ("Account web-1 needs you", "needs login: login page shown")
     await setup.accounts.clear_problem("web-1")
     await setup.accounts.set_problem("web-1", AccountProblem.NEEDS_ATTENTION, "captcha")
     assert [n.kind for n in await settled(setup, 2)] == [NoticeKind.ACCOUNT_ATTENTION] * 2

@@ -87,7 +87,7 @@ def _east_asian_font(document: Any) -> None:
 
 
 def _task(document: Any, record: TaskRecord, headers: Headers) -> None:
-    row = record_values(record)
+    row = record_values(record, headers=headers)
     document.add_heading(str(row["title"] or row["task_id"]), level=2)
     meta = document.add_paragraph(f"{header_of('state', headers)} {row['state']} · ")
     meta.add_run(markdown_meta(row, headers).replace("`", "")).italic = True

@@ -72,6 +72,46 @@ _WORDS = {
         "batch": "批次",
     },
 }
+# With Chinese headers the values that are kinds are Chinese words too (the window's words:
+# tests/gui/test_chinese_window.py holds them to the catalogue); English keeps the kinds, stable
+# for scripts. An id, a model's name or a message is never translated.
+ZH_VALUES: dict[str, dict[str, str]] = {
+    "state": {
+        "pending": "等待中",
+        "running": "运行中",
+        "success": "成功",
+        "failed": "失败",
+        "canceled": "已取消",
+    },
+    "model_kind": {"web": "网页版", "api": "接口"},
+    "error_kind": {
+        "auth_rejected": "密钥被拒绝",
+        "bad_request": "请求无效，已被拒绝",
+        "context_too_long": "提示词超出模型长度限制",
+        "content_policy": "被内容安全策略拦截",
+        "insufficient_quota": "额度已用完",
+        "login_required": "需要重新登录",
+        "bad_input": "输入有误",
+        "bad_config": "配置有误",
+        "profile_in_use": "浏览器配置被其他程序占用",
+        "no_account": "没有已启用的账号支持此模型",
+        "deadline": "等待超过截止时间",
+        "rate_limited": "触发限流",
+        "site_busy": "网站繁忙",
+        "captcha": "需要完成验证码",
+        "leftover_generation": "该账号之前的回答仍在网站上生成",
+        "server_error": "服务器错误",
+        "network": "网络错误",
+        "timeout": "超时",
+        "protocol": "响应格式异常",
+        "session_conflict": "同一会话中回答重叠",
+        "browser_crashed": "浏览器崩溃",
+        "lost": "心跳丢失",
+        "quality_rejected": "回答未通过质量检查",
+        "internal": "内部错误",
+        "canceled": "已取消",
+    },
+}
 TIMESTAMP_FIELDS = frozenset({"created_at", "started_at", "finished_at"})
 # Excel evaluates a CSV cell starting with one of these (OWASP "CSV injection").
 _CSV_FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -90,13 +130,19 @@ def word(key: str, headers: Headers) -> str:
 Value = str | int | dt.datetime | None
 
 
-def record_values(record: TaskRecord, *, typed: bool = False) -> dict[str, Value]:
+def record_values(
+    record: TaskRecord, *, typed: bool = False, headers: Headers = "en"
+) -> dict[str, Value]:
     """The export fields of a record; timestamps as local ISO text, or (``typed``) as naive
-    local datetimes for spreadsheet date cells."""
+    local datetimes for spreadsheet date cells; with Chinese ``headers`` the state, lane and
+    error kind in Chinese words."""
     out: dict[str, Value] = {}
     for name in EXPORT_FIELDS:
         value: object = getattr(record, name)
-        if name in TIMESTAMP_FIELDS:
+        words = ZH_VALUES.get(name) if headers == "zh" else None
+        if words is not None and isinstance(value, str):
+            out[name] = words.get(value, value)
+        elif name in TIMESTAMP_FIELDS:
             if not isinstance(value, int | float):
                 out[name] = None
             elif typed:
@@ -176,7 +222,7 @@ def csv_safe(text: str) -> str:
 def markdown_section(record: TaskRecord, headers: Headers, *, level: int = 2) -> str:
     """One task as Markdown: a heading (title, else task id), the bookkeeping in one line, the
     inputs, the prompt, the error if any, then the answer as it came."""
-    row = record_values(record)
+    row = record_values(record, headers=headers)
     title = row["title"] or row["task_id"]
     state = row["state"]
     parts = [f"{'#' * level} {title} — {state}", markdown_meta(row, headers)]
@@ -192,7 +238,8 @@ def markdown_section(record: TaskRecord, headers: Headers, *, level: int = 2) ->
             f"**{header_of('system_prompt', headers)}**\n\n" + _quoted(str(row["system_prompt"]))
         )
     if row["error_kind"] or row["error_message"]:
-        kind = f" `{row['error_kind']}`" if row["error_kind"] else ""
+        kind = row["error_kind"] or ""
+        kind = (f" `{kind}`" if headers == "en" else f" {kind}") if kind else ""
         parts.append(f"**{word('error', headers)}**{kind}: {row['error_message'] or ''}".rstrip())
     result = row["result_text"]
     if isinstance(result, str) and result:

@@ -183,7 +183,9 @@ def _write_csv(
         writer = csv.writer(file)
         writer.writerow([shown for _, shown in columns])
         for record in records:
-            row = tabular_row(columns, record_values(record), record_inputs(record))
+            row = tabular_row(
+                columns, record_values(record, headers=headers), record_inputs(record)
+            )
             writer.writerow([csv_safe(v) if isinstance(v, str) else v for v in row])
             count += 1
         flush_to_disk(file)
@@ -198,7 +200,7 @@ def _write_jsonl(
     with open(tmp, "w", encoding="utf-8", newline="\n") as file:
         for record in records:
             obj: dict[str, object] = {}
-            for name, value in record_values(record).items():
+            for name, value in record_values(record, headers=headers).items():
                 obj[header_of(name, headers)] = value
                 if name == INPUTS_AFTER:
                     obj[inputs_key] = record_inputs(record)

@@ -75,7 +75,9 @@ def write_xlsx(
     def cells(record: TaskRecord) -> list[Any]:
         inputs = {k: typed_input(v) for k, v in record_inputs(record).items()}
         row: list[Any] = []
-        for value in tabular_row(columns, record_values(record, typed=True), inputs):
+        for value in tabular_row(
+            columns, record_values(record, typed=True, headers=headers), inputs
+        ):
             if isinstance(value, str):
                 # XML keeps no \r; openpyxl refuses control characters; Excel, over-long cells.
                 row.append(xlsx_fit(ILLEGAL_CHARACTERS_RE.sub("", one_newline_style(value))))

@@ -59,6 +59,12 @@ class Paths:
         return self.data_dir / "backups"
 
     @property
+    def local_state(self) -> Path:
+        """What this workstation's window remembers of this queue (core/files/local_state.py):
+        notices and their read marks, the batch shown last, the export folder."""
+        return self.data_dir / "window-state.json"
+
+    @property
     def logs(self) -> Path:
         """Inside the data dir (0700): logs quote prompts and site messages."""
         return self.data_dir / "logs"

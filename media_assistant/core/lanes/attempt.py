@@ -17,7 +17,7 @@ from media_assistant.core.lanes.quality_gate import reject_if_poor
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.model.clock import Clock, wait_event
 from media_assistant.core.model.errors import ErrorKind, ProviderError, TaskCanceled
-from media_assistant.core.model.event_codes import EventCode
+from media_assistant.core.model.event_codes import EventCode, log_extra
 from media_assistant.core.model.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.model.records import Claim, ClaimRequest, Handover
 from media_assistant.core.model.states import AccountProblem
@@ -74,7 +74,7 @@ class AttemptContext:
         code: EventCode | None = None,
         params: Mapping[str, Any] | None = None,
     ) -> None:
-        self._log.log(level, "%s: %s", self._spec.task_id, message)
+        self._log.log(level, "%s: %s", self._spec.task_id, message, extra=log_extra(code, params))
         # Queued on the database's writer, not awaited: a provider logs from code that cannot
         # wait, and a busy database must not turn a finished answer into a failure.
         self._rt.store.log_event_soon(
@@ -371,7 +371,15 @@ class AttemptRunner:
                 return handover.finished
 
             ok = await self._persist(write, answer=(claim, r))
-            self._report(ok, log, claim, f"succeeded ({len(r.text)} chars)")
+            took = round(self.rt.clock.now() - claim.started_at, 1)
+            self._report(
+                ok,
+                log,
+                claim,
+                f"succeeded ({len(r.text)} chars)",
+                code=EventCode.SUCCEEDED,
+                params={"chars": len(r.text), "seconds": took},
+            )
             return handover
         if outcome.interrupted == "shutdown":
             ok = await self._persist(
@@ -385,11 +393,12 @@ class AttemptRunner:
                     code=EventCode.RETURNED_SHUTDOWN,
                 )
             )
-            self._report(ok, log, claim, "returned to the queue at shutdown")
+            returned = "returned to the queue at shutdown"
+            self._report(ok, log, claim, returned, code=EventCode.RETURNED_SHUTDOWN)
             return None
         if outcome.canceled:
             ok = await self._persist(lambda: store.finish_canceled(claim))
-            self._report(ok, log, claim, "canceled")
+            self._report(ok, log, claim, "canceled", code=EventCode.CANCELED)
             return None
         assert outcome.error is not None
         await self._apply_decision(ra, outcome.error, account, log)
@@ -414,7 +423,7 @@ class AttemptRunner:
         await self._persist(lambda: self._account_effect(error, account, log))
         if isinstance(decision, Cancel):
             ok = await self._persist(lambda: store.finish_canceled(claim, decision.message))
-            self._report(ok, log, claim, "canceled")
+            self._report(ok, log, claim, "canceled", code=EventCode.CANCELED)
         elif isinstance(decision, Fail):
             ok = await self._persist(
                 lambda: store.finish_failed(claim, decision.kind, decision.message)
@@ -425,6 +434,8 @@ class AttemptRunner:
                 claim,
                 f"failed: {decision.kind.value}: {decision.message}",
                 level=logging.WARNING,
+                code=EventCode.FAILED,
+                params={"error_kind": decision.kind.value, "detail": decision.message},
             )
         elif isinstance(decision, Retry):
             msg = (
@@ -432,6 +443,14 @@ class AttemptRunner:
                 f"{decision.message}; retry in {decision.delay:.1f} s"
             )
             not_before = rt.clock.now() + decision.delay
+            retry = {
+                "attempt": claim.attempt,
+                "max_attempts": claim.max_attempts,
+                "base": claim.attempt_base,
+                "error_kind": decision.kind.value,
+                "detail": decision.message,
+                "delay": round(decision.delay, 1),
+            }
             ok = await self._persist(
                 lambda: store.requeue(
                     claim,
@@ -440,17 +459,18 @@ class AttemptRunner:
                     kind=decision.kind,
                     message=msg,
                     code=EventCode.RETRY_SCHEDULED,
-                    params={
-                        "attempt": claim.attempt,
-                        "max_attempts": claim.max_attempts,
-                        "base": claim.attempt_base,
-                        "error_kind": decision.kind.value,
-                        "detail": decision.message,
-                        "delay": round(decision.delay, 1),
-                    },
+                    params=retry,
                 )
             )
-            self._report(ok, log, claim, msg, level=logging.WARNING)
+            self._report(
+                ok,
+                log,
+                claim,
+                msg,
+                level=logging.WARNING,
+                code=EventCode.RETRY_SCHEDULED,
+                params=retry,
+            )
         elif isinstance(decision, Defer):
             msg = (
                 f"{decision.kind.value}: {decision.message}; account pauses "
@@ -459,6 +479,11 @@ class AttemptRunner:
             await self._persist(
                 lambda: rt.accounts.cool_down(claim.account_id, decision.pause, decision.kind.value)
             )
+            deferred = {
+                "error_kind": decision.kind.value,
+                "detail": decision.message,
+                "pause": round(decision.pause, 1),
+            }
             ok = await self._persist(
                 lambda: store.requeue(
                     claim,
@@ -467,14 +492,12 @@ class AttemptRunner:
                     kind=decision.kind,
                     message=msg,
                     code=EventCode.DEFERRED,
-                    params={
-                        "error_kind": decision.kind.value,
-                        "detail": decision.message,
-                        "pause": round(decision.pause, 1),
-                    },
+                    params=deferred,
                 )
             )
-            self._report(ok, log, claim, msg, level=logging.WARNING)
+            self._report(
+                ok, log, claim, msg, level=logging.WARNING, code=EventCode.DEFERRED, params=deferred
+            )
 
     async def _persist(
         self,
@@ -554,10 +577,18 @@ class AttemptRunner:
             log.warning("account now %s: %s", problem.value, error.message)
 
     def _report(
-        self, ok: bool, log: LaneLog, claim: Claim, what: str, level: int = logging.INFO
+        self,
+        ok: bool,
+        log: LaneLog,
+        claim: Claim,
+        what: str,
+        level: int = logging.INFO,
+        *,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> None:
         if ok:
-            log.log(level, "%s: %s", claim.task_id, what)
+            log.log(level, "%s: %s", claim.task_id, what, extra=log_extra(code, params))
         else:
             log.warning(
                 "%s: attempt %d was superseded (reaped or taken over); its outcome (%s) is dropped",

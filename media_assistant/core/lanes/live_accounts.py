@@ -237,12 +237,13 @@ class LiveAccounts:
             try:
                 return await asyncio.to_thread(s.provider_factory, account)
             except AccountUnavailable as exc:
-                reason = str(exc)
+                reason, code = str(exc), exc.code
                 log.error("[%s %s] %s", account.kind.value, account.id, reason)
             except Exception as exc:  # a bug: the account must not wait for a rebuild forever
                 reason = f"its provider could not be built: {type(exc).__name__}: {exc}"
+                code = "provider_failed"
                 log.exception("[%s %s] %s", account.kind.value, account.id, reason)
-            await s.accounts.set_problem(account.id, AccountProblem.NEEDS_ATTENTION, reason)
+            await s.accounts.set_problem(account.id, AccountProblem.NEEDS_ATTENTION, reason, code)
             return UnavailableProvider(reason)
 
     # ---------------------------------------------------------------- bookkeeping

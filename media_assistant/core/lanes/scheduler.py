@@ -31,7 +31,7 @@ from media_assistant.core.lanes.live_accounts import AccountDiff, LiveAccounts, 
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.web import WebLane
 from media_assistant.core.model.clock import Clock, ServerAlignedClock, wait_event
-from media_assistant.core.model.errors import AccountUnavailable, ErrorKind
+from media_assistant.core.model.errors import AccountUnavailable
 from media_assistant.core.model.events import (
     AccountChanged,
     Event,
@@ -215,7 +215,7 @@ class Scheduler:
                 )
             except AccountUnavailable as exc:
                 await self.accounts.set_problem(
-                    account.id, AccountProblem.NEEDS_ATTENTION, str(exc), ErrorKind.BAD_CONFIG.value
+                    account.id, AccountProblem.NEEDS_ATTENTION, str(exc), exc.code
                 )
                 self.providers[account.id] = UnavailableProvider(str(exc))
                 log.error("[%s %s] %s", account.kind.value, account.id, exc)

@@ -64,7 +64,12 @@ DEFERRING: frozenset[ErrorKind] = frozenset(
 
 
 class ProviderError(Exception):
-    """A generation failed in a way the provider understood."""
+    """A generation failed in a way the provider understood.
+
+    ``code`` (with ``params``, plain values, never a secret) says in a word what our own
+    ``message`` says in English — ``connect_failed``, ``no_api_key``, ``url_scheme`` — so a
+    window can say it in the operator's language (gui/common/labels.py); without one the message
+    is the site's or API's own text, shown as it came."""
 
     def __init__(
         self,
@@ -73,12 +78,16 @@ class ProviderError(Exception):
         *,
         retry_after: float | None = None,
         status: int | None = None,
+        code: str | None = None,
+        params: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.retry_after = retry_after
         self.status = status
+        self.code = code
+        self.params = params or {}
 
     @property
     def retryable(self) -> bool:
@@ -125,7 +134,13 @@ class SchedulerBusy(Exception):  # noqa: N818
 
 class AccountUnavailable(Exception):  # noqa: N818
     """A provider cannot be built for an account (no API key, unknown site): the account gets
-    no work and shows why, instead of failing its tasks one after another."""
+    no work and shows why, instead of failing its tasks one after another. ``code`` names the
+    reason in a word (the account's ``problem_code``: ``no_api_key``, ``adapter_unreadable``…);
+    the message is the English detail."""
+
+    def __init__(self, message: str, code: str = "bad_config") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class StoreDamaged(Exception):  # noqa: N818

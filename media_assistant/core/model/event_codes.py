@@ -58,6 +58,20 @@ class EventCode(StrEnum):
     RISK_PAUSE = "risk_pause"  # count, until, seconds
 
 
+# A log record of a line that has a code carries it too (``extra=log_extra(...)``): the window's
+# log tab says it in the operator's language, like the task's own event log; the log file and
+# the terminal keep the English message.
+LOG_CODE = "event_code"
+LOG_PARAMS = "event_params"
+
+
+def log_extra(code: EventCode | None, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``extra`` for a ``logging`` call whose message is the English form of ``code``."""
+    if code is None:
+        return {}
+    return {LOG_CODE: code.value, LOG_PARAMS: dict(params or {})}
+
+
 def params_json(params: Mapping[str, Any] | None) -> str | None:
     if not params:
         return None

@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import locale
 import logging
+import re
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -95,6 +96,23 @@ _STATE_WORDS = {
 }
 
 
+# Our own reasons an account needs the operator (``accounts.problem_code``), in Chinese: the
+# English detail behind them is ours, or a site's English, and a Chinese group chat gets words.
+_REASON_WORDS_ZH = {
+    "captcha": "出现验证码，需要人工处理",
+    "login_required": "已退出登录，请重新登录",
+    "auth_rejected": "API 密钥被拒绝，请保存有效的密钥",
+    "profile_in_use": "浏览器配置文件被其他程序占用",
+    "bad_config": "无法启动，请检查账号设置",
+    "no_api_key": "没有 API 密钥，请在“账号…”中为它保存密钥",
+    "adapter_unreadable": "站点适配文件无法使用",
+    "model_choice_missing": "站点适配文件无法选择模型",
+    "no_simulated_site": "需要内置的模拟站点",
+    "provider_failed": "无法启动（内部错误，见日志）",
+}
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
 def message_language(setting: str) -> str:
     """``zh`` or ``en`` from the ``[ui] language`` setting (auto: the system's locale)."""
     if setting.startswith("zh"):
@@ -143,6 +161,9 @@ def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
         state = words.get(str(p.get("state", "")), str(p.get("state", "")))
         reason = str(p.get("reason", "") or "")
         if zh:
+            # Our reason in words; a site's own detail only when it speaks Chinese itself.
+            reason = _REASON_WORDS_ZH.get(str(p.get("code") or ""), reason)
+            reason = reason if _CJK.search(reason) else ""
             return f"账号 {s} 需要处理", f"{state}" + (f"：{reason}" if reason else "")
         return f"Account {s} needs you", state + (f": {reason}" if reason else "")
     free = p.get("free_mb", 0)
@@ -253,7 +274,8 @@ class NoticeCenter:
                         NoticeKind.ACCOUNT_ATTENTION,
                         event.account_id,
                         now,
-                        {"state": state.value, "reason": reason},
+                        # code: the reason in a word (the window and Chinese messages word it)
+                        {"state": state.value, "reason": reason, "code": status.problem_code or ""},
                     )
                 )
         else:

@@ -64,6 +64,10 @@ class LaneSnapshot:
     finished: Sequence[FinishedTask]  # this lane's ended tasks
     servers: Sequence[Slot]
     heartbeat_ages: Sequence[float]  # seconds since each running task's last heartbeat
+    # Per pending task (same order), the earliest it may start: a batch scheduled for 16:09
+    # holds its tasks until then. Empty: every pending task may start now. The caller puts
+    # the tasks that may start now first, in queue order, then the held ones by that time.
+    pending_release: Sequence[float] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,9 @@ class LaneEstimate:
     stale_running: int  # heartbeat age in (stale_after_s, dead_after_s] (amber)
     dead_running: int  # heartbeat age > dead_after_s (red); not also counted as stale
     unserved_models: tuple[str, ...]  # pending models no available server serves, queue order
+    # Nothing runs and nothing may start before this (every pending task is scheduled for
+    # later): the work begins then, and ``finish_at`` is that start plus its durations.
+    starts_at: float | None = None
 
 
 class DurationModel:
@@ -174,9 +181,9 @@ def estimate_lane(
     pending_models = set(snapshot.pending_models)
     unserved = tuple(m for m in dict.fromkeys(snapshot.pending_models) if m not in served)
 
-    def result(eta: float | None, basis: str) -> LaneEstimate:
+    def result(eta: float | None, basis: str, starts_at: float | None = None) -> LaneEstimate:
         finish_at = None if eta is None else now + eta
-        return LaneEstimate(eta, finish_at, basis, throughput, stale, dead, unserved)
+        return LaneEstimate(eta, finish_at, basis, throughput, stale, dead, unserved, starts_at)
 
     if not snapshot.pending_models and not snapshot.running:
         return result(0.0, "idle")
@@ -184,23 +191,33 @@ def estimate_lane(
         return result(None, "no_capacity")
     durations = DurationModel(snapshot.finished)
     if not durations.has_samples:
-        return result(None, "no_samples")
-    latest = _simulate(snapshot, servers, durations)
-    return result(max(0.0, latest - now), "observed")
+        first = min(snapshot.pending_release, default=now)
+        return result(None, "no_samples", first if _later(first, now, snapshot) else None)
+    latest, first = _simulate(snapshot, servers, durations)
+    starts_at = first if _later(first, now, snapshot) else None
+    return result(max(0.0, latest - now), "observed", starts_at)
 
 
-def finish_times(snapshot: LaneSnapshot) -> tuple[list[float], list[float]] | None:
+def _later(first: float, now: float, snapshot: LaneSnapshot) -> bool:
+    """The lane's work begins later than now (nothing runs; the first start is a schedule's)."""
+    return not snapshot.running and math.isfinite(first) and first > now + 1.0
+
+
+def finish_times(
+    snapshot: LaneSnapshot, starts: list[float] | None = None
+) -> tuple[list[float], list[float]] | None:
     """When each pending task (in ``snapshot.pending_models`` order) and each running task is
     expected to end, by the same list scheduling as :func:`estimate_lane` (``nan`` for a
     pending task no available account serves). None before the lane has finished anything.
-    The window groups them per batch: a batch is done when its last task is."""
+    The window groups them per batch: a batch is done when its last task is. ``starts``, if
+    given, gets each pending task's expected start (a scheduled batch: "after 16:09 + 4 min")."""
     durations = DurationModel(snapshot.finished)
     if not durations.has_samples:
         return None
     now = snapshot.now
     servers = [s for s in snapshot.servers if s.available and s.slots >= 1]
     pending: list[float] = []
-    _simulate(snapshot, servers, durations, pending)
+    _simulate(snapshot, servers, durations, pending, starts)
     running = [
         now + (durations.remaining(model, account_id, now - started_at) or 0.0)
         for model, account_id, started_at in snapshot.running
@@ -213,9 +230,12 @@ def _simulate(
     servers: list[Slot],
     durations: DurationModel,
     finishes: list[float] | None = None,
-) -> float:
-    """List scheduling on paper; returns the time the last task (running or pending) ends.
-    ``finishes``, if given, gets each pending task's end time in queue order (nan: unserved).
+    starts: list[float] | None = None,
+) -> tuple[float, float]:
+    """List scheduling on paper; returns when the last task (running or pending) ends and
+    when the first pending one starts (inf: none is scheduled). ``finishes`` and ``starts``,
+    if given, get each pending task's end and start in queue order (nan: unserved). A task
+    held by a schedule (``pending_release``) starts no earlier than its release.
 
     Per account, a min-heap of the times its slots become free (``free``; ``head`` mirrors each
     heap's top). Each pending task, in queue order, goes to the serving account whose earliest
@@ -229,7 +249,9 @@ def _simulate(
     with many models sharing accounts nearly every top is stale; the heap wins beyond.
     """
     now = snapshot.now
-    latest = now
+    latest, first = now, math.inf
+    release = snapshot.pending_release
+    held = any(r > now for r in release)
     free = _slot_free_times(snapshot, servers, durations)
     for model, account_id, started_at in snapshot.running:  # also those on unavailable accounts
         latest = max(latest, now + (durations.remaining(model, account_id, now - started_at) or 0))
@@ -250,7 +272,9 @@ def _simulate(
             for i, server in enumerate(servers)
             if model in server.models
         }
-        if len(cost) > _SCAN_MAX_CANDIDATES and not any(pacers[i] for i in cost):
+        # The heap orders accounts by when they are free; a release time beyond that changes
+        # the order, so held work is scanned.
+        if len(cost) > _SCAN_MAX_CANDIDATES and not any(pacers[i] for i in cost) and not held:
             heap = [(head[i] + d, i, 0) for i, d in cost.items()]
             heapq.heapify(heap)
             heaps[model] = (heap, cost)
@@ -258,13 +282,16 @@ def _simulate(
             scans[model] = tuple(cost.items())
 
     heapreplace = heapq.heapreplace
-    for model in snapshot.pending_models:
+    for k, model in enumerate(snapshot.pending_models):
+        ready = release[k] if release else now
         candidates = scans.get(model)
         if candidates is not None:
             finish, i, start = math.inf, -1, 0.0
             for j, d in candidates:
                 planner = pacers[j]
-                begin = head[j] if planner is None else planner.start_after(head[j])
+                begin = max(head[j], ready)
+                if planner is not None:
+                    begin = planner.start_after(begin)
                 if begin + d < finish:
                     finish, i, start = begin + d, j, begin
             if (planner := pacers[i]) is not None:
@@ -278,6 +305,7 @@ def _simulate(
             while version != versions[i]:
                 heapreplace(heap, (head[i] + cost[i], i, versions[i]))
                 finish, i, version = heap[0]
+            start = head[i]
             heapreplace(free[i], finish)
             head[i] = free[i][0]
             versions[i] += 1
@@ -285,12 +313,17 @@ def _simulate(
         else:  # unserved: reported, not scheduled
             if finishes is not None:
                 finishes.append(math.nan)
+            if starts is not None:
+                starts.append(math.nan)
             continue
         if finishes is not None:
             finishes.append(finish)
+        if starts is not None:
+            starts.append(start)
+        first = min(first, start)
         if finish > latest:
             latest = finish
-    return latest
+    return latest, first
 
 
 def _slot_free_times(

@@ -162,7 +162,8 @@ class AccountEditor(QDialog):
             if entry.where == "site_file":
                 continue
             assert entry.adapter is not None
-            self.site.addItem(f"{entry.adapter.name} ({entry.site})", entry.site)
+            name = labels.site_name(entry.adapter.name, entry.adapter.name_zh)
+            self.site.addItem(f"{name} ({entry.site})", entry.site)
         self.site.addItem(self.tr("From an adapter file…"), FILE_CHOICE)
         self.site_file: str | None = current.get("site_file")
         if self.site_file:
@@ -417,8 +418,8 @@ class AccountEditor(QDialog):
             return await asyncio.to_thread(
                 resolve_api_key, self.original_id, self.key_env.text().strip() or None
             )
-        except ProviderError as exc:
-            self.problems.show([("key", exc.message)])
+        except ProviderError as exc:  # said in words: its English names a command to type
+            self.problems.show([("key", labels.reason_text("no_api_key") or exc.message)])
             return None
 
     def _on_fetch_clicked(self) -> None:
@@ -438,18 +439,21 @@ class AccountEditor(QDialog):
         if key is None:
             return
         self.problems.clear()
+        # Disabling the pressed button moves the focus on, to the Name field with its text
+        # selected (issue 20): it goes back where it was once the buttons are enabled again.
+        focused = self.focusWidget()
         self._set_busy(True)
         try:
             await action(base_url, key)
-        except ProviderError as exc:
+        except ProviderError as exc:  # our own reasons in words, else the server's message
             self._note(
-                self.tr("%1: %2")
-                .replace("%1", labels.error_kind(exc.kind.value))
-                .replace("%2", exc.message),
+                labels.provider_error_text(exc.kind.value, exc.message, exc.code, exc.params),
                 error=True,
             )
         finally:
             self._set_busy(False)
+            if focused is not None and focused.isEnabled():
+                focused.setFocus(Qt.FocusReason.OtherFocusReason)
 
     async def _fetch(self, base_url: str, key: str) -> None:
         from media_assistant.core.model.errors import ErrorKind

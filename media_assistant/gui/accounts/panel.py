@@ -46,6 +46,7 @@ class AccountsPanel(QWidget):
     # (title, text): the risk guard paused an account for hours; the window tells the operator.
     attention_needed = Signal(str, str)
     pause_toggled = Signal(str, bool)  # account id, pause (True) or resume (False)
+    message = Signal(str)  # what an action did, for the status bar
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,7 +58,14 @@ class AccountsPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
-        self.table.setWordWrap(True)
+        # Every row two lines high, whatever it says: a countdown that wraps at one second and
+        # not the next made rows grow and shrink every second (issue 20). What does not fit
+        # is cut with "…" and is in the tooltip.
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        rows = self.table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(2 * self.fontMetrics().lineSpacing() + 10)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(COL_STATE, QHeaderView.ResizeMode.Stretch)
@@ -133,7 +141,6 @@ class AccountsPanel(QWidget):
                 self._spins[account.id] = spin
                 self.table.setCellWidget(row, COL_ACTION, spin)
         self.refresh()
-        self.table.resizeRowsToContents()
 
     def refresh(self) -> None:
         now = self.controller.now()
@@ -143,25 +150,18 @@ class AccountsPanel(QWidget):
             state = status.state(now) if status else AccountState.DISABLED
             item = self.table.item(row, COL_STATE)
             assert item is not None
-            reason = labels.account_reason(status, now)
-            text = labels.account_state(state) + (f"\n{reason}" if reason else "")
             paused = self.queue_holds.paused("account", account.id)
-            switched_off = state is AccountState.DISABLED or paused
-            if paused:
-                text = self.tr("Paused") + "\n" + text
-            if switched_off and self.running_on(account.id):
-                # Switching off or pausing never interrupts: say what the account still does.
-                text += "\n" + self.tr("finishing the current task")
             paced = self.controller.pacing(account.id) if account.kind is ModelKind.WEB else None
             if paced is not None:
-                text += "\n" + (pacing_text(paced, now) or self.tr("pacing: ready"))
                 self._notice_pause(account.id, paced, now)
-            if item.text() != text:
+            word, detail, more = self._state_lines(account.id, status, state, paused, paced, now)
+            text = f"{word}\n{detail}" if detail else word
+            tip = "\n".join(p for p in (word, detail, more) if p)
+            if item.text() != text or item.toolTip() != tip:
                 item.setText(text)
-                item.setToolTip(_tooltip(status, state, reason))
+                item.setToolTip(tip)
                 colour = AMBER if paused else ACCOUNT_COLORS.get(state.value, "#333")
                 item.setForeground(_brush(colour))
-                self.table.resizeRowToContents(row)  # a reason can take more lines than before
             toggle = self._toggles[account.id]
             enabled = bool(status and status.enabled)
             if toggle.isChecked() != enabled:
@@ -175,6 +175,42 @@ class AccountsPanel(QWidget):
                     spin.blockSignals(True)
                     spin.setValue(wanted)
                     spin.blockSignals(False)
+
+    def _state_lines(
+        self,
+        account_id: str,
+        status: AccountStatus | None,
+        state: AccountState,
+        paused: bool,
+        paced: PacingView | None,
+        now: float,
+    ) -> tuple[str, str, str]:
+        """One state per account, never two that contradict each other ("Paused" over
+        "Working"): the state in a word, one line of why or what next, and the rest for the
+        tooltip (the site's own detail, the pacing of a paused account)."""
+        reason = labels.account_reason(status, now)
+        pacing = (pacing_text(paced, now) or self.tr("pacing: ready")) if paced else ""
+        if paused or state is AccountState.DISABLED:
+            # Switching off or pausing never interrupts: say what the account still does.
+            word = self.tr("Paused") if paused else labels.account_state(state)
+            detail = self.tr("finishing the current task") if self.running_on(account_id) else ""
+            return word, detail, "\n".join(p for p in (reason, pacing) if p)
+        more = _detail(status, state)
+        if reason:
+            return labels.account_state(state), reason, "\n".join(p for p in (more, pacing) if p)
+        return labels.account_state(state), pacing, more
+
+    def show_account(self, account_id: str) -> bool:
+        """Bring the account's row into view with the focus on it (a notice about it was
+        opened); False when it is not set up here."""
+        row = self._rows.get(account_id)
+        item = self.table.item(row, COL_NAME) if row is not None else None
+        if item is None:
+            return False
+        self.table.scrollToItem(item)
+        self.table.setCurrentItem(item)
+        self.table.setFocus()
+        return True
 
     def _notice_pause(self, account_id: str, paced: PacingView, now: float) -> None:
         before, self._holds[account_id] = self._holds.get(account_id), paced.hold
@@ -224,7 +260,16 @@ class AccountsPanel(QWidget):
 
     def reset(self, account_id: str) -> None:
         """Clear the account's problem; the scheduler builds its provider anew."""
-        spawn(self.controller.reset_account(account_id), f"reset:{account_id}")
+        spawn(self._reset(account_id), f"reset:{account_id}")
+
+    async def _reset(self, account_id: str) -> None:
+        await self.controller.reset_account(account_id)
+        self.message.emit(
+            self.tr(
+                "%1 reset: its problem and cool-down are cleared; it starts afresh with its "
+                "next task"
+            ).replace("%1", account_id)
+        )
 
     def _on_toggle_toggled(self, account_id: str, on: bool) -> None:
         spawn(self.controller.set_account_enabled(account_id, on), f"toggle:{account_id}")
@@ -233,15 +278,17 @@ class AccountsPanel(QWidget):
         spawn(self.controller.set_concurrency(account_id, value), f"concurrency:{account_id}")
 
 
-def _tooltip(status: AccountStatus | None, state: AccountState, reason: str) -> str:
-    """The reason, and the site's or API's own words: a problem's detail (a CSS selector, an
+def _detail(status: AccountStatus | None, state: AccountState) -> str:
+    """The site's or API's own words, for the tooltip: a problem's detail (a CSS selector, an
     HTTP body), or the rate-limit headers behind a cool-down."""
     raw = status.cooldown_reason if status else None
     if state is AccountState.COOLING_DOWN and raw and not labels.is_error_kind(raw):
-        return f"{reason}\n{raw}"
-    if status is not None and status.problem_detail and state is not AccountState.DISABLED:
-        return f"{reason}\n{status.problem_detail}"
-    return reason
+        return raw
+    if status is None or not status.problem_detail or state is AccountState.DISABLED:
+        return ""
+    if labels.reason_is_complete(status.problem_code):  # our own English: the words say it
+        return ""
+    return status.problem_detail
 
 
 def _brush(hex_color: str) -> QBrush:

@@ -4,323 +4,55 @@ batch: pause/resume, cancel, retry failed, priority, export — as buttons besid
 its context menu. Actions are signals: the window's TaskActions carries them out (with the
 confirmations), so this view only knows rows.
 
-The list is small (a row per batch) and rebuilt from the task model's per-batch counts
-(``BatchCounts``, kept up to date as rows change) and the batch rows (``QueueHolds``), at most
-once per refresh of the window and only when either changed.
+*All batches* is a button beside the heading, always in sight; the rows are the model's
+(gui/batches/batch_model.py), rebuilt at most once per refresh of the window.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QPoint,
-    QRect,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QMenu,
     QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTableView,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from media_assistant.gui.bridge.queue_holds import QueueHolds
-from media_assistant.gui.common.style import (
-    AMBER,
-    RED,
-    STATE_COLORS,
-    bold,
-    format_duration,
-    latin_width,
+from media_assistant.gui.batches.batch_model import (
+    ALL,
+    BATCH_ROLE,
+    COL_CREATED,
+    COL_ETA,
+    COL_FAILED,
+    COL_NAME,
+    COL_PROGRESS,
+    COL_SOURCE,
+    BatchLine,
+    BatchListModel,
+    ProgressDelegate,
 )
-from media_assistant.gui.tasks.rows import BatchCounts, BatchTally
+from media_assistant.gui.common.style import bold, latin_width
 
-Index = QModelIndex | QPersistentModelIndex
-BATCH_ROLE = Qt.ItemDataRole.UserRole + 1
-PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 2  # (ended, total)
-COL_NAME, COL_SOURCE, COL_CREATED, COL_PROGRESS, COL_ETA, COL_FAILED = range(6)
-ALL = ""  # the first row: every batch together
-
-
-@dataclass(frozen=True, slots=True)
-class BatchLine:
-    batch_id: str  # "" for the "all batches" row
-    name: str
-    source: str
-    source_path: str
-    created_at: float | None
-    tally: BatchTally
-    # "" | "paused" | "pausing" | "scheduled" | "done" | "eta" | "no_eta" | "learning"
-    status: str
-    until: float | None = None  # scheduled: start; eta: finish
-
-
-class BatchListModel(QAbstractTableModel):
-    def __init__(self, now: Callable[[], float], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._now = now
-        self._lines: list[BatchLine] = []
-        self._created: dict[str, float] = {}  # earliest task of batches without a row
-        self._headers = [
-            self.tr("Batch"),
-            self.tr("Source file"),
-            self.tr("Created"),
-            self.tr("Progress"),
-            self.tr("ETA"),
-            self.tr("Failed"),
-        ]
-
-    # ---------------------------------------------------------------- feeding
-
-    def note_created(self, batch_id: str, created_at: float) -> None:
-        """The earliest task of a batch (its time, when the store has no batch row for it)."""
-        known = self._created.get(batch_id)
-        if known is None or created_at < known:
-            self._created[batch_id] = created_at
-
-    def rebuild(
-        self,
-        counts: BatchCounts,
-        holds: QueueHolds,
-        finishes: Mapping[str, float | None],
-    ) -> bool:
-        """New lines from the counts, batch rows and ETAs; True if the set of rows changed
-        (the view then restores its selection)."""
-        now = self._now()
-        lines = [self._line(b, counts.tally(b), holds, finishes, now) for b in counts.counts]
-        lines.sort(key=lambda line: (-(line.created_at or 0.0), line.batch_id))
-        total = _sum(line.tally for line in lines)
-        everything = BatchLine(
-            ALL,
-            self.tr("All batches"),
-            "",
-            "",
-            None,
-            total,
-            "paused" if holds.all_paused else "",
-        )
-        lines.insert(0, everything)
-        same_rows = [x.batch_id for x in lines] == [x.batch_id for x in self._lines]
-        if same_rows:
-            changed = [i for i, (a, b) in enumerate(zip(self._lines, lines, strict=True)) if a != b]
-            self._lines = lines
-            if changed:
-                self.dataChanged.emit(
-                    self.index(min(changed), 0), self.index(max(changed), len(self._headers) - 1)
-                )
-            return False
-        self.beginResetModel()
-        self._lines = lines
-        self.endResetModel()
-        return True
-
-    def _line(
-        self,
-        batch_id: str,
-        tally: BatchTally,
-        holds: QueueHolds,
-        finishes: Mapping[str, float | None],
-        now: float,
-    ) -> BatchLine:
-        record = holds.batches.get(batch_id)
-        source = record.source_file if record is not None and record.source_file else ""
-        created = record.created_at if record is not None else self._created.get(batch_id)
-        status, until = "", None
-        unfinished = tally.pending + tally.running
-        hold = holds.batch_hold(batch_id, None, now)
-        if not unfinished:
-            status = "done"
-        elif hold is not None and hold.kind == "paused":
-            status = "pausing" if tally.running else "paused"
-        elif hold is not None and hold.until is not None and not tally.running:
-            status, until = "scheduled", hold.until
-        elif batch_id in finishes:
-            finish = finishes[batch_id]
-            status, until = ("eta", finish) if finish is not None else ("no_eta", None)
-        else:
-            status = "learning"  # no lane of its has finished a task yet: no durations
-        return BatchLine(
-            batch_id,
-            holds.label(batch_id),
-            Path(source).name if source else "",
-            source,
-            created,
-            tally,
-            status,
-            until,
-        )
-
-    # ---------------------------------------------------------------- lookups
-
-    def line(self, row: int) -> BatchLine:
-        return self._lines[row]
-
-    def row_of(self, batch_id: str) -> int | None:
-        for i, line in enumerate(self._lines):
-            if line.batch_id == batch_id:
-                return i
-        return None
-
-    # ---------------------------------------------------------------- Qt model API
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self._lines)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self._headers)
-
-    def headerData(
-        self,
-        section: int,
-        orientation: Qt.Orientation,  # noqa: N802
-        role: int = Qt.ItemDataRole.DisplayRole,
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section] if 0 <= section < len(self._headers) else None
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._lines):
-            return None
-        line, col = self._lines[index.row()], index.column()
-        if role == BATCH_ROLE:
-            return line.batch_id
-        if role == PROGRESS_ROLE and col == COL_PROGRESS:
-            return (line.tally.ended, line.tally.total)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(line, col)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(line, col)
-        if role == Qt.ItemDataRole.ForegroundRole:
-            if col == COL_FAILED and line.tally.failed:
-                return QBrush(QColor(RED))
-            if col == COL_ETA and line.status in ("paused", "pausing", "scheduled"):
-                return QBrush(QColor(AMBER))
-            if col == COL_ETA and line.status == "done":
-                return QBrush(QColor(STATE_COLORS["success"]))
-        if role == Qt.ItemDataRole.FontRole and not line.batch_id and col == COL_NAME:
-            font = QApplication.font()
-            font.setBold(True)
-            return font
-        if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_FAILED:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def _display(self, line: BatchLine, col: int) -> str:
-        if col == COL_NAME:
-            return line.name
-        if col == COL_SOURCE:
-            return line.source
-        if col == COL_CREATED:
-            if line.created_at is None:
-                return ""
-            moment = dt.datetime.fromtimestamp(line.created_at)
-            today = dt.datetime.fromtimestamp(self._now()).date()
-            return moment.strftime("%H:%M" if moment.date() == today else "%m-%d %H:%M")
-        if col == COL_PROGRESS:
-            return (
-                self.tr("%1 of %2")
-                .replace("%1", str(line.tally.ended))
-                .replace("%2", str(line.tally.total))
-            )
-        if col == COL_ETA:
-            return self.status_text(line)
-        if col == COL_FAILED:
-            return str(line.tally.failed) if line.tally.failed else ""
-        return ""
-
-    def status_text(self, line: BatchLine) -> str:
-        now = self._now()
-        if line.status == "done":
-            return self.tr("Done")
-        if line.status == "paused":
-            return self.tr("Paused")
-        if line.status == "pausing":
-            return self.tr("Pausing after the current task")
-        if line.status == "scheduled" and line.until is not None:
-            moment = dt.datetime.fromtimestamp(line.until)
-            today = dt.datetime.fromtimestamp(now).date()
-            when = moment.strftime("%H:%M" if moment.date() == today else "%m-%d %H:%M")
-            return self.tr("Scheduled %1").replace("%1", when)
-        if line.status == "eta" and line.until is not None:
-            at = dt.datetime.fromtimestamp(line.until).strftime("%H:%M")
-            return (
-                self.tr("%1 (about %2)")
-                .replace("%1", format_duration(max(0.0, line.until - now)))
-                .replace("%2", at)
-            )
-        if line.status == "no_eta":
-            return self.tr("No account can take it now")
-        if line.status == "learning":
-            return self.tr("After the first result")
-        return ""
-
-    def _tooltip(self, line: BatchLine, col: int) -> str | None:
-        if col == COL_NAME and line.batch_id:
-            return self.tr("Batch id: %1").replace("%1", line.batch_id)
-        if col == COL_SOURCE and line.source_path:
-            return line.source_path
-        if col == COL_PROGRESS:
-            t = line.tally
-            return (
-                self.tr("%1 running · %2 waiting · %3 done · %4 failed")
-                .replace("%1", str(t.running))
-                .replace("%2", str(t.pending))
-                .replace("%3", str(t.ended - t.not_successful))
-                .replace("%4", str(t.failed))
-            )
-        return None
-
-
-def _sum(tallies: Sequence[BatchTally] | Any) -> BatchTally:
-    total = ended = bad = failed = running = pending = 0
-    for t in tallies:
-        total += t.total
-        ended += t.ended
-        bad += t.not_successful
-        failed += t.failed
-        running += t.running
-        pending += t.pending
-    return BatchTally(total, ended, bad, failed, running, pending)
-
-
-class ProgressDelegate(QStyledItemDelegate):
-    """The Progress cell: its text over a bar filled to the share of ended tasks."""
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        value = index.data(PROGRESS_ROLE)
-        if value:
-            ended, total = value
-            rect = QRect(option.rect).adjusted(2, 3, -2, -3)
-            painter.save()
-            painter.setPen(QColor(STATE_COLORS["success"]))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRect(rect.adjusted(0, 0, -1, -1))
-            if total and ended:
-                done = QRect(rect)
-                done.setWidth(max(1, rect.width() * ended // total))
-                painter.fillRect(done, QColor(STATE_COLORS["success"]).lighter(170))
-            painter.restore()
-        super().paint(painter, option, index)
+__all__ = [
+    "ALL",
+    "COL_CREATED",
+    "COL_ETA",
+    "COL_FAILED",
+    "COL_NAME",
+    "COL_PROGRESS",
+    "COL_SOURCE",
+    "BatchLine",
+    "BatchList",
+    "BatchListModel",
+]
 
 
 class BatchList(QWidget):
@@ -390,9 +122,18 @@ class BatchList(QWidget):
         )
         heading = QLabel(self.tr("Batches"), self)
         heading.setFont(bold(heading.font()))
+        # "All batches" stays in sight however many batches there are (as the list's first
+        # row it scrolled away): a button beside the heading, checked while no batch is chosen.
+        # The model keeps its row 0 (the sums); the view hides it.
+        self.all_button = QToolButton(self)
+        self.all_button.setObjectName("allBatches")
+        self.all_button.setCheckable(True)
+        self.all_button.setChecked(True)
+        self.all_button.clicked.connect(lambda: self.select(ALL))
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(heading)
+        buttons.addWidget(self.all_button)
         buttons.addSpacing(self.fontMetrics().horizontalAdvance("MM"))
         for b in (
             self.pause_button,
@@ -408,10 +149,13 @@ class BatchList(QWidget):
         layout.setSpacing(2)
         layout.addLayout(buttons)
         layout.addWidget(self.view, 1)
-        # The header, "All batches" and a batch (more scroll): on a 1366×768 laptop each row
-        # kept here is a row less of the task table.
+        # The header and two batches (more scroll): on a 1366×768 laptop each row kept here is
+        # a row less of the task table.
         self.view.setMinimumHeight(self.view.verticalHeader().defaultSectionSize() * 3 + 4)
+        model.modelReset.connect(self._show_all_row)
+        model.dataChanged.connect(lambda *_: self._show_all_row())
         self._paused = False
+        self._show_all_row()
         self.update_buttons()
 
     def _button(self, text: str, icon: QStyle.StandardPixmap, slot: Any) -> QToolButton:
@@ -433,12 +177,32 @@ class BatchList(QWidget):
         return str(self.model.data(rows[0], BATCH_ROLE) or "")
 
     def select(self, batch_id: str) -> None:
-        row = self.model.row_of(batch_id)
+        row = self.model.row_of(batch_id) if batch_id != ALL else None
         if row is None:
             self.view.clearSelection()
+            self.all_button.setChecked(True)
             return
         if self.current() != batch_id:
             self.view.selectRow(row)
+
+    def _show_all_row(self) -> None:
+        """Row 0 ("all batches") is the button above the list: its words there, hidden here."""
+        if self.model.rowCount() and not self.view.isRowHidden(0):
+            self.view.setRowHidden(0, True)
+        if not self.model.rowCount():
+            self.all_button.setText(self.tr("All batches"))
+            return
+        line = self.model.line(0)
+        text = self.tr("All batches · %1").replace(
+            "%1", self.model.display_text(line, COL_PROGRESS)
+        )
+        if line.tally.failed:
+            text += " · " + self.tr("%n failed", "", line.tally.failed)
+        if line.status == "paused":
+            text += " · " + self.model.status_text(line)
+        if self.all_button.text() != text:
+            self.all_button.setText(text)
+            self.all_button.setToolTip(self.model.tooltip_text(line, COL_PROGRESS) or "")
 
     def after_rebuild(self, chosen: str) -> None:
         """Rows were rebuilt: keep the operator's choice selected."""
@@ -511,6 +275,7 @@ class BatchList(QWidget):
     # ---------------------------------------------------------------- slots
 
     def _on_selection_changed(self) -> None:
+        self.all_button.setChecked(self.current() == ALL)
         self.update_buttons()
         self.batch_selected.emit(self.current())
 

@@ -138,7 +138,7 @@ class NewBatchDialog(QDialog):
         if default_model in self._models:
             self.model_combo.setCurrentIndex(self.model_combo.findData(default_model))
         metrics = self.fontMetrics()
-        resize_within_screen(self, latin_width(metrics, 110), metrics.lineSpacing() * 42)
+        resize_within_screen(self, latin_width(metrics, 110), metrics.lineSpacing() * 50)
         self._on_input_changed()
 
     # ------------------------------------------------------------------------------ results

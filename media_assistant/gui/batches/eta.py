@@ -4,15 +4,16 @@ grouped per batch. One plan serves the lane panels and the batches list
 (gui/window/queue_controls.py decides when to make one, and where: at once for a short queue, on
 a worker thread for a long one).
 
-Pending tasks a pause or a schedule holds back are left out of the plan (they will not start
-now); a batch held that way says so instead of an ETA.
+Pending tasks a pause holds back are left out of the plan (nobody knows when they will start);
+a batch held that way says so instead of an ETA. Tasks a schedule holds are planned from the
+time it lets them start ("after 16:09 + 4 min"), after the work that may start now.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from media_assistant.core.rules.eta import (
     FinishedTask,
@@ -24,7 +25,8 @@ from media_assistant.core.rules.eta import (
 )
 from media_assistant.gui.tasks.rows import LaneIndex, Row
 
-Held = frozenset[tuple[str, str]]  # (batch id, lane) a pause or a schedule holds back now
+# (batch id, lane) a pause or a schedule holds back now → when it may start (None: a pause)
+Held = Mapping[tuple[str, str], float | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,14 +54,16 @@ Finishes = dict[str, float | None]  # batch id → expected end (None: cannot be
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """Per lane: the panel's estimate, and batch id → when its last task there should end."""
+    """Per lane: the panel's estimate, batch id → when its last task there should end, and
+    batch id → when its first task there should start (``now`` once one runs)."""
 
     now: float
     estimates: dict[str, LaneEstimate]
     finishes: dict[str, Finishes]
+    starts: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
-def plan_lanes(lanes: Mapping[str, LaneInputs], now: float, held: Held = frozenset()) -> Plan:
+def plan_lanes(lanes: Mapping[str, LaneInputs], now: float, held: Held | None = None) -> Plan:
     """Every lane's estimate and batch ends, from the lanes' own observed durations.
 
     A pure function of its inputs, so the window can run it on a worker thread when the queue is
@@ -67,13 +71,12 @@ def plan_lanes(lanes: Mapping[str, LaneInputs], now: float, held: Held = frozens
     the model's own objects: the window may change a field of one meanwhile (a heartbeat, a
     priority); the plan then reads either value, and the next plan, a second later, the new one.
     """
+    held = held or {}
     estimates: dict[str, LaneEstimate] = {}
     finishes: dict[str, Finishes] = {}
+    starts: dict[str, dict[str, float]] = {}
     for lane, inputs in lanes.items():
-        pending = sorted(
-            (r for r in inputs.pending if (r.batch_id, lane) not in held),
-            key=lambda r: (-r.priority, r.seq),
-        )
+        pending, release = _queue(inputs.pending, lane, now, held)
         running = inputs.running
         snapshot = LaneSnapshot(
             now=now,
@@ -82,18 +85,54 @@ def plan_lanes(lanes: Mapping[str, LaneInputs], now: float, held: Held = frozens
             finished=inputs.finished,
             servers=list(inputs.servers),
             heartbeat_ages=[now - r.heartbeat_at for r in running if r.heartbeat_at is not None],
+            pending_release=release,
         )
         estimates[lane] = estimate_lane(snapshot)
         if not pending and not running:
             continue
-        times = finish_times(snapshot)
+        begins: dict[str, float] = starts.setdefault(lane, {})
+        for row in running:
+            begins[row.batch_id] = now
+        planned: list[float] = []
+        times = finish_times(snapshot, planned)
         if times is None:  # a lane that has not finished a task yet has no durations to go by
+            for row, at in zip(pending, release, strict=True):
+                begins[row.batch_id] = min(begins.get(row.batch_id, math.inf), at)
             continue
+        for row, at in zip(pending, planned, strict=True):
+            if not math.isnan(at):
+                begins[row.batch_id] = min(begins.get(row.batch_id, math.inf), at)
         ends: Finishes = finishes.setdefault(lane, {})
         pending_ends, running_ends = times
         for row, end in _pairs(pending, pending_ends, running, running_ends):
             _merge(ends, row.batch_id, None if math.isnan(end) else end)
-    return Plan(now, estimates, finishes)
+    return Plan(now, estimates, finishes, starts)
+
+
+def _queue(rows: Iterable[Row], lane: str, now: float, held: Held) -> tuple[list[Row], list[float]]:
+    """The lane's pending tasks as the plan takes them, with when each may start: those that
+    may start now in queue order, then those a schedule holds by that time; paused ones left
+    out. (The claim skips held tasks, so later ones of the queue go first meanwhile.)"""
+    ready: list[Row] = []
+    later: list[tuple[float, Row]] = []
+    for row in rows:
+        key = (row.batch_id, lane)
+        if key not in held:
+            ready.append(row)
+        elif (until := held[key]) is not None:
+            later.append((until, row))
+    ready.sort(key=lambda r: (-r.priority, r.seq))
+    later.sort(key=lambda x: (x[0], -x[1].priority, x[1].seq))
+    return ready + [r for _, r in later], [now] * len(ready) + [at for at, _ in later]
+
+
+def combined_starts(per_lane: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """A batch begins when its first lane does."""
+    out: dict[str, float] = {}
+    for begins in per_lane.values():
+        for batch, at in begins.items():
+            out[batch] = min(out.get(batch, math.inf), at)
+    return out
 
 
 def combined(per_lane: Mapping[str, Finishes]) -> Finishes:

@@ -174,7 +174,15 @@ class BatchFilePage(QWidget):
         body.addWidget(self.template_problem)
         body.addWidget(QLabel(self.tr("Prompts of the first rows:"), loaded))
         body.addWidget(self.rendered)
-        self.file_stack.addWidget(loaded)
+        # The file's page scrolls when the dialog is short (a 1366×768 laptop with the system
+        # prompt open): its parts together are taller than that screen has room for.
+        scroll = QScrollArea(self.file_stack, widgetResizable=True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(loaded)
+        scroll.viewport().setAutoFillBackground(False)  # the tab page shows through
+        loaded.setAutoFillBackground(False)
+        self.file_stack.addWidget(scroll)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.file_stack)

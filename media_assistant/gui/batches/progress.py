@@ -1,36 +1,20 @@
-"""Which batches are still running, for the window title and the "batch finished" notice."""
+"""How far the work the window shows has come, for its title: the chosen batch, or with *All
+batches* every batch that still has work (a batch that ended long ago does not dilute it, and
+the newest batch alone does not stand for all of them)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterable
-from dataclasses import dataclass
 
 from media_assistant.gui.tasks.rows import BatchCounts
 
 
-@dataclass(frozen=True, slots=True)
-class FinishedBatch:
-    batch_id: str
-    total: int
-    not_successful: int
-
-
-class BatchProgress:
-    def __init__(self) -> None:
-        self._open: set[str] = set()
-
-    def watch(self, batch_ids: Iterable[str]) -> None:
-        self._open.update(batch_ids)
-
-    def update(self, counts: BatchCounts) -> tuple[int, int, list[FinishedBatch]]:
-        """(done, total) over the batches still running, and the batches that just ended."""
-        finished = []
-        done = total = 0
-        for batch in list(self._open):
-            d, t, bad = counts.of(batch)
-            if t and d == t:
-                self._open.discard(batch)
-                finished.append(FinishedBatch(batch, t, bad))
-            else:
-                done, total = done + d, total + t
-        return done, total, finished
+def progress(counts: BatchCounts, batch_id: str = "") -> tuple[int, int]:
+    """(ended, total) of ``batch_id``, or over every batch with unfinished tasks ("")."""
+    if batch_id:
+        ended, total, _bad = counts.of(batch_id)
+        return ended, total
+    ended = total = 0
+    for batch in counts.counts:
+        tally = counts.tally(batch)
+        if tally.pending or tally.running:
+            ended, total = ended + tally.ended, total + tally.total
+    return ended, total

@@ -349,13 +349,19 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 
 def event_text(event: TaskEventRecord) -> str:
     """The line in the operator's language (its English message when the code is unknown)."""
-    render = _TEXTS.get(event.code or "")
+    return coded_text(event.code, event.params, event.message)
+
+
+def coded_text(code: str | None, params: Mapping[str, Any], message: str) -> str:
+    """A line with a code in the operator's language: a task's event, or the same line in the
+    app's log (core/model/event_codes.py ``log_extra``); ``message`` when the code is unknown."""
+    render = _TEXTS.get(code or "")
     if render is None:
-        return event.message
+        return message
     try:
-        return render(event.params)
+        return render(params)
     except (TypeError, ValueError):  # parameters of a shape this version does not expect
-        return event.message
+        return message
 
 
 def event_tooltip(event: TaskEventRecord) -> str:

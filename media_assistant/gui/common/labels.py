@@ -8,7 +8,9 @@ translator is installed. A value the table does not know is shown as it came.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from collections.abc import Mapping
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 
 from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.errors import ErrorKind
@@ -123,7 +125,103 @@ _PROBLEMS: dict[str, object] = {
     ),
 }
 
+# Our own reasons, by the code the core or a provider gives them (ProviderError.code,
+# AccountUnavailable.code → accounts.problem_code): the English message behind them is ours too,
+# so the words here replace it rather than sit beside it.
+_REASONS: dict[str, object] = {
+    "connect_failed": QT_TRANSLATE_NOOP(
+        "Reason", "Cannot reach the server: nothing answered at that address"
+    ),
+    "connect_timeout": QT_TRANSLATE_NOOP("Reason", "The server did not answer within %1 s"),
+    "idle_timeout": QT_TRANSLATE_NOOP("Reason", "The server sent nothing for %1 s"),
+    "send_timeout": QT_TRANSLATE_NOOP("Reason", "Sending the request took too long"),
+    "dropped": QT_TRANSLATE_NOOP("Reason", "The connection was cut off"),
+    "invalid_http": QT_TRANSLATE_NOOP("Reason", "The server's answer was not valid HTTP"),
+    "url_scheme": QT_TRANSLATE_NOOP("Reason", "The address must start with http:// or https://"),
+    "no_api_key": QT_TRANSLATE_NOOP(
+        "Reason",
+        "No API key: open Accounts…, edit the account and paste its key, or name an "
+        "environment variable that holds it",
+    ),
+    "no_simulated_site": QT_TRANSLATE_NOOP(
+        "Reason", "It needs the built-in simulated site, which this start does not have"
+    ),
+    "adapter_unreadable": QT_TRANSLATE_NOOP(
+        "Reason", "Its site adapter cannot be used (see the tooltip)"
+    ),
+    "model_choice_missing": QT_TRANSLATE_NOOP(
+        "Reason",
+        "A model of it names the site's own model, but its site adapter cannot choose models "
+        "(see the tooltip)",
+    ),
+    "provider_failed": QT_TRANSLATE_NOOP(
+        "Reason", "It could not be started: an internal error (see the tooltip and the log)"
+    ),
+}
+# Reasons whose words say everything: the English detail (which may tell a terminal user what
+# to type) is not shown in the window. The others point to it in the tooltip.
+_COMPLETE_REASONS = frozenset(
+    {
+        "connect_failed",
+        "connect_timeout",
+        "idle_timeout",
+        "send_timeout",
+        "dropped",
+        "invalid_http",
+        "url_scheme",
+        "no_api_key",
+        "no_simulated_site",
+    }
+)
+# Error kinds whose message is our own description (English), not a site's or an API's words:
+# the window names the kind and keeps the message for the tooltip and the details.
+_OWN_MESSAGE_KINDS = frozenset(
+    {
+        ErrorKind.NETWORK,
+        ErrorKind.TIMEOUT,
+        ErrorKind.PROTOCOL,
+        ErrorKind.LOST,
+        ErrorKind.DEADLINE,
+        ErrorKind.NO_ACCOUNT,
+        ErrorKind.BROWSER_CRASHED,
+        ErrorKind.INTERNAL,
+        ErrorKind.CANCELED,
+        ErrorKind.LEFTOVER_GENERATION,
+        ErrorKind.SESSION_CONFLICT,
+        ErrorKind.PROFILE_IN_USE,
+        ErrorKind.BAD_CONFIG,
+        ErrorKind.LOGIN_REQUIRED,
+        ErrorKind.CAPTCHA,
+    }
+)
+
 _ERROR_KIND_VALUES = frozenset(k.value for k in ErrorKind)
+
+
+def reason_text(code: str | None, params: Mapping[str, object] | None = None) -> str | None:
+    """One of our own reasons in the operator's words (None: not a code of ours)."""
+    source = _REASONS.get(code or "")
+    if source is None:
+        return None
+    text = QCoreApplication.translate("Reason", str(source))
+    seconds = (params or {}).get("seconds")
+    return text.replace("%1", f"{seconds:g}" if isinstance(seconds, int | float) else "?")
+
+
+def reason_is_complete(code: str | None) -> bool:
+    """The words of ``code`` say all there is: its English detail stays out of the window."""
+    return code in _COMPLETE_REASONS
+
+
+def provider_error_text(
+    kind: str, message: str, code: str | None, params: Mapping[str, object]
+) -> str:
+    """A provider's error as the set-up window shows it: our words for our own reasons, else
+    the kind and the site's or API's own message."""
+    words = reason_text(code, params)
+    if words is not None:
+        return words
+    return error_text(kind, message)
 
 
 def quality_rule(rule: str) -> str:
@@ -141,8 +239,35 @@ def _quality_rule_of(message: str) -> str | None:
 
 def problem_text(status: AccountStatus) -> str:
     """An account problem in the operator's words (the site's own detail goes in a tooltip)."""
+    words = reason_text(status.problem_code)
+    if words is not None:
+        return words
     key = status.problem_code if status.problem_code in _PROBLEMS else status.problem.value
     return _lookup("AccountProblem", _PROBLEMS, key or "")
+
+
+def problem_words(code: str, state: str) -> str:
+    """Why an account needs the operator, from a notice's code and state: the problem's words
+    when there are any, else the state's."""
+    words = reason_text(code)
+    if words is not None:
+        return words
+    source = _PROBLEMS.get(code) or _PROBLEMS.get(_STATE_PROBLEMS.get(state, ""))
+    if source is not None:
+        return QCoreApplication.translate("AccountProblem", str(source))
+    return account_state(state)
+
+
+_STATE_PROBLEMS = {
+    AccountState.NEEDS_LOGIN.value: AccountProblem.NEEDS_LOGIN.value,
+    AccountState.CREDENTIALS_REJECTED.value: AccountProblem.CREDENTIALS_REJECTED.value,
+    AccountState.NEEDS_ATTENTION.value: AccountProblem.NEEDS_ATTENTION.value,
+}
+
+
+def problem_codes() -> list[str]:
+    """Every problem code the window has words for (a test walks them)."""
+    return [*_PROBLEMS, *_REASONS]
 
 
 def _lookup(context: str, table: dict[str, object], key: str) -> str:
@@ -172,7 +297,7 @@ def error_text(kind: str | None, message: str | None) -> str:
     The quality gate's own message is said in words: "<kind label>: <rule>"."""
     if not kind:
         return message or ""
-    if not message:
+    if not message or kind in _OWN_MESSAGE_KINDS:  # our English: the tooltip has it
         return error_kind(kind)
     message = error_detail(kind, message)
     return (
@@ -222,6 +347,13 @@ def account_reason(status: AccountStatus | None, now: float) -> str:
             .replace("%2", left)
         )
     return ""
+
+
+def site_name(name: str, name_zh: str | None) -> str:
+    """A site adapter's name in the window's language (its ``name_zh`` in a Chinese window)."""
+    if name_zh and QLocale().language() is QLocale.Language.Chinese:
+        return name_zh
+    return name
 
 
 def lane(kind: str) -> str:

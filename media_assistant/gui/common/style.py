@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
@@ -92,10 +92,34 @@ def latin_width(metrics: QFontMetrics, chars: float) -> int:
     return round(metrics.horizontalAdvance(_LETTERS) * chars / len(_LETTERS))
 
 
+# Room a window manager's title bar and frame take around a window (the available area already
+# leaves out the taskbar): a 1366×768 laptop with a taskbar has ~728 px, a dialog ~690 of them.
+FRAME_ALLOWANCE = 40
+
+
 def resize_within_screen(widget: QWidget, width: int, height: int) -> None:
-    """A window's first size, kept inside its screen (CJK fonts also have taller lines)."""
-    screen = widget.screen().availableGeometry()
-    widget.resize(min(width, screen.width() * 9 // 10), min(height, screen.height() * 9 // 10))
+    """A window's first size, kept inside its screen with its title bar (CJK fonts also have
+    taller lines). Content that then does not fit must scroll inside: see :func:`fits_screen`."""
+    width, height = (
+        min(width, screen_room(widget).width()),
+        min(height, screen_room(widget).height()),
+    )
+    widget.resize(width, height)
+
+
+def screen_room(widget: QWidget) -> QSize:
+    """The most a top-level window may take: its screen's available area (no taskbar) less
+    its frame, and a little margin."""
+    area = widget.screen().availableGeometry()
+    return QSize(
+        area.width() * 9 // 10, min(area.height() * 9 // 10, area.height() - 2 * FRAME_ALLOWANCE)
+    )
+
+
+def fits_screen(widget: QWidget) -> bool:
+    """The window's smallest size fits the room its screen has (the dialogs' tests ask)."""
+    room, least = screen_room(widget), widget.minimumSizeHint().expandedTo(widget.minimumSize())
+    return least.width() <= room.width() and least.height() <= room.height()
 
 
 def bold(font: QFont) -> QFont:

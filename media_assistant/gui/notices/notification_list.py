@@ -1,8 +1,11 @@
 """The notification list: what happened while the operator looked elsewhere (a batch ended, an
-account needs them, the disk is nearly full). A notice stays until it is read — clicked, or
-*Mark all read* — and unread ones survive a restart (QSettings). The tab's title counts them.
-Notices come from the core's NoticeCenter (core/notices/center.py) through :class:`NoticeHub`,
-which also starts the webhooks (media_assistant/notices_runtime.py)."""
+account needs them, the disk is nearly full). A notice stays unread until it is opened — a
+click, or *Mark all read* — and the list with its read marks survives a restart in the data
+folder it belongs to (the window keeps it: :meth:`NotificationList.saved` and
+:meth:`NotificationList.restore`, core/files/local_state.py), never in the user-wide settings
+another data folder would see. The tab's title counts the unread ones. Notices come from the
+core's NoticeCenter (core/notices/center.py) through media_assistant/notices_runtime.py, which
+also starts the webhooks."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import datetime as dt
 import json
 from collections.abc import Mapping
 
-from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -28,8 +31,7 @@ from media_assistant.core.model.states import NoticeKind
 from media_assistant.core.notices.center import Notice
 from media_assistant.gui.common import labels
 
-SETTINGS_KEY = "notifications/unread"
-KEEP_UNREAD = 200
+KEEP = 200  # notices kept across restarts (the newest; unread ones first)
 KEY_ROLE = Qt.ItemDataRole.UserRole
 SUBJECT_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -60,9 +62,9 @@ class NoticeWords(QObject):
                 .replace("%3", str(p.get("canceled", 0)))
             )
         if notice.kind is NoticeKind.ACCOUNT_ATTENTION:
-            state = labels.account_state(str(p.get("state", "")))
-            reason = str(p.get("reason", "") or "")
-            return f"{state}: {reason}" if reason else state
+            # Why, in words (the title already says it needs the operator); the site's own
+            # detail is on the account's row, in its tooltip.
+            return labels.problem_words(str(p.get("code") or ""), str(p.get("state", "")))
         return (
             self.tr("%1 MB free on the disk of %2")
             .replace("%1", str(p.get("free_mb", 0)))
@@ -73,15 +75,23 @@ class NoticeWords(QObject):
 class NotificationList(QWidget):
     unread_changed = Signal(int)
     batch_requested = Signal(str)  # a batch notice was opened: show that batch
+    account_requested = Signal(str)  # an account notice was opened: show that account
+    changed = Signal()  # a notice came, was read or cleared: the window saves :meth:`saved`
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.words = NoticeWords(self)
         self.list = QListWidget(self)
-        self.list.setWordWrap(True)
+        # One line per notice (its whole text in the tooltip): on a laptop the tab shows a few
+        # of them, not one and a half.
+        self.list.setWordWrap(False)
+        self.list.setUniformItemSizes(True)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setAlternatingRowColors(True)
-        self.list.itemClicked.connect(self._on_list_item_clicked)
-        self.list.itemActivated.connect(self._on_list_item_activated)
+        # One click opens a notice (and so reads it); Enter too. A double click opens it twice,
+        # which shows the same batch again.
+        self.list.itemClicked.connect(self.open)
+        self.list.itemActivated.connect(self.open)
         self.empty = QLabel(
             self.tr("No notifications. Finished batches and accounts that need you show here."),
             self,
@@ -102,14 +112,15 @@ class NotificationList(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)
         layout.addWidget(self.list, 1)
-        self._restore()
         self._changed()
 
     # ---------------------------------------------------------------- notices
 
     def add(self, notice: Notice, *, unread: bool = True) -> QListWidgetItem:
         when = dt.datetime.fromtimestamp(notice.at).strftime("%m-%d %H:%M")
-        item = QListWidgetItem(f"{when}  {self.words.title(notice)}\n{self.words.text(notice)}")
+        title, text = self.words.title(notice), self.words.text(notice)
+        item = QListWidgetItem(f"{when}  {title} — {text}")
+        item.setToolTip(f"{title}\n{text}")
         warning = notice.kind is not NoticeKind.BATCH_DONE
         icon = (
             QStyle.StandardPixmap.SP_MessageBoxWarning
@@ -139,14 +150,16 @@ class NotificationList(QWidget):
                 self.list.takeItem(i)
         self._changed()
 
-    def _on_list_item_clicked(self, item: QListWidgetItem) -> None:
-        self._set_unread(item, False)
-        self._changed()
-
-    def _on_list_item_activated(self, item: QListWidgetItem) -> None:
-        self._on_list_item_clicked(item)
-        if str(item.data(KIND_ROLE)).startswith("batch_"):
-            self.batch_requested.emit(str(item.data(SUBJECT_ROLE)))
+    def open(self, item: QListWidgetItem) -> None:
+        """Read it and show what it is about: its batch in the table, its account."""
+        if self._is_unread(item):
+            self._set_unread(item, False)
+            self._changed()
+        kind, subject = str(item.data(KIND_ROLE)), str(item.data(SUBJECT_ROLE))
+        if kind.startswith("batch_"):
+            self.batch_requested.emit(subject)
+        elif kind == NoticeKind.ACCOUNT_ATTENTION.value:
+            self.account_requested.emit(subject)
 
     # ---------------------------------------------------------------- state
 
@@ -163,25 +176,33 @@ class NotificationList(QWidget):
         self.empty.setVisible(self.list.count() == 0)
         self.mark_all.setEnabled(n > 0)
         self.clear_read.setEnabled(self.list.count() > n)
-        self._save()
         self.unread_changed.emit(n)
+        self.changed.emit()
 
-    def _save(self) -> None:
-        unread = [
-            str(self.list.item(i).data(KEY_ROLE))
-            for i in range(self.list.count())
-            if self._is_unread(self.list.item(i))
+    # ---------------------------------------------------------------- kept across restarts
+
+    def saved(self) -> list[dict[str, object]]:
+        """The list as the data folder keeps it, newest first: at most :data:`KEEP` notices,
+        unread ones before read ones when there are more."""
+        items = [self.list.item(i) for i in range(self.list.count())]
+        unread = [i for i in items if self._is_unread(i)]
+        kept = set(map(id, (unread + [i for i in items if not self._is_unread(i)])[:KEEP]))
+        return [
+            {**json.loads(str(i.data(KEY_ROLE))), "read": not self._is_unread(i)}
+            for i in items
+            if id(i) in kept
         ]
-        QSettings().setValue(SETTINGS_KEY, json.dumps(unread[:KEEP_UNREAD]))
 
-    def _restore(self) -> None:
-        try:
-            saved = json.loads(str(QSettings().value(SETTINGS_KEY, "[]")))
-            notices = [_from_json(json.loads(s)) for s in saved]
-        except (ValueError, KeyError, TypeError):
+    def restore(self, saved: object) -> None:
+        """The notices :meth:`saved` gave, as they were (a damaged entry is left out)."""
+        if not isinstance(saved, list):
             return
-        for notice in reversed(notices):
-            self.add(notice)
+        for data in reversed(saved):
+            try:
+                notice = _from_json(data)
+            except (ValueError, KeyError, TypeError, AssertionError):
+                continue
+            self.add(notice, unread=not (isinstance(data, dict) and data.get("read")))
 
 
 def _to_json(notice: Notice) -> dict[str, object]:
@@ -193,7 +214,8 @@ def _to_json(notice: Notice) -> dict[str, object]:
     }
 
 
-def _from_json(data: Mapping[str, object]) -> Notice:
+def _from_json(data: object) -> Notice:
+    assert isinstance(data, Mapping)
     params = data.get("params") or {}
     assert isinstance(params, dict)
     at = data["at"]

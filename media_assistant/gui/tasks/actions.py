@@ -30,6 +30,7 @@ from media_assistant.core.exports.fields import Headers
 from media_assistant.core.exports.write import ExportScope
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import JobCanceled, JobRunner, spawn
+from media_assistant.gui.bridge.local_state import LocalStateKeeper
 from media_assistant.gui.tasks.export_dialog import ExportDialog
 from media_assistant.gui.tasks.model import TaskTableModel
 from media_assistant.gui.tasks.view import TaskTable
@@ -60,6 +61,7 @@ class TaskActions(QObject):
         self.export_job: asyncio.Task[int | None] | None = None
         self.export_dialog: ExportDialog | None = None
         self.result_box: QMessageBox | None = None
+        self.local_state: LocalStateKeeper | None = None  # the window's: the export folder
 
     def _show(self, text: str, timeout_ms: int = 8000) -> None:
         self.last_message = text
@@ -422,6 +424,7 @@ class TaskActions(QObject):
             batches=batches,
             preset=preset,
             filtered=model.filter.active,
+            remembered=self.local_state,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
@@ -486,6 +489,25 @@ def open_folder_box(parent: QWidget, title: str, text: str, path: Path) -> QMess
     )
     box.addButton(QMessageBox.StandardButton.Close)
     target = path if path.is_dir() else path.parent  # a Markdown folder opens itself
-    folder.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(target))))
+    folder.clicked.connect(lambda: open_folder(parent, target))
     box.open()
     return box
+
+
+def open_folder(parent: QWidget, folder: Path) -> bool:
+    """Open ``folder`` in the file manager; where none is registered (a bare Linux desktop,
+    some locked-down PCs) say so and show where it is, instead of doing nothing."""
+    if QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+        return True
+    box = QMessageBox(
+        QMessageBox.Icon.Information,
+        QCoreApplication.translate("TaskActions", "Open folder"),
+        QCoreApplication.translate(
+            "TaskActions", "No file manager could be started here. The folder is:\n%1"
+        ).replace("%1", str(folder)),
+        parent=parent,
+    )
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return False

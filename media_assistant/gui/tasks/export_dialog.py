@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QLocale, QSettings, QStandardPaths
+from PySide6.QtCore import QLocale, QStandardPaths
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -30,9 +30,11 @@ from PySide6.QtWidgets import (
 
 from media_assistant.core.exports.fields import Headers
 from media_assistant.core.exports.write import FORMAT_SUFFIX, ExportScope, default_export_name
+from media_assistant.gui.bridge.local_state import LocalStateKeeper
 
-SETTINGS_FOLDER = "export/folder"
-SETTINGS_FORMAT = "export/format"
+# Where the last export went and its format: remembered per data folder (the window's state).
+STATE_FOLDER = "export_folder"
+STATE_FORMAT = "export_format"
 SCOPE_FILTER, SCOPE_SELECTION, SCOPE_BATCH, SCOPE_ALL = "filter", "selection", "batch", "all"
 
 
@@ -55,9 +57,11 @@ class ExportDialog(QDialog):
         batches: Sequence[str],
         preset: ExportScope | None = None,
         filtered: bool = False,
+        remembered: LocalStateKeeper | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Export tasks"))
+        self._remembered = remembered
         self._shown = shown
         self._selected = tuple(selected)
         self._path_edited = False
@@ -99,7 +103,7 @@ class ExportDialog(QDialog):
             (self.tr("JSON lines (.jsonl)"), "jsonl"),
         ):
             self.format.addItem(label, fmt)
-        saved = str(QSettings().value(SETTINGS_FORMAT, "xlsx"))
+        saved = str(self._recall(STATE_FORMAT) or "xlsx")
         self.format.setCurrentIndex(max(0, self.format.findData(saved)))
 
         self.headers = QComboBox(self)
@@ -189,14 +193,18 @@ class ExportDialog(QDialog):
             self._browse()
             if not self.path.text().strip():
                 return
-        QSettings().setValue(SETTINGS_FOLDER, str(Path(self.path.text().strip()).parent))
-        QSettings().setValue(SETTINGS_FORMAT, self.fmt())
+        if self._remembered is not None:
+            self._remembered.set(STATE_FOLDER, str(Path(self.path.text().strip()).parent))
+            self._remembered.set(STATE_FORMAT, self.fmt())
         super().accept()
+
+    def _recall(self, key: str) -> str:
+        return str(self._remembered.get(key) or "") if self._remembered is not None else ""
 
     # ---------------------------------------------------------------- the file name
 
     def _folder(self) -> Path:
-        saved = QSettings().value(SETTINGS_FOLDER)
+        saved = self._recall(STATE_FOLDER)
         if saved and Path(str(saved)).is_dir():
             return Path(str(saved))
         docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)

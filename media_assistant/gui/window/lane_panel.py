@@ -17,7 +17,10 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.rules.eta import LaneEstimate, Slot
+from media_assistant.core.rules.pacing import time_of_day
+from media_assistant.gui.bridge.queue_holds import Hold
 from media_assistant.gui.common import labels
+from media_assistant.gui.common.pacing_labels import minutes
 from media_assistant.gui.common.style import (
     AMBER,
     LANE_COLORS,
@@ -58,14 +61,19 @@ class LanePanel(QFrame):
         self._paused = False
         self._show_paused(False)
         grid = QGridLayout(self)
+        # Tight: on a 1366×768 laptop every pixel here is taken from the task table.
+        grid.setContentsMargins(8, 4, 8, 4)
+        grid.setVerticalSpacing(2)
+        # The progress bar on the title's row: a row more for the task table.
         grid.addWidget(self.title, 0, 0)
-        grid.addWidget(self.subtitle, 0, 1, Qt.AlignmentFlag.AlignRight)
-        grid.addWidget(self.pause_button, 0, 2, Qt.AlignmentFlag.AlignRight)
-        grid.addWidget(self.progress, 1, 0, 1, 3)
-        grid.addWidget(self.counts, 2, 0, 1, 3)
-        grid.addWidget(self.eta, 3, 0, 1, 2)
-        grid.addWidget(self.throughput, 3, 2, Qt.AlignmentFlag.AlignRight)
-        grid.addWidget(self.warning, 4, 0, 1, 3)
+        grid.addWidget(self.progress, 0, 1)
+        grid.addWidget(self.subtitle, 0, 2, Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(self.pause_button, 0, 3, Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(self.counts, 1, 0, 1, 4)
+        grid.addWidget(self.eta, 2, 0, 1, 3)
+        grid.addWidget(self.throughput, 2, 3, Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(self.warning, 3, 0, 1, 4)
+        grid.setColumnStretch(1, 1)
         self.last_estimate: LaneEstimate | None = None  # the latest plan's (queue_controls.py)
 
     def _show_paused(self, paused: bool) -> None:
@@ -90,6 +98,8 @@ class LanePanel(QFrame):
         estimate: LaneEstimate | None = None,
         focus: LaneIndex | None = None,
         focus_finish: float | None = None,
+        focus_start: float | None = None,
+        focus_hold: Hold | None = None,
         paused: bool = False,
     ) -> None:
         """From the lane's index (kept up to date by the model): no walk over every task.
@@ -97,7 +107,10 @@ class LanePanel(QFrame):
         ``estimate``: a new plan's estimate for the lane (gui/batches/eta.py; the queue controls
         decide when to make one), else the last one stays. ``focus``: the batch the operator
         picked — counts and progress are its own, the ETA its expected end (``focus_finish``)
-        in the lane's real queue. ``paused``: the lane (or the whole queue) is paused."""
+        in the lane's real queue, from its first start (``focus_start``: later than now when a
+        schedule holds it); ``focus_hold``: what holds its waiting tasks now, if anything.
+        ``paused``: the lane (or the whole queue) is paused. Held work says what holds it
+        ("Paused", "Scheduled 16:09", "After 16:09 + 4 min"), never an ETA of zero."""
         if estimate is not None:
             self.last_estimate = estimate
         estimate = self.last_estimate
@@ -130,16 +143,31 @@ class LanePanel(QFrame):
         elif paused:
             self.eta.setText(self.tr("Paused"))
         elif focus is not None:
-            self.eta.setText(self._focus_text(focus_finish, n, now))
+            self.eta.setText(self._focus_text(focus_finish, focus_start, focus_hold, n, now))
         else:
-            self.eta.setText(self._eta_text(estimate, n))
+            self.eta.setText(self._eta_text(estimate, n, now))
         tp = estimate.throughput_per_min if estimate is not None else None
         self.throughput.setText(self.tr("%1/min").replace("%1", f"{tp:.1f}") if tp else "")
         self._set_warning(estimate)
 
-    def _focus_text(self, finish: float | None, n: dict[str, int], now: float) -> str:
+    def _focus_text(
+        self,
+        finish: float | None,
+        start: float | None,
+        hold: Hold | None,
+        n: dict[str, int],
+        now: float,
+    ) -> str:
         if not n["pending"] and not n["running"]:
             return self.tr("Idle")
+        if hold is not None and hold.kind == "paused":
+            if n["running"]:
+                return self.tr("Pausing after the current task")
+            return self.tr("Paused")
+        if start is not None and start > now + 1 and finish is not None:
+            return self._after(start, finish, now)
+        if hold is not None and hold.until is not None and not n["running"]:
+            return self.tr("Scheduled %1").replace("%1", time_of_day(hold.until, now))
         if finish is None:
             return self.tr("ETA after the first task finishes")
         at = QDateTime.fromSecsSinceEpoch(int(finish)).toString("HH:mm")
@@ -149,11 +177,25 @@ class LanePanel(QFrame):
             .replace("%2", at)
         )
 
-    def _eta_text(self, e: LaneEstimate | None, n: dict[str, int]) -> str:
+    def _after(self, start: float, finish: float, now: float) -> str:
+        """Work a schedule holds: when it begins, and how long it should take from there."""
+        return (
+            self.tr("After %1 + %2", "a start time of day + how long it takes")
+            .replace("%1", time_of_day(start, now))
+            .replace("%2", minutes(max(0.0, finish - start)))
+        )
+
+    def _eta_text(self, e: LaneEstimate | None, n: dict[str, int], now: float) -> str:
         if not n["pending"] and not n["running"]:
             return self.tr("Idle")
         if e is None:  # the first plan is still being made
             return self.tr("ETA after the first task finishes")
+        if e.basis == "idle":  # the plan left every waiting task out: their batches are paused
+            return self.tr("Paused: %n task(s) wait", "", n["pending"])
+        if e.starts_at is not None:  # nothing may start before a schedule's time
+            if e.finish_at is not None:
+                return self._after(e.starts_at, e.finish_at, now)
+            return self.tr("Scheduled %1").replace("%1", time_of_day(e.starts_at, now))
         if e.eta_s is not None and e.finish_at is not None:
             at = QDateTime.fromSecsSinceEpoch(int(e.finish_at)).toString("HH:mm")
             return (

@@ -12,7 +12,6 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -26,39 +25,39 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
+from media_assistant.core.files.local_state import LocalState
 from media_assistant.core.model.records import BatchInfo, NewTask, SubmitResult
-from media_assistant.core.model.states import TERMINAL_STATES, TaskState
+from media_assistant.core.model.states import TaskState
 from media_assistant.core.notices.center import Notice
 from media_assistant.gui.accounts.panel import AccountsPanel
 from media_assistant.gui.batches.dialog import NewBatchDialog
-from media_assistant.gui.batches.progress import BatchProgress
+from media_assistant.gui.batches.progress import progress
 from media_assistant.gui.batches.submit_notice import SkippedIdsNotice
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
+from media_assistant.gui.bridge.local_state import LocalStateKeeper, migrate_qsettings
 from media_assistant.gui.common.app_icon import app_icon
-from media_assistant.gui.notices.notification_list import NotificationList
 from media_assistant.gui.tasks.actions import TaskActions
 from media_assistant.gui.tasks.details import TaskDetailsDialog
 from media_assistant.gui.tasks.model import TaskTableModel
 from media_assistant.gui.tasks.rows import TERMINAL
 from media_assistant.gui.tasks.view import TaskTable
+from media_assistant.gui.timeline.span import span_picker
 from media_assistant.gui.timeline.view import TimelineBar, TimelineWidget
 from media_assistant.gui.window.demo_banner import DemoBanner
+from media_assistant.gui.window.details_windows import DetailsWindows
 from media_assistant.gui.window.disk_banner import DiskFullBanner
 from media_assistant.gui.window.help_actions import HelpActions
+from media_assistant.gui.window.history import FINISHED, HistoryPages
 from media_assistant.gui.window.lane_panel import LanePanel
 from media_assistant.gui.window.log_panel import LogModel, LogPanel
+from media_assistant.gui.window.notice_tab import NoticeTab
 from media_assistant.gui.window.queue_controls import QueueControls
-from media_assistant.notices_runtime import Notices
 
 log = logging.getLogger(__name__)
 
 TICK_MS = 1000
-FINISHED = sorted(TERMINAL_STATES)
-FIRST_PAGE = 2_000  # newest finished tasks loaded before the window shows
-HISTORY_PAGE = 200  # then older ones, a page at a time (read on a database reader; 500 per
-# page kept the window busy > 50 ms a page with the batch list and timeline: B7 history p99)
-HISTORY_PAUSE_MS = 10  # between pages: the window stays responsive while history loads
+FIRST_PAGE = 2_000  # newest finished tasks loaded before the window shows (then the history)
 TIMELINE_HISTORY_S = 4 * 3600.0  # the timeline's widest span
 FIRST_SIZE = (1400, 900)  # the first window, at most (later: where the operator left it)
 FIRST_SCREEN_SHARE = 0.9  # ... and at most this share of the screen's available area
@@ -68,10 +67,25 @@ class MainWindow(QMainWindow):
     close_requested = Signal()  # the app shuts down gracefully, then quits
 
     def __init__(
-        self, controller: AppController, log_model: LogModel, parent: QWidget | None = None
+        self,
+        controller: AppController,
+        log_model: LogModel,
+        parent: QWidget | None = None,
+        *,
+        local_state: LocalState | None = None,
     ) -> None:
+        """``local_state``: what this window remembers of its data folder (the app reads it
+        on a worker thread; without it, it is read here)."""
         super().__init__(parent)
         self.controller = controller
+        # Notices, their read marks, the batch shown last, the export folder: the data
+        # folder's, never the user's (core/files/local_state.py).
+        self.local_state = (
+            LocalStateKeeper(local_state, self)
+            if local_state is not None
+            else LocalStateKeeper.open(controller.services.paths.local_state, self)
+        )
+        migrate_qsettings(self.local_state.state)
         self.setWindowTitle(self.tr("Media Assistant"))
         self.model = TaskTableModel(controller.now, self)
         self.table = TaskTable(self.model, self)
@@ -80,18 +94,16 @@ class MainWindow(QMainWindow):
         self.timeline = TimelineWidget(self)
         self.timeline.set_accounts([(a.id, a.kind.value) for a in controller.accounts])
         self.log_panel = LogPanel(log_model, self)
-        self._details: dict[str, TaskDetailsDialog] = {}
         self.skipped_notice: SkippedIdsNotice | None = None
-        self.batches = BatchProgress()
-        self._history_before: int | None = None  # older finished tasks still to load
-        self._history: asyncio.Task[None] | None = None
-        self._history_held = False  # the app holds it until the scheduler has started
+        self.history = HistoryPages(controller.store, self.model, self._loaded, self.isVisible)
         self._painted: asyncio.Future[None] | None = None
 
         lanes = QHBoxLayout()
         for panel in self.lanes.values():
             lanes.addWidget(panel, 1)
         self.task_actions = TaskActions(self, controller, self.table, self.model)
+        self.task_actions.local_state = self.local_state
+        self.details = DetailsWindows(self, controller, self.task_actions)
         self.queue = QueueControls(
             self, controller, self.model, self.table, self.lanes, self.accounts, self.task_actions
         )
@@ -104,7 +116,8 @@ class MainWindow(QMainWindow):
         tasks.setStretchFactor(1, 2)
         tasks.setCollapsible(0, False)
         rows = self.fontMetrics().height() + 8
-        tasks.setSizes([rows * 6, rows * 11])
+        # The table gets the room: the batches list its heading, header and three batches.
+        tasks.setSizes([rows * 5, rows * 14])
         middle = QSplitter(Qt.Orientation.Horizontal, self)
         middle.addWidget(tasks)
         middle.addWidget(self.accounts)
@@ -115,20 +128,17 @@ class MainWindow(QMainWindow):
         middle.setSizes([80 * em, 30 * em])
         self.bottom = QTabWidget(self)
         self.bottom.addTab(self.timeline, self.tr("Timeline"))
-        zoom = self._timeline_zoom(self.timeline)
+        zoom, self.timeline_zoom = span_picker(self.timeline, self)
         self.bottom.setCornerWidget(zoom, Qt.Corner.TopRightCorner)
         self.bottom.currentChanged.connect(
             lambda i: zoom.setVisible(self.bottom.widget(i) is self.timeline)
         )
         self.bottom.addTab(self.log_panel, self.tr("Log"))
-        # Notices (issue 12): the list, the tray, the webhooks; started by the app after the
-        # scheduler (start_notices), so the headless run and the window announce the same.
-        self.notifications = NotificationList(self)
-        self.bottom.addTab(self.notifications, self.tr("Notifications"))
-        self.notifications.unread_changed.connect(self._on_notifications_unread_changed)
-        self.notifications.batch_requested.connect(self._on_notifications_batch_requested)
-        self.notices = Notices(controller.services)
-        self.notices.subscribe(self._on_notice)
+        # Notices (issue 12): the list, the tray, the webhooks (gui/window/notice_tab.py).
+        self.notice_tab = NoticeTab(
+            self, controller.services, self.bottom, self.table, self.accounts, self.local_state
+        )
+        self.notifications, self.notices = self.notice_tab.list, self.notice_tab.runtime
         vertical = QSplitter(Qt.Orientation.Vertical, self)
         vertical.addWidget(middle)
         vertical.addWidget(self.bottom)
@@ -142,7 +152,6 @@ class MainWindow(QMainWindow):
         layout.addLayout(lanes)
         layout.addWidget(vertical, 1)
         self.setCentralWidget(central)
-        self._on_notifications_unread_changed(self.notifications.unread_count())
         self.status = QLabel(self)
         self.statusBar().addPermanentWidget(self.queue.pause_status)
         self.statusBar().addPermanentWidget(self.status)
@@ -154,12 +163,13 @@ class MainWindow(QMainWindow):
         if self.tray is not None:
             self.tray.setToolTip(self.tr("Media Assistant"))
             self.tray.show()
+        self.notice_tab.tray = self.tray
 
         bridge = controller.bridge
         bridge.tasks_added.connect(self._on_bridge_tasks_added)
         bridge.tasks_changed.connect(self._on_bridge_tasks_changed)
         bridge.heartbeats.connect(self.model.apply_heartbeats)
-        bridge.task_logged.connect(self._on_bridge_task_logged)
+        bridge.task_logged.connect(lambda task_id, *_: self.details.logged(task_id))
         bridge.account_changed.connect(self._on_bridge_account_changed)
         self.table.task_activated.connect(self.open_details)
         self.table.cancel_requested.connect(self.task_actions.cancel_tasks)
@@ -169,8 +179,10 @@ class MainWindow(QMainWindow):
         self.accounts.login_requested.connect(self._on_accounts_login_requested)
         self.accounts.setup_requested.connect(self._on_setup_requested)
         self.accounts.attention_needed.connect(self._notify)
+        self.accounts.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         controller.config_applied.connect(self._on_controller_config_applied)
         self.setup_dialog: QWidget | None = None
+        self.demo_banner: DemoBanner | None = None  # demo mode only (offer_demo_batch)
         self.timeline.task_activated.connect(self.open_details)
 
         self._tick = QTimer(self)
@@ -185,28 +197,6 @@ class MainWindow(QMainWindow):
         self._restore_geometry()
 
     # ---------------------------------------------------------------- setup
-
-    def _timeline_zoom(self, timeline: TimelineWidget) -> QWidget:
-        """The timeline's span picker (30 s web tasks and a 4-hour batch both fit), in the
-        tab bar's corner: on a 1366×768 laptop a row of its own would cost the task table a
-        row."""
-        holder = QWidget(self)
-        zoom = QComboBox(holder)
-        for label, seconds in (
-            (self.tr("Last 5 minutes"), 300),
-            (self.tr("Last 15 minutes"), 900),
-            (self.tr("Last hour"), 3600),
-            (self.tr("Last 4 hours"), 14400),
-        ):
-            zoom.addItem(label, seconds)
-        zoom.setCurrentIndex(1)
-        zoom.currentIndexChanged.connect(lambda _i: timeline.set_window(float(zoom.currentData())))
-        row = QHBoxLayout(holder)
-        row.setContentsMargins(0, 0, 4, 0)
-        row.addWidget(QLabel(self.tr("Span:"), holder))
-        row.addWidget(zoom)
-        self.timeline_zoom = zoom
-        return holder
 
     def _build_actions(self) -> None:
         bar = QToolBar(self.tr("Actions"), self)
@@ -245,17 +235,18 @@ class MainWindow(QMainWindow):
         rows += await store.view_rows(states=FINISHED, limit=FIRST_PAGE, newest_first=True)
         self.model.load(rows)
         self._loaded(rows)
+        self._show_last_batch()
         oldest = min((r["seq"] for r in rows if r["state"] in TERMINAL), default=None)
-        self._history_before = oldest if oldest is not None and len(rows) >= FIRST_PAGE else None
+        self.history.before = oldest if oldest is not None and len(rows) >= FIRST_PAGE else None
         if self.isVisible():
-            self._start_history()
+            self.history.start()
         self.accounts.refresh()
         self.refresh()
         return cursor
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
-        self._start_history()
+        self.history.start()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         super().paintEvent(event)
@@ -274,42 +265,11 @@ class MainWindow(QMainWindow):
         return self._painted
 
     def hold_history(self) -> None:
-        """Older history waits for :meth:`release_history` (the app: until the scheduler has
-        started). Starting the scheduler imports and builds the providers on worker threads;
-        history pages read and added meanwhile compete with them for the interpreter, and the
-        window stalled 50-190 ms at a time (B7's history phase): one after the other, neither
-        waits long."""
-        self._history_held = True
+        """Older history waits for :meth:`release_history` (gui/window/history.py)."""
+        self.history.hold()
 
     def release_history(self) -> None:
-        self._history_held = False
-        if self.isVisible():
-            self._start_history()
-
-    def _start_history(self) -> None:
-        """Older history, once the window is on screen: a timer started before ``show()`` could
-        fire first (``scheduler.start()`` imports the providers meanwhile) and hold back the
-        first paint by a page."""
-        if self._history_held:
-            return
-        before, self._history_before = self._history_before, None
-        if before is not None:  # after the first paint, with room for events between pages
-            self._history = spawn(self._load_history(before), "history")
-
-    async def _load_history(self, before_seq: int) -> None:
-        """Pages of older history: each read on a database reader, then added to the model
-        (rows a change already brought in are not overwritten by the older page)."""
-        await asyncio.sleep(HISTORY_PAUSE_MS * 4 / 1000)
-        while True:
-            rows = await self.controller.store.view_rows(
-                states=FINISHED, before_seq=before_seq, limit=HISTORY_PAGE, newest_first=True
-            )
-            if not rows:
-                return
-            self.model.append(rows)
-            self._loaded(rows)
-            before_seq = rows[-1]["seq"]
-            await asyncio.sleep(HISTORY_PAUSE_MS / 1000)
+        self.history.release()
 
     def _loaded(self, rows: Sequence[dict[str, Any]]) -> None:
         self._add_to_views(rows)
@@ -344,7 +304,6 @@ class MainWindow(QMainWindow):
     def _on_bridge_tasks_added(self, rows: list[dict[str, Any]]) -> None:
         self.model.append(rows)
         self._add_batches(rows)
-        self.batches.watch(row["batch_id"] for row in rows if row["state"] not in TERMINAL)
         self.table.rows_changed()
         if not self._soon.isActive():
             self._soon.start()
@@ -366,24 +325,7 @@ class MainWindow(QMainWindow):
         self.timeline.remove(
             [r.task_id for r in rows if r.started_at is None or r.account_id is None]
         )
-        for tid in changes:
-            # A transition writes its own event row (started, retry, lost, canceled...), which
-            # reaches us as this change, not as a logged line: reload the log with the record.
-            if tid in self._details:
-                spawn(self._refresh_dialog(tid), f"details:{tid}")
-
-    def _on_bridge_task_logged(self, task_id: str, _kind: str, _message: str, _at: float) -> None:
-        if task_id in self._details:
-            spawn(self._refresh_dialog(task_id, record=False), f"details:{task_id}")
-
-    async def _refresh_dialog(self, task_id: str, *, record: bool = True) -> None:
-        fresh = await self.controller.task(task_id) if record else None
-        events = await self.controller.events(task_id)
-        dialog = self._details.get(task_id)  # it may have closed meanwhile
-        if dialog is not None:
-            if fresh is not None:
-                dialog.update_record(fresh)
-            dialog.update_events(events)
+        self.details.changed(changes)
 
     def _on_bridge_account_changed(self, account_id: str) -> None:
         """The accounts panel follows on its own; an account that needs the operator is
@@ -409,18 +351,41 @@ class MainWindow(QMainWindow):
         self.queue.refresh(now)  # the batches list, the lane panels, pauses, actions
         self.timeline.set_now(now)
         self._update_title()
+        if self.demo_banner is not None:
+            self.demo_banner.follow(self.model.batches)
 
     def _update_title(self) -> None:
-        done, total, finished = self.batches.update(self.model.batches)
+        """The progress of what the window shows: the chosen batch, else every batch that
+        still has work."""
+        batch = self.queue.chosen()
+        done, total = progress(self.model.batches, batch)
         title = self.tr("Media Assistant")
-        if total:
+        if total and batch:
+            title = (
+                self.tr("%1: %2/%3 done — Media Assistant", "batch: done/total")
+                .replace("%1", self.model.holds.label(batch))
+                .replace("%2", str(done))
+                .replace("%3", str(total))
+            )
+        elif total:
             title = (
                 self.tr("%1/%2 done — Media Assistant")
                 .replace("%1", str(done))
                 .replace("%2", str(total))
             )
-        self.setWindowTitle(title)
-        del finished  # announced by the notices (core/notices/center.py), in the list and the tray
+        if title != self.windowTitle():
+            self.setWindowTitle(title)
+
+    # ---------------------------------------------------------------- the batch shown
+
+    def _show_last_batch(self) -> None:
+        """The batch shown when the window last closed, if this queue still has it."""
+        batch = str(self.local_state.get("last_batch", "") or "")
+        if batch and self.table.batch_filter.findData(batch) >= 0:
+            self.table.set_batch(batch)
+        self.table.batch_filter_changed.connect(
+            lambda chosen: self.local_state.set("last_batch", chosen)
+        )
 
     # ---------------------------------------------------------------- notices
 
@@ -431,30 +396,10 @@ class MainWindow(QMainWindow):
         await self.notices.stop()
 
     def _on_notice(self, notice: Notice) -> None:
-        self.notifications.add(notice)
-        words = self.notifications.words
-        self._notify(words.title(notice), words.text(notice))
-
-    def _on_notifications_unread_changed(self, unread: int) -> None:
-        index = self.bottom.indexOf(self.notifications)
-        text = (
-            self.tr("Notifications (%1)").replace("%1", str(unread))
-            if unread
-            else self.tr("Notifications")
-        )
-        self.bottom.setTabText(index, text)
-
-    def _on_notifications_batch_requested(self, batch_id: str) -> None:
-        combo = self.table.batch_filter
-        index = combo.findData(batch_id)
-        if index >= 0:
-            combo.setCurrentIndex(index)
+        self.notice_tab.on_notice(notice)
 
     def _notify(self, title: str, text: str) -> None:
-        message = self.tr("%1: %2", "notice title: text").replace("%1", title).replace("%2", text)
-        self.statusBar().showMessage(message, 15000)
-        if self.tray is not None:
-            self.tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information, 8000)
+        self.notice_tab.notify(title, text)
 
     # ---------------------------------------------------------------- actions
 
@@ -509,23 +454,14 @@ class MainWindow(QMainWindow):
         self.refresh()
 
     def open_details(self, task_id: str) -> None:
-        spawn(self.show_details(task_id), f"open:{task_id}")
+        self.details.open_later(task_id)
 
     async def show_details(self, task_id: str) -> TaskDetailsDialog | None:
-        record = await self.controller.task(task_id)
-        events = await self.controller.events(task_id)
-        if record is None:
-            return None
-        dialog = self._details.get(task_id)
-        if dialog is None:
-            dialog = TaskDetailsDialog(record, events, self, now=self.controller.now)
-            dialog.finished.connect(lambda _r, t=task_id: self._details.pop(t, None))
-            dialog.retry_requested.connect(lambda t: self.task_actions.retry_tasks([t]))
-            dialog.retry_with_prompt_requested.connect(self.task_actions.retry_with_prompt)
-            self._details[task_id] = dialog
-        dialog.show()
-        dialog.raise_()
-        return dialog
+        return await self.details.show(task_id)
+
+    @property
+    def _details(self) -> dict[str, TaskDetailsDialog]:
+        return self.details.open
 
     @asyncSlot(str)  # type: ignore[untyped-decorator]
     async def _on_accounts_login_requested(self, account_id: str) -> None:
@@ -566,10 +502,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         QSettings().setValue("main/geometry", self.saveGeometry())
-        for dialog in list(self._details.values()):
-            dialog.close()
-        if self._history is not None:
-            self._history.cancel()
+        self.details.close_all()
+        self.history.cancel()
         self.queue.close()
         self._tick.stop()
         self._soon.stop()
@@ -577,17 +511,20 @@ class MainWindow(QMainWindow):
         self.close_requested.emit()
 
     def offer_demo_batch(self) -> None:
-        """Demo mode: a banner with the sample batch one click away."""
-        from media_assistant.demo import sample_batch
+        """Demo mode: a banner with the sample batch one click away; what it says follows
+        the sample batches in the queue (see :meth:`refresh`)."""
+        from media_assistant.demo import sample_batch, sample_batch_id
 
-        banner = DemoBanner(self)
+        banner = self.demo_banner = DemoBanner(self)
         central = self.centralWidget()
         layout = central.layout() if central is not None else None
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(0, banner)
 
         def submit() -> None:
-            spawn(self._submit_tasks(sample_batch(f"demo-{int(self.controller.now())}")), "demo")
+            batch = sample_batch(sample_batch_id(self.controller.now()))
+            spawn(self._submit_tasks(batch), "demo")
 
         banner.run_requested.connect(submit)
+        banner.follow(self.model.batches)
         self.demo_button = banner.button

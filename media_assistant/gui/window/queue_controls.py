@@ -20,7 +20,15 @@ from media_assistant.core.model.records import BatchRecord, Pause
 from media_assistant.core.rules.eta import LaneEstimate, Slot
 from media_assistant.gui.accounts.panel import AccountsPanel
 from media_assistant.gui.batches.batch_list import BatchList, BatchListModel
-from media_assistant.gui.batches.eta import Finishes, Held, LaneInputs, Plan, combined, plan_lanes
+from media_assistant.gui.batches.eta import (
+    Finishes,
+    Held,
+    LaneInputs,
+    Plan,
+    combined,
+    combined_starts,
+    plan_lanes,
+)
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common.style import AMBER
@@ -64,6 +72,7 @@ class QueueControls(QObject):
         self.pause_status.setStyleSheet(f"color: {AMBER}; font-weight: bold;")
         self.pause_status.hide()
         self._finishes: dict[str, Finishes] = {}
+        self._starts: dict[str, dict[str, float]] = {}
         self._estimates: dict[str, LaneEstimate] = {}
         self._eta_key: tuple[Any, ...] = ()
         self._eta_at = float("-inf")
@@ -156,15 +165,15 @@ class QueueControls(QObject):
     # ---------------------------------------------------------------- refresh
 
     def _held(self, now: float) -> Held:
-        """The (batch, lane) pairs a pause or a schedule holds back now: asked once per batch
-        with pending work, not per pending task."""
-        holds = self.holds
-        return frozenset(
-            (batch, lane)
-            for batch, lanes in self.model.batch_lanes.items()
-            for lane, index in lanes.items()
-            if index.pending and holds.batch_hold(batch, lane, now) is not None
-        )
+        """The (batch, lane) pairs a pause or a schedule holds back now, with when a schedule
+        lets them start (None: paused): asked once per batch with pending work, not per
+        pending task."""
+        held: dict[tuple[str, str], float | None] = {}
+        for batch, lanes in self.model.batch_lanes.items():
+            for lane, index in lanes.items():
+                if index.pending and (hold := self.holds.batch_hold(batch, lane, now)):
+                    held[batch, lane] = hold.until if hold.kind == "scheduled" else None
+        return held
 
     def refresh(self, now: float) -> None:
         """Once a second and soon after changes: a new plan if due, the list, the panels."""
@@ -194,7 +203,12 @@ class QueueControls(QObject):
         return True
 
     def _rebuild_list(self) -> None:
-        rebuilt = self.list_model.rebuild(self.model.batches, self.holds, combined(self._finishes))
+        rebuilt = self.list_model.rebuild(
+            self.model.batches,
+            self.holds,
+            combined(self._finishes),
+            combined_starts(self._starts),
+        )
         if rebuilt:
             self.table.set_batches(
                 [
@@ -249,6 +263,7 @@ class QueueControls(QObject):
 
     def _take(self, plan: Plan) -> None:
         self._finishes = plan.finishes
+        self._starts = plan.starts
         self._estimates = plan.estimates
         self._plans += 1
 
@@ -270,6 +285,8 @@ class QueueControls(QObject):
                 estimate=self._estimates.get(lane),
                 focus=focus,
                 focus_finish=self._finishes.get(lane, {}).get(batch) if batch else None,
+                focus_start=self._starts.get(lane, {}).get(batch) if batch else None,
+                focus_hold=self.holds.batch_hold(batch, lane, now) if batch else None,
                 paused=self.holds.all_paused or self.holds.paused("lane", lane),
             )
 

@@ -175,20 +175,38 @@ def classify_stream_error(payload: Mapping[str, Any], *, now: float) -> Provider
 def classify_transport_error(
     exc: httpx.RequestError, *, connect_timeout_s: float, idle_timeout_s: float
 ) -> ProviderError:
-    """Network trouble: nothing (or nothing complete) came back."""
+    """Network trouble: nothing (or nothing complete) came back. Each case has a ``code``: the
+    window says it in words (``connect_failed``: nothing answered at that address), the
+    English message keeps the library's detail for the log."""
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.ReadTimeout):
-        return ProviderError(ErrorKind.TIMEOUT, f"the API sent nothing for {idle_timeout_s:g}s")
+        return ProviderError(
+            ErrorKind.TIMEOUT,
+            f"the API sent nothing for {idle_timeout_s:g}s",
+            code="idle_timeout",
+            params={"seconds": idle_timeout_s},
+        )
     if isinstance(exc, httpx.ConnectTimeout):
         return ProviderError(
-            ErrorKind.NETWORK, f"could not connect to the API within {connect_timeout_s:g}s"
+            ErrorKind.NETWORK,
+            f"could not connect to the API within {connect_timeout_s:g}s",
+            code="connect_timeout",
+            params={"seconds": connect_timeout_s},
         )
     if isinstance(exc, httpx.TimeoutException):  # write or pool
-        return ProviderError(ErrorKind.TIMEOUT, f"sending the request timed out: {detail}")
+        return ProviderError(
+            ErrorKind.TIMEOUT, f"sending the request timed out: {detail}", code="send_timeout"
+        )
     if isinstance(exc, httpx.RemoteProtocolError):  # e.g. the peer closed mid-answer
-        return ProviderError(ErrorKind.NETWORK, f"the connection was dropped: {detail}")
+        return ProviderError(
+            ErrorKind.NETWORK, f"the connection was dropped: {detail}", code="dropped"
+        )
     if isinstance(exc, httpx.ProtocolError | httpx.DecodingError):
-        return ProviderError(ErrorKind.PROTOCOL, f"invalid HTTP from the API: {detail}")
+        return ProviderError(
+            ErrorKind.PROTOCOL, f"invalid HTTP from the API: {detail}", code="invalid_http"
+        )
     if isinstance(exc, httpx.UnsupportedProtocol):
-        return ProviderError(ErrorKind.BAD_CONFIG, f"bad base_url: {detail}")
-    return ProviderError(ErrorKind.NETWORK, f"{type(exc).__name__}: {detail}")
+        return ProviderError(ErrorKind.BAD_CONFIG, f"bad base_url: {detail}", code="url_scheme")
+    # ConnectError: refused, or the name does not resolve; ReadError, WriteError: cut off.
+    code = "connect_failed" if isinstance(exc, httpx.ConnectError) else "dropped"
+    return ProviderError(ErrorKind.NETWORK, f"{type(exc).__name__}: {detail}", code=code)

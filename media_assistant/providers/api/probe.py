@@ -46,7 +46,13 @@ def _client(base_url: str, api_key: str, read_timeout_s: float) -> httpx.AsyncCl
 def _redacted(error: ProviderError, api_key: str) -> ProviderError:
     if not api_key or api_key not in error.message:
         return error
-    return ProviderError(error.kind, error.message.replace(api_key, "***"), status=error.status)
+    return ProviderError(
+        error.kind,
+        error.message.replace(api_key, "***"),
+        status=error.status,
+        code=error.code,
+        params=error.params,
+    )
 
 
 async def _request(
@@ -54,7 +60,9 @@ async def _request(
 ) -> Any:
     if not base_url.startswith(("http://", "https://")):
         raise ProviderError(
-            ErrorKind.BAD_CONFIG, "the base URL must start with http:// or https://"
+            ErrorKind.BAD_CONFIG,
+            "the base URL must start with http:// or https://",
+            code="url_scheme",
         )
     try:
         async with _client(base_url, api_key, timeout_s) as client:

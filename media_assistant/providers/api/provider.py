@@ -206,7 +206,12 @@ class ApiProvider:
         if api_key is None:
             from media_assistant.providers.secrets import resolve_api_key
 
-            api_key = resolve_api_key(account.id, account.api_key_env)
+            try:
+                api_key = resolve_api_key(account.id, account.api_key_env)
+            except ProviderError as exc:  # the words name the case; the message says where
+                raise ProviderError(
+                    exc.kind, exc.message, code="no_api_key", params={"account": account.id}
+                ) from None
         lane = config.lanes.api
         models = {name: model for name in account.models if (model := config.model(name))}
         return cls(

@@ -277,6 +277,7 @@ class SiteAdapter(BaseModel):
     model_config = _STRICT
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     name: str
+    name_zh: str | None = Field(None, description="The name a Chinese window shows.")
     origin: str = Field(pattern=r"^https?://")
     new_chat_url: str = Field("/", description="Relative to origin, or absolute.")
     login_url: str | None = None

@@ -1,0 +1,226 @@
+"""Nothing off screen on a 1366×768 laptop (issue 20, item 4): the New batch dialog with its
+system prompt open was 767 px tall, its Submit and Cancel below the screen. Every dialog, in its
+tallest state and in Chinese (taller lines), fits what such a laptop has for a window — 728 px
+above the taskbar less a title bar — scrolling inside where it must, with its buttons in
+sight. The main window gives the task table the room and keeps *All batches* in sight."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QLocale, QSize, QTranslator
+from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QDialogButtonBox, QWidget
+
+from media_assistant.core.model.records import (
+    TASK_COLUMNS,
+    NewTask,
+    SubmitResult,
+    TaskEventRecord,
+    TaskRecord,
+)
+from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.common.i18n import install_translators
+from media_assistant.gui.common.style import FRAME_ALLOWANCE
+from tests.gui.app_env import Env, running_app
+
+# What a 1366×768 screen with a 40 px taskbar leaves a window: the app's dialogs take at most
+# this (style.screen_room on that screen).
+LAPTOP = QSize(1366 * 9 // 10, 728 - 2 * FRAME_ALLOWANCE)
+
+CONFIG = """
+[[models]]
+name = "web-model"
+kind = "web"
+
+[[models]]
+name = "api-model"
+kind = "api"
+
+[[accounts]]
+id = "web-1"
+kind = "web"
+site = "fake"
+models = ["web-model"]
+
+[[accounts]]
+id = "api-1"
+kind = "api"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "MA_FIT_KEY"
+models = ["api-model"]
+"""
+
+
+@pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[None]:
+    before = set(qapp.findChildren(QTranslator))
+    locale = QLocale()
+    install_translators(qapp, "zh_CN")
+    yield
+    for translator in set(qapp.findChildren(QTranslator)) - before:
+        qapp.removeTranslator(translator)
+        translator.deleteLater()
+    QLocale.setDefault(locale)
+
+
+@pytest.fixture
+async def env(
+    tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch, chinese: None
+) -> AsyncIterator[Env]:
+    monkeypatch.setenv("MA_FIT_KEY", "sk-fit")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(CONFIG, encoding="utf-8")
+    async with running_app(data, qtbot, start_scheduler=False) as env:
+        yield env
+
+
+async def settle() -> None:
+    """Let Qt lay things out (never processEvents() inside a coroutine: see conftest.py)."""
+    await asyncio.sleep(0.05)
+
+
+async def fits(dialog: QWidget, name: str) -> None:
+    """Its least size fits the laptop; at that size (or less) its buttons are inside it."""
+    await settle()
+    least = dialog.minimumSizeHint().expandedTo(dialog.minimumSize())
+    assert least.height() <= LAPTOP.height(), f"{name}: needs {least.height()} px of height"
+    assert least.width() <= LAPTOP.width(), f"{name}: needs {least.width()} px of width"
+    dialog.resize(dialog.size().boundedTo(LAPTOP))
+    await settle()
+    assert dialog.height() <= LAPTOP.height(), f"{name}: {dialog.height()} px tall"
+    for box in dialog.findChildren(QDialogButtonBox):
+        for button in box.findChildren(QAbstractButton):
+            if not button.isVisible():
+                continue
+            bottom = button.mapTo(dialog, button.rect().bottomLeft()).y()
+            assert bottom <= dialog.height(), f"{name}: {button.text()!r} below the dialog"
+
+
+async def test_every_dialog_fits_a_laptop_screen_in_its_tallest_state(
+    env: Env, tmp_path: Path, qtbot: Any
+) -> None:
+    from media_assistant.gui.accounts.setup_dialog import SetupDialog
+    from media_assistant.gui.batches.file_page import FilePreview
+    from media_assistant.gui.batches.submit_notice import SkippedIdsNotice
+    from media_assistant.gui.tasks.details import TaskDetailsDialog
+    from media_assistant.gui.window.first_start import FirstStartDialog
+    from media_assistant.gui.window.settings_dialog import SettingsDialog
+
+    window = env.window
+    batch = window.new_batch()  # the issue's case: system prompt open
+    batch.options.system_toggle.setChecked(True)
+    batch.options.system_edit.setPlainText("你是一名资深的小红书文案编辑。\n" * 8)
+    await fits(batch, "new batch, system prompt")
+    source = tmp_path / "topics.csv"
+    source.write_text(
+        "序号,主题,受众\n" + "".join(f"{i},主题{i},学生\n" for i in range(40)), encoding="utf-8"
+    )
+    batch.file_page.show_file(FilePreview.read(source))  # a file with its preview and template
+    batch.tabs.setCurrentIndex(1)
+    batch.file_page.use_template.setChecked(True)
+    batch._set_error("第 3 行：提示词为空\n" * 12)
+    await fits(batch, "new batch, file, problems")
+    batch.reject()
+
+    export = window.task_actions.export_tasks()
+    await fits(export, "export")
+    export.reject()
+
+    now = time.time()
+    record = TaskRecord.from_mapping(
+        dict.fromkeys(TASK_COLUMNS)
+        | {
+            "task_id": "t-1",
+            "seq": 1,
+            "batch_id": "周报-1",
+            "title": "春天",
+            "model": "api-model",
+            "model_kind": ModelKind.API.value,
+            "account_id": "api-1",
+            "prompt": "写一篇关于春天的文章。\n" * 30,
+            "system_prompt": "你是编辑。\n" * 10,
+            "priority": 0,
+            "state": "failed",
+            "attempt": 3,
+            "max_attempts": 3,
+            "keep_attempt": False,
+            "lease": 3,
+            "lost_count": 0,
+            "attempt_base": 0,
+            "operator_retries": 0,
+            "created_at": now - 60,
+            "started_at": now - 30,
+            "finished_at": now,
+            "cancel_requested": False,
+            "progress_chars": 0,
+            "result_text": "## 标题\n\n" + "正文。" * 800,
+            "error_kind": "server_error",
+            "error_message": "服务器错误 " * 40,
+        }
+    )
+    events = [
+        TaskEventRecord(i, "t-1", now - 60 + i, "log", "api", "api-1", 1, f"事件 {i}")
+        for i in range(40)
+    ]
+    details = TaskDetailsDialog(record, events, window, now=time.time)
+    qtbot.addWidget(details)
+    details.show()
+    await fits(details, "task details")
+    details.close()
+
+    setup = window.open_setup()
+    assert isinstance(setup, SetupDialog)
+    await fits(setup, "set-up")
+    for kind in (ModelKind.API, ModelKind.WEB):
+        editor = setup.edit_account(kind, None)
+        await fits(editor, f"{kind.value} account editor")
+        editor.reject()
+    setup.close()
+
+    settings = SettingsDialog(env.services.paths.config_file, window)
+    qtbot.addWidget(settings)
+    settings.show()
+    await fits(settings, "settings")
+    settings.reject()
+
+    first = FirstStartDialog(tmp_path)
+    qtbot.addWidget(first)
+    first.show()
+    await fits(first, "first start")
+    first.reject()
+
+    skipped = SkippedIdsNotice(
+        SubmitResult((), tuple(f"已有任务-{i:04d}" for i in range(500)), "b1"), window
+    )
+    skipped.show()
+    await fits(skipped, "skipped ids")
+    skipped.close()
+    assert all(isinstance(d, QDialog) for d in (batch, export, details, setup, settings, first))
+
+
+async def test_the_task_table_gets_the_room_and_all_batches_stays_in_sight(
+    env: Env,
+) -> None:
+    window = env.window
+    window.resize(LAPTOP.width(), 655)  # the first window on that laptop: 90 % of 728
+    window.show()
+    for n in range(12):  # more batches than the list shows
+        await env.controller.submit(
+            [NewTask(f"b{n}-1", "api-model", ModelKind.API, "提示", f"批次{n}")]
+        )
+    await settle()
+    window.refresh()
+    await settle()
+    view = window.table.view
+    assert view.viewport().height() / view.verticalHeader().defaultSectionSize() >= 8
+    batches = window.batch_list
+    assert batches.all_button.isVisible() and batches.all_button.isChecked()
+    assert "全部批次" in batches.all_button.text()
+    batches.view.scrollToBottom()  # however far the list scrolls, "all batches" is in sight
+    assert batches.all_button.isVisible()
