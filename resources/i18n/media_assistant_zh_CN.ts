@@ -330,6 +330,14 @@ Free some space, then start Media Assistant again.</source>
 请清理一些空间，然后重新启动 AI 智能媒体助理。</translation>
     </message>
     <message>
+        <source>The team database cannot be reached:
+
+%1
+
+Check the network and the team database&apos;s address, then start Media Assistant again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The task database is held by another program:
 
 %1</source>
