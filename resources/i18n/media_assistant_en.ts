@@ -336,7 +336,11 @@ Free some space, then start Media Assistant again.</translation>
 %1
 
 Check the network and the team database&apos;s address, then start Media Assistant again.</source>
-        <translation type="unfinished"></translation>
+        <translation>The team database cannot be reached:
+
+%1
+
+Check the network and the team database&apos;s address, then start Media Assistant again.</translation>
     </message>
     <message>
         <source>The task database is held by another program:

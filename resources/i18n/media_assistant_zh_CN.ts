@@ -335,7 +335,11 @@ Free some space, then start Media Assistant again.</source>
 %1
 
 Check the network and the team database&apos;s address, then start Media Assistant again.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法连接团队数据库：
+
+%1
+
+请检查网络和团队数据库的地址，然后重新启动 AI 智能媒体助理。</translation>
     </message>
     <message>
         <source>The task database is held by another program:
