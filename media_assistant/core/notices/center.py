@@ -253,7 +253,7 @@ class NoticeCenter:
                         NoticeKind.ACCOUNT_ATTENTION,
                         event.account_id,
                         now,
-                        {"state": state.value, "reason": reason},
+                        {"state": state.value, "reason": reason, "version": status.version},
                     )
                 )
         else:

@@ -139,6 +139,8 @@ class AsyncStore(_Facade):
     peek_next = _on_reader(Store.peek_next)
     api_ready_at = _on_reader(Store.api_ready_at)
     ping = _on_reader(Store.ping)
+    batch_finished_at = _on_reader(Store.batch_finished_at)
+    claim_notice = _on_writer(Store.claim_notice)
     workstations = _on_reader(Store.workstations)
     next_not_before = _on_reader(Store.next_not_before)
     pending_models = _on_reader(Store.pending_models)
