@@ -211,6 +211,7 @@ class AsyncStore(_Facade):
                 deadline_s=then.deadline_s,
                 provider_generation=then.provider_generation,
                 workstation=then.workstation,
+                api_limits=then.api_limits,
             )
         except Exception as exc:  # the outcome is written: the claim's error is not its error
             return Handover(finished, claim_error=exc)
