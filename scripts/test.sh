@@ -12,4 +12,5 @@ echo "== mypy"
 echo "== pytest"
 # Two workers (pytest-xdist; PYTEST_WORKERS=0 for one process): the suite's real browsers,
 # servers and processes wait more than they compute, and CI's whole run must stay under 30 min.
-QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q -n "${PYTEST_WORKERS:-2}" "$@"
+# MA_REQUIRE_POSTGRES=1: the store's PostgreSQL tests fail (never skip) without a server.
+MA_REQUIRE_POSTGRES=1 QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q -n "${PYTEST_WORKERS:-2}" "$@"

@@ -419,44 +419,57 @@ def test_a_momentary_profile_lock_conflict_waits_instead_of_parking(
         encoding="utf-8",
     )
     op = operator_factory(data)
+    # The other process holds the profile until the run has met it and said it waits (read in
+    # the run's log), then lets go: the conflict happens whatever the machine's speed.
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
             textwrap.dedent(
                 f"""
-                import sys, time
+                import sys
                 from pathlib import Path
                 from media_assistant.core.files.locks import ProfileLock
                 lock = ProfileLock(Path({str(data / "profiles" / "web-1")!r}))
                 assert lock.try_acquire()
                 print("held", flush=True)
-                time.sleep(4)
+                sys.stdin.readline()
                 lock.release()
                 """
             ),
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         env=op.env,
     )
+    log_file = data / "logs" / "cli.log"
+    waiting = "in use by another Media Assistant process; trying again in 5 s"
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         batch = write_csv(
             tmp_path / "b.csv", [{"task_id": "t1", "prompt": "hi", "model": "web-model"}]
         )
-        result = op("run", str(batch))
+        run = op.start_run(str(batch))
+        wait_until(
+            lambda: log_file.exists() and waiting in log_file.read_text(encoding="utf-8"),
+            90,
+            "the run to meet the held profile",
+            run,
+        )
     finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.close()
         holder.wait(timeout=30)
         if holder.stdout is not None:
             holder.stdout.close()
+    code, out, err = op.finish_run()
     db = data / "media-assistant.db"
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert code == 0, out + err
     assert [r["state"] for r in rows(db)] == ["success"]
     assert account_row(db, "web-1")["problem"] == ""
-    log = (data / "logs" / "cli.log").read_text(encoding="utf-8")
-    assert "in use by another Media Assistant process; trying again in 5 s" in log
-    assert "needs_attention" not in log
+    assert "needs_attention" not in log_file.read_text(encoding="utf-8")
 
 
 def test_reset_without_a_scheduler_clears_the_problem_and_names_unknown_accounts(

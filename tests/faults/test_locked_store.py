@@ -44,7 +44,8 @@ def test_read_only_commands_work_while_another_process_writes(
     the write lock it waited 10 s and died with a traceback; so did ``export``."""
     data = store_with_tasks(tmp_path)
     db = data / "media-assistant.db"
-    hold.append(Holder(db, 30))
+    holder = Holder(db, 3600)  # held until the fixture ends it: through every command below
+    hold.append(holder)
     for args in (
         ["status"],
         ["status", "--json"],
@@ -52,12 +53,13 @@ def test_read_only_commands_work_while_another_process_writes(
         ["accounts", "list"],
         ["sites", "list"],
     ):
-        started = time.monotonic()
         result = cli(data, "--db-wait", "20", *args)
-        took = time.monotonic() - started
+        # A write would have waited for the lock (the 'database busy' notice, then exit 7 after
+        # --db-wait, or SQLite's busy timeout): succeeding without the notice while the lock
+        # is held is proof enough, whatever the machine's speed.
         assert result.returncode == 0, (args, result.stdout, result.stderr)
         assert BUSY not in result.stderr and no_traceback(result), args
-        assert took < 15, (args, took)  # not the 20 s bound, nor SQLite's 10 s busy timeout
+    assert holder.proc.poll() is None  # still holding: every command ran under the lock
     assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 4
 
 

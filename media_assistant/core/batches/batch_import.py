@@ -11,25 +11,28 @@ per line, each naming the file, the row and (where relevant) the column.
 
 from __future__ import annotations
 
-import codecs
-import csv
 import datetime as dt
 import difflib
-import io
-import json
 import re
-import warnings
-import zipfile
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from media_assistant.core.batches.delimited import read_delimited
+from media_assistant.core.batches.jsonl import read_jsonl
+from media_assistant.core.batches.table import (
+    ALIASES,
+    FIELD_BY_ALIAS,
+    SUPPORTED_SUFFIXES,
+    Problem,
+    Table,
+    normalize_header,
+)
+from media_assistant.core.batches.xlsx import read_xlsx
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store.task_ids import generated_task_id
 
-SUPPORTED_SUFFIXES = (".csv", ".tsv", ".xlsx", ".jsonl")
 MAX_REPORTED_PROBLEMS = 20
 MAX_TASK_ID_LENGTH = 200
 # One limit for every format (CSV, TSV, XLSX, JSONL, pasted text): a prompt after its template
@@ -38,32 +41,11 @@ MAX_TASK_ID_LENGTH = 200
 MAX_PROMPT_CHARS = 100_000
 # The csv module's own limit (131,072 by default) would refuse a long cell before the check
 # above could name its column; this one only bounds a runaway unquoted field.
-_CSV_FIELD_LIMIT = 64 * 1024 * 1024
+CSV_FIELD_LIMIT = 64 * 1024 * 1024
 
-# Canonical column -> accepted headers (compared after _normalize: case, spaces and "-" ignored).
-_ALIASES: dict[str, tuple[str, ...]] = {
-    "prompt": ("prompt", "提示词"),
-    "model": ("model", "模型"),
-    "task_id": ("task_id", "任务id"),
-    "system_prompt": ("system_prompt", "系统提示词"),
-    "title": ("title", "标题"),
-    "priority": ("priority", "优先级"),
-}
-_FIELD_BY_ALIAS = {alias: name for name, aliases in _ALIASES.items() for alias in aliases}
-_SAVE_AS = "; save the file from Excel as 'CSV UTF-8'"
 _PRIORITY_RANGE = range(-(2**31), 2**31)  # what every SQL backend stores as an INTEGER
 
-_Problem = tuple[int, str]  # (row number for ordering, 0 = the file or its header; message)
 _Template = list[tuple[str, str | None]]  # (literal text, then a placeholder name or None)
-
-
-@dataclass(slots=True)
-class _Table:
-    unit: str  # "row" (spreadsheets) or "line" (JSONL)
-    header_row: int | None  # None: no header (JSONL, or an empty file)
-    columns: list[str] = field(default_factory=list)  # as written, stripped; "" = unnamed
-    rows: list[tuple[int, list[str]]] = field(default_factory=list)  # cells align with columns
-    problems: list[_Problem] = field(default_factory=list)  # found while reading; reading went on
 
 
 # ---------------------------------------------------------------------------------- public API
@@ -85,7 +67,7 @@ def read_batch(
     ``title_column``: the column that titles each task when the file has no ``title`` column
     (None: :func:`default_title_column`; "": no title).
     """
-    table = _read_table(path)
+    table = read_table(path)
     batch = default_batch_id(path) if batch_id is None else batch_id
     template = template if template and template.strip() else None
     builder = _TaskBuilder(table, models, default_model, default_system_prompts or {}, batch)
@@ -141,7 +123,7 @@ def preview_table(path: Path, limit: int = 5) -> tuple[list[str], list[dict[str,
     Raises :class:`InputError` only when the file cannot be read at all; row problems are left
     for :func:`read_batch` to report.
     """
-    table = _read_table(path)
+    table = read_table(path)
     first: dict[str, int] = {}
     for i, name in enumerate(table.columns):
         if name and name not in first:
@@ -156,10 +138,10 @@ def default_title_column(columns: Sequence[str], rows: Sequence[Mapping[str, str
     prompt and priority. Tasks made from a template then read "秋季新品", "冬季清仓"… rather
     than all the same."""
     for name in columns:
-        if _FIELD_BY_ALIAS.get(_normalize(name)) == "title":
+        if FIELD_BY_ALIAS.get(normalize_header(name)) == "title":
             return name
     for name in columns:
-        if not name or _FIELD_BY_ALIAS.get(_normalize(name)):
+        if not name or FIELD_BY_ALIAS.get(normalize_header(name)):
             continue
         values = [str(row.get(name, "")).strip() for row in rows]
         if any(v and not _is_number(v) for v in values):
@@ -210,7 +192,7 @@ def default_batch_id(path: Path, *, now: dt.datetime | None = None) -> str:
 class _TaskBuilder:
     def __init__(
         self,
-        table: _Table,
+        table: Table,
         models: Mapping[str, ModelKind],
         default_model: str | None,
         default_system_prompts: Mapping[str, str],
@@ -221,7 +203,7 @@ class _TaskBuilder:
         self.default_model = default_model
         self.default_system_prompts = default_system_prompts
         self.batch_id = batch_id
-        self.problems: list[_Problem] = list(table.problems)
+        self.problems: list[Problem] = list(table.problems)
         self.column_of: dict[str, int] = {}  # canonical field -> column index
         self.tokens: list[tuple[str, int | None]] | None = None  # the template, resolved
         self.title_index: int | None = None  # the column titling tasks without a title
@@ -244,8 +226,10 @@ class _TaskBuilder:
                     else "no data rows below the header"
                 )
             return
-        for name in _ALIASES:
-            hits = [i for i, c in enumerate(columns) if _FIELD_BY_ALIAS.get(_normalize(c)) == name]
+        for name in ALIASES:
+            hits = [
+                i for i, c in enumerate(columns) if FIELD_BY_ALIAS.get(normalize_header(c)) == name
+            ]
             if len(hits) > 1:
                 listed = " and ".join(repr(columns[i]) for i in hits)
                 self._header(f"columns {listed} all mean {name!r}; keep one")
@@ -268,8 +252,8 @@ class _TaskBuilder:
         for literal, placeholder in parsed:
             index = None
             if placeholder is not None:
-                key = _normalize(placeholder)
-                hits = [i for i, c in enumerate(columns) if c and _normalize(c) == key]
+                key = normalize_header(placeholder)
+                hits = [i for i, c in enumerate(columns) if c and normalize_header(c) == key]
                 index = _find_column(columns, placeholder)
                 if index is None:
                     self._header(_missing_placeholder(placeholder, columns))
@@ -473,7 +457,7 @@ def _rows_label(unit: str, numbers: Sequence[int]) -> str:
     return f"{unit}s {shown} ({len(numbers)} {unit}s)"
 
 
-def _raise_if_any(origin: str, problems: list[_Problem]) -> None:
+def _raise_if_any(origin: str, problems: list[Problem]) -> None:
     if not problems:
         return
     ordered = sorted(problems, key=lambda p: p[0])  # stable: header first, then by row
@@ -486,20 +470,15 @@ def _raise_if_any(origin: str, problems: list[_Problem]) -> None:
 # -------------------------------------------------------------------------- columns, templates
 
 
-def _normalize(name: str) -> str:
-    """Header comparison key: "Task ID", " task-id " and "TASK_ID" are the same column."""
-    return re.sub(r"[\s\-]+", "_", name.replace("\ufeff", "").strip()).casefold()
-
-
 def _find_column(columns: Sequence[str], name: str) -> int | None:
     """A placeholder names a column as written (case/spacing aside), or a canonical field."""
-    key = _normalize(name)
+    key = normalize_header(name)
     for i, column in enumerate(columns):
-        if column and _normalize(column) == key:
+        if column and normalize_header(column) == key:
             return i
-    wanted = _FIELD_BY_ALIAS.get(key)
+    wanted = FIELD_BY_ALIAS.get(key)
     for i, column in enumerate(columns):
-        if wanted is not None and _FIELD_BY_ALIAS.get(_normalize(column)) == wanted:
+        if wanted is not None and FIELD_BY_ALIAS.get(normalize_header(column)) == wanted:
             return i
     return None
 
@@ -541,7 +520,7 @@ def _parse_template(template: str) -> _Template:
 # ---------------------------------------------------------------------------------- reading
 
 
-def _read_table(path: Path) -> _Table:
+def read_table(path: Path) -> Table:
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         hint = " (save it from Excel as .xlsx)" if suffix == ".xls" else ""
@@ -550,231 +529,11 @@ def _read_table(path: Path) -> _Table:
             f"{path}: unsupported file type {suffix or '(none)'!r}{hint}; use {allowed}"
         )
     if suffix == ".xlsx":
-        return _read_xlsx(path)
+        return read_xlsx(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if suffix == ".jsonl":
-        return _read_jsonl(path, data)
-    return _read_delimited(path, data, delimiter="\t" if suffix == ".tsv" else None)
-
-
-def _grid_to_table(grid: Iterable[tuple[int, list[str]]], *, strict_width: bool) -> _Table:
-    table = _Table(unit="row", header_row=None)
-    for number, cells in grid:
-        if not any(c.strip() for c in cells):
-            continue  # blank rows (Excel exports end with some) carry no task
-        if table.header_row is None:
-            table.header_row = number
-            table.columns = [c.replace("\ufeff", "").strip() for c in cells]
-            continue
-        width = len(table.columns)
-        if strict_width and any(c.strip() for c in cells[width:]):
-            used = max(i for i, c in enumerate(cells) if c.strip()) + 1
-            msg = f"row {number}: {used} values but the header has {width} columns"
-            table.problems.append(
-                (number, msg + ' (a value containing the separator needs "quotes")')
-            )
-        kept = [_one_newline_style(c) for c in cells[:width]]
-        table.rows.append((number, kept + [""] * (width - len(kept))))
-    return table
-
-
-def _one_newline_style(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _read_delimited(path: Path, data: bytes, *, delimiter: str | None) -> _Table:
-    text = _decode_spreadsheet_text(path, data)
-    reader = csv.reader(
-        io.StringIO(text, newline=""), delimiter=delimiter or _sniff_delimiter(text), strict=True
-    )
-    records: list[list[str]] = []
-    limit = csv.field_size_limit(_CSV_FIELD_LIMIT)  # process-wide: put back below
-    try:
-        records.extend(reader)
-    except csv.Error as exc:
-        detail = str(exc)
-        if "unexpected end of data" in detail:
-            detail = 'a quoted value is never closed (unterminated ")'
-        raise InputError(f"{path}: row {len(records) + 1}: malformed CSV: {detail}") from None
-    finally:
-        csv.field_size_limit(limit)
-    return _grid_to_table(enumerate(records, start=1), strict_width=True)
-
-
-def _sniff_delimiter(text: str) -> str:
-    """The separator the header row uses most: Excel writes ';' in locales with decimal commas."""
-    header = _first_record(text)
-    counts = {d: header.count(d) for d in (",", "\t", ";")}
-    best = max(counts, key=lambda d: counts[d])  # ties: ',' first
-    return best if counts[best] else ","
-
-
-def _first_record(text: str) -> str:
-    in_quotes = False
-    outside: list[str] = []
-    for ch in text:
-        if ch == '"':
-            in_quotes = not in_quotes
-        elif ch in "\r\n" and not in_quotes:
-            break
-        elif not in_quotes:
-            outside.append(ch)
-    return "".join(outside)
-
-
-def _row_at_end(text: str) -> int:
-    """Spreadsheet row in which ``text`` ends (newlines inside quotes stay in their cell)."""
-    in_quotes = False
-    row = 1
-    for ch in text:
-        if ch == '"':
-            in_quotes = not in_quotes
-        elif ch == "\n" and not in_quotes:
-            row += 1
-    return row
-
-
-def _decode_spreadsheet_text(path: Path, data: bytes) -> str:
-    """UTF-8 (with or without BOM) or GB18030, as Excel writes CSV; UTF-16 with a BOM too."""
-    if data.startswith(b"PK\x03\x04"):
-        raise InputError(f"{path}: this is an Excel workbook, not CSV text: rename it to .xlsx")
-    boms = {
-        codecs.BOM_UTF8: "utf-8",
-        codecs.BOM_UTF16_LE: "utf-16-le",
-        codecs.BOM_UTF16_BE: "utf-16-be",
-    }
-    bom = next((b for b in boms if data.startswith(b)), b"")
-    data = data[len(bom) :]
-    # A BOM names the encoding: no fallback that would garble the text.
-    candidates = [boms[bom]] if bom else ["utf-8", "gb18030"]
-    failure: tuple[str, UnicodeDecodeError] | None = None
-    for encoding in candidates:
-        try:
-            text = data.decode(encoding)
-        except UnicodeDecodeError as error:
-            failure = (encoding, error)
-            if encoding == "utf-8" and _mostly_utf8(data):
-                break  # a damaged UTF-8 file: GB18030 would "succeed" with garbage
-        else:
-            if "\x00" in text:  # UTF-16 without a BOM, or not text at all
-                row = _row_at_end(text[: text.index("\x00")])
-                raise InputError(f"{path}: row {row}: NUL bytes: this is not CSV text{_SAVE_AS}")
-            return text
-    assert failure is not None
-    encoding, bad = failure
-    row = _row_at_end(data[: bad.start].decode(encoding, errors="replace"))
-    names = {"utf-8": "UTF-8", "gb18030": "UTF-8 or GB18030"}
-    raise InputError(
-        f"{path}: row {row}: byte 0x{data[bad.start]:02X} is not valid "
-        f"{names.get(encoding, 'UTF-16')} text{_SAVE_AS}"
-    )
-
-
-def _mostly_utf8(data: bytes) -> bool:
-    text = data.decode("utf-8", errors="replace")
-    bad = text.count("\ufffd")
-    good = sum(1 for ch in text if ord(ch) > 0x7F) - bad
-    return good > 2 * bad
-
-
-def _read_xlsx(path: Path) -> _Table:
-    import openpyxl  # heavy: only when a workbook is read
-    from openpyxl.utils.exceptions import InvalidFileException
-
-    # openpyxl warns about styles and extensions it drops; none of that matters for values.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        except (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError) as exc:
-            raise InputError(f"{path}: not a valid .xlsx workbook ({exc})") from None
-        try:
-            if not workbook.worksheets:
-                return _Table(unit="row", header_row=None)
-            rows = workbook.worksheets[0].iter_rows(values_only=True)
-            grid = [(n, [_cell_text(v) for v in row]) for n, row in enumerate(rows, start=1)]
-        finally:
-            workbook.close()
-    return _grid_to_table(grid, strict_width=False)
-
-
-def _cell_text(value: object) -> str:
-    """A cell as the operator reads it: 3 not "3.0", a date without a midnight time."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else f"{value:.15g}"  # Excel's precision
-    if isinstance(value, dt.datetime):
-        if value.time() == dt.time():
-            return value.date().isoformat()
-        return value.isoformat(sep=" ", timespec="seconds" if not value.microsecond else "auto")
-    if isinstance(value, dt.date | dt.time):
-        return value.isoformat()
-    return str(value)
-
-
-def _read_jsonl(path: Path, data: bytes) -> _Table:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        where = data.count(b"\n", 0, exc.start) + 1
-        byte = data[exc.start]
-        raise InputError(f"{path}: line {where}: byte 0x{byte:02X} is not valid UTF-8") from None
-    table = _Table(unit="line", header_row=None)
-    position: dict[str, int] = {}
-    objects: list[tuple[int, dict[str, str]]] = []
-    # split("\n"), not splitlines(): U+2028 and friends may sit unescaped inside JSON strings.
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            table.problems.append(
-                (number, f"line {number}: invalid JSON: {exc.msg} (at {exc.colno})")
-            )
-            continue
-        if not isinstance(obj, dict):
-            kind = _json_type(obj)
-            table.problems.append(
-                (number, f"line {number}: expected a JSON object {{…}}, not {kind}")
-            )
-            continue
-        values: dict[str, str] = {}
-        for key, value in obj.items():
-            name = key.strip()
-            position.setdefault(name, len(position))
-            if isinstance(value, dict | list):
-                if _FIELD_BY_ALIAS.get(_normalize(name)):
-                    msg = f"line {number}: column {name!r}: expected text or a number, not "
-                    table.problems.append((number, msg + _json_type(value)))
-                values[name] = json.dumps(value, ensure_ascii=False)
-            else:
-                values[name] = _json_scalar(value)
-        objects.append((number, values))
-    table.columns = list(position)
-    table.rows = [(n, [v.get(c, "") for c in table.columns]) for n, v in objects]
-    return table
-
-
-def _json_scalar(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _json_type(value: object) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "true/false"}
-    return "null" if value is None else names.get(type(value), "a number")
+        return read_jsonl(path, data)
+    return read_delimited(path, data, delimiter="\t" if suffix == ".tsv" else None)

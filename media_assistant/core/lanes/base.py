@@ -231,6 +231,7 @@ class Lane:
                 deadline_s=self.rt.config.lane(self.kind).deadline_s,
                 provider_generation=self.rt.accounts.built_generation(account.id),
                 workstation=self.rt.workstation,
+                api_limits=self.rt.accounts.api_limits(account.id),
             )
         except OperationalError as exc:
             if disk.absorb(exc):

@@ -12,9 +12,9 @@ from typing import Any
 
 from media_assistant.core.config.schema import AppConfig
 from media_assistant.core.disk.full import DiskGuard
-from media_assistant.core.model.accounts import AccountStatus
+from media_assistant.core.model.accounts import AccountStatus, ApiLimits
 from media_assistant.core.model.clock import Clock, SystemClock
-from media_assistant.core.model.states import AccountProblem
+from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 from media_assistant.core.store.link import StoreLink
 
@@ -86,6 +86,14 @@ class AccountView:
         return status is not None and status.rebuild_generation > self.built.get(
             account_id, status.rebuild_generation
         )
+
+    def api_limits(self, account_id: str) -> ApiLimits | None:
+        """An API account's limits for the whole team, as its row says (None: not an API
+        account, or no row yet)."""
+        status = self.statuses.get(account_id)
+        if status is None or status.kind is not ModelKind.API:
+            return None
+        return status.api_limits()
 
     def built_generation(self, account_id: str) -> int | None:
         """For the claim statement: the generation this account's provider was built at."""

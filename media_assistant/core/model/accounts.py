@@ -55,6 +55,12 @@ class AccountStatus:
         """Requests in flight the whole team may have on this API account."""
         return self.concurrency or self.limit_concurrency or 3
 
+    def api_limits(self) -> ApiLimits:
+        """What a claim for this API account holds for the whole team (core/store/api_gate.py)."""
+        return ApiLimits(
+            min(self.team_concurrency, MAX_CONCURRENCY), self.limit_rpm, self.limit_tpm
+        )
+
     def state(self, now: float) -> AccountState:
         if not self.enabled:
             return AccountState.DISABLED
@@ -89,5 +95,15 @@ class AccountDeclaration:
     kind: ModelKind
     enabled: bool = True
     concurrency: int | None = None
+    rpm: int | None = None
+    tpm: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApiLimits:
+    """An API account's limits for every workstation together: requests in flight, requests
+    and tokens per minute (None: no limit)."""
+
+    concurrency: int
     rpm: int | None = None
     tpm: int | None = None

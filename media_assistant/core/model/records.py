@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import RowMapping
 
+from media_assistant.core.model.accounts import ApiLimits
 from media_assistant.core.model.states import ModelKind, TaskState
 
 
@@ -127,6 +128,7 @@ class ClaimRequest:
     deadline_s: float
     provider_generation: int | None = None
     workstation: str | None = None
+    api_limits: ApiLimits | None = None
 
 
 @dataclass(frozen=True, slots=True)

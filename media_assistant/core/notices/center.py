@@ -274,8 +274,15 @@ class NoticeCenter:
                         NoticeKind.ACCOUNT_ATTENTION,
                         event.account_id,
                         now,
-                        # code: the reason in a word (the window and Chinese messages word it)
-                        {"state": state.value, "reason": reason, "code": status.problem_code or ""},
+                        # code: the reason in a word (the window and Chinese messages word it);
+                        # version: the row's, the same on every workstation (a team's webhook
+                        # sends it once: notices_runtime.team_key)
+                        {
+                            "state": state.value,
+                            "reason": reason,
+                            "code": status.problem_code or "",
+                            "version": status.version,
+                        },
                     )
                 )
         else:

@@ -23,18 +23,23 @@ Once the answer's real usage is known, the token row is corrected by the differe
 (:func:`correct_tokens`).
 
 The account row holds the limits (``concurrency``, the operator's override, else
-``limit_concurrency``; ``limit_rpm``; ``limit_tpm``: core/store/accounts.py ``sync``). An account
-without a row (a test's bare claim) is not gated.
+``limit_concurrency``; ``limit_rpm``; ``limit_tpm``: core/store/accounts.py ``sync``); the claiming
+lane passes them as its view of the row has them (:class:`ApiLimits`, refreshed within a tick).
+A claim without them (a test's bare claim) is not gated.
+
+On a workstation's own SQLite file only one scheduler runs (the data dir's lock), so its
+in-memory gate (core/accounts/ratelimit.py) already holds the concurrency exactly and the slot
+rows are left out (they cost each claim a statement: B3); the rate rows are used everywhere,
+so no budget is ever spent without a request.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-from sqlalchemy import Connection, exists, not_, select, update
+from sqlalchemy import Connection, bindparam, exists, not_, select, update
 
-from media_assistant.core.model.accounts import MAX_CONCURRENCY
+from media_assistant.core.model.accounts import MAX_CONCURRENCY, ApiLimits
 from media_assistant.core.store.base import IS_RUNNING, T
 from media_assistant.core.store.db import upsert
 from media_assistant.core.store.schema import AccountRow, ApiRateRow, ApiSlotRow
@@ -52,13 +57,6 @@ EXPECTED_COMPLETION_TOKENS = 800
 
 def estimate_tokens(prompt_chars: int) -> int:
     return math.ceil(prompt_chars / CHARS_PER_TOKEN) + EXPECTED_COMPLETION_TOKENS
-
-
-@dataclass(frozen=True, slots=True)
-class ApiLimits:
-    concurrency: int
-    rpm: int | None
-    tpm: int | None
 
 
 def ensure_rows(conn: Connection, account_ids: list[str]) -> None:
@@ -95,24 +93,39 @@ def limits(conn: Connection, account_id: str) -> ApiLimits | None:
     return ApiLimits(min(concurrency, MAX_CONCURRENCY), row.limit_rpm, row.limit_tpm)
 
 
-def take_slot(conn: Connection, account_id: str, concurrency: int) -> int | None:
-    """Lock a free slot of the account below ``concurrency``; None when every one is held."""
-    busy = exists().where(T.c.task_id == SLOTS.c.task_id, IS_RUNNING, T.c.lease == SLOTS.c.lease)
-    return conn.execute(
-        select(SLOTS.c.slot)
-        .where(SLOTS.c.account_id == account_id, SLOTS.c.slot < concurrency, not_(busy))
-        .order_by(SLOTS.c.slot)
-        .limit(1)
-        .with_for_update(of=SLOTS, skip_locked=True)
-    ).scalar()
-
-
-def hold_slot(conn: Connection, account_id: str, slot: int, task_id: str, lease: int) -> None:
-    conn.execute(
-        update(SLOTS)
-        .where(SLOTS.c.account_id == account_id, SLOTS.c.slot == slot)
-        .values(task_id=task_id, lease=lease)
+# The first free slot below the account's concurrency, locked (skipped if another claim holds
+# it), takes the claimed task: one statement, run after the claim's UPDATE (which gives the
+# lease). No row back: every slot is in use across the team, and the claim is rolled back.
+_free = exists().where(T.c.task_id == SLOTS.c.task_id, IS_RUNNING, T.c.lease == SLOTS.c.lease)
+_FIRST_FREE = (
+    select(SLOTS.c.slot)
+    .where(
+        SLOTS.c.account_id == bindparam("account"),
+        SLOTS.c.slot < bindparam("concurrency"),
+        not_(_free),
     )
+    .order_by(SLOTS.c.slot)
+    .limit(1)
+    .with_for_update(of=SLOTS, skip_locked=True)
+    .scalar_subquery()
+)
+_TAKE_SLOT = (
+    update(SLOTS)
+    .where(SLOTS.c.account_id == bindparam("account"), SLOTS.c.slot == _FIRST_FREE)
+    .values(task_id=bindparam("task"), lease=bindparam("lease"))
+    .returning(SLOTS.c.slot)
+)
+
+
+def take_slot(
+    conn: Connection, account_id: str, concurrency: int, task_id: str, lease: int
+) -> int | None:
+    """A free slot of the account below ``concurrency`` now holds ``task_id`` at ``lease``; None
+    when every one is in use."""
+    return conn.execute(
+        _TAKE_SLOT,
+        {"account": account_id, "concurrency": concurrency, "task": task_id, "lease": lease},
+    ).scalar()
 
 
 def spend(

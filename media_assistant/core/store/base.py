@@ -108,6 +108,8 @@ class StoreBase:
         # Written into every event row: a reader following the event log can tell this
         # process's own changes (it already published them) from other processes'.
         self.origin = uuid.uuid4().hex[:16]
+        # A team's database (PostgreSQL): several workstations' schedulers claim from it.
+        self.team = engine.dialect.name == "postgresql"
 
     def _event(
         self,

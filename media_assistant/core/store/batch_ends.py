@@ -1,5 +1,6 @@
-"""Reads behind "a batch has ended" notices (issue 12 item 5): which batches still have work,
-and the state counts of the batches some tasks belong to. Reads only."""
+"""What notices need of the store (issue 12 item 5): which batches still have work, the state
+counts of the batches some tasks belong to, when a batch last finished a task — and, in a team,
+which workstation sends a notice to the webhooks (:meth:`BatchEndReads.claim_notice`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from collections.abc import Sequence
 from sqlalchemy import func, select
 
 from media_assistant.core.store.base import PENDING, RUNNING, StoreBase, T, chunks
-from media_assistant.core.store.db import read_tx
+from media_assistant.core.store.db import read_tx, upsert, write_tx
+from media_assistant.core.store.schema import NoticeSentRow
+
+N = NoticeSentRow.__table__  # type: ignore[attr-defined]
+NOTICES_KEPT_S = 30 * 24 * 3600
 
 
 class BatchEndReads(StoreBase):
@@ -53,3 +58,26 @@ class BatchEndReads(StoreBase):
                 for batch, state, n in rows:
                     out[batch][state] = int(n)
         return out
+
+    def batch_finished_at(self, batch_id: str) -> float | None:
+        """When the batch's last task ended (the same on every workstation: a notice's key)."""
+        with read_tx(self.engine) as conn:
+            value = conn.execute(
+                select(func.max(T.c.finished_at)).where(T.c.batch_id == batch_id)
+            ).scalar()
+        return float(value) if value is not None else None
+
+    def claim_notice(self, key: str, workstation: str | None) -> bool:
+        """True for the first workstation to claim ``key``: it sends the notice to the webhooks;
+        every other one only shows it. Claims a month old are forgotten."""
+        now = self.clock.now()
+        with write_tx(self.engine) as conn:
+            conn.execute(N.delete().where(N.c.sent_at < now - NOTICES_KEPT_S))
+            won = upsert(
+                conn,
+                N,
+                {"key": key, "sent_at": now, "workstation": workstation},
+                key=["key"],
+                returning=[N.c.key],
+            ).first()
+        return won is not None

@@ -139,6 +139,8 @@ class AsyncStore(_Facade):
     peek_next = _on_reader(Store.peek_next)
     api_ready_at = _on_reader(Store.api_ready_at)
     ping = _on_reader(Store.ping)
+    batch_finished_at = _on_reader(Store.batch_finished_at)
+    claim_notice = _on_writer(Store.claim_notice)
     workstations = _on_reader(Store.workstations)
     next_not_before = _on_reader(Store.next_not_before)
     pending_models = _on_reader(Store.pending_models)
@@ -209,6 +211,7 @@ class AsyncStore(_Facade):
                 deadline_s=then.deadline_s,
                 provider_generation=then.provider_generation,
                 workstation=then.workstation,
+                api_limits=then.api_limits,
             )
         except Exception as exc:  # the outcome is written: the claim's error is not its error
             return Handover(finished, claim_error=exc)

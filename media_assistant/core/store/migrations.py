@@ -142,6 +142,7 @@ def _v10_team(conn: Connection) -> None:
                 conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {sql_type}"))
     schema.ApiSlotRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
     schema.ApiRateRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    schema.NoticeSentRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
     _postgres_extras(conn)
 
 

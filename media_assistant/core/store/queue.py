@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Select, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from media_assistant.core.model.accounts import ApiLimits
 from media_assistant.core.model.event_codes import EventCode, params_json
 from media_assistant.core.model.events import TaskChange, TasksAdded
 from media_assistant.core.model.records import BatchInfo, Claim, NewTask, SubmitResult
@@ -214,6 +215,7 @@ class QueueRoom(StoreBase):
         deadline_s: float,
         provider_generation: int | None = None,
         workstation: str | None = None,
+        api_limits: ApiLimits | None = None,
     ) -> Claim | None:
         """Take the head pending task (priority, then age) for one of ``models``; None if none.
 
@@ -222,9 +224,10 @@ class QueueRoom(StoreBase):
         (core/store/holds.py ``account_held``). ``workstation``: the claiming one (team mode):
         recorded on the task, and a web account another workstation holds gets nothing.
 
-        An API account's limits hold for the whole team in this same transaction
-        (core/store/api_gate.py): a free slot is locked and the request and its estimated
-        tokens are spent, or nothing is claimed and nothing spent.
+        ``api_limits``: the claiming API account's limits for the whole team; they hold in this
+        same transaction (core/store/api_gate.py): the request and its estimated tokens are
+        spent and, on a team database, a free slot taken — or nothing is claimed and nothing
+        spent.
 
         The row moves to ``running`` in the same transaction that chose it. On PostgreSQL the
         candidate is locked with SKIP LOCKED; on SQLite the writer lock serialises claims.
@@ -261,17 +264,16 @@ class QueueRoom(StoreBase):
             if head is None:
                 return None
             candidate, prompt_chars = head
-            gate = api_gate.limits(conn, account_id) if kind is ModelKind.API else None
-            slot = None
-            if gate is not None:
-                slot = api_gate.take_slot(conn, account_id, gate.concurrency)
-                if slot is None:
-                    return None  # every slot of the account is in use across the team
-                if (gate.rpm or gate.tpm) and not api_gate.spend_for_claim(
+            gate = api_limits if kind is ModelKind.API else None
+            if (
+                gate is not None
+                and (gate.rpm or gate.tpm)
+                and not api_gate.spend_for_claim(
                     conn, account_id, gate, int(prompt_chars or 0), now
-                ):
-                    conn.rollback()  # nothing spent: the budget waits for the next claim
-                    return None
+                )
+            ):
+                conn.rollback()  # nothing spent: the budget waits for the next claim
+                return None
             try:
                 row = conn.execute(
                     _CLAIM,
@@ -291,9 +293,16 @@ class QueueRoom(StoreBase):
                 conn.rollback()
                 return None
             if row is None:
+                conn.rollback()  # nothing claimed: nothing spent either
                 return None
-            if slot is not None:
-                api_gate.hold_slot(conn, account_id, slot, row.task_id, row.lease)
+            if (
+                gate is not None
+                and self.team
+                and api_gate.take_slot(conn, account_id, gate.concurrency, row.task_id, row.lease)
+                is None
+            ):
+                conn.rollback()  # every slot of the account is in use across the team
+                return None
             claim = Claim(
                 task_id=row.task_id,
                 attempt=row.attempt,

@@ -274,3 +274,15 @@ class ApiRateRow(SQLModel, table=True):
     account_id: str = Field(primary_key=True)
     kind: str = Field(primary_key=True)  # rpm | tpm
     tat: float = 0.0
+
+
+class NoticeSentRow(SQLModel, table=True):
+    """A notice a webhook already carried (schema version 10): in a team every workstation's
+    app derives the same notices from the shared queue, and only the one that writes the
+    notice's key here first sends it, so a group chat hears of a batch once, not once per PC."""
+
+    __tablename__ = "notices_sent"
+
+    key: str = Field(primary_key=True)
+    sent_at: float
+    workstation: str | None = None

@@ -29,12 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from media_assistant.core.batches.batch_import import (
-    SUPPORTED_SUFFIXES,
-    default_batch_id,
-    read_batch,
-    tasks_from_lines,
-)
+from media_assistant.core.batches.batch_import import default_batch_id, read_batch, tasks_from_lines
+from media_assistant.core.batches.table import SUPPORTED_SUFFIXES
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.records import BatchInfo, NewTask
 from media_assistant.core.model.states import ModelKind

@@ -31,12 +31,12 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.batches.batch_import import (
-    SUPPORTED_SUFFIXES,
     default_title_column,
     preview_table,
     render_template,
     template_fields,
 )
+from media_assistant.core.batches.table import SUPPORTED_SUFFIXES
 from media_assistant.core.model.errors import InputError
 from media_assistant.gui.common.style import RED, bold, latin_width
 
