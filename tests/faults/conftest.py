@@ -52,6 +52,10 @@ def write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
     return path
 
 
+def cli_args(data: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "media_assistant", "--data-dir", str(data), *args]
+
+
 def cli(
     data: Path,
     *args: str,
@@ -60,7 +64,7 @@ def cli(
     stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(  # noqa: PLW1510 - the exit code is the subject
-        [sys.executable, "-m", "media_assistant", "--data-dir", str(data), *args],
+        cli_args(data, *args),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -92,9 +96,11 @@ def mode(path: Path) -> int:
 
 class Holder:
     """Another process holding the database: ``BEGIN EXCLUSIVE`` (``exclusive_mode``: in SQLite's
-    exclusive locking mode, which shuts readers out too) for ``seconds``."""
+    exclusive locking mode, which shuts readers out too) for ``seconds``, or, with ``seconds``
+    None, until :meth:`release` (a test then decides when, whatever the machine's speed)."""
 
-    def __init__(self, db: Path, seconds: float, *, exclusive_mode: bool = False) -> None:
+    def __init__(self, db: Path, seconds: float | None, *, exclusive_mode: bool = False) -> None:
+        wait = "sys.stdin.readline()" if seconds is None else f"time.sleep({seconds})"
         script = textwrap.dedent(
             f"""
             import sqlite3, sys, time
@@ -104,22 +110,32 @@ class Holder:
             con.execute("BEGIN EXCLUSIVE")
             con.execute("UPDATE meta SET value = value")
             print("held", flush=True)
-            time.sleep({seconds})
+            {wait}
             con.execute("COMMIT")
             """
         )
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", script],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert self.proc.stdout is not None
         assert self.proc.stdout.readline().strip() == "held"
+
+    def release(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        self.proc.wait(timeout=30)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(timeout=10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
 
 
 @pytest.fixture

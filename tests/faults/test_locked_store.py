@@ -4,7 +4,9 @@ store is waited for with a message, bounded, then exit 7."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 
@@ -12,7 +14,15 @@ import pytest
 
 from media_assistant.core.disk.store_file import check_store
 from media_assistant.core.model.errors import StoreLocked
-from tests.faults.conftest import Holder, cli, no_traceback, rows, write_config, write_csv
+from tests.faults.conftest import (
+    Holder,
+    cli,
+    cli_args,
+    no_traceback,
+    rows,
+    write_config,
+    write_csv,
+)
 
 EXIT_LOCKED = 7
 BUSY = "database busy (held by another process); waiting up to"
@@ -111,15 +121,25 @@ def test_readers_wait_for_an_exclusive_lock_and_go_on_when_it_ends(
     tmp_path: Path, hold: list[Holder]
 ) -> None:
     """A process holding the store in exclusive locking mode shuts readers out too: ``status``
-    says it waits, and answers as soon as the lock ends (here after ~4 s)."""
+    says it waits, and answers as soon as the lock ends (the test ends it once ``status`` has
+    said so)."""
     data = store_with_tasks(tmp_path)
-    hold.append(Holder(data / "media-assistant.db", 4, exclusive_mode=True))
-    started = time.monotonic()
-    result = cli(data, "--db-wait", "60", "status", "--json")
-    assert result.returncode == 0, result.stderr
-    assert f"{BUSY} 60 s" in result.stderr
-    assert json.loads(result.stdout)["lanes"]["web"]["pending"] == 4
-    assert time.monotonic() - started < 40
+    holder = Holder(data / "media-assistant.db", None, exclusive_mode=True)
+    hold.append(holder)
+    status = subprocess.Popen(
+        cli_args(data, "--db-wait", "60", "status", "--json"),
+        env={**os.environ, "PYTHONWARNINGS": "default"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert status.stderr is not None
+    said = status.stderr.readline()  # blocks until status says it waits (or ends)
+    assert f"{BUSY} 60 s" in said, said
+    holder.release()
+    out, err = status.communicate(timeout=60)
+    assert status.returncode == 0, said + err
+    assert json.loads(out)["lanes"]["web"]["pending"] == 4
 
 
 def test_readers_give_up_after_the_bound_with_exit_7(tmp_path: Path, hold: list[Holder]) -> None:

@@ -107,7 +107,12 @@ class DatabaseFollower:
         self.interval_s = interval_s or (TEAM_FOLLOW_EVERY_S if team else FOLLOW_EVERY_S)
         self._make_listener = listener
         self._listener: ChangeListener | None = None
-        self._wake = asyncio.Event()
+        # A wake-up (NOTIFY) before the tick: set from the listener's thread through the loop.
+        # A plain future on the loop the follower runs on, not an asyncio.Event: an Event binds
+        # to whatever loop is running at its first wait, and Qt may step a task with none.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiting: asyncio.Future[None] | None = None
+        self._woken = False
         self.gaps = GapCursor(0)
         self._accounts: dict[str, AccountStatus] | None = None
         self._pauses: tuple[Pause, ...] | None = None
@@ -123,11 +128,11 @@ class DatabaseFollower:
         """Follow from ``cursor`` (the last event id the caller's view already reflects)."""
         self.gaps = GapCursor(await self.store.last_event_id() if cursor is None else cursor)
         await self.store.db.write(self._baseline)
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         if self._make_listener is not None:
 
             def wake() -> None:
-                loop.call_soon_threadsafe(self._wake.set)
+                loop.call_soon_threadsafe(self._wake_now)
 
             self._listener = self._make_listener(wake, wake)
             self._listener.start()
@@ -146,16 +151,28 @@ class DatabaseFollower:
             if not task.cancelled() and task.exception() is not None:
                 log.warning("the database follower had stopped: %r", task.exception())
 
+    def _wake_now(self) -> None:
+        self._woken = True
+        waiting = self._waiting
+        if waiting is not None and not waiting.done():
+            waiting.set_result(None)
+
     async def _run(self) -> None:
+        loop = self._loop
+        assert loop is not None
         while True:
             interval = self.interval_s
             if self._listener is not None and not self._listener.connected.is_set():
                 interval = min(interval, 0.5)  # no wake-ups while it reconnects
-            try:
-                await asyncio.wait_for(self._wake.wait(), interval)
-            except TimeoutError:
-                pass
-            self._wake.clear()
+            if not self._woken:
+                waiting = self._waiting = loop.create_future()
+                timer = loop.call_later(interval, _settle, waiting)
+                try:
+                    await waiting
+                finally:
+                    timer.cancel()
+                    self._waiting = None
+            self._woken = False
             try:
                 await self.poll()
             except Exception as exc:  # a locked or busy database: next tick
@@ -209,3 +226,8 @@ class DatabaseFollower:
             self._batch_cursor = max(self._batch_cursor, batch.updated_at)
         if fresh:
             store.bus.publish(BatchesChanged(tuple(fresh)))
+
+
+def _settle(waiting: asyncio.Future[None]) -> None:
+    if not waiting.done():
+        waiting.set_result(None)
