@@ -26,6 +26,10 @@ class ChatSiteConfig:
     # ...asks to confirm first, when there is a chat to clear: a dialog "Create New Chat — this
     # will clear your current chat history … Cancel / Confirm" (new_chat_button only)
     new_chat_confirm: bool = False
+    # ...whose dialog zooms in for this long (real s; dialog libraries take ~0.15 s), and whose
+    # Confirm button may ignore clicks that are not the user's own (event.isTrusted false)
+    new_chat_dialog_s: float = 0.15
+    new_chat_trusted_only: bool = False
     signin_flash_s: float = 0.0  # > 0: every full load first shows a sign-in screen this long
     models: tuple[str, ...] = ()  # a model picker with these models (first: the default)
     # > 0: once the server took a message, nothing shows generating (no stop button, no
@@ -41,7 +45,9 @@ class ChatSiteConfig:
             raise ValueError("time_scale must be positive")
         if not 0 <= self.page_load_s[0] <= self.page_load_s[1]:
             raise ValueError(f"page_load_s must be 0 <= low <= high, got {self.page_load_s}")
-        if self.new_chat_s < 0 or self.signin_flash_s < 0 or self.indicator_gap_s < 0:
+        if min(self.new_chat_s, self.signin_flash_s, self.indicator_gap_s) < 0:
             raise ValueError("new_chat_s, signin_flash_s and indicator_gap_s must not be negative")
+        if self.new_chat_dialog_s < 0:
+            raise ValueError("new_chat_dialog_s must not be negative")
         if not 0 <= self.answer_chars[0] <= self.answer_chars[1]:
             raise ValueError(f"answer_chars must be 0 <= low <= high, got {self.answer_chars}")

@@ -163,6 +163,8 @@ class ChatPages:
                 "new_chat_button": self._config.new_chat_button,
                 "new_chat_ms": round(self._config.new_chat_s * 1000),
                 "new_chat_confirm": self._config.new_chat_confirm,
+                "new_chat_dialog_ms": round(self._config.new_chat_dialog_s * 1000),
+                "new_chat_trusted_only": self._config.new_chat_trusted_only,
                 "signin_flash_ms": round(self._config.signin_flash_s * 1000),
                 "indicator_gap_ms": round(self._config.indicator_gap_s * 1000),
                 "models": list(self._config.models),

@@ -105,11 +105,17 @@ class ChatPage:
     # ---------------------------------------------------------------- reading
 
     async def snapshot(
-        self, *, mark: bool = False, wait_ms: int = 0, after: Snapshot | None = None
+        self,
+        *,
+        mark: bool = False,
+        wait_ms: int = 0,
+        after: Snapshot | None = None,
+        empty: bool = False,
     ) -> Snapshot:
         """One poll. ``mark``: alerts showing now are old news for the snapshots that follow.
         ``wait_ms`` (with the previous poll ``after``): wait in the page up to that long for a
-        new done marker or the generating indicator to go, then read."""
+        new done marker or the generating indicator to go — or, ``empty``, for a chat with no
+        answer and no user message (a New chat clicked) — then read."""
         cfg = self._poll_cfg
         if mark or wait_ms:
             cfg = {
@@ -118,6 +124,7 @@ class ChatPage:
                 "wait_ms": wait_ms,
                 "wait_done": after.done if after is not None else 0,
                 "wait_generating": bool(after and after.generating),
+                "wait_empty": empty,
             }
         for tries_left in (2, 1, 0):
             try:

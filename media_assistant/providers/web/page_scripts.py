@@ -37,10 +37,13 @@ async (cfg) => {
   const text = (el) => (el ? (el.innerText || el.textContent || '') : null);
   // Waiting polls: return early when the page signals the end (a new done marker, the
   // generating indicator gone) or navigates, else after wait_ms. Done detection then costs a
-  // round trip instead of half a poll interval.
+  // round trip instead of half a poll interval. After a New chat click (wait_empty): return
+  // as soon as the chat shows no answer and no user message.
   if (cfg.wait_ms > 0) {
-    const signalled = () => all(cfg.done).filter(visible).length > cfg.wait_done
-      || (cfg.wait_generating && !all(cfg.generating).some(visible));
+    const signalled = () => (cfg.wait_empty
+      ? !all(cfg.answer).length && !all(cfg.user_message).length
+      : all(cfg.done).filter(visible).length > cfg.wait_done
+        || (cfg.wait_generating && !all(cfg.generating).some(visible)));
     if (!signalled()) {
       await new Promise((resolve) => {
         let timer = null;
