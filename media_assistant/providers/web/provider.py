@@ -400,6 +400,15 @@ class WebProvider:
                     f"no new answer and no error for {timing.silent_stop_s:g} s (if the page "
                     f"does show an answer, selectors.answer may be outdated)",
                 )
+            # Without a done marker, the generating indicator going away is the end — once the
+            # page has shown it for this answer (silence.seen_generating: the page watches for
+            # it from the send on) and the text then holds still on a re-read confirm_ms later.
+            # Not stable_polls × poll_ms of unchanged text (1.5 s with the defaults).
+            told_by_indicator = (
+                not self.adapter.selectors.done
+                and bool(self.adapter.selectors.generating)
+                and silence.seen_generating
+            )
             if has_text:
                 if snap.text != last_text:
                     last_text, last_change, stable = snap.text, now, 0
@@ -408,6 +417,7 @@ class WebProvider:
                     stable += 1
                 if not snap.generating and (
                     (fresh_done and stable >= 1)
+                    or (told_by_indicator and stable >= 1)
                     or (not self.adapter.selectors.done and stable >= timing.stable_polls)
                     or (now - last_change >= timing.done_grace_s and stable >= timing.stable_polls)
                 ):
@@ -448,8 +458,9 @@ class WebProvider:
                     f"{timing.hard_timeout_s:.0f} s ({len(last_text or '')} chars)",
                 )
             ctx.heartbeat()
-            if is_new and not snap.generating and fresh_done:
-                # Done marker seen: one re-read after confirm_ms must find the text unchanged.
+            if is_new and not snap.generating and (fresh_done or (has_text and told_by_indicator)):
+                # Done marker seen (or, without one, the indicator gone): one re-read after
+                # confirm_ms must find the text unchanged and nothing generating.
                 await asyncio.sleep(timing.confirm_ms / 1000)
                 wait_ms = 0
             else:
