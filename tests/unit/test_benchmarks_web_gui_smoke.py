@@ -82,6 +82,12 @@ def test_confirm_dialog_benchmark_clicks_through_without_page_loads() -> None:
     # Clicks (~0.8 s); a fallback would first wait out new_chat_timeout_s (5 s).
     assert 0 < result["summary"]["phases_median_s"]["new_chat"] < 3.0
     assert "### B4c" in "\n".join(bench_web_dialog.markdown(result))
+    bare = bench_web_dialog.measure_confirm_dialog(
+        1, generation_s=0.6, page_load_s=(1.0, 1.0), done_marker=False
+    )
+    assert bare["checks"]["all_succeeded_with_their_own_answer"]
+    assert not bare["done_marker"] and "no done marker" in bare["target"]["name"]
+    assert "no done marker" in "\n".join(bench_web_dialog.markdown(bare))
 
 
 def test_io_benchmark_measures_every_phase_in_a_real_window() -> None:
