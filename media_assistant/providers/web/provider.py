@@ -32,7 +32,7 @@ from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.provider import GenerationResult, TaskContext, TaskSpec
 from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
-from media_assistant.providers.web.leftover import SentPrompt, SentRecord
+from media_assistant.providers.web.leftover import LeftoverGuard
 from media_assistant.providers.web.markdown import html_to_markdown, only_error_text
 from media_assistant.providers.web.page import ComposerMissing
 from media_assistant.providers.web.selfcheck import RecordedBrowser
@@ -46,10 +46,6 @@ RecordedLookup = Callable[[str], Awaitable[RecordedBrowser | None]]  # a read: a
 
 # After a cancel, a timeout or an error: how long the page gets to stop generating.
 QUIESCE_S = 3.0
-# A generation an earlier attempt left running: how long to press stop and watch it before the
-# task waits (deferred, its attempt not used up) and the account tries again.
-LEFTOVER_STOP_S = 15.0
-LEFTOVER_RETRY_S = 20.0
 
 # A loaded page without a composer is a slow page the first times (a retry), the adapter's
 # fault (bad_config: the account waits for the operator) once it happens this many page loads
@@ -102,13 +98,8 @@ class WebProvider:
         self._recorded_browser = recorded_browser
         self.composer_misses = 0  # page loads in a row that showed no composer
         # What this account last sent, until its generation is known to have ended (on disk,
-        # so the next process finds it after a crash). None: nothing to look at; read once.
-        self._sent_record = SentRecord(profile_dir)
-        self._sent: SentPrompt | None = None
-        self._sent_loaded = False
-        # The leftover this attempt looked at: a conflict on this attempt is its doing (the
-        # page may not have shown it generating), deferred rather than counted.
-        self._leftover: SentPrompt | None = None
+        # so the next process finds it after a crash), and the blame for what it breaks.
+        self.leftover = LeftoverGuard(profile_dir, adapter.timing.hard_timeout_s)
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
@@ -140,7 +131,11 @@ class WebProvider:
         chat = self.browser.chat
         assert chat is not None
         try:
-            await self._settle_leftover(ctx)
+            await self.leftover.settle(
+                ctx,
+                lambda url, wait_s: self.driver.service.call(chat.settle_conversation(url, wait_s)),
+                has_indicator=bool(self.adapter.selectors.generating),
+            )
             try:
                 before = await call(chat.open_new_chat(ctx.task.upstream_model))
             except ComposerMissing as exc:
@@ -163,11 +158,12 @@ class WebProvider:
             ctx.checkpoint()
             await call(chat.type_prompt(page_text(ctx.task)))
             # Written before the click: a kill from here on leaves a generation on the site.
-            await self._remember_sent(ctx, before.url)
+            await self.leftover.remember(ctx.task.task_id, ctx.task.attempt, before.url)
             await call(chat.send(before))
             result = await self._watch(ctx, before)
             self.browser.tasks_done += 1
-            await self._forget_sent()  # the answer is complete: nothing runs on the site
+            await self.leftover.forget()  # the answer is complete: nothing runs on the site
+            self.leftover.answered()
             return result
         except TaskCanceled:
             raise
@@ -178,15 +174,9 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
-            if exc.kind is ErrorKind.SESSION_CONFLICT and self._leftover is not None:
-                # The generation our crash left (its conversation unknown) met this prompt:
-                # our own doing, not the site's verdict on the task. It waits; no attempt used.
-                exc = ProviderError(
-                    ErrorKind.LEFTOVER_GENERATION,
-                    f"{exc.message} (a generation this account started before a crash, task "
-                    f"{self._leftover.task_id}; the task waits, its attempt not used up)",
-                    retry_after=LEFTOVER_RETRY_S,
-                )
+            # A generation this account left (before a crash) met this prompt: our own doing,
+            # not the site's verdict on the task. It waits; no attempt used (leftover.py).
+            exc = self.leftover.blame(exc)
             if exc.kind in _DIAGNOSE:
                 await self._diagnose(ctx)
             # A generation abandoned mid-way keeps running on the site and breaks the
@@ -196,101 +186,11 @@ class WebProvider:
         except PlaywrightError as exc:
             await self._diagnose(ctx)
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
-            raise ProviderError(
-                ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"
+            raise self.leftover.blame(
+                ProviderError(ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}")
             ) from None
         finally:
-            self._leftover = None
-
-    # ---------------------------------------------------------------- a generation left running
-
-    async def _remember_sent(self, ctx: TaskContext, url: str) -> None:
-        self._sent = SentPrompt(ctx.task.task_id, ctx.task.attempt, time.time(), url)
-        self._sent_loaded = True
-        await asyncio.to_thread(self._sent_record.write, self._sent)
-
-    async def _named_conversation(self, url: str) -> None:
-        """The site gave the conversation its address: the record now says where to look."""
-        sent = self._sent
-        if sent is None or sent.conversation or url == sent.url:
-            return
-        self._sent = SentPrompt(sent.task_id, sent.attempt, sent.sent_at, url, conversation=True)
-        await asyncio.to_thread(self._sent_record.write, self._sent)
-
-    async def _forget_sent(self) -> None:
-        if self._sent is None and self._sent_loaded:
-            return
-        self._sent, self._sent_loaded = None, True
-        await asyncio.to_thread(self._sent_record.forget)
-
-    async def _settle_leftover(self, ctx: TaskContext) -> None:
-        """Before a prompt goes out: nothing this account sent earlier may still generate on
-        the site. Found in the record an attempt left (this process's, or one that crashed):
-        open its conversation and stop it; if it will not stop, the task waits (deferred, the
-        attempt not used up). Its conversation unknown (killed before the site named it), or the
-        adapter naming no generating indicator: go on. Either way a conflict on this attempt is
-        the leftover's doing, deferred rather than counted as a failure."""
-        if not self._sent_loaded:
-            self._sent = await asyncio.to_thread(self._sent_record.read)
-            self._sent_loaded = True
-        sent = self._sent
-        if sent is None:
-            return
-        age = time.time() - sent.sent_at
-        if age > self.adapter.timing.hard_timeout_s:
-            await self._forget_sent()  # it ended long ago, one way or the other
-            return
-        ctx.log(
-            f"a generation this account started {age:.0f} s ago may still run on the site "
-            f"(task {sent.task_id}, attempt {sent.attempt}; the app was stopped or its browser "
-            "closed before it ended): looking before sending",
-            level=logging.WARNING,
-            code=EventCode.LEFTOVER_FOUND,
-            params={"seconds": round(age), "task": sent.task_id, "attempt": sent.attempt},
-        )
-        chat = self.browser.chat
-        assert chat is not None
-        self._leftover = sent
-        if not sent.conversation or not self.adapter.selectors.generating:
-            ctx.log(
-                "its conversation is unknown (the site had not named it yet)"
-                if not sent.conversation
-                else "the adapter names no generating indicator to look for",
-                code=EventCode.LEFTOVER_UNLOCATED,
-                params={"why": "conversation_unknown" if not sent.conversation else "no_indicator"},
-            )
-            await self._forget_sent()
-            return
-        try:
-            state = await self.driver.service.call(
-                chat.settle_conversation(sent.url, LEFTOVER_STOP_S)
-            )
-        except ProviderError as exc:
-            if exc.kind in (ErrorKind.LOGIN_REQUIRED, ErrorKind.CAPTCHA):
-                raise  # the account's own problem, reported as anywhere else
-            ctx.log(
-                f"could not look at {sent.url} ({exc.message})",
-                code=EventCode.LEFTOVER_UNSEEN,
-                params={"detail": f"{sent.url}: {exc.message}"},
-            )
-            state = "unknown"
-        if state == "generating":
-            raise ProviderError(
-                ErrorKind.LEFTOVER_GENERATION,
-                f"the earlier generation at {sent.url} still runs after {LEFTOVER_STOP_S:.0f} s "
-                "of pressing stop; the task waits (attempt not used up)",
-                retry_after=LEFTOVER_RETRY_S,
-            )
-        ctx.log(
-            {
-                "stopped": f"it was still generating at {sent.url}: stopped it",
-                "idle": f"it had ended ({sent.url})",
-                "unknown": f"{sent.url} shows no conversation; going on",
-            }[state],
-            code=EventCode.LEFTOVER_SETTLED,
-            params={"state": state, "detail": sent.url},
-        )
-        await self._forget_sent()
+            self.leftover.attempt_ended()
 
     def _composer_missing(self, exc: ComposerMissing) -> ProviderError:
         """A slow page is retried; the same miss on several page loads in a row is the
@@ -320,7 +220,7 @@ class WebProvider:
             deadline = loop.time() + QUIESCE_S
             while loop.time() < deadline:
                 if not (await call(chat.snapshot())).generating:
-                    await self._forget_sent()
+                    await self.leftover.forget()
                     return True
                 await asyncio.sleep(0.25)
         except Exception:  # a dead page: closing the browser below settles it too
@@ -359,6 +259,9 @@ class WebProvider:
         watch = MarkerWatch(timing.marker_persist_s)
         silence = SilentStop(timing.silent_stop_s)
         sent_at = last_change = time.monotonic()
+        # In the shadow of a generation this account left and could not look at, a first
+        # token that does not come is the leftover's doing: waited for less (leftover.py).
+        first_token_s = self.leftover.first_token_s(timing.first_token_timeout_s)
         last_text: str | None = None
         stable = empty_done = 0
         snap: Snapshot | None = None
@@ -381,7 +284,7 @@ class WebProvider:
                 raise TaskCanceled(ctx.task.task_id)
             snap = await call(chat.snapshot(wait_ms=wait_ms, after=snap))
             if snap.url != before.url:
-                await self._named_conversation(snap.url)
+                await self.leftover.named(snap.url)
             problem = watch.problem(snap)
             if problem is not None:
                 raise marker_error(problem, snap)
@@ -446,10 +349,15 @@ class WebProvider:
                         and f"the site reported an error: {snap.answer_error}"
                         or "the site finished with an empty answer",
                     )
-            elif now - sent_at > timing.first_token_timeout_s:
+            elif now - sent_at > first_token_s:
                 raise ProviderError(
                     ErrorKind.TIMEOUT,
-                    f"no answer appeared within {timing.first_token_timeout_s:.0f} s",
+                    f"no answer appeared within {first_token_s:.0f} s"
+                    + (
+                        " (a generation this account left may still run on the site)"
+                        if first_token_s < timing.first_token_timeout_s
+                        else ""
+                    ),
                 )
             if now - sent_at > timing.hard_timeout_s:
                 raise ProviderError(
