@@ -20,6 +20,11 @@ class ChatSiteConfig:
     # UIs do), typography-plugin styles (italic quotes, a monospace table column) and a code
     # block header of the UI's own (its language label, a Copy button): markdown_answers only
     emphasis_classes: bool = False
+    # ...with code blocks drawn by a code editor, as some chat UIs do: "codemirror" (CodeMirror
+    # 6: a gutter of line numbers and fold markers, the language on .cm-content) or "monaco"
+    # (lines positioned by style top and out of document order, spaces as no-break spaces, the
+    # language on the editor's host as data-mode-id); "" for plain <pre> (markdown_answers only)
+    code_editor: str = ""
     page_load_s: tuple[float, float] = (0.0, 0.0)  # a full page load takes this long (real s)
     new_chat_button: bool = False  # a client-side New chat button (no page load)
     new_chat_s: float = 0.4  # how long that button takes to show an empty chat (real s)
@@ -47,6 +52,10 @@ class ChatSiteConfig:
             raise ValueError(f"page_load_s must be 0 <= low <= high, got {self.page_load_s}")
         if min(self.new_chat_s, self.signin_flash_s, self.indicator_gap_s) < 0:
             raise ValueError("new_chat_s, signin_flash_s and indicator_gap_s must not be negative")
+        if self.code_editor not in ("", "codemirror", "monaco"):
+            raise ValueError(
+                f"code_editor must be '', 'codemirror' or 'monaco', got {self.code_editor!r}"
+            )
         if self.new_chat_dialog_s < 0:
             raise ValueError("new_chat_dialog_s must not be negative")
         if not 0 <= self.answer_chars[0] <= self.answer_chars[1]:

@@ -160,6 +160,7 @@ class ChatPages:
             "variations": {
                 "markdown": self._config.markdown_answers,
                 "emphasis_classes": self._config.emphasis_classes,
+                "code_editor": self._config.code_editor,
                 "new_chat_button": self._config.new_chat_button,
                 "new_chat_ms": round(self._config.new_chat_s * 1000),
                 "new_chat_confirm": self._config.new_chat_confirm,

@@ -103,6 +103,30 @@ GENERIC_ERROR_TEXTS = [
 ]
 
 
+class CodeEditor(BaseModel):
+    """A code editor a site draws code blocks with (its lines are the code; gutters, line
+    numbers and fold markers are not). CodeMirror 5/6 and Monaco are known without this."""
+
+    model_config = _STRICT
+    root: str = Field(min_length=1, description="The editor's outermost element (plain CSS).")
+    line: str = Field(min_length=1, description="One line of code inside it (plain CSS).")
+    language_attribute: str | None = Field(
+        None,
+        description="An attribute naming the language, on the editor, inside it or up to 3 "
+        "levels above (data-language, data-mode-id are always looked at).",
+    )
+
+
+# Code editors known on any site: CodeMirror 6 (its language package puts data-language on
+# .cm-content), Monaco (data-mode-id on the editor's host; lines positioned by style top,
+# not in document order), CodeMirror 5.
+BUILTIN_CODE_EDITORS = [
+    CodeEditor(root=".cm-editor", line=".cm-line", language_attribute="data-language"),
+    CodeEditor(root=".monaco-editor", line=".view-line", language_attribute="data-mode-id"),
+    CodeEditor(root=".CodeMirror", line=".CodeMirror-line"),
+]
+
+
 class AdapterAnswer(BaseModel):
     """How the answer becomes ``result_text`` (Markdown) and when an answer is a failure."""
 
@@ -134,6 +158,11 @@ class AdapterAnswer(BaseModel):
     )
     markdown_attribute: str | None = Field(
         None, description="Read this attribute of markdown_source (e.g. data-clipboard-text)."
+    )
+    code_editors: list[CodeEditor] = Field(
+        default_factory=list,
+        description="Code editors other than CodeMirror and Monaco that draw the answer's code "
+        "blocks: each becomes a fenced block of its lines.",
     )
     error_selectors: list[str] = Field(
         default_factory=list, description="Error boxes inside the answer or its container."
@@ -319,6 +348,8 @@ class SiteAdapter(BaseModel):
         }
         for name in ("login_lost", "rate_limited", "busy", "captcha", "conflict", "error"):
             polled[f"markers.{name}.selectors"] = getattr(m, name).selectors
+        for i, editor in enumerate(self.answer.code_editors):
+            polled[f"answer.code_editors[{i}]"] = [editor.root, editor.line]
         for key, selectors in polled.items():
             for sel in selectors:
                 if PLAYWRIGHT_ONLY.search(sel):

@@ -20,6 +20,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.providers.api.headers import parse_retry_after
 from media_assistant.providers.web.adapter import (
+    BUILTIN_CODE_EDITORS,
     GENERIC_ERROR_SELECTORS,
     PLAYWRIGHT_ONLY,
     Marker,
@@ -96,6 +97,7 @@ class ChatPage:
             "container": a.container,
             "markdown_source": a.markdown_source,
             "markdown_attribute": a.markdown_attribute,
+            "code_editors": [e.model_dump() for e in (*a.code_editors, *BUILTIN_CODE_EDITORS)],
         }
         # Input selectors with Playwright-only syntax cannot be checked inside the poll script.
         self.composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)

@@ -254,6 +254,63 @@ EXTRACT_JS = """
       node.appendChild(wrap);
     }
   }
+  // Code drawn by a code editor (CodeMirror, Monaco, an adapter's own): the text of its lines,
+  // in order, becomes one <pre><code> with the language the page names. Gutters, line
+  // numbers and fold markers are outside the lines and stay behind; a fold placeholder
+  // inside a line goes. Monaco reuses its line elements out of document order: they are put
+  // in order by their style top. Runs before the code-language lookup below, which then also
+  // serves these blocks (a header naming the language, adapter answer.code_language).
+  const editorLanguage = (root, attr) => {
+    const names = [attr, 'data-language', 'data-lang', 'data-mode-id'].filter(Boolean);
+    const holders = [root, ...Array.from(root.querySelectorAll(
+      names.map((n) => `[${n}]`).join(',')))];
+    for (let anc = root.parentElement, d = 0; anc && d < 3; anc = anc.parentElement, d++) {
+      holders.push(anc);
+    }
+    for (const el of holders) {
+      for (const n of names) {
+        const v = (el.getAttribute(n) || '').trim();
+        if (v) return v;
+      }
+    }
+    for (const el of [root, ...holders.slice(1)]) {
+      for (const c of Array.from(el.classList || [])) {
+        const m = /^(?:language|lang)-(.+)$/.exec(c);
+        if (m) return m[1];
+      }
+    }
+    return '';
+  };
+  for (const ed of cfg.code_editors) {
+    let roots;
+    try { roots = Array.from(clone.querySelectorAll(ed.root)); } catch (e) { continue; }
+    for (const root of roots) {
+      if (!clone.contains(root)) continue;  // inside an editor replaced already
+      let lines;
+      try { lines = Array.from(root.querySelectorAll(ed.line)); } catch (e) { continue; }
+      lines = lines.filter((l) => !lines.some((o) => o !== l && o.contains(l)));
+      if (!lines.length) continue;
+      const tops = lines.map((l) => parseFloat(l.style && l.style.top));
+      if (tops.every((t) => !Number.isNaN(t))) {
+        const order = lines.map((l, i) => [tops[i], i, l]);
+        order.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        lines = order.map((entry) => entry[2]);
+      }
+      const text = lines.map((line) => {
+        const copy = line.cloneNode(true);
+        for (const w of copy.querySelectorAll('.cm-foldPlaceholder, .cm-widgetBuffer')) w.remove();
+        return (copy.textContent || '').replace(/\\u00a0/g, ' ').replace(/\\u200b/g, '');
+      }).join('\\n');
+      let lang = editorLanguage(root, ed.language_attribute).split(/\\s+/)[0].toLowerCase();
+      if (lang === 'plaintext' || lang === 'text' || lang === 'plain') lang = '';
+      const pre = document.createElement('pre');
+      const code = document.createElement('code');
+      code.textContent = text;
+      pre.appendChild(code);
+      if (lang) pre.setAttribute('data-language', lang);
+      root.replaceWith(pre);
+    }
+  }
   // Code languages first: the element naming one is often in a header that is excluded next.
   for (const pre of clone.querySelectorAll('pre')) {
     let lang = pre.getAttribute('data-language') || pre.getAttribute('data-lang');
