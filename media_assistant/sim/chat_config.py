@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# What a site update does to an adapter (chat_page.html, "site updates"): the composer renamed,
+# the send button moved (and Enter no longer sends), the answer's body renamed, the done
+# marker (the action bar's Copy button) renamed, a new sign-in wall the login markers miss.
+BREAKAGES = frozenset(
+    {"composer_renamed", "send_moved", "answer_renamed", "done_missing", "login_wall"}
+)
+
 
 @dataclass(frozen=True)
 class ChatSiteConfig:
@@ -41,6 +48,9 @@ class ChatSiteConfig:
     # answer) for this long (real s), then the answer streams as usual
     indicator_gap_s: float = 0.0
     slow_render_s: float = 4.0  # fault slow_render: the composer shows after this long (real s)
+    # -- site updates (issue 21): a redesign that breaks an adapter's selectors, from the next
+    # page load on (ChatSiteSimulator.break_page switches it while the site runs): see BREAKAGES
+    breakage: str = ""
 
     def __post_init__(self) -> None:
         low, high = self.latency_s
@@ -52,6 +62,8 @@ class ChatSiteConfig:
             raise ValueError(f"page_load_s must be 0 <= low <= high, got {self.page_load_s}")
         if min(self.new_chat_s, self.signin_flash_s, self.indicator_gap_s) < 0:
             raise ValueError("new_chat_s, signin_flash_s and indicator_gap_s must not be negative")
+        if self.breakage and self.breakage not in BREAKAGES:
+            raise ValueError(f"breakage must be one of {sorted(BREAKAGES)}, got {self.breakage!r}")
         if self.code_editor not in ("", "codemirror", "monaco"):
             raise ValueError(
                 f"code_editor must be '', 'codemirror' or 'monaco', got {self.code_editor!r}"

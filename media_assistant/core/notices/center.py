@@ -142,6 +142,16 @@ def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
         words = _STATE_WORDS["zh" if zh else "en"]
         state = words.get(str(p.get("state", "")), str(p.get("state", "")))
         reason = str(p.get("reason", "") or "")
+        if p.get("code") == "site_changed":  # a verdict: the reason names the step
+            if zh:
+                return (
+                    f"账号 {s}：网站页面已改版",
+                    f"{reason}；请安装修正后的适配文件，然后重置账号",
+                )
+            return (
+                f"Account {s}: the site's page changed",
+                f"{reason}; install a fixed adapter file, then reset the account",
+            )
         if zh:
             return f"账号 {s} 需要处理", f"{state}" + (f"：{reason}" if reason else "")
         return f"Account {s} needs you", state + (f": {reason}" if reason else "")
@@ -253,7 +263,11 @@ class NoticeCenter:
                         NoticeKind.ACCOUNT_ATTENTION,
                         event.account_id,
                         now,
-                        {"state": state.value, "reason": reason},
+                        {
+                            "state": state.value,
+                            "reason": reason,
+                            "code": status.problem_code or "",
+                        },
                     )
                 )
         else:

@@ -18,6 +18,7 @@ from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
+from media_assistant.core.rules.site_breakage import AdapterStep
 from media_assistant.providers.api.headers import parse_retry_after
 from media_assistant.providers.web.adapter import (
     BUILTIN_CODE_EDITORS,
@@ -26,6 +27,7 @@ from media_assistant.providers.web.adapter import (
     Marker,
     SiteAdapter,
 )
+from media_assistant.providers.web.diagnose import save_page_evidence
 from media_assistant.providers.web.new_chat import click_new_chat
 from media_assistant.providers.web.page_scripts import ARM_JS, EXTRACT_JS, SNAPSHOT_JS
 from media_assistant.providers.web.snapshot import (
@@ -51,11 +53,18 @@ PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
 
 class ComposerMissing(ProviderError):
     """The page loaded and showed no composer within ``page_load_timeout_s``: a slow page, or a
-    site that changed under its adapter. One such load is retried like a timeout; the provider
-    decides when repeats make it the adapter's fault (``bad_config``)."""
+    site that changed under its adapter (``step`` composer_found), or a sign-in wall the
+    adapter's markers do not know (``step`` signed_in). One such load is retried like a
+    timeout; the same step failing on the account's next task is the verdict
+    (core/rules/site_breakage.py)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(ErrorKind.TIMEOUT, message)
+    def __init__(self, message: str, *, step: AdapterStep, selector: str) -> None:
+        super().__init__(ErrorKind.TIMEOUT, message, step=step.value, selector=selector)
+
+
+def selectors_text(selectors: list[str]) -> str:
+    """An adapter key's fallbacks as the operator reads them in a verdict."""
+    return ", ".join(selectors)
 
 
 def _marker_cfg(m: Marker) -> dict[str, list[str]]:
@@ -101,6 +110,7 @@ class ChatPage:
         }
         # Input selectors with Playwright-only syntax cannot be checked inside the poll script.
         self.composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)
+        self.sent_with = ""  # how the last send went out: "click" | "Enter"
         self.used_new_chat_control = False  # the last open_new_chat clicked the control
         self.new_chat_fell_back = False  # ...tried to, got no empty chat, loaded the URL
 
@@ -255,11 +265,37 @@ class ChatPage:
                 f"{snap.url} was still loading after {timing.page_load_timeout_s:.0f} s "
                 f"(document {ready})",
             )
+        if await self._sign_in_form():
+            login = self.adapter.markers.login_lost
+            known = [*login.selectors, *(f"url {u}" for u in login.url), *login.buttons]
+            raise ComposerMissing(
+                f"no composer on {snap.url}, and a sign-in form shows that markers.login_lost "
+                f"({selectors_text(known) or 'none declared'}) does not recognise: the session "
+                f"may be signed out behind a new sign-in page, and adapter "
+                f"{self.adapter.id!r} needs its login_lost markers updated",
+                step=AdapterStep.SIGNED_IN,
+                selector=f"markers.login_lost: {selectors_text(known) or 'none'}",
+            )
         raise ComposerMissing(
             f"no composer on {snap.url} within {timing.page_load_timeout_s:.0f} s of loading "
             f"(selectors {self.adapter.selectors.input}): a slow page, or the site changed and "
-            f"adapter {self.adapter.id!r} needs updating"
+            f"adapter {self.adapter.id!r} needs updating",
+            step=AdapterStep.COMPOSER_FOUND,
+            selector=selectors_text(self.adapter.selectors.input),
         )
+
+    async def _sign_in_form(self) -> bool:
+        """A visible password field: a sign-in page, whatever the adapter's markers say."""
+        try:
+            return bool(
+                await self.page.evaluate(
+                    """() => Array.from(document.querySelectorAll('input[type="password"]'))
+                        .some((el) => { const r = el.getBoundingClientRect();
+                                        return r.width > 0 || r.height > 0; })"""
+                )
+            )
+        except PlaywrightError:
+            return False
 
     async def _choose_model(self, model: str) -> None:
         """Pick the site's model: skipped when ``confirm`` already shows it; else the steps."""
@@ -325,18 +361,22 @@ class ChatPage:
                     ErrorKind.PROTOCOL,
                     f"the composer holds {len(landed)} chars after typing {len(text)}: "
                     f"input method {how.method!r} does not work on this page",
+                    step=AdapterStep.TEXT_ENTERED,
+                    selector=f"input.method {how.method} into "
+                    f"{selectors_text(self.adapter.selectors.input)}",
                 )
 
     async def send(self, before: Snapshot) -> None:
         """Click send (or press Enter) and wait until the page visibly accepted the message."""
         how, timing = self.adapter.input, self.adapter.timing
-        if self.adapter.selectors.generating:
-            await self.page.evaluate(ARM_JS, {"generating": self.adapter.selectors.generating})
+        await self.page.evaluate(ARM_JS, {"generating": self.adapter.selectors.generating})
         button = await self.first_present(self.adapter.selectors.send)
+        self.sent_with = "click" if how.send_with == "click" and button is not None else "Enter"
         if how.send_with == "click" and button is not None:
             try:
                 await button.click(timeout=timing.send_timeout_s * 1000)
             except PlaywrightTimeout:  # never enabled: fall back to the keyboard
+                self.sent_with = "Enter"
                 await self.composer().press("Enter")
         else:
             await self.composer().press("Enter")
@@ -351,10 +391,34 @@ class ChatPage:
                 return
             await self.page.wait_for_timeout(step)
             waited += step
+        s = self.adapter.selectors
+        if self.sent_with == "click":
+            how_sent = f"clicked {selectors_text(s.send)}"
+        elif s.send and how.send_with == "click":
+            how_sent = f"send control {selectors_text(s.send)} matched nothing; pressed Enter"
+        else:
+            how_sent = "pressed Enter"
+        shown = selectors_text([*s.user_message, *s.generating]) or "selectors.answer"
         raise ProviderError(
             ErrorKind.PROTOCOL,
-            f"the page did not accept the message within {timing.send_timeout_s:.0f} s",
+            f"the page did not accept the message within {timing.send_timeout_s:.0f} s "
+            f"({how_sent}; nothing new matched {shown})",
+            step=AdapterStep.SENT,
+            selector=selectors_text(s.send) if s.send else "Enter",
         )
+
+    async def text_gained(self) -> int:
+        """How many characters of text the page has gained since the send (ARM_JS noted the
+        length then): an answer the adapter's answer selectors do not find still adds its
+        text to the page."""
+        try:
+            gained = await self.page.evaluate(
+                "() => (document.body ? document.body.innerText.length : 0)"
+                " - (window.__maTextBefore || 0)"
+            )
+        except PlaywrightError:
+            return 0
+        return int(gained) if isinstance(gained, int | float) else 0
 
     async def stop_generating(self) -> bool:
         """Click the page's stop control if it is there. True if clicked."""
@@ -406,21 +470,8 @@ class ChatPage:
             await self.page.wait_for_timeout(200)
 
     async def save_diagnostics(self, stem: Path) -> list[Path]:
-        """A screenshot and a DOM dump for the operator, next to each other."""
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        saved = []
-        png, html = stem.with_suffix(".png"), stem.with_suffix(".html")
-        try:
-            await self.page.screenshot(path=str(png), full_page=True, timeout=5000)
-            saved.append(png)
-        except Exception:  # a crashed page cannot be photographed; the DOM may still come
-            pass
-        try:
-            html.write_text(await self.page.content(), encoding="utf-8")
-            saved.append(html)
-        except Exception:
-            pass
-        return saved
+        """A screenshot and the DOM for the operator, redacted and capped (:mod:`diagnose`)."""
+        return await save_page_evidence(self.page, stem)
 
 
 def _normalise(text: str) -> str:

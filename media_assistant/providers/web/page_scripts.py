@@ -153,6 +153,10 @@ async (cfg) => {
 # all it takes: the observer then stops watching.
 ARM_JS = """
 (cfg) => {
+  // The page's text now: an answer the adapter's selectors no longer find still adds to it
+  // (how "the site stopped without answering" is told from "the answer moved", issue 21).
+  window.__maTextBefore = document.body ? document.body.innerText.length : 0;
+  if (!cfg.generating.length) return;
   const visible = (el) => {
     const st = getComputedStyle(el);
     if (st.display === 'none' || st.visibility === 'hidden') return false;

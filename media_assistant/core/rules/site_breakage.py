@@ -1,0 +1,104 @@
+"""When a web account's failures say "the site's page changed" (issue 21).
+
+A chat site redesigns its page without notice; the adapter's selectors then find nothing, and
+every task of the night would use its attempts on the same broken step. The steps an adapter
+drives are named here (:class:`AdapterStep`, also the canary's report, ``sites check``), and
+the rule is: **the same adapter step failing on consecutive tasks of one account** is a verdict
+— after the second such failure, not after every task has used its attempts. Pure: no I/O, no
+clock; the web provider feeds it, one watch per account, and a fresh provider (a fixed adapter
+installed, the account reset) starts with a fresh watch.
+
+What counts: a failure at an adapter step (composer not found, text not entered, send never
+landed, no answer element, the answer never finished, the declared done marker never seen) —
+also an answer accepted without its declared done marker, which succeeds but says the adapter
+no longer matches. What resets: a task that went through every step. Failures that say nothing
+about the adapter (a network error, a rate limit, a busy site) neither count nor reset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class AdapterStep(StrEnum):
+    """The steps of one prompt through a chat page, in order (ADAPTERS.md "How a task runs")."""
+
+    PAGE_LOADED = "page_loaded"
+    SIGNED_IN = "signed_in"
+    COMPOSER_FOUND = "composer_found"
+    TEXT_ENTERED = "text_entered"
+    SENT = "sent"
+    GENERATING_SEEN = "generating_seen"
+    DONE_SEEN = "done_seen"
+    ANSWER_READ = "answer_read"
+    MARKDOWN_REBUILT = "markdown_rebuilt"
+    NEW_CHAT = "new_chat"
+
+    @property
+    def words(self) -> str:
+        """The step in plain English (logs, the CLI, webhooks; the window has its own)."""
+        return _WORDS[self]
+
+
+_WORDS = {
+    AdapterStep.PAGE_LOADED: "page loaded",
+    AdapterStep.SIGNED_IN: "signed in",
+    AdapterStep.COMPOSER_FOUND: "composer found",
+    AdapterStep.TEXT_ENTERED: "text entered and read back",
+    AdapterStep.SENT: "sent",
+    AdapterStep.GENERATING_SEEN: "generating seen",
+    AdapterStep.DONE_SEEN: "done seen",
+    AdapterStep.ANSWER_READ: "answer read",
+    AdapterStep.MARKDOWN_REBUILT: "Markdown rebuilt",
+    AdapterStep.NEW_CHAT: "new chat",
+}
+
+# Consecutive failures at one step that make the verdict.
+FAILURES_FOR_VERDICT = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The account's adapter no longer matches its site at ``step``."""
+
+    step: AdapterStep
+    selector: str  # what the step looked for (the adapter's selectors), for the operator
+    failures: int
+
+    @property
+    def message(self) -> str:
+        return verdict_message(self.step, self.selector)
+
+
+def verdict_message(step: AdapterStep, selector: str) -> str:
+    """ "the site's page changed: composer found (div#composer)" — the account's problem."""
+    return f"the site's page changed: {step.words}" + (f" ({selector})" if selector else "")
+
+
+class BreakageWatch:
+    """One account's run of failures at one adapter step."""
+
+    def __init__(self, needed: int = FAILURES_FOR_VERDICT) -> None:
+        self.needed = needed
+        self._step: AdapterStep | None = None
+        self._count = 0
+
+    def failed(self, step: AdapterStep, selector: str) -> Verdict | None:
+        """A task failed (or limped through) at ``step``: the verdict once that makes
+        ``needed`` in a row at the same step, else None."""
+        if step is self._step:
+            self._count += 1
+        else:
+            self._step, self._count = step, 1
+        if self._count >= self.needed:
+            return Verdict(step, selector, self._count)
+        return None
+
+    def passed(self) -> None:
+        """A task went through every step."""
+        self._step, self._count = None, 0
+
+    @property
+    def streak(self) -> tuple[AdapterStep | None, int]:
+        return self._step, self._count
