@@ -17,8 +17,10 @@ about the adapter (a network error, a rate limit, a busy site) neither count nor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class AdapterStep(StrEnum):
@@ -102,3 +104,79 @@ class BreakageWatch:
     @property
     def streak(self) -> tuple[AdapterStep | None, int]:
         return self._step, self._count
+
+
+# ------------------------------------------------------------------------------- the canary
+
+
+class StepStatus(StrEnum):
+    OK = "ok"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # not declared by the adapter, or an earlier step failed
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    step: AdapterStep
+    status: StepStatus
+    detail: str  # what it found: "div#composer[…] visible", "button[…] matched nothing"
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        ok = None if self.status is StepStatus.SKIPPED else self.status is StepStatus.OK
+        return {
+            "step": self.step.value,
+            "ok": ok,
+            "detail": self.detail,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def line(self) -> str:
+        """ "composer found      ok       0.12 s  div#composer[…] visible" """
+        status = self.status.value if self.status is not StepStatus.FAILED else "FAILED"
+        return f"  {self.step.words:<27} {status:<8} {self.seconds:6.2f} s  {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteCheckReport:
+    """One tiny prompt through an account's real chat page, step by step (``sites check``)."""
+
+    account: str
+    site: str
+    steps: tuple[StepResult, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Every step passed (a step the adapter does not declare, skipped, is no failure)."""
+        return bool(self.steps) and all(s.status is not StepStatus.FAILED for s in self.steps)
+
+    @property
+    def failed(self) -> StepResult | None:
+        return next((s for s in self.steps if s.status is StepStatus.FAILED), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "account": self.account,
+            "site": self.site,
+            "ok": self.ok,
+            "steps": [s.to_json() for s in self.steps],
+        }
+
+    def lines(self) -> list[str]:
+        verdict = "ok" if self.ok else f"FAILED at {self.failed.step.words}" if self.failed else ""
+        seconds = sum(s.seconds for s in self.steps)
+        head = f"{self.account} (site {self.site}): {verdict} in {seconds:.1f} s"
+        return [head, *(s.line() for s in self.steps)]
+
+
+def full_report(
+    account: str, site: str, done: Sequence[StepResult], *, reason: str = ""
+) -> SiteCheckReport:
+    """The steps that ran, then every step after them skipped (``reason``: why)."""
+    seen = {r.step for r in done}
+    rest = [
+        StepResult(step, StepStatus.SKIPPED, reason or "an earlier step failed", 0.0)
+        for step in AdapterStep
+        if step not in seen
+    ]
+    return SiteCheckReport(account, site, (*done, *rest))

@@ -313,6 +313,13 @@ class SiteAdapter(BaseModel):
         None, strict=False, description="Last day someone checked it against the live site."
     )
     source: str = Field(description="Where its selectors come from.")
+    version: str = Field(
+        "",
+        max_length=40,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]*$|^$",
+        description='This file\'s version ("2026.12.02", "3"): shown by `sites list`; an '
+        "adapter installed with `sites install` must have one.",
+    )
     notes: str = ""
     selectors: AdapterSelectors
     markers: AdapterMarkers = AdapterMarkers()
@@ -396,9 +403,11 @@ class SiteAdapter(BaseModel):
         return (
             f"{what}. It keeps working unless the site changed its page; if this site's tasks "
             "start failing (timeouts, no answer found), the adapter needs updating: "
-            f"`media-assistant sites probe {self.url(self.new_chat_url)}` lists the page's "
-            f"current composer and buttons; put the fixed copy in <data-dir>/sites/{self.id}.toml "
-            "(it overrides the built-in one), or ask for an updated Media Assistant."
+            f"`media-assistant sites check` names the step that broke, `media-assistant sites "
+            f"probe {self.url(self.new_chat_url)}` lists the page's current composer and "
+            "buttons; install the fixed copy with `media-assistant sites install FILE` (it "
+            f"goes to <data-dir>/sites/{self.id}.toml and overrides the built-in one), or ask "
+            "for an updated Media Assistant."
         )
 
 

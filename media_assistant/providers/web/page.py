@@ -19,7 +19,6 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.core.rules.site_breakage import AdapterStep
-from media_assistant.providers.api.headers import parse_retry_after
 from media_assistant.providers.web.adapter import (
     BUILTIN_CODE_EDITORS,
     GENERIC_ERROR_SELECTORS,
@@ -29,6 +28,11 @@ from media_assistant.providers.web.adapter import (
 )
 from media_assistant.providers.web.diagnose import save_page_evidence
 from media_assistant.providers.web.new_chat import click_new_chat
+from media_assistant.providers.web.page_load import (
+    load_page,
+    selectors_text,
+    wait_for_composer,
+)
 from media_assistant.providers.web.page_scripts import ARM_JS, EXTRACT_JS, SNAPSHOT_JS
 from media_assistant.providers.web.snapshot import (
     MARKERS,
@@ -39,32 +43,6 @@ from media_assistant.providers.web.snapshot import (
 )
 
 _NAVIGATED = re.compile(r"context was destroyed|navigat|Target page, context or browser", re.I)
-
-# A page load answered with one of these statuses says what a banner would (read before the DOM).
-PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
-    429: ErrorKind.RATE_LIMITED,
-    503: ErrorKind.SITE_BUSY,
-    500: ErrorKind.SERVER_ERROR,
-    502: ErrorKind.SERVER_ERROR,
-    504: ErrorKind.SERVER_ERROR,
-    408: ErrorKind.SERVER_ERROR,
-}
-
-
-class ComposerMissing(ProviderError):
-    """The page loaded and showed no composer within ``page_load_timeout_s``: a slow page, or a
-    site that changed under its adapter (``step`` composer_found), or a sign-in wall the
-    adapter's markers do not know (``step`` signed_in). One such load is retried like a
-    timeout; the same step failing on the account's next task is the verdict
-    (core/rules/site_breakage.py)."""
-
-    def __init__(self, message: str, *, step: AdapterStep, selector: str) -> None:
-        super().__init__(ErrorKind.TIMEOUT, message, step=step.value, selector=selector)
-
-
-def selectors_text(selectors: list[str]) -> str:
-    """An adapter key's fallbacks as the operator reads them in a verdict."""
-    return ", ".join(selectors)
 
 
 def _marker_cfg(m: Marker) -> dict[str, list[str]]:
@@ -191,111 +169,41 @@ class ChatPage:
             self.used_new_chat_control = snap is not None
             self.new_chat_fell_back = snap is None
         if snap is None:
-            url = self.adapter.new_chat_url
-            if model is not None and choice is not None and choice.url is not None:
-                url = choice.url.replace("{model}", choice.site_name(model))
-            await self._load(self.adapter.url(url, self.origin))
-            await self._wait_for_composer()
+            await self.load_chat(model)
         if model is not None and choice is not None:
             await self._choose_model(model)
             snap = None
         return snap if snap is not None else await self.snapshot(mark=True)
+
+    async def load_chat(self, model: str | None = None) -> Snapshot:
+        """Load ``new_chat_url`` (or ``[model_choice] url``) and wait for the composer."""
+        choice = self.adapter.model_choice
+        url = self.adapter.new_chat_url
+        if model is not None and choice is not None and choice.url is not None:
+            url = choice.url.replace("{model}", choice.site_name(model))
+        await self._load(self.adapter.url(url, self.origin))
+        return await self._wait_for_composer()
+
+    async def matching(self, selectors: list[str]) -> str | None:
+        """The first of ``selectors`` with a visible match (what the site check reports)."""
+        for sel in selectors:
+            try:
+                found = self.page.locator(sel).filter(visible=True)
+                if await found.count():
+                    return sel
+            except PlaywrightError:
+                continue
+        return None
 
     def _on_site(self) -> bool:
         origin = (self.origin or self.adapter.origin).rstrip("/")
         return self.page.url.startswith(origin)
 
     async def _load(self, url: str) -> None:
-        """Load ``url``. A busy, rate-limited or failing site says so in the status of its
-        answer (with a Retry-After, perhaps): classified as during a generation (deferred or
-        retried), never as a broken adapter."""
-        timing = self.adapter.timing
-        try:
-            response = await self.page.goto(
-                url, wait_until="domcontentloaded", timeout=timing.page_load_timeout_s * 1000
-            )
-        except PlaywrightTimeout:
-            raise ProviderError(
-                ErrorKind.NETWORK, f"{url} did not load within {timing.page_load_timeout_s:.0f} s"
-            ) from None
-        kind = PAGE_STATUS_ERRORS.get(response.status) if response is not None else None
-        if response is not None and kind is not None:
-            headers = await response.all_headers()
-            raise ProviderError(
-                kind,
-                f"loading {url}: HTTP {response.status} {response.status_text}".rstrip(),
-                retry_after=parse_retry_after(headers, now=time.time()),
-                status=response.status,
-            )
+        await load_page(self, url)
 
     async def _wait_for_composer(self) -> Snapshot:
-        timing = self.adapter.timing
-        composer = self.composer()
-        watch = MarkerWatch(timing.marker_persist_s)
-        deadline = time.monotonic() + timing.page_load_timeout_s
-        while True:
-            try:
-                snap = await self.snapshot()
-            except PlaywrightError:  # navigating (a redirect): look again in a moment
-                await self.page.wait_for_timeout(100)
-                continue
-            problem = watch.problem(snap)
-            if problem and problem[0] in ("login_lost", "captcha"):
-                raise marker_error(problem, snap)
-            if not watch.pending() and await composer.count() and await composer.is_visible():
-                return snap
-            if problem is not None:
-                # No composer, and the page says why (busy, too many requests, another
-                # generation running, an error): what it means during a generation, it means
-                # here — a deferral or a retry, not an adapter to fix.
-                raise marker_error(problem, snap)
-            if time.monotonic() >= deadline:
-                await self._no_composer(snap)
-            await self.page.wait_for_timeout(100)
-
-    async def _no_composer(self, snap: Snapshot) -> None:
-        timing = self.adapter.timing
-        try:
-            ready = await self.page.evaluate("document.readyState")
-        except PlaywrightError:
-            ready = "unknown"
-        if ready != "complete":
-            raise ProviderError(
-                ErrorKind.TIMEOUT,
-                f"{snap.url} was still loading after {timing.page_load_timeout_s:.0f} s "
-                f"(document {ready})",
-            )
-        if await self._sign_in_form():
-            login = self.adapter.markers.login_lost
-            known = [*login.selectors, *(f"url {u}" for u in login.url), *login.buttons]
-            raise ComposerMissing(
-                f"no composer on {snap.url}, and a sign-in form shows that markers.login_lost "
-                f"({selectors_text(known) or 'none declared'}) does not recognise: the session "
-                f"may be signed out behind a new sign-in page, and adapter "
-                f"{self.adapter.id!r} needs its login_lost markers updated",
-                step=AdapterStep.SIGNED_IN,
-                selector=f"markers.login_lost: {selectors_text(known) or 'none'}",
-            )
-        raise ComposerMissing(
-            f"no composer on {snap.url} within {timing.page_load_timeout_s:.0f} s of loading "
-            f"(selectors {self.adapter.selectors.input}): a slow page, or the site changed and "
-            f"adapter {self.adapter.id!r} needs updating",
-            step=AdapterStep.COMPOSER_FOUND,
-            selector=selectors_text(self.adapter.selectors.input),
-        )
-
-    async def _sign_in_form(self) -> bool:
-        """A visible password field: a sign-in page, whatever the adapter's markers say."""
-        try:
-            return bool(
-                await self.page.evaluate(
-                    """() => Array.from(document.querySelectorAll('input[type="password"]'))
-                        .some((el) => { const r = el.getBoundingClientRect();
-                                        return r.width > 0 || r.height > 0; })"""
-                )
-            )
-        except PlaywrightError:
-            return False
+        return await wait_for_composer(self)
 
     async def _choose_model(self, model: str) -> None:
         """Pick the site's model: skipped when ``confirm`` already shows it; else the steps."""

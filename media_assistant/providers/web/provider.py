@@ -30,11 +30,20 @@ from media_assistant.core.files.filenames import safe_file_stem
 from media_assistant.core.model.errors import DEFERRING, ErrorKind, ProviderError, TaskCanceled
 from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.provider import GenerationResult, TaskContext, TaskSpec
-from media_assistant.core.rules.site_breakage import AdapterStep, BreakageWatch, Verdict
+from media_assistant.core.rules.site_breakage import (
+    AdapterStep,
+    BreakageWatch,
+    SiteCheckReport,
+    StepResult,
+    StepStatus,
+    Verdict,
+    full_report,
+)
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
+from media_assistant.providers.web.canary import CheckOutcome, run_check
 from media_assistant.providers.web.leftover import LeftoverGuard
-from media_assistant.providers.web.page import selectors_text
+from media_assistant.providers.web.page_load import selectors_text
 from media_assistant.providers.web.selfcheck import RecordedBrowser
 from media_assistant.providers.web.watch import AnswerWatch
 
@@ -100,6 +109,30 @@ class WebProvider:
         # What this account last sent, until its generation is known to have ended (on disk,
         # so the next process finds it after a crash), and the blame for what it breaks.
         self.leftover = LeftoverGuard(profile_dir, adapter.timing.hard_timeout_s)
+
+    async def check_site(self) -> tuple[SiteCheckReport, CheckOutcome]:
+        """The site check (``sites check``, *Check site*): one tiny prompt through this
+        account's page, step by step (:mod:`canary`). Its caller holds the account (the web
+        lane's worker between two tasks, or the CLI with the profile lock) and its pacing."""
+        call = self.driver.service.call
+        try:
+            await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
+        except PlaywrightError as exc:
+            detail = f"the browser did not start: {_first_line(exc)}"
+            failed = StepResult(AdapterStep.PAGE_LOADED, StepStatus.FAILED, detail, 0.0)
+            report = full_report(self.account_id, self.adapter.id, [failed])
+            return report, CheckOutcome(error=ProviderError(ErrorKind.BROWSER_CRASHED, detail))
+        chat = self.browser.chat
+        assert chat is not None
+        try:
+            report, outcome = await run_check(
+                self.account_id, self.adapter, chat, call, self.leftover, quiesce=self._quiesce
+            )
+        finally:
+            self.leftover.attempt_ended()
+        if outcome.error is not None and outcome.error.kind is ErrorKind.BROWSER_CRASHED:
+            await call(self.browser.close())  # recycle: the next task gets a fresh browser
+        return report, outcome
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""

@@ -29,7 +29,8 @@ from media_assistant.core.rules.site_breakage import AdapterStep
 from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
 from media_assistant.providers.web.leftover import LeftoverGuard
 from media_assistant.providers.web.markdown import html_to_markdown, only_error_text
-from media_assistant.providers.web.page import ChatPage, selectors_text
+from media_assistant.providers.web.page import ChatPage
+from media_assistant.providers.web.page_load import selectors_text
 from media_assistant.providers.web.silence import SilentStop
 from media_assistant.providers.web.snapshot import MarkerWatch, Snapshot, marker_error
 
