@@ -89,10 +89,16 @@ async def load_page(chat: ChatPage, url: str) -> None:
 
 
 async def wait_for_composer(chat: ChatPage) -> Snapshot:
+    """The first snapshot showing the composer; or why there is none: a login or captcha
+    marker, a marker saying why (busy, rate limited…), a sign-in form the markers do not know
+    (held ``marker_persist_s``: no need to wait out the page-load timeout), the timeout."""
     timing = chat.adapter.timing
     composer = chat.composer()
     watch = MarkerWatch(timing.marker_persist_s)
-    deadline = time.monotonic() + timing.page_load_timeout_s
+    started = time.monotonic()
+    deadline = started + timing.page_load_timeout_s
+    form_since: float | None = None
+    form_looked = float("-inf")
     while True:
         try:
             snap = await chat.snapshot()
@@ -109,7 +115,18 @@ async def wait_for_composer(chat: ChatPage) -> Snapshot:
             # generation running, an error): what it means during a generation, it means
             # here — a deferral or a retry, not an adapter to fix.
             raise marker_error(problem, snap)
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if now - started >= timing.marker_persist_s and now - form_looked >= 1.0:
+            # A sign-in page the adapter's login markers do not know (a site update): told
+            # by its password field, once it has held as long as a login marker must.
+            form_looked = now
+            if not await _sign_in_form(chat):
+                form_since = None
+            elif form_since is None:
+                form_since = now
+            elif now - form_since >= timing.marker_persist_s:
+                raise _unknown_sign_in(chat, snap)
+        if now >= deadline:
             await _no_composer(chat, snap)
         await chat.page.wait_for_timeout(100)
 
@@ -127,22 +144,26 @@ async def _no_composer(chat: ChatPage, snap: Snapshot) -> None:
             f"(document {ready})",
         )
     if await _sign_in_form(chat):
-        login = chat.adapter.markers.login_lost
-        known = [*login.selectors, *(f"url {u}" for u in login.url), *login.buttons]
-        raise ComposerMissing(
-            f"no composer on {snap.url}, and a sign-in form shows that markers.login_lost "
-            f"({selectors_text(known) or 'none declared'}) does not recognise: the session "
-            f"may be signed out behind a new sign-in page, and adapter "
-            f"{chat.adapter.id!r} needs its login_lost markers updated",
-            step=AdapterStep.SIGNED_IN,
-            selector=f"markers.login_lost: {selectors_text(known) or 'none'}",
-        )
+        raise _unknown_sign_in(chat, snap)
     raise ComposerMissing(
         f"no composer on {snap.url} within {timing.page_load_timeout_s:.0f} s of loading "
         f"(selectors {chat.adapter.selectors.input}): a slow page, or the site changed and "
         f"adapter {chat.adapter.id!r} needs updating",
         step=AdapterStep.COMPOSER_FOUND,
         selector=selectors_text(chat.adapter.selectors.input),
+    )
+
+
+def _unknown_sign_in(chat: ChatPage, snap: Snapshot) -> ComposerMissing:
+    login = chat.adapter.markers.login_lost
+    known = [*login.selectors, *(f"url {u}" for u in login.url), *login.buttons]
+    return ComposerMissing(
+        f"no composer on {snap.url}, and a sign-in form shows that markers.login_lost "
+        f"({selectors_text(known) or 'none declared'}) does not recognise: the session may be "
+        f"signed out behind a new sign-in page, and adapter {chat.adapter.id!r} needs its "
+        "login_lost markers updated",
+        step=AdapterStep.SIGNED_IN,
+        selector=f"markers.login_lost: {selectors_text(known) or 'none'}",
     )
 
 
