@@ -117,3 +117,21 @@ def test_io_benchmark_measures_every_phase_in_a_real_window() -> None:
         assert isinstance(result[key], float), key
     text = bench_io.markdown(result)
     assert text.startswith("## B7") and "(e) `media-assistant cancel ID`" in text
+
+
+@pytest.mark.chromium
+def test_breakage_benchmark_measures_the_time_to_the_verdict() -> None:
+    """B8, one site update: the account is held with the step named, nothing failed."""
+    import asyncio
+
+    from benchmarks import bench_breakage
+
+    case = asyncio.run(bench_breakage.measure("answer_renamed", cap_s=90))
+    assert case["noticed"] and case["problem_code"] == "site_changed", case
+    assert "answer read" in case["problem_detail"] and case["tasks_failed"] == 0
+    assert 0 < case["noticed_after_s"] < 90 and case["attempts_used_up"] <= 1
+    result = {
+        "cases": {"answer_renamed": case},
+        "targets": [bench_breakage.target("t", "≤ 120 s", case["noticed_after_s"], True, "x")],
+    }
+    assert "| answer_renamed |" in bench_breakage.markdown(result)
