@@ -9,22 +9,40 @@ from media_assistant.core.rules.site_breakage import AdapterStep, BreakageWatch,
 from media_assistant.providers.web.diagnose import cap, redact_text
 
 
-def test_the_second_failure_in_a_row_at_one_step_is_the_verdict() -> None:
+def test_the_second_task_in_a_row_failing_at_one_step_is_the_verdict() -> None:
     watch = BreakageWatch()
-    assert watch.failed(AdapterStep.COMPOSER_FOUND, "div#composer") is None
-    verdict = watch.failed(AdapterStep.COMPOSER_FOUND, "div#composer")
+    assert watch.failed(AdapterStep.COMPOSER_FOUND, "div#composer", "t1") is None
+    verdict = watch.failed(AdapterStep.COMPOSER_FOUND, "div#composer", "t2")
     assert verdict is not None and verdict.failures == 2
     assert verdict.message == "the site's page changed: composer found (div#composer)"
 
 
+def test_at_a_prompts_step_the_same_task_failing_again_is_not_a_second_task() -> None:
+    """A prompt the page cannot take (its retry came back to the account) is not a site that
+    changed: at the steps a prompt can fail, it takes another task failing there."""
+    watch = BreakageWatch()
+    for step in (AdapterStep.TEXT_ENTERED, AdapterStep.SENT):
+        assert watch.failed(step, "x", "t1") is None
+        assert watch.failed(step, "x", "t1") is None
+        assert watch.streak == (step, 1)
+        assert watch.failed(step, "x", "t2") is not None
+
+
+def test_at_a_pages_step_a_retry_of_the_same_task_counts() -> None:
+    """A batch of one task on a page without its composer: held, not failed."""
+    watch = BreakageWatch()
+    assert watch.failed(AdapterStep.COMPOSER_FOUND, "div#composer", "t1") is None
+    assert watch.failed(AdapterStep.COMPOSER_FOUND, "div#composer", "t1") is not None
+
+
 def test_another_step_or_a_task_that_went_through_starts_over() -> None:
     watch = BreakageWatch()
-    watch.failed(AdapterStep.COMPOSER_FOUND, "a")
-    assert watch.failed(AdapterStep.SENT, "b") is None  # a different step: one of it
+    watch.failed(AdapterStep.COMPOSER_FOUND, "a", "t1")
+    assert watch.failed(AdapterStep.SENT, "b", "t2") is None  # a different step: one of it
     assert watch.streak == (AdapterStep.SENT, 1)
     watch.passed()
-    assert watch.failed(AdapterStep.SENT, "b") is None
-    assert watch.failed(AdapterStep.SENT, "b") is not None
+    assert watch.failed(AdapterStep.SENT, "b", "t3") is None
+    assert watch.failed(AdapterStep.SENT, "b", "t4") is not None
 
 
 def test_every_step_has_words_and_a_verdict_without_a_selector_reads_well() -> None:

@@ -11,8 +11,13 @@ installed, the account reset) starts with a fresh watch.
 What counts: a failure at an adapter step (composer not found, text not entered, send never
 landed, no answer element, the answer never finished, the declared done marker never seen) —
 also an answer accepted without its declared done marker, which succeeds but says the adapter
-no longer matches. What resets: a task that went through every step. Failures that say nothing
-about the adapter (a network error, a rate limit, a busy site) neither count nor reset.
+no longer matches. At the steps a prompt itself can fail (text entered: an editor that mangles
+some characters; sent: a site refusing a message too long) it takes two *tasks*: the same task
+failing there again (its retry came back to the account) says as much about that prompt as
+about the page. At the other steps the page is the same for every prompt: a task's retry counts
+too (a batch of one task is held, not failed). What resets: a task that went through every
+step. Failures that say nothing about the adapter (a network error, a rate limit, a busy site)
+neither count nor reset.
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ _WORDS = {
 
 # Consecutive failures at one step that make the verdict.
 FAILURES_FOR_VERDICT = 2
+# Steps whose failure may be the prompt's (see the module's docstring): two different tasks.
+PROMPT_STEPS = frozenset({AdapterStep.TEXT_ENTERED, AdapterStep.SENT})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,26 +91,29 @@ class BreakageWatch:
     def __init__(self, needed: int = FAILURES_FOR_VERDICT) -> None:
         self.needed = needed
         self._step: AdapterStep | None = None
-        self._count = 0
+        self._failures: list[str] = []  # the task of each failure of the run, in order
 
-    def failed(self, step: AdapterStep, selector: str) -> Verdict | None:
-        """A task failed (or limped through) at ``step``: the verdict once that makes
-        ``needed`` in a row at the same step, else None."""
-        if step is self._step:
-            self._count += 1
-        else:
-            self._step, self._count = step, 1
-        if self._count >= self.needed:
-            return Verdict(step, selector, self._count)
+    def failed(self, step: AdapterStep, selector: str, task_id: str) -> Verdict | None:
+        """Task ``task_id`` failed (or limped through) at ``step``: the verdict once that makes
+        ``needed`` failures in a row at the same step (of as many tasks, at a prompt's step),
+        else None."""
+        if step is not self._step:
+            self._step, self._failures = step, []
+        self._failures.append(task_id)
+        if self.streak[1] >= self.needed:
+            return Verdict(step, selector, self.streak[1])
         return None
 
     def passed(self) -> None:
         """A task went through every step."""
-        self._step, self._count = None, 0
+        self._step, self._failures = None, []
 
     @property
     def streak(self) -> tuple[AdapterStep | None, int]:
-        return self._step, self._count
+        """The step failing, and how many failures count toward the verdict."""
+        if self._step in PROMPT_STEPS:
+            return self._step, len(set(self._failures))
+        return self._step, len(self._failures)
 
 
 # ------------------------------------------------------------------------------- the canary

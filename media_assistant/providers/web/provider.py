@@ -237,7 +237,7 @@ class WebProvider:
         if exc.step is None or exc.kind in DEFERRING or not exc.retryable:
             return exc
         step = AdapterStep(exc.step)
-        verdict = self.breakage.failed(step, exc.selector or "")
+        verdict = self.breakage.failed(step, exc.selector or "", ctx.task.task_id)
         streak = self.breakage.streak[1]
         ctx.log(
             f"adapter step {step.words!r} failed ({exc.selector or 'no selector'}): "
@@ -258,7 +258,7 @@ class WebProvider:
             self.breakage.passed()
             return
         done = selectors_text(self.adapter.selectors.done)
-        self._verdict = self.breakage.failed(AdapterStep.DONE_SEEN, done)
+        self._verdict = self.breakage.failed(AdapterStep.DONE_SEEN, done, ctx.task.task_id)
         await self._diagnose(
             ctx, ProviderError(ErrorKind.TIMEOUT, "", step=AdapterStep.DONE_SEEN.value)
         )
