@@ -47,6 +47,17 @@ GENERATION_S = 3.0
 CAP_S = 240.0
 TARGET_S = 120.0
 
+# The same harness on the code before issue 21 (commit d6406ef, with this simulator's site
+# updates copied in), 2026-12-02: (noticed after s | None, problem code, attempts used up,
+# tasks failed, seconds watched). None: not noticed while the batch ran (up to 240 s).
+BEFORE: dict[str, tuple[int | None, str | None, int, int, int]] = {
+    "composer_renamed": (107, "bad_config", 3, 1, 107),
+    "send_moved": (None, None, 12, 4, 241),
+    "answer_renamed": (None, None, 27, 9, 199),
+    "done_missing": (None, None, 0, 0, 110),
+    "login_wall": (71, "bad_config", 3, 1, 107),
+}
+
 
 def run(quick: bool) -> dict[str, Any]:
     started = time.perf_counter()
@@ -175,18 +186,33 @@ def markdown(result: dict[str, Any]) -> str:
         "updated. *Noticed* = the account held with a problem, counted from the start of the "
         f"first task that met the update (watched up to {CAP_S:.0f} s).",
         "",
-        "| site update | noticed after | held with | attempts used up | tasks failed |",
-        "|---|---|---|---|---|",
+        "| site update | noticed after | held with | attempts used up | tasks failed | "
+        "before issue 21: noticed after | attempts used up | tasks failed |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for case in result["cases"].values():
         after = case["noticed_after_s"]
         noticed = f"{after:.0f} s" if after is not None else f"not within {CAP_S:.0f} s"
         held = (case["problem_detail"] or "—").replace("|", "\\|")
+        was = BEFORE.get(case["breakage"])
+        then = (
+            "– | – | –"
+            if was is None
+            else (f"{was[0]} s ({was[1]})" if was[0] is not None else f"never (watched {was[4]} s)")
+            + f" | {was[2]} | {was[3]}"
+        )
         lines.append(
             f"| {case['breakage']} | {noticed} | {held} | {case['attempts_used_up']} | "
-            f"{case['tasks_failed']} |"
+            f"{case['tasks_failed']} | {then} |"
         )
     lines += [
+        "",
+        "Before issue 21 a renamed composer or an unknown sign-in wall parked the account as "
+        "`bad_config` after three page loads in a row (the task failed); a moved send button "
+        "or a renamed answer was never noticed — every task used its three attempts and failed "
+        "— and a renamed done marker only made every answer 8 s slower. Now the second task "
+        "that fails at the same step holds the account with the step named, and the task goes "
+        "back to the queue.",
         "",
         f"**{'PASS' if goal['passed'] else 'MISS'}** ({goal['target']}, worst "
         f"{goal['value']:.0f} s): {goal['explanation']}.",

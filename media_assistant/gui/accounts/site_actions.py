@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -66,6 +66,9 @@ class SiteCheckDialog(QDialog):
         for column in range(3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        # Wrapped details take the height the final column width gives them (not the width
+        # the table had before the dialog was laid out).
+        header.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.buttons.rejected.connect(self.close)
         self.reset_button: QPushButton | None = None
@@ -73,7 +76,7 @@ class SiteCheckDialog(QDialog):
         layout.addWidget(self.header)
         layout.addWidget(self.table)
         layout.addWidget(self.buttons)
-        self.resize(820, 420)
+        self.resize(860, 480)
 
     def show_report(self, report: SiteCheckReport) -> None:
         self.report = report
@@ -108,6 +111,10 @@ class SiteCheckDialog(QDialog):
             for column, cell in enumerate(cells):
                 self.table.setItem(row, column, cell)
         self.table.resizeRowsToContents()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        QTimer.singleShot(0, self.table.resizeRowsToContents)
 
     def offer_reset(self, on_reset: Callable[[], object]) -> None:
         """The check passed and the account waits for the operator: one click to resume it."""
