@@ -39,6 +39,7 @@ from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.page import ChatPage
 from media_assistant.providers.web.provider import WebProvider
 from media_assistant.providers.web.signin import visit
+from media_assistant.providers.web.watch import AnswerWatch
 from media_assistant.sim.chat_site import ChatSiteSimulator
 
 CHROMIUM = "/usr/lib/chromium/chromium"
@@ -139,7 +140,7 @@ _PHASES: tuple[tuple[type, str, str], ...] = (
     (ChatPage, "type_prompt", "type"),
     (ChatPage, "send", "send_confirm"),
     (ChatPage, "snapshot", "snapshot"),
-    (WebProvider, "_watch", "watch"),
+    (AnswerWatch, "run", "watch"),
     (AsyncStore, "finish_success", "db_finish"),  # awaited: the database thread's hop included
 )
 _SYNC: set[str] = set()

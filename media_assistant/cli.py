@@ -8,7 +8,9 @@ the message names it and the backup to restore), 7 the database stayed locked by
 process longer than ``--db-wait`` (nothing was changed), 6 the disk is full (one line naming the
 folder and its free space; ``run``: after waiting ``--disk-wait`` seconds for space, with what it
 had received written and running tasks back in the queue), 8 the team database could not be
-reached within ``--db-wait`` (team mode; nothing was changed), 130 interrupted (Ctrl-C, SIGTERM).
+reached within ``--db-wait`` (team mode; nothing was changed), 10 ``sites check``: the account's
+pacing holds its next prompt (nothing was sent; ``--wait`` waits), 130 interrupted (Ctrl-C,
+SIGTERM).
 
 Commands that only read (``status``, ``export``, ``accounts list``, ``sites list``) never write
 to the store. ``backup [-o FILE]`` copies the store (also while a scheduler runs);
@@ -274,6 +276,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a visible window: send a message meanwhile to see the streaming request",
     )
+    check = sites_sub.add_parser(
+        "check",
+        help="one tiny prompt through each web account's real page, every adapter step "
+        "reported (exit 0 only when all passed; 3 while a scheduler runs; 10 while pacing holds "
+        "the account)",
+    )
+    check.add_argument("--account", help="only this web account (default: every one)")
+    check.add_argument("--json", action="store_true", help="the report as JSON")
+    check.add_argument(
+        "--wait", action="store_true", help="wait for the account's pacing instead of exit 10"
+    )
+    install = sites_sub.add_parser(
+        "install",
+        help="validate an adapter file and make it the one its site uses (the previous one is "
+        "kept for rollback); running schedulers use it from their next task",
+    )
+    install.add_argument("file", type=Path, metavar="FILE")
+    rollback = sites_sub.add_parser(
+        "rollback", help="put back the adapter the last install of site ID replaced"
+    )
+    rollback.add_argument("site", metavar="ID")
     return p
 
 
@@ -399,14 +422,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
-    from media_assistant.commands import accounts, demo, queue, run, store, support, tasks, web
+    from media_assistant.commands import (
+        accounts,
+        demo,
+        queue,
+        run,
+        sites,
+        store,
+        support,
+        tasks,
+        web,
+    )
 
     if command == "accounts" and args.accounts_command in ("login", "check"):
         command = "accounts-web"
     handlers = {
         "accounts-web": web.cmd_login_or_check,
         "selfcheck": web.cmd_selfcheck,
-        "sites": web.cmd_sites,
+        "sites": sites.cmd_sites,
         "run": run.cmd_run,
         "submit": tasks.cmd_submit,
         "status": tasks.cmd_status,

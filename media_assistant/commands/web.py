@@ -1,25 +1,26 @@
-"""Web-account commands: selfcheck, accounts login / check, sites list / probe."""
+"""Web-account commands: selfcheck, accounts login / check (``sites`` is in sites.py)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
-import tempfile
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from media_assistant.commands.common import open_services
-from media_assistant.core.config.schema import FAKE_SITE, AccountConfig, AppConfig, load_config
+from media_assistant.core.config.schema import FAKE_SITE, AccountConfig
 from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.services import Services
 
+if TYPE_CHECKING:
+    from media_assistant.providers.web.adapter import SiteAdapter
+
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_CONFIG = 0, 1, 2
 
 
-def _web_accounts(services: Services) -> list[AccountConfig]:
+def web_accounts(services: Services) -> list[AccountConfig]:
     return [a for a in services.config.accounts if a.kind is ModelKind.WEB and a.site != FAKE_SITE]
 
 
@@ -46,10 +47,10 @@ def cmd_selfcheck(paths: Paths, args: argparse.Namespace) -> int:
     return EXIT_OK if checkup.ok else EXIT_PROBLEM
 
 
-def _account_for_login(services: Services, account_id: str) -> AccountConfig:
+def account_for_browser(services: Services, account_id: str) -> AccountConfig:
     account = services.config.account(account_id)
     if account is None or account.kind is not ModelKind.WEB:
-        web = ", ".join(a.id for a in _web_accounts(services)) or "none configured"
+        web = ", ".join(a.id for a in web_accounts(services)) or "none configured"
         raise InputError(f"{account_id!r} is not a web account (web accounts: {web})")
     if account.site == FAKE_SITE:
         raise InputError(f"{account_id!r} uses the in-process simulated site: nothing to log in")
@@ -63,7 +64,7 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
 
     services = open_services(paths, args)
     try:
-        account = _account_for_login(services, args.account_id)
+        account = account_for_browser(services, args.account_id)
         adapter = load_adapter(site=account.site, site_file=account.site_file, user_dir=paths.sites)
         choice = resolve_browser(services.config.browser.executable)
         lock = ProfileLock(paths.profile(account.id))
@@ -96,75 +97,11 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
     return EXIT_OK if state.logged_in else EXIT_PROBLEM
 
 
-def _list_sites(paths: Paths) -> int:
-    """Read-only, and without the database: built-in adapters, the operator's, and every
-    account's ``site_file``; one that cannot be loaded is listed with why (then exit 2)."""
-    from media_assistant.providers.adapter_check import adapter_entries
-    from media_assistant.providers.web.adapter import STALE_AFTER_DAYS
+def site_adapter(services: Services, account: AccountConfig) -> SiteAdapter:
+    """The account's adapter as its provider loads it (its ``site_file``, else the installed
+    or built-in one)."""
+    from media_assistant.providers.web.adapter import load_adapter
 
-    config = load_config(paths.config_file) if paths.config_file.exists() else AppConfig()
-    broken = stale = 0
-    for e in adapter_entries(config, paths):
-        used = f"  (account {', '.join(e.used_by)})" if e.used_by else ""
-        where = f"{e.where} {e.path}" if e.where == "site_file" else e.where
-        if e.adapter is None:
-            broken += 1
-            print(f"{e.site:<10} {'CANNOT BE LOADED':<28} {where}{used}")
-            for line in (e.error or "").splitlines():
-                print(f"{'':<10} {line}")
-            continue
-        verified = e.adapter.verified_at.isoformat() if e.adapter.verified_at else "never"
-        warning = e.adapter.staleness_warning()
-        stale += bool(warning)
-        mark = f"  STALE: not re-checked for over {STALE_AFTER_DAYS} days" if warning else ""
-        print(f"{e.site:<10} {e.adapter.name:<28} {where:<9} verified {verified}{mark}{used}")
-    if stale:
-        print(
-            f"\nSTALE: the adapter was last checked against its live site over "
-            f"{STALE_AFTER_DAYS} days ago. It keeps working unless the site changed its "
-            "page. If that site's tasks start failing (timeouts, no answer found): "
-            "`media-assistant sites probe URL` lists the page's current composer and "
-            f"buttons; put a fixed copy in {paths.sites}/<id>.toml (it overrides the "
-            "built-in one), or ask for an updated Media Assistant."
-        )
-    if broken:
-        print(f"error: {broken} site adapter(s) cannot be loaded (see above)", file=sys.stderr)
-        return EXIT_BAD_CONFIG
-    return EXIT_OK
-
-
-def cmd_sites(paths: Paths, args: argparse.Namespace) -> int:
-    if args.sites_command == "list":
-        return _list_sites(paths)
-    from media_assistant.providers.web.executable import resolve_browser
-    from media_assistant.providers.web.probe import probe
-
-    services = open_services(paths, args, read_only=True, require_config=False)
-    try:
-        choice = resolve_browser(services.config.browser.executable)
-        if args.account:
-            account = _account_for_login(services, args.account)
-            lock = ProfileLock(paths.profile(account.id))
-            if not lock.try_acquire():
-                raise InputError(f"{account.id}: profile in use by a running scheduler")
-            try:
-                report = asyncio.run(
-                    probe(
-                        args.url,
-                        paths.profile(account.id),
-                        choice,
-                        watch_s=args.seconds,
-                        show=args.show,
-                    )
-                )
-            finally:
-                lock.release()
-        else:
-            with tempfile.TemporaryDirectory(prefix="ma-probe-") as tmp:
-                report = asyncio.run(
-                    probe(args.url, Path(tmp), choice, watch_s=args.seconds, show=args.show)
-                )
-    finally:
-        services.close()
-    sys.stdout.write("\n".join(report.lines()) + "\n")
-    return EXIT_OK
+    return load_adapter(
+        site=account.site, site_file=account.site_file, user_dir=services.paths.sites
+    )

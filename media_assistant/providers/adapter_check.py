@@ -56,11 +56,17 @@ class AdapterEntry:
     """One line of ``sites list``: an adapter, or why it cannot be loaded."""
 
     site: str
-    where: str  # "built-in", "user file", "site_file"
+    where: str  # "built-in", "installed" (in <data>/sites), "site_file"
     path: str | None
     used_by: tuple[str, ...]
-    adapter: SiteAdapter | None
+    adapter: SiteAdapter | None  # the one in use
     error: str | None
+    builtin_version: str | None = None  # the built-in adapter's version, when there is one
+    previous: str | None = None  # the version `sites rollback` would put back
+
+    @property
+    def version(self) -> str:
+        return (self.adapter.version if self.adapter is not None else "") or "unversioned"
 
 
 def adapter_entries(config: AppConfig, paths: Paths) -> list[AdapterEntry]:
@@ -71,15 +77,26 @@ def adapter_entries(config: AppConfig, paths: Paths) -> list[AdapterEntry]:
         if a.kind is ModelKind.WEB and a.site is not None:
             users_of.setdefault(a.site, []).append(a.id)
     entries = []
-    for site in sorted(set(builtin_ids()) | set(user)):
-        where = "user file" if site in user else "built-in"
+    builtins = set(builtin_ids())
+    previous_dir = paths.sites / "previous"
+    for site in sorted(builtins | set(user)):
+        where = "installed" if site in user else "built-in"
         path = str(paths.sites / f"{site}.toml") if site in user else None
         try:
             adapter, error = load_adapter(site=site, user_dir=paths.sites), None
         except ConfigError as exc:
             adapter, error = None, str(exc)
         entries.append(
-            AdapterEntry(site, where, path, tuple(users_of.get(site, [])), adapter, error)
+            AdapterEntry(
+                site,
+                where,
+                path,
+                tuple(users_of.get(site, [])),
+                adapter,
+                error,
+                builtin_version=_builtin_version(site) if site in builtins else None,
+                previous=_file_version(previous_dir / f"{site}.toml"),
+            )
         )
     for a in config.accounts:
         if a.kind is ModelKind.WEB and a.site_file is not None:
@@ -91,3 +108,19 @@ def adapter_entries(config: AppConfig, paths: Paths) -> list[AdapterEntry]:
             path = str(Path(a.site_file).expanduser())
             entries.append(AdapterEntry(site, "site_file", path, (a.id,), adapter, error))
     return entries
+
+
+def _builtin_version(site: str) -> str:
+    try:
+        return load_adapter(site=site).version or "unversioned"
+    except ConfigError:
+        return "unreadable"
+
+
+def _file_version(path: Path) -> str | None:
+    if not path.exists():
+        return None
+    try:
+        return load_adapter(site_file=str(path)).version or "unversioned"
+    except ConfigError:
+        return "unreadable"

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# What a site update does to an adapter (chat_page.html, "site updates"): the composer renamed,
+# the send button moved (and Enter no longer sends), the answer's body renamed, the done
+# marker (the action bar's Copy button) renamed, a new sign-in wall the login markers miss.
+BREAKAGES = frozenset(
+    {"composer_renamed", "send_moved", "answer_renamed", "done_missing", "login_wall"}
+)
+
 
 @dataclass(frozen=True)
 class ChatSiteConfig:
@@ -20,18 +27,30 @@ class ChatSiteConfig:
     # UIs do), typography-plugin styles (italic quotes, a monospace table column) and a code
     # block header of the UI's own (its language label, a Copy button): markdown_answers only
     emphasis_classes: bool = False
+    # ...with code blocks drawn by a code editor, as some chat UIs do: "codemirror" (CodeMirror
+    # 6: a gutter of line numbers and fold markers, the language on .cm-content) or "monaco"
+    # (lines positioned by style top and out of document order, spaces as no-break spaces, the
+    # language on the editor's host as data-mode-id); "" for plain <pre> (markdown_answers only)
+    code_editor: str = ""
     page_load_s: tuple[float, float] = (0.0, 0.0)  # a full page load takes this long (real s)
     new_chat_button: bool = False  # a client-side New chat button (no page load)
     new_chat_s: float = 0.4  # how long that button takes to show an empty chat (real s)
     # ...asks to confirm first, when there is a chat to clear: a dialog "Create New Chat — this
     # will clear your current chat history … Cancel / Confirm" (new_chat_button only)
     new_chat_confirm: bool = False
+    # ...whose dialog zooms in for this long (real s; dialog libraries take ~0.15 s), and whose
+    # Confirm button may ignore clicks that are not the user's own (event.isTrusted false)
+    new_chat_dialog_s: float = 0.15
+    new_chat_trusted_only: bool = False
     signin_flash_s: float = 0.0  # > 0: every full load first shows a sign-in screen this long
     models: tuple[str, ...] = ()  # a model picker with these models (first: the default)
     # > 0: once the server took a message, nothing shows generating (no stop button, no
     # answer) for this long (real s), then the answer streams as usual
     indicator_gap_s: float = 0.0
     slow_render_s: float = 4.0  # fault slow_render: the composer shows after this long (real s)
+    # -- site updates (issue 21): a redesign that breaks an adapter's selectors, from the next
+    # page load on (ChatSiteSimulator.break_page switches it while the site runs): see BREAKAGES
+    breakage: str = ""
 
     def __post_init__(self) -> None:
         low, high = self.latency_s
@@ -41,7 +60,15 @@ class ChatSiteConfig:
             raise ValueError("time_scale must be positive")
         if not 0 <= self.page_load_s[0] <= self.page_load_s[1]:
             raise ValueError(f"page_load_s must be 0 <= low <= high, got {self.page_load_s}")
-        if self.new_chat_s < 0 or self.signin_flash_s < 0 or self.indicator_gap_s < 0:
+        if min(self.new_chat_s, self.signin_flash_s, self.indicator_gap_s) < 0:
             raise ValueError("new_chat_s, signin_flash_s and indicator_gap_s must not be negative")
+        if self.breakage and self.breakage not in BREAKAGES:
+            raise ValueError(f"breakage must be one of {sorted(BREAKAGES)}, got {self.breakage!r}")
+        if self.code_editor not in ("", "codemirror", "monaco"):
+            raise ValueError(
+                f"code_editor must be '', 'codemirror' or 'monaco', got {self.code_editor!r}"
+            )
+        if self.new_chat_dialog_s < 0:
+            raise ValueError("new_chat_dialog_s must not be negative")
         if not 0 <= self.answer_chars[0] <= self.answer_chars[1]:
             raise ValueError(f"answer_chars must be 0 <= low <= high, got {self.answer_chars}")

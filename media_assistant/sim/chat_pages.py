@@ -85,6 +85,9 @@ class ChatPages:
         self._config = config or ChatSiteConfig()
         self._stats = stats
         self._rng = random.Random(self._config.seed)
+        # A site update (chat_config.BREAKAGES), switched while the site runs: page loads from
+        # then on show it. A plain attribute: one assignment, read once per page load.
+        self.breakage = self._config.breakage
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/", self._handle_root)
@@ -160,9 +163,13 @@ class ChatPages:
             "variations": {
                 "markdown": self._config.markdown_answers,
                 "emphasis_classes": self._config.emphasis_classes,
+                "code_editor": self._config.code_editor,
+                "breakage": self.breakage,
                 "new_chat_button": self._config.new_chat_button,
                 "new_chat_ms": round(self._config.new_chat_s * 1000),
                 "new_chat_confirm": self._config.new_chat_confirm,
+                "new_chat_dialog_ms": round(self._config.new_chat_dialog_s * 1000),
+                "new_chat_trusted_only": self._config.new_chat_trusted_only,
                 "signin_flash_ms": round(self._config.signin_flash_s * 1000),
                 "indicator_gap_ms": round(self._config.indicator_gap_s * 1000),
                 "models": list(self._config.models),

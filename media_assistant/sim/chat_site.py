@@ -67,6 +67,13 @@ Page-load faults (``page_busy``: a busy banner and no composer; ``page_rate_limi
 ``Retry-After: 2``, a "too many requests" banner and no composer; ``slow_render``: the composer
 shows only after ``slow_render_s``) act on the user's next ``GET /chat`` instead of a completion.
 
+Site updates (issue 21; ``ChatSiteConfig.breakage``, or ``break_page`` / ``POST /_sim/break``
+``{"breakage"}`` while the site runs, from the next page load on): ``composer_renamed`` (the
+composer's id and label change), ``send_moved`` (the send button moves under another label and
+Enter no longer sends), ``answer_renamed`` (the answer's ``.markdown`` becomes ``.md-body``),
+``done_missing`` (the action bar and its Copy button are renamed), ``login_wall`` (a new sign-in
+page at ``/chat`` with a password field, nothing the adapter's login markers know).
+
 Test hooks: ``GET /_sim/autologin?user=NAME``, ``POST /_sim/inject`` ``{"user", "fault", "count"}``,
 ``POST /_sim/reset``, ``GET /_sim/stats``. Simulated durations are multiplied by ``time_scale``.
 """
@@ -80,7 +87,7 @@ from collections.abc import Sequence
 from aiohttp import web
 
 from media_assistant.sim.chat_api import ChatApi, error_response
-from media_assistant.sim.chat_config import ChatSiteConfig
+from media_assistant.sim.chat_config import BREAKAGES, ChatSiteConfig
 from media_assistant.sim.chat_faults import ChatFault, ChatFaultBook, ChatFaultRule
 from media_assistant.sim.chat_pages import ChatPages
 from media_assistant.sim.chat_sessions import SessionBook
@@ -124,6 +131,7 @@ class ChatSiteSimulator(ThreadedServer):
         self._api.add_routes(app)
         app.router.add_post("/_sim/inject", self._handle_inject)
         app.router.add_post("/_sim/reset", self._handle_reset)
+        app.router.add_post("/_sim/break", self._handle_break)
         app.router.add_get("/_sim/stats", self._handle_stats)
         # handler_cancellation: a page that goes away ends its handler (not its generation).
         runner = web.AppRunner(
@@ -161,6 +169,14 @@ class ChatSiteSimulator(ThreadedServer):
         else:
             self._faults.add(ChatFaultRule(fault, count, user))
 
+    def break_page(self, breakage: str | None) -> None:
+        """A site update from the next page load on (``chat_config.BREAKAGES``: the composer
+        renamed, the send button moved, the answer renamed, the done marker renamed, a new
+        login wall); None undoes it. Thread-safe (one assignment)."""
+        if breakage and breakage not in BREAKAGES:
+            raise ValueError(f"unknown breakage {breakage!r} (known: {sorted(BREAKAGES)})")
+        self._pages.breakage = breakage or ""
+
     def stats(self) -> dict[str, UserStats]:
         """Per user; see :class:`UserStats`."""
         return self._stats.snapshot()
@@ -191,6 +207,14 @@ class ChatSiteSimulator(ThreadedServer):
             faults = ", ".join(f.value for f in ChatFault)
             return error_response(400, "sim_error", f"bad fault spec ({exc!r}); faults: {faults}")
         return web.json_response({"ok": True, "pending": self._faults.pending()})
+
+    async def _handle_break(self, request: web.Request) -> web.Response:
+        try:
+            spec = await request.json()
+            self.break_page(spec.get("breakage"))
+        except (ValueError, AttributeError, TypeError) as exc:
+            return error_response(400, "sim_error", f"bad breakage ({exc})")
+        return web.json_response({"ok": True, "breakage": self._pages.breakage})
 
     async def _handle_reset(self, request: web.Request) -> web.Response:
         self.reset()

@@ -194,6 +194,10 @@
         <translation>It cannot start: check its settings (see the tooltip)</translation>
     </message>
     <message>
+        <source>The site&apos;s page changed (see the tooltip): install a fixed adapter file, then Reset</source>
+        <translation>The site&apos;s page changed (see the tooltip): install a fixed adapter file, then Reset</translation>
+    </message>
+    <message>
         <source>Signed out: press Log in and sign in again</source>
         <translation>Signed out: press Log in and sign in again</translation>
     </message>
@@ -308,8 +312,63 @@
         <translation>Clear its problem and cool-down and start it afresh (a new key or a fixed adapter is picked up)</translation>
     </message>
     <message>
+        <source>Check site</source>
+        <translation>Check site</translation>
+    </message>
+    <message>
+        <source>One short prompt through its chat page, every step reported (after its current task, when its pacing allows)</source>
+        <translation>One short prompt through its chat page, every step reported (after its current task, when its pacing allows)</translation>
+    </message>
+    <message>
+        <source>Install adapter file…</source>
+        <translation>Install adapter file…</translation>
+    </message>
+    <message>
         <source>Accounts and models…</source>
         <translation>Accounts and models…</translation>
+    </message>
+</context>
+<context>
+    <name>AdapterStep</name>
+    <message>
+        <source>page loaded</source>
+        <translation>page loaded</translation>
+    </message>
+    <message>
+        <source>signed in</source>
+        <translation>signed in</translation>
+    </message>
+    <message>
+        <source>composer found</source>
+        <translation>composer found</translation>
+    </message>
+    <message>
+        <source>text entered and read back</source>
+        <translation>text entered and read back</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>sent</translation>
+    </message>
+    <message>
+        <source>generating seen</source>
+        <translation>generating seen</translation>
+    </message>
+    <message>
+        <source>done seen</source>
+        <translation>done seen</translation>
+    </message>
+    <message>
+        <source>answer read</source>
+        <translation>answer read</translation>
+    </message>
+    <message>
+        <source>Markdown rebuilt</source>
+        <translation>Markdown rebuilt</translation>
+    </message>
+    <message>
+        <source>new chat</source>
+        <translation>new chat</translation>
     </message>
 </context>
 <context>
@@ -1084,6 +1143,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>An earlier answer of this account is still running on the site</translation>
     </message>
     <message>
+        <source>The site&apos;s page changed</source>
+        <translation>The site&apos;s page changed</translation>
+    </message>
+    <message>
         <source>Server error</source>
         <translation>Server error</translation>
     </message>
@@ -1325,12 +1388,12 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>An answer this account started %1 ago (task %2) may still be generating on the site: looking before sending</translation>
     </message>
     <message>
-        <source>Its conversation is unknown; going on (a conflict now does not use an attempt)</source>
-        <translation>Its conversation is unknown; going on (a conflict now does not use an attempt)</translation>
+        <source>Its conversation is unknown; going on (until it can have ended, a failure does not use an attempt)</source>
+        <translation>Its conversation is unknown; going on (until it can have ended, a failure does not use an attempt)</translation>
     </message>
     <message>
-        <source>The site adapter cannot tell whether it still runs; going on (a conflict now does not use an attempt)</source>
-        <translation>The site adapter cannot tell whether it still runs; going on (a conflict now does not use an attempt)</translation>
+        <source>The site adapter cannot tell whether it still runs; going on (until it can have ended, a failure does not use an attempt)</source>
+        <translation>The site adapter cannot tell whether it still runs; going on (until it can have ended, a failure does not use an attempt)</translation>
     </message>
     <message>
         <source>It was still generating: stopped it</source>
@@ -1377,8 +1440,20 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>The adapter&apos;s Markdown source was empty: the answer was rebuilt from the page</translation>
     </message>
     <message>
+        <source>A screenshot and the page at step “%1” were saved for diagnosis (redacted)</source>
+        <translation>A screenshot and the page at step “%1” were saved for diagnosis (redacted)</translation>
+    </message>
+    <message>
         <source>A screenshot and the page were saved for diagnosis</source>
         <translation>A screenshot and the page were saved for diagnosis</translation>
+    </message>
+    <message>
+        <source>Site adapter step “%1” failed (%2 in a row; the second pauses the account)</source>
+        <translation>Site adapter step “%1” failed (%2 in a row; the second pauses the account)</translation>
+    </message>
+    <message>
+        <source>The site&apos;s page changed at step “%1”: %2 waits for you; the task waits (no attempt used)</source>
+        <translation>The site&apos;s page changed at step “%1”: %2 waits for you; the task waits (no attempt used)</translation>
     </message>
     <message>
         <source>Pacing: %1; the account rests %2</source>
@@ -1991,6 +2066,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Batch %1 ended with failures</translation>
     </message>
     <message>
+        <source>Account %1: the site&apos;s page changed</source>
+        <translation>Account %1: the site&apos;s page changed</translation>
+    </message>
+    <message>
         <source>Account %1 needs you</source>
         <translation>Account %1 needs you</translation>
     </message>
@@ -2385,6 +2464,108 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</source>
         <translation>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</translation>
+    </message>
+</context>
+<context>
+    <name>SiteActions</name>
+    <message>
+        <source>&amp;Sites</source>
+        <translation>&amp;Sites</translation>
+    </message>
+    <message>
+        <source>Install adapter file…</source>
+        <translation>Install adapter file…</translation>
+    </message>
+    <message>
+        <source>A fixed site adapter (.toml): checked, then used by the accounts of its site from their next task; the one it replaces is kept</source>
+        <translation>A fixed site adapter (.toml): checked, then used by the accounts of its site from their next task; the one it replaces is kept</translation>
+    </message>
+    <message>
+        <source>Install adapter file</source>
+        <translation>Install adapter file</translation>
+    </message>
+    <message>
+        <source>Site adapter (*.toml)</source>
+        <translation>Site adapter (*.toml)</translation>
+    </message>
+    <message>
+        <source>Adapter not installed</source>
+        <translation>Adapter not installed</translation>
+    </message>
+    <message>
+        <source>%1 was not installed:</source>
+        <translation>%1 was not installed:</translation>
+    </message>
+    <message>
+        <source>Installed the adapter of site %1, version %2.</source>
+        <translation>Installed the adapter of site %1, version %2.</translation>
+    </message>
+    <message>
+        <source>It replaces %1, which is kept: `media-assistant sites rollback %2` puts it back.</source>
+        <translation>It replaces %1, which is kept: `media-assistant sites rollback %2` puts it back.</translation>
+    </message>
+    <message>
+        <source>Adapter installed</source>
+        <translation>Adapter installed</translation>
+    </message>
+    <message>
+        <source>%1 use it from their next task. Check the site now?</source>
+        <translation>%1 use it from their next task. Check the site now?</translation>
+    </message>
+    <message>
+        <source>Check site now</source>
+        <translation>Check site now</translation>
+    </message>
+</context>
+<context>
+    <name>SiteCheckDialog</name>
+    <message>
+        <source>Check site: %1</source>
+        <translation>Check site: %1</translation>
+    </message>
+    <message>
+        <source>Checking %1: one short prompt through its chat page, after its current task and when its pacing allows a prompt…</source>
+        <translation>Checking %1: one short prompt through its chat page, after its current task and when its pacing allows a prompt…</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Step</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>Result</translation>
+    </message>
+    <message>
+        <source>Took</source>
+        <translation>Took</translation>
+    </message>
+    <message>
+        <source>What it found</source>
+        <translation>What it found</translation>
+    </message>
+    <message>
+        <source>%1: every step passed (%2 s).</source>
+        <translation>%1: every step passed (%2 s).</translation>
+    </message>
+    <message>
+        <source>%1: the check failed at “%3” (%2 s).</source>
+        <translation>%1: the check failed at “%3” (%2 s).</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>ok</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>failed</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>skipped</translation>
+    </message>
+    <message>
+        <source>Reset %1</source>
+        <translation>Reset %1</translation>
     </message>
 </context>
 <context>

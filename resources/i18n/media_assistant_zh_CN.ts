@@ -193,6 +193,10 @@
         <translation>无法启动：请检查该账号的设置（详见提示）</translation>
     </message>
     <message>
+        <source>The site&apos;s page changed (see the tooltip): install a fixed adapter file, then Reset</source>
+        <translation>网站页面已改版（详见提示）：安装修正后的适配文件，然后重置</translation>
+    </message>
+    <message>
         <source>Signed out: press Log in and sign in again</source>
         <translation>已退出登录：请点击“登录”重新登录</translation>
     </message>
@@ -307,8 +311,63 @@
         <translation>清除其问题和冷却，重新启动（会使用新的密钥或修复后的适配器）</translation>
     </message>
     <message>
+        <source>Check site</source>
+        <translation>检查网站</translation>
+    </message>
+    <message>
+        <source>One short prompt through its chat page, every step reported (after its current task, when its pacing allows)</source>
+        <translation>通过它的聊天页面发送一条简短提示，逐步报告每一步（在当前任务之后、节奏允许时进行）</translation>
+    </message>
+    <message>
+        <source>Install adapter file…</source>
+        <translation>安装适配文件…</translation>
+    </message>
+    <message>
         <source>Accounts and models…</source>
         <translation>账号和模型…</translation>
+    </message>
+</context>
+<context>
+    <name>AdapterStep</name>
+    <message>
+        <source>page loaded</source>
+        <translation>页面已加载</translation>
+    </message>
+    <message>
+        <source>signed in</source>
+        <translation>已登录</translation>
+    </message>
+    <message>
+        <source>composer found</source>
+        <translation>找到输入框</translation>
+    </message>
+    <message>
+        <source>text entered and read back</source>
+        <translation>已输入并回读文字</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>已发送</translation>
+    </message>
+    <message>
+        <source>generating seen</source>
+        <translation>看到生成中</translation>
+    </message>
+    <message>
+        <source>done seen</source>
+        <translation>看到完成标记</translation>
+    </message>
+    <message>
+        <source>answer read</source>
+        <translation>已读取回答</translation>
+    </message>
+    <message>
+        <source>Markdown rebuilt</source>
+        <translation>已还原 Markdown</translation>
+    </message>
+    <message>
+        <source>new chat</source>
+        <translation>新对话</translation>
     </message>
 </context>
 <context>
@@ -1080,6 +1139,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>该账号之前的回答仍在网站上生成</translation>
     </message>
     <message>
+        <source>The site&apos;s page changed</source>
+        <translation>网站页面已改版</translation>
+    </message>
+    <message>
         <source>Server error</source>
         <translation>服务器错误</translation>
     </message>
@@ -1321,12 +1384,12 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>此账号 %1前发起的回答（任务 %2）可能仍在网站上生成：发送前先查看</translation>
     </message>
     <message>
-        <source>Its conversation is unknown; going on (a conflict now does not use an attempt)</source>
-        <translation>不知道它所在的对话；继续（此时若发生冲突，不占用尝试次数）</translation>
+        <source>Its conversation is unknown; going on (until it can have ended, a failure does not use an attempt)</source>
+        <translation>它的对话未知，继续进行（在它可能结束之前，失败不计尝试次数）</translation>
     </message>
     <message>
-        <source>The site adapter cannot tell whether it still runs; going on (a conflict now does not use an attempt)</source>
-        <translation>站点适配器无法判断它是否仍在运行；继续（此时若发生冲突，不占用尝试次数）</translation>
+        <source>The site adapter cannot tell whether it still runs; going on (until it can have ended, a failure does not use an attempt)</source>
+        <translation>网站适配无法判断它是否仍在运行，继续进行（在它可能结束之前，失败不计尝试次数）</translation>
     </message>
     <message>
         <source>It was still generating: stopped it</source>
@@ -1373,8 +1436,20 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>适配器的 Markdown 来源为空：已根据页面重建回答</translation>
     </message>
     <message>
+        <source>A screenshot and the page at step “%1” were saved for diagnosis (redacted)</source>
+        <translation>已保存步骤“%1”时的截图和页面以供诊断（已脱敏）</translation>
+    </message>
+    <message>
         <source>A screenshot and the page were saved for diagnosis</source>
         <translation>已保存截图和页面，供诊断使用</translation>
+    </message>
+    <message>
+        <source>Site adapter step “%1” failed (%2 in a row; the second pauses the account)</source>
+        <translation>网站适配步骤“%1”失败（连续第 %2 次；第二次将暂停该账号）</translation>
+    </message>
+    <message>
+        <source>The site&apos;s page changed at step “%1”: %2 waits for you; the task waits (no attempt used)</source>
+        <translation>网站页面在步骤“%1”处已改版：%2 等待您处理；任务在队列中等待（不计尝试次数）</translation>
     </message>
     <message>
         <source>Pacing: %1; the account rests %2</source>
@@ -1975,6 +2050,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>批次 %1 已结束，有失败的任务</translation>
     </message>
     <message>
+        <source>Account %1: the site&apos;s page changed</source>
+        <translation>账号 %1：网站页面已改版</translation>
+    </message>
+    <message>
         <source>Account %1 needs you</source>
         <translation>账号 %1 需要处理</translation>
     </message>
@@ -2367,6 +2446,108 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</source>
         <translation>删除模型 %1？它等待中的任务会留在队列中，直到同名模型重新添加。</translation>
+    </message>
+</context>
+<context>
+    <name>SiteActions</name>
+    <message>
+        <source>&amp;Sites</source>
+        <translation>网站(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Install adapter file…</source>
+        <translation>安装适配文件…</translation>
+    </message>
+    <message>
+        <source>A fixed site adapter (.toml): checked, then used by the accounts of its site from their next task; the one it replaces is kept</source>
+        <translation>修正后的网站适配文件（.toml）：先检查，然后该网站的账号从下一个任务起使用它；被替换的版本会保留</translation>
+    </message>
+    <message>
+        <source>Install adapter file</source>
+        <translation>安装适配文件</translation>
+    </message>
+    <message>
+        <source>Site adapter (*.toml)</source>
+        <translation>网站适配文件 (*.toml)</translation>
+    </message>
+    <message>
+        <source>Adapter not installed</source>
+        <translation>适配文件未安装</translation>
+    </message>
+    <message>
+        <source>%1 was not installed:</source>
+        <translation>%1 未安装：</translation>
+    </message>
+    <message>
+        <source>Installed the adapter of site %1, version %2.</source>
+        <translation>已安装网站 %1 的适配文件，版本 %2。</translation>
+    </message>
+    <message>
+        <source>It replaces %1, which is kept: `media-assistant sites rollback %2` puts it back.</source>
+        <translation>它替换了 %1（已保留）：`media-assistant sites rollback %2` 可恢复。</translation>
+    </message>
+    <message>
+        <source>Adapter installed</source>
+        <translation>适配文件已安装</translation>
+    </message>
+    <message>
+        <source>%1 use it from their next task. Check the site now?</source>
+        <translation>%1 从下一个任务起使用它。现在检查网站吗？</translation>
+    </message>
+    <message>
+        <source>Check site now</source>
+        <translation>现在检查网站</translation>
+    </message>
+</context>
+<context>
+    <name>SiteCheckDialog</name>
+    <message>
+        <source>Check site: %1</source>
+        <translation>检查网站：%1</translation>
+    </message>
+    <message>
+        <source>Checking %1: one short prompt through its chat page, after its current task and when its pacing allows a prompt…</source>
+        <translation>正在检查 %1：在它的当前任务之后、节奏允许发送提示时，通过聊天页面发送一条简短提示…</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Took</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>What it found</source>
+        <translation>发现</translation>
+    </message>
+    <message>
+        <source>%1: every step passed (%2 s).</source>
+        <translation>%1：每一步都通过（%2 秒）。</translation>
+    </message>
+    <message>
+        <source>%1: the check failed at “%3” (%2 s).</source>
+        <translation>%1：检查在“%3”处失败（%2 秒）。</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>Reset %1</source>
+        <translation>重置 %1</translation>
     </message>
 </context>
 <context>

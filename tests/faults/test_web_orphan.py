@@ -20,7 +20,7 @@ import pytest
 
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import ModelKind
-from media_assistant.providers.web import provider as web_provider
+from media_assistant.providers.web import leftover as web_leftover
 from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.leftover import SentPrompt, SentRecord
 from media_assistant.providers.web.signin import visit
@@ -160,7 +160,7 @@ async def test_a_conflict_with_our_own_unlocated_leftover_is_deferred_not_a_fail
     """When the crash came between the click on send and the site naming the conversation,
     there is nothing to open: the new prompt meets the old answer. Before, that conflict cost
     an attempt (three such and the task failed); now the task waits, its attempt not used up."""
-    monkeypatch.setattr(web_provider, "LEFTOVER_RETRY_S", 1.0)
+    monkeypatch.setattr(web_leftover, "LEFTOVER_RETRY_S", 1.0)
     env = WebEnv(tmp_path, sim, accounts=1)
     try:
         await env.sign_in("web-1")
@@ -186,8 +186,8 @@ async def test_a_leftover_that_cannot_be_stopped_is_waited_out(
     """An adapter without a stop control (or a site that ignores it): the old answer is waited
     out — the task is deferred, its attempt not used up, until the conversation shows nothing
     generating — and only then is the new prompt sent: no conflict, nothing failed."""
-    monkeypatch.setattr(web_provider, "LEFTOVER_STOP_S", 1.5)
-    monkeypatch.setattr(web_provider, "LEFTOVER_RETRY_S", 1.0)
+    monkeypatch.setattr(web_leftover, "LEFTOVER_STOP_S", 1.5)
+    monkeypatch.setattr(web_leftover, "LEFTOVER_RETRY_S", 1.0)
     env = WebEnv(tmp_path, sim, accounts=1)
     try:
         await env.sign_in("web-1")
@@ -208,6 +208,79 @@ async def test_a_leftover_that_cannot_be_stopped_is_waited_out(
         stats = sim.stats()["web-1"]
         assert stats["conflicts"] == 0 and stats["max_concurrent"] == 1
         assert stats["stopped"] == 0 and stats["completed"] == 2  # waited out, then ours
+    finally:
+        await env.close()
+    assert not our_chromiums(tmp_path)
+
+
+def override_sim_adapter(env: WebEnv, *, drop: tuple[str, ...]) -> None:
+    """The operator's copy of the sim adapter (it wins over the built-in one) without the
+    lines that start with ``drop``: an adapter that misses the site's markers, as real ones
+    often do."""
+    builtin = Path("resources/sites/sim.toml").read_text(encoding="utf-8")
+    kept = [line for line in builtin.splitlines() if not line.startswith(drop)]
+    env.paths.sites.mkdir(parents=True, exist_ok=True)
+    (env.paths.sites / "sim.toml").write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
+async def test_any_failure_right_after_an_unlocated_leftover_is_its_doing(
+    tmp_path: Path, sim: ChatSiteSimulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17 item 10. The adapter does not declare the site's conflict message, so the
+    collision with the leftover (its conversation unknown) shows as an error in the answer.
+    Before, that cost an attempt (server_error, retried); now any failure in the leftover's
+    shadow is its doing: deferred, the attempt kept."""
+    monkeypatch.setattr(web_leftover, "LEFTOVER_RETRY_S", 1.0, raising=False)
+    env = WebEnv(tmp_path, sim, accounts=1)
+    try:
+        await env.sign_in("web-1")
+        override_sim_adapter(env, drop=("conflict = ",))
+        start_generation_elsewhere(sim, "web-1")
+        SentRecord(env.paths.profile("web-1")).write(
+            SentPrompt("gone-3", 1, time.time(), f"{sim.base_url}/chat")
+        )
+        s = await env.start()
+        await s.submit([NewTask("v1", "web-model", ModelKind.WEB, "Question v1 marker-v1", "b")])
+        assert await env.run(timeout=120) == []
+        row = env.store.get("v1")
+        assert row is not None
+        assert (row.state, row.attempt) == ("success", 1)
+        log = "\n".join(env.events("v1"))
+        assert "leftover_generation" in log and "server_error" not in log
+        assert sim.stats()["web-1"]["conflicts"] == 1  # the collision did happen
+    finally:
+        await env.close()
+    assert not our_chromiums(tmp_path)
+
+
+async def test_in_an_unlocated_leftovers_shadow_the_first_token_wait_is_bounded(
+    tmp_path: Path, sim: ChatSiteSimulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An adapter that names neither the conflict, nor an error, nor a generating indicator:
+    after the collision the page shows nothing it knows, and the attempt used to wait out the
+    120 s first-token timeout (then used an attempt). In the leftover's shadow it waits
+    LEFTOVER_FIRST_TOKEN_S, then the task is deferred, its attempt kept."""
+    monkeypatch.setattr(web_leftover, "LEFTOVER_FIRST_TOKEN_S", 3.0, raising=False)
+    monkeypatch.setattr(web_leftover, "LEFTOVER_RETRY_S", 1.0, raising=False)
+    env = WebEnv(tmp_path, sim, accounts=1)
+    try:
+        await env.sign_in("web-1")
+        override_sim_adapter(env, drop=("conflict = ", "error = ", "generating = "))
+        start_generation_elsewhere(sim, "web-1")
+        SentRecord(env.paths.profile("web-1")).write(
+            SentPrompt("gone-4", 1, time.time(), f"{sim.base_url}/chat")
+        )
+        s = await env.start()
+        await s.submit([NewTask("t1", "web-model", ModelKind.WEB, "Question t1 marker-t1", "b")])
+        started = time.monotonic()
+        assert await env.run(timeout=90) == []
+        took = time.monotonic() - started
+        row = env.store.get("t1")
+        assert row is not None
+        assert (row.state, row.attempt) == ("success", 1)
+        assert took < 60, f"took {took:.0f} s"  # the first-token timeout alone is 120 s
+        log = "\n".join(env.events("t1"))
+        assert "may still run on the site" in log and "leftover_generation" in log
     finally:
         await env.close()
     assert not our_chromiums(tmp_path)

@@ -500,6 +500,9 @@ SAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "leftover_unlocated": {"why": "no_indicator"},
     "leftover_settled": {"state": "stopped", "detail": "https://chat.example/c/7"},
     "leftover_unseen": {"detail": "https://chat.example/c/7: page load timed out"},
+    "held_site_changed": {"step": "composer_found", "account": "一号", "detail": "div#composer"},
+    "step_failed": {"step": "sent", "count": 1, "detail": 'button[aria-label="Send"]'},
+    "diagnostics_saved": {"files": 2, "step": "answer_read", "detail": "/tmp/t1-attempt1.jpg"},
 }
 
 

@@ -137,3 +137,74 @@ async def test_a_code_blocks_language_label_is_not_a_line_of_the_answer(page: Pa
     # A paragraph that says the language next to a bare code block is the answer's own text.
     bare = "<p>python</p><pre><code class='language-python'>x = 1</code></pre>"
     assert await markdown_of(page, bare) == "python\n\n```python\nx = 1\n```"
+
+
+CM6 = (
+    "<p>Intro</p><div class='cm-editor'><div class='cm-scroller'>"
+    "<div class='cm-gutters' aria-hidden='true'>"
+    "<div class='cm-gutter cm-lineNumbers'><div class='cm-gutterElement'>1</div>"
+    "<div class='cm-gutterElement'>2</div><div class='cm-gutterElement'>3</div></div>"
+    "<div class='cm-gutter cm-foldGutter'><div class='cm-gutterElement'>"
+    "<span title='Fold line'>⌄</span></div></div></div>"
+    "<div class='cm-content' contenteditable='false' role='textbox' data-language='{lang}'>"
+    "<div class='cm-line'><span style='font-weight:700'>def</span> f(n):</div>"
+    "<div class='cm-line'><br></div>"
+    "<div class='cm-line'>    return n  <span class='cm-foldPlaceholder'>…</span></div>"
+    "</div></div></div>"
+)
+
+
+async def test_codemirror_code_keeps_its_fence_without_the_gutter(page: Page) -> None:
+    assert await markdown_of(page, CM6.format(lang="python")) == (
+        "Intro\n\n```python\ndef f(n):\n\n    return n\n```"
+    )
+    # No language named: a fence all the same, never the line numbers.
+    unnamed = CM6.replace(" data-language='{lang}'", "")
+    assert await markdown_of(page, unnamed) == "Intro\n\n```\ndef f(n):\n\n    return n\n```"
+
+
+async def test_monaco_code_comes_back_in_order_without_line_numbers(page: Page) -> None:
+    # Lines reused out of document order (placed by style top), spaces as no-break spaces, the
+    # language on the editor's host, line numbers and a fold marker in the margin.
+    monaco = (
+        "<div data-mode-id='javascript'><div class='monaco-editor vs'><div class='margin'>"
+        "<div style='top:0px'><div class='line-numbers'>1</div>"
+        "<div class='codicon codicon-folding-expanded'></div></div>"
+        "<div style='top:19px'><div class='line-numbers'>2</div></div></div>"
+        "<div class='view-lines'>"
+        "<div class='view-line' style='top:19px'><span><span>\u00a0\u00a0return\u00a0n;</span>"
+        "</span></div>"
+        "<div class='view-line' style='top:0px'><span><span>function\u00a0f(n)\u00a0{</span>"
+        "</span></div></div></div></div>"
+    )
+    assert await markdown_of(page, monaco) == "```javascript\nfunction f(n) {\n  return n;\n```"
+
+
+async def test_an_adapter_names_its_sites_own_code_editor(page: Page) -> None:
+    ace = (
+        "<div class='ace_editor' data-mode='sql'><div class='ace_gutter'>1</div>"
+        "<div class='ace_text-layer'><div class='ace_line'>SELECT 1;</div></div></div>"
+    )
+    adapter = parse_adapter(
+        """
+id = "markup"
+name = "Markup"
+origin = "http://127.0.0.1:9"
+source = "tests"
+[selectors]
+input = ["textarea"]
+answer = [".answer"]
+[[answer.code_editors]]
+root = ".ace_editor"
+line = ".ace_line"
+language_attribute = "data-mode"
+""",
+        "test",
+    )
+    await page.set_content(f"<div class='answer'>{ace}</div>")
+    extracted = await ChatPage(page, adapter).extract_answer()
+    assert extracted is not None
+    assert html_to_markdown(extracted["html"]) == "```sql\nSELECT 1;\n```"
+    # Without the adapter's word the gutter's "1" is part of the answer.
+    plain = await ChatPage(page, ADAPTER).extract_answer()
+    assert plain is not None and plain["text"] == "1\nSELECT 1;"

@@ -122,3 +122,59 @@ async def test_the_one_click_form_is_still_a_list_of_fallbacks(
     chat = ChatPage(page, one_click, sim.base_url)
     await chat.open_new_chat()
     await open_timed(chat)  # an empty chat: no dialog, the first present fallback is clicked
+
+
+async def _dialog_page(
+    config: ChatSiteConfig, user: str
+) -> AsyncIterator[tuple[ChatSiteSimulator, Page]]:
+    simulator = ChatSiteSimulator(config)
+    await simulator.start()
+    try:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+            page = await browser.new_page()
+            await page.goto(f"{simulator.base_url}/_sim/autologin?user={user}")
+            await expect(page).to_have_url(f"{simulator.base_url}/chat")
+            yield simulator, page
+            await browser.close()
+    finally:
+        await simulator.stop()
+
+
+def _dialog_config(**variation: object) -> ChatSiteConfig:
+    return ChatSiteConfig(
+        latency_s=(40, 40),
+        time_scale=0.005,
+        seed=7,
+        new_chat_button=True,
+        new_chat_s=0.3,
+        new_chat_confirm=True,
+        **variation,  # type: ignore[arg-type]
+    )
+
+
+async def test_confirm_is_clicked_while_the_dialog_still_animates() -> None:
+    """A dialog that takes 20 s to zoom in: Playwright's click would wait for its box to hold
+    still (past new_chat_timeout_s: a page load instead). The visible, enabled Confirm is
+    clicked at once, and the dialog goes."""
+    async for sim, page in _dialog_page(_dialog_config(new_chat_dialog_s=20.0), "slow-dialog"):
+        chat = ChatPage(page, STEPS, sim.base_url)
+        loads = sim.user_stats("slow-dialog")["page_loads"]
+        await ask(chat, "first question")
+        took = await open_timed(chat)
+        await expect(page.locator(DIALOG)).to_have_count(0)
+        assert took < 2.0, f"New chat took {took:.1f} s"  # the button, Confirm, the site's 0.3 s
+        assert sim.user_stats("slow-dialog")["page_loads"] == loads
+
+
+async def test_a_confirm_that_wants_the_users_own_click_still_gets_it() -> None:
+    """A Confirm button whose handler ignores clicks that are not trusted: the dispatched click
+    does nothing, the dialog stays, and Playwright's own click follows (CONFIRM_GONE_S later)."""
+    config = _dialog_config(new_chat_trusted_only=True)
+    async for sim, page in _dialog_page(config, "trusted"):
+        chat = ChatPage(page, STEPS, sim.base_url)
+        loads = sim.user_stats("trusted")["page_loads"]
+        await ask(chat, "first question")
+        await open_timed(chat)
+        await expect(page.locator(DIALOG)).to_have_count(0)
+        assert sim.user_stats("trusted")["page_loads"] == loads

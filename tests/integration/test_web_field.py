@@ -162,6 +162,30 @@ async def test_emphasis_drawn_by_css_classes_keeps_its_markdown(tmp_path: Path) 
         sim.stop_in_thread()
 
 
+@pytest.mark.parametrize("editor", ["codemirror", "monaco"])
+async def test_code_drawn_by_a_code_editor_keeps_its_fence(tmp_path: Path, editor: str) -> None:
+    """Issue 21 item 4: the site draws each code block with CodeMirror 6 (a gutter of line
+    numbers and fold markers) or Monaco (lines out of document order, no-break spaces): the
+    answer's code fence comes back with its language, without line numbers or fold markers."""
+    sim = field_sim(code_editor=editor)
+    try:
+        e = make_env(tmp_path, sim)
+        await e.sign_in("web-1")
+        s = await e.start()
+        await s.submit(tasks(2))
+        assert await e.run() == []
+        rows = sorted(e.store.list_tasks(), key=lambda r: r.started_at or 0)
+        assert [r.result_text for r in rows] == sim.answers("web-1")
+        for row in rows:
+            assert row.result_text is not None
+            fence = row.result_text.split("```")[1]
+            assert fence.split("\n")[0] in ("python", "javascript", "sql")
+            assert "⌄" not in row.result_text
+        await e.close()
+    finally:
+        sim.stop_in_thread()
+
+
 async def test_the_markdown_behind_the_copy_control_when_the_adapter_names_it(
     tmp_path: Path, sim: ChatSiteSimulator
 ) -> None:

@@ -82,6 +82,12 @@ def test_confirm_dialog_benchmark_clicks_through_without_page_loads() -> None:
     # Clicks (~0.8 s); a fallback would first wait out new_chat_timeout_s (5 s).
     assert 0 < result["summary"]["phases_median_s"]["new_chat"] < 3.0
     assert "### B4c" in "\n".join(bench_web_dialog.markdown(result))
+    bare = bench_web_dialog.measure_confirm_dialog(
+        1, generation_s=0.6, page_load_s=(1.0, 1.0), done_marker=False
+    )
+    assert bare["checks"]["all_succeeded_with_their_own_answer"]
+    assert not bare["done_marker"] and "no done marker" in bare["target"]["name"]
+    assert "no done marker" in "\n".join(bench_web_dialog.markdown(bare))
 
 
 def test_io_benchmark_measures_every_phase_in_a_real_window() -> None:
@@ -111,3 +117,21 @@ def test_io_benchmark_measures_every_phase_in_a_real_window() -> None:
         assert isinstance(result[key], float), key
     text = bench_io.markdown(result)
     assert text.startswith("## B7") and "(e) `media-assistant cancel ID`" in text
+
+
+@pytest.mark.chromium
+def test_breakage_benchmark_measures_the_time_to_the_verdict() -> None:
+    """B8, one site update: the account is held with the step named, nothing failed."""
+    import asyncio
+
+    from benchmarks import bench_breakage
+
+    case = asyncio.run(bench_breakage.measure("answer_renamed", cap_s=90))
+    assert case["noticed"] and case["problem_code"] == "site_changed", case
+    assert "answer read" in case["problem_detail"] and case["tasks_failed"] == 0
+    assert 0 < case["noticed_after_s"] < 90 and case["attempts_used_up"] <= 1
+    result = {
+        "cases": {"answer_renamed": case},
+        "targets": [bench_breakage.target("t", "≤ 120 s", case["noticed_after_s"], True, "x")],
+    }
+    assert "| answer_renamed |" in bench_breakage.markdown(result)

@@ -21,7 +21,7 @@ from media_assistant.core.model.event_codes import EventCode, log_extra
 from media_assistant.core.model.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.model.records import Claim, ClaimRequest, Handover
 from media_assistant.core.model.states import AccountProblem
-from media_assistant.core.rules.retry import Backoff, Cancel, Defer, Fail, Retry, decide
+from media_assistant.core.rules.retry import Backoff, Cancel, Defer, Fail, Hold, Retry, decide
 
 T = TypeVar("T")
 
@@ -471,6 +471,29 @@ class AttemptRunner:
                 code=EventCode.RETRY_SCHEDULED,
                 params=retry,
             )
+        elif isinstance(decision, Hold):
+            # The account's problem (set above by _account_effect) holds it; the task is not
+            # the one to blame and waits for any account that can take it.
+            msg = (
+                f"{decision.kind.value}: {decision.message}; the account waits for the "
+                "operator, the task waits (attempt not used up)"
+            )
+            ok = await self._persist(
+                lambda: store.requeue(
+                    claim,
+                    not_before=None,
+                    keep_attempt=True,
+                    kind=decision.kind,
+                    message=msg,
+                    code=EventCode.HELD_SITE_CHANGED,
+                    params={
+                        "step": error.step or "",
+                        "account": claim.account_id,
+                        "detail": error.selector or decision.message,
+                    },
+                )
+            )
+            self._report(ok, log, claim, msg, level=logging.WARNING)
         elif isinstance(decision, Defer):
             msg = (
                 f"{decision.kind.value}: {decision.message}; account pauses "
@@ -570,6 +593,7 @@ class AttemptRunner:
             ErrorKind.CAPTCHA: AccountProblem.NEEDS_ATTENTION,
             ErrorKind.PROFILE_IN_USE: AccountProblem.NEEDS_ATTENTION,
             ErrorKind.BAD_CONFIG: AccountProblem.NEEDS_ATTENTION,
+            ErrorKind.SITE_CHANGED: AccountProblem.NEEDS_ATTENTION,
         }
         problem = problems.get(error.kind)
         if problem is not None:

@@ -29,6 +29,7 @@ from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.live_accounts import AccountDiff, LiveAccounts, ProviderFactory
 from media_assistant.core.lanes.runtime import AccountView, Runtime
+from media_assistant.core.lanes.site_checks import not_run
 from media_assistant.core.lanes.web import WebLane
 from media_assistant.core.model.clock import Clock, ServerAlignedClock, wait_event
 from media_assistant.core.model.errors import AccountUnavailable
@@ -42,6 +43,7 @@ from media_assistant.core.model.events import (
 from media_assistant.core.model.provider import Provider, UnavailableProvider
 from media_assistant.core.model.records import BatchInfo, CancelResult, NewTask, SubmitResult
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
+from media_assistant.core.rules.site_breakage import SiteCheckReport
 from media_assistant.core.store.accounts import AccountStore
 from media_assistant.core.store.backends.postgres import clock_offset
 from media_assistant.core.store.backends.sqlite import checkpoint_truncate
@@ -362,6 +364,14 @@ class Scheduler:
         if self.runner is not None and result.requested:
             self.runner.request_cancel(set(result.requested))
         return result
+
+    async def check_site(self, account_id: str) -> SiteCheckReport:
+        """A site check of a web account through its worker (core/lanes/site_checks.py): after
+        its running task, when its pacing allows a prompt."""
+        web = self.lanes.get(ModelKind.WEB)
+        if not isinstance(web, WebLane):
+            return not_run(account_id, "?", "the scheduler has not started its web lane")
+        return await web.check_site(account_id)
 
     async def retry(
         self, task_ids: Sequence[str] | None = None, *, all_failed: bool = False

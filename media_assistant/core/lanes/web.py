@@ -14,12 +14,14 @@ from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
+from media_assistant.core.lanes.site_checks import CheckSite, SiteChecks, not_run
 from media_assistant.core.model.clock import wait_event
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.core.rules.pacing import resolve_policy
+from media_assistant.core.rules.site_breakage import SiteCheckReport
 from media_assistant.core.store.pacing import PacingStore
 
 # The provider gets this long to stop at a checkpoint (and click the page's stop control)
@@ -71,6 +73,8 @@ class WebLane(Lane):
         # Pacing per account (min gap, window, daily cap, active hours, risk cooldowns):
         # a paced account does not claim, so its work waits for the other accounts.
         self.pacer = lane_pacer(runtime, self.accounts, providers)
+        # Site checks asked by the window, served by each account's worker between two tasks.
+        self.checks = SiteChecks()
 
     async def _account_loop(self, account: AccountConfig) -> None:
         log = self.account_log(account)
@@ -83,6 +87,9 @@ class WebLane(Lane):
                     account = self.current(account)  # the operator may have edited it
                     wake.clear()
                     await self.reap()
+                    if self.checks.pending(account.id):
+                        await self._serve_check(account, profile_lock, log)
+                        continue
                     if not self.rt.accounts.available(account.id):
                         if (
                             profile_lock is not None
@@ -139,6 +146,58 @@ class WebLane(Lane):
             if profile_lock is not None:
                 profile_lock.release()
 
+    # ---------------------------------------------------------------- site checks
+
+    def check_site(self, account_id: str) -> asyncio.Future[SiteCheckReport]:
+        """A site check of the account, run by its worker between two tasks (site_checks.py);
+        the future gets the report."""
+        future = self.checks.ask(account_id)
+        if self.account(account_id) is None:
+            self.checks.finish(
+                account_id, not_run(account_id, "?", f"{account_id} is not a web account here")
+            )
+        self.wake(account_id)
+        return future
+
+    async def _serve_check(
+        self, account: AccountConfig, profile_lock: ProfileLock | None, log: LaneLog
+    ) -> None:
+        """Run the account's pending check now, or wait a while for what holds it: its pacing
+        (a check is a prompt like any other), a cool-down, a fresh provider on its way."""
+        wake, accounts = self._wakes[account.id], self.rt.accounts
+        paced = self.pacer.wait_s(account.id)
+        cooling = accounts.seconds_until_available(account.id)
+        if paced > 0:
+            await wait_event(wake, min(paced, self.rt.idle_poll_s), self.rt.clock)
+            return
+        if accounts.needs_rebuild(account.id) or (cooling is not None and cooling > 0):
+            await self.wait_available(account, wake)
+            return
+        adapter = getattr(self.providers.get(account.id), "adapter", None)
+        site = str(getattr(adapter, "id", None) or account.site or "?")
+        if profile_lock is not None and not profile_lock.held and not profile_lock.try_acquire():
+            why = f"profile {profile_lock.profile_dir} is in use by another Media Assistant process"
+            self.checks.finish(account.id, not_run(account.id, site, why))
+            return
+        provider = self.provider_for(account.id)
+        check: CheckSite | None = getattr(provider, "check_site", None)
+        outcome: object = None
+        try:
+            if check is None:
+                why = str(getattr(provider, "reason", "")) or "its page cannot be checked"
+                self.checks.finish(account.id, not_run(account.id, site, why))
+                return
+            log.info("site check: one prompt through the page")
+            self.pacer.started(account.id)
+            try:
+                report, outcome = await check()
+            finally:
+                self.pacer.ended(account.id, f"site-check:{account.id}", outcome)
+            log.info("site check: %s", "ok" if report.ok else report.lines()[0])
+            self.checks.finish(account.id, report)
+        finally:
+            await self.done_with(provider)
+
     async def _profile_busy(
         self,
         account: AccountConfig,
@@ -181,6 +240,11 @@ class WebLane(Lane):
         await super().remove_account(account_id)
         if self.account(account_id) is None:
             self.pacer.forget(account_id)
+            self.checks.cancel(account_id)
+
+    async def stop(self) -> None:
+        self.checks.cancel()
+        await super().stop()
 
     def provider_rebuilt(self, account: AccountConfig) -> None:
         """A fresh provider may bring a fixed adapter, and with it new pacing defaults."""

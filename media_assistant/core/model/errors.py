@@ -26,6 +26,10 @@ class ErrorKind(StrEnum):
     # web: a generation this account started earlier (before a crash, or in a browser closed
     # mid-answer) still runs on the site; the task waits for it instead of breaking both
     LEFTOVER_GENERATION = "leftover_generation"
+    # web: the same adapter step failed on consecutive tasks of the account: the site changed
+    # its page (core/rules/site_breakage.py). The task goes back to the queue, its attempt not
+    # used up; the account waits for the operator (a fixed adapter, then Reset).
+    SITE_CHANGED = "site_changed"
     # Retryable: up to max_attempts.
     SERVER_ERROR = "server_error"  # 5xx, 408, 409
     NETWORK = "network"
@@ -59,7 +63,13 @@ NON_RETRYABLE: frozenset[ErrorKind] = frozenset(
 # These say "not now" rather than "this attempt failed": the task waits without using an attempt,
 # bounded by its overall deadline.
 DEFERRING: frozenset[ErrorKind] = frozenset(
-    {ErrorKind.RATE_LIMITED, ErrorKind.SITE_BUSY, ErrorKind.CAPTCHA, ErrorKind.LEFTOVER_GENERATION}
+    {
+        ErrorKind.RATE_LIMITED,
+        ErrorKind.SITE_BUSY,
+        ErrorKind.CAPTCHA,
+        ErrorKind.LEFTOVER_GENERATION,
+        ErrorKind.SITE_CHANGED,
+    }
 )
 
 
@@ -80,6 +90,8 @@ class ProviderError(Exception):
         status: int | None = None,
         code: str | None = None,
         params: dict[str, Any] | None = None,
+        step: str | None = None,
+        selector: str | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -88,6 +100,10 @@ class ProviderError(Exception):
         self.status = status
         self.code = code
         self.params = params or {}
+        # Web: the adapter step that failed (core/rules/site_breakage.py AdapterStep) and what
+        # it looked for — how consecutive failures are told to be the same breakage.
+        self.step = step
+        self.selector = selector
 
     @property
     def retryable(self) -> bool:

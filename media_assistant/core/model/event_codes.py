@@ -32,6 +32,8 @@ class EventCode(StrEnum):
     FAILED = "failed"  # error_kind, detail
     RETRY_SCHEDULED = "retry_scheduled"  # attempt, max_attempts, base, error_kind, detail, delay
     DEFERRED = "deferred"  # error_kind, detail, pause
+    # the account's adapter no longer matches its site: back in the queue, no attempt used
+    HELD_SITE_CHANGED = "held_site_changed"  # step, account, detail (what the step looked for)
     CANCELED = "canceled"  # the operator's cancel ended a running attempt
     RETURNED_SHUTDOWN = "returned_shutdown"  # the app closed: back in the queue
     RETURNED_SWITCHED_OFF = "returned_switched_off"  # account: switched off as it took the task
@@ -46,7 +48,8 @@ class EventCode(StrEnum):
     SITE_KEPT_GENERATING = "site_kept_generating"
     ACCEPTED_WITHOUT_DONE = "accepted_without_done"  # adapter
     MARKDOWN_SOURCE_EMPTY = "markdown_source_empty"  # detail
-    DIAGNOSTICS_SAVED = "diagnostics_saved"  # files
+    DIAGNOSTICS_SAVED = "diagnostics_saved"  # files, step (when a step failed), detail
+    STEP_FAILED = "step_failed"  # step, detail: an adapter step found nothing (issue 21)
     LEFTOVER_FOUND = "leftover_found"  # seconds, task, attempt: looked at before sending
     LEFTOVER_UNLOCATED = "leftover_unlocated"  # why (conversation_unknown | no_indicator)
     LEFTOVER_SETTLED = "leftover_settled"  # state (stopped | idle | unknown), detail (its URL)

@@ -160,6 +160,16 @@ def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
         words = _STATE_WORDS["zh" if zh else "en"]
         state = words.get(str(p.get("state", "")), str(p.get("state", "")))
         reason = str(p.get("reason", "") or "")
+        if p.get("code") == "site_changed":  # a verdict: the reason names the step
+            if zh:
+                return (
+                    f"账号 {s}：网站页面已改版",
+                    f"{reason}；请安装修正后的适配文件，然后重置账号",
+                )
+            return (
+                f"Account {s}: the site's page changed",
+                f"{reason}; install a fixed adapter file, then reset the account",
+            )
         if zh:
             # Our reason in words; a site's own detail only when it speaks Chinese itself.
             reason = _REASON_WORDS_ZH.get(str(p.get("code") or ""), reason)

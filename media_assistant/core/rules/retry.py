@@ -47,11 +47,20 @@ class Defer:
 
 
 @dataclass(frozen=True, slots=True)
+class Hold:
+    """running → pending, same attempt, no pause of its own: the account's problem (set with
+    it) keeps it from running until the operator acts; other accounts may take the task."""
+
+    kind: ErrorKind
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Cancel:
     message: str
 
 
-Decision = Fail | Retry | Defer | Cancel
+Decision = Fail | Retry | Defer | Hold | Cancel
 
 
 def clamp_retry_after(seconds: float | None) -> float | None:
@@ -77,6 +86,10 @@ def decide(
         return Cancel(f"canceled by operator (last attempt: {error.kind.value}: {error.message})")
     if not error.retryable:
         return Fail(error.kind, error.message)
+    if error.kind is ErrorKind.SITE_CHANGED:
+        # A broken adapter is not the task's failure, and it is not "not now" either: no
+        # deadline runs out while the operator fixes it.
+        return Hold(error.kind, error.message)
     retry_after = clamp_retry_after(error.retry_after)
     if error.kind in DEFERRING:
         pause = retry_after if retry_after is not None else default_pause

@@ -172,6 +172,21 @@ class AccountStore:
             rebuild_generation=A.c.rebuild_generation + 1,
         )
 
+    def adapter_replaced(self, account_id: str) -> bool:
+        """A new adapter file for the account's site was installed (``sites install``, a
+        rollback): every scheduler serving the account builds its provider anew, so its next
+        task loads the file. The verdict "the site's page changed" (problem code
+        ``site_changed``) is what the file fixes, so it goes; any other problem (a login to
+        redo, a captcha) stays for the operator."""
+        fixed = A.c.problem_code == "site_changed"
+        return self._update(
+            account_id,
+            problem=case((fixed, ""), else_=A.c.problem),
+            problem_detail=case((fixed, None), else_=A.c.problem_detail),
+            problem_code=case((fixed, None), else_=A.c.problem_code),
+            rebuild_generation=A.c.rebuild_generation + 1,
+        )
+
     def set_problem(
         self, account_id: str, problem: AccountProblem, detail: str, code: str | None = None
     ) -> bool:

@@ -281,6 +281,7 @@ class AsyncAccounts(_Facade):
     set_browser = _on_writer(AccountStore.set_browser)
     reset = _on_writer(AccountStore.reset)
     request_rebuild = _on_writer(AccountStore.request_rebuild)
+    adapter_replaced = _on_writer(AccountStore.adapter_replaced)
 
     cool_down_soon = _soon_on_writer(AccountStore.cool_down)
 

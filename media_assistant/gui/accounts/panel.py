@@ -47,6 +47,8 @@ class AccountsPanel(QWidget):
     attention_needed = Signal(str, str)
     pause_toggled = Signal(str, bool)  # account id, pause (True) or resume (False)
     message = Signal(str)  # what an action did, for the status bar
+    check_requested = Signal(str)  # Check site: one prompt through the account's page
+    install_requested = Signal()  # Install adapter file…
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -252,7 +254,17 @@ class AccountsPanel(QWidget):
             if account is not None and account.kind is ModelKind.WEB and account.site != "fake":
                 login = menu.addAction(self.tr("Log in"))
                 login.triggered.connect(lambda _=False, a=account_id: self.login_requested.emit(a))
+                check = menu.addAction(self.tr("Check site"))
+                check.setToolTip(
+                    self.tr(
+                        "One short prompt through its chat page, every step reported (after "
+                        "its current task, when its pacing allows)"
+                    )
+                )
+                check.triggered.connect(lambda _=False, a=account_id: self.check_requested.emit(a))
             menu.addSeparator()
+            install = menu.addAction(self.tr("Install adapter file…"))
+            install.triggered.connect(self.install_requested)
         setup = menu.addAction(self.tr("Accounts and models…"))
         setup.triggered.connect(self.setup_requested)
         self.menu = menu

@@ -11,6 +11,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
@@ -36,9 +37,13 @@ from media_assistant.core.model.records import (
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
 from media_assistant.core.rules.eta import Slot
 from media_assistant.core.rules.pacing import PacingView
+from media_assistant.core.rules.site_breakage import SiteCheckReport
 from media_assistant.gui.bridge.bus import QtEventBridge
 from media_assistant.gui.bridge.jobs import JobControl
 from media_assistant.services import Services
+
+if TYPE_CHECKING:
+    from media_assistant.providers.web.adapter_files import Installed
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +182,24 @@ class AppController(QObject):
     async def reset_account(self, account_id: str) -> None:
         """Clear the account's problem and cool-down; the scheduler rebuilds its provider."""
         await self.accounts_db.reset(account_id)
+
+    async def check_site(self, account_id: str) -> SiteCheckReport:
+        """A site check through the scheduler: the account's worker runs it after its current
+        task, when its pacing allows a prompt (core/lanes/site_checks.py)."""
+        return await self.scheduler.check_site(account_id)
+
+    async def install_adapter(self, path: Path) -> tuple[Installed, list[str]]:
+        """Validate and install an adapter file (off the loop: file I/O); the accounts of its
+        site get fresh providers from every scheduler serving them (their next task uses it,
+        and a verdict "the site's page changed" on them is lifted). Raises ConfigError naming
+        the key and the reason, or InputError."""
+        from media_assistant.providers.web.adapter_files import accounts_on, install_adapter
+
+        installed = await asyncio.to_thread(install_adapter, path, self.services.paths.sites)
+        users = [a.id for a in accounts_on(self.services.config, installed.site)]
+        for account_id in users:
+            await self.accounts_db.adapter_replaced(account_id)
+        return installed, users
 
     async def apply_config(self, config: AppConfig) -> None:
         """A configuration the set-up window saved: the scheduler switches to it (no restart),

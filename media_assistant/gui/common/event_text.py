@@ -265,15 +265,16 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
         _t(
             QT_TRANSLATE_NOOP(
                 "EventText",
-                "Its conversation is unknown; going on (a conflict now does not use an attempt)",
+                "Its conversation is unknown; going on (until it can have ended, a failure does "
+                "not use an attempt)",
             )
         )
         if p.get("why") == "conversation_unknown"
         else _t(
             QT_TRANSLATE_NOOP(
                 "EventText",
-                "The site adapter cannot tell whether it still runs; going on (a conflict now does "
-                "not use an attempt)",
+                "The site adapter cannot tell whether it still runs; going on (until it can have "
+                "ended, a failure does not use an attempt)",
             )
         )
     ),
@@ -324,8 +325,41 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
             "The adapter's Markdown source was empty: the answer was rebuilt from the page",
         )
     ),
-    "diagnostics_saved": lambda p: _t(
-        QT_TRANSLATE_NOOP("EventText", "A screenshot and the page were saved for diagnosis")
+    "diagnostics_saved": lambda p: (
+        _fill(
+            _t(
+                QT_TRANSLATE_NOOP(
+                    "EventText",
+                    "A screenshot and the page at step “%1” were saved for diagnosis (redacted)",
+                )
+            ),
+            labels.adapter_step(str(p.get("step"))),
+        )
+        if p.get("step")
+        else _t(
+            QT_TRANSLATE_NOOP("EventText", "A screenshot and the page were saved for diagnosis")
+        )
+    ),
+    "step_failed": lambda p: _fill(
+        _t(
+            QT_TRANSLATE_NOOP(
+                "EventText",
+                "Site adapter step “%1” failed (%2 in a row; the second pauses the account)",
+            )
+        ),
+        labels.adapter_step(str(p.get("step"))),
+        p.get("count"),
+    ),
+    "held_site_changed": lambda p: _fill(
+        _t(
+            QT_TRANSLATE_NOOP(
+                "EventText",
+                "The site's page changed at step “%1”: %2 waits for you; the task waits (no "
+                "attempt used)",
+            )
+        ),
+        labels.adapter_step(str(p.get("step"))),
+        p.get("account"),
     ),
     "selfcheck": _selfcheck,
     "api_request": _api_request,

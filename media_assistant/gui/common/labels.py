@@ -15,6 +15,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
 from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
+from media_assistant.core.rules.site_breakage import AdapterStep
 from media_assistant.gui.common.style import format_duration
 
 _TASK_STATES: dict[str, object] = {
@@ -45,6 +46,7 @@ _ERROR_KINDS: dict[str, object] = {
     ErrorKind.LEFTOVER_GENERATION: QT_TRANSLATE_NOOP(
         "ErrorKind", "An earlier answer of this account is still running on the site"
     ),
+    ErrorKind.SITE_CHANGED: QT_TRANSLATE_NOOP("ErrorKind", "The site's page changed"),
     ErrorKind.SERVER_ERROR: QT_TRANSLATE_NOOP("ErrorKind", "Server error"),
     ErrorKind.NETWORK: QT_TRANSLATE_NOOP("ErrorKind", "Network error"),
     ErrorKind.TIMEOUT: QT_TRANSLATE_NOOP("ErrorKind", "Timed out"),
@@ -90,6 +92,21 @@ _EVENT_KINDS: dict[str, object] = {
     "cancel": QT_TRANSLATE_NOOP("TaskEventKind", "Cancel"),
 }
 
+# The steps of a prompt through a chat page (core/rules/site_breakage.py): a verdict, a task's
+# log and the site check name them.
+_ADAPTER_STEPS: dict[str, object] = {
+    AdapterStep.PAGE_LOADED: QT_TRANSLATE_NOOP("AdapterStep", "page loaded"),
+    AdapterStep.SIGNED_IN: QT_TRANSLATE_NOOP("AdapterStep", "signed in"),
+    AdapterStep.COMPOSER_FOUND: QT_TRANSLATE_NOOP("AdapterStep", "composer found"),
+    AdapterStep.TEXT_ENTERED: QT_TRANSLATE_NOOP("AdapterStep", "text entered and read back"),
+    AdapterStep.SENT: QT_TRANSLATE_NOOP("AdapterStep", "sent"),
+    AdapterStep.GENERATING_SEEN: QT_TRANSLATE_NOOP("AdapterStep", "generating seen"),
+    AdapterStep.DONE_SEEN: QT_TRANSLATE_NOOP("AdapterStep", "done seen"),
+    AdapterStep.ANSWER_READ: QT_TRANSLATE_NOOP("AdapterStep", "answer read"),
+    AdapterStep.MARKDOWN_REBUILT: QT_TRANSLATE_NOOP("AdapterStep", "Markdown rebuilt"),
+    AdapterStep.NEW_CHAT: QT_TRANSLATE_NOOP("AdapterStep", "new chat"),
+}
+
 # The quality gate's rules (core/rules/quality.py).
 _QUALITY_RULES: dict[str, object] = {
     "too_short": QT_TRANSLATE_NOOP("QualityRule", "answer too short"),
@@ -107,6 +124,10 @@ _PROBLEMS: dict[str, object] = {
     ),
     ErrorKind.BAD_CONFIG: QT_TRANSLATE_NOOP(
         "AccountProblem", "It cannot start: check its settings (see the tooltip)"
+    ),
+    ErrorKind.SITE_CHANGED: QT_TRANSLATE_NOOP(
+        "AccountProblem",
+        "The site's page changed (see the tooltip): install a fixed adapter file, then Reset",
     ),
     ErrorKind.LOGIN_REQUIRED: QT_TRANSLATE_NOOP(
         "AccountProblem", "Signed out: press Log in and sign in again"
@@ -273,6 +294,10 @@ def problem_codes() -> list[str]:
 def _lookup(context: str, table: dict[str, object], key: str) -> str:
     source = table.get(key)
     return key if source is None else QCoreApplication.translate(context, str(source))
+
+
+def adapter_step(step: str) -> str:
+    return _lookup("AdapterStep", _ADAPTER_STEPS, step)
 
 
 def task_state(state: str) -> str:

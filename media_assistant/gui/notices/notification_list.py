@@ -47,6 +47,8 @@ class NoticeWords(QObject):
         if notice.kind is NoticeKind.BATCH_FAILED:
             return self.tr("Batch %1 ended with failures").replace("%1", s)
         if notice.kind is NoticeKind.ACCOUNT_ATTENTION:
+            if notice.params.get("code") == "site_changed":
+                return self.tr("Account %1: the site's page changed").replace("%1", s)
             return self.tr("Account %1 needs you").replace("%1", s)
         return self.tr("Disk almost full")
 

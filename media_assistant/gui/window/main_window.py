@@ -30,6 +30,7 @@ from media_assistant.core.model.records import BatchInfo, NewTask, SubmitResult
 from media_assistant.core.model.states import TaskState
 from media_assistant.core.notices.center import Notice
 from media_assistant.gui.accounts.panel import AccountsPanel
+from media_assistant.gui.accounts.site_actions import SiteActions
 from media_assistant.gui.batches.dialog import NewBatchDialog
 from media_assistant.gui.batches.progress import progress
 from media_assistant.gui.batches.submit_notice import SkippedIdsNotice
@@ -178,6 +179,9 @@ class MainWindow(QMainWindow):
         self.model.modelReset.connect(self.task_actions.update_enabled)
         self.accounts.login_requested.connect(self._on_accounts_login_requested)
         self.accounts.setup_requested.connect(self._on_setup_requested)
+        self.site_actions = SiteActions(self, controller)  # the Sites menu, Check site
+        self.accounts.check_requested.connect(self.site_actions.check)
+        self.accounts.install_requested.connect(self.site_actions.ask_install)
         self.accounts.attention_needed.connect(self._notify)
         self.accounts.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         controller.config_applied.connect(self._on_controller_config_applied)

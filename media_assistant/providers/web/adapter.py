@@ -16,13 +16,43 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from media_assistant.assets import sites_dir
 from media_assistant.core.model.errors import ConfigError
 from media_assistant.core.rules.pacing import PacingConfig
 
-_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+# The [answer] table and its built-in lists (error boxes and texts, code editors) are in
+# adapter_answer.py; imported here, where every adapter's key is.
+from media_assistant.providers.web.adapter_answer import (
+    _STRICT,
+    BUILTIN_CODE_EDITORS,
+    GENERIC_ERROR_SELECTORS,
+    GENERIC_ERROR_TEXTS,
+    AdapterAnswer,
+    CodeEditor,
+)
+
+__all__ = [
+    "BUILTIN_CODE_EDITORS",
+    "GENERIC_ERROR_SELECTORS",
+    "GENERIC_ERROR_TEXTS",
+    "PLAYWRIGHT_ONLY",
+    "STALE_AFTER_DAYS",
+    "AdapterAnswer",
+    "AdapterInput",
+    "AdapterMarkers",
+    "AdapterSelectors",
+    "AdapterTiming",
+    "CodeEditor",
+    "Marker",
+    "ModelChoice",
+    "NewChatSteps",
+    "SiteAdapter",
+    "builtin_ids",
+    "load_adapter",
+    "parse_adapter",
+]
 
 
 PLAYWRIGHT_ONLY = re.compile(r":has-text\(|:text\(|^text=|>>|:visible|^xpath=|^//")
@@ -63,86 +93,6 @@ class AdapterSelectors(BaseModel):
         default_factory=list,
         description="Elements holding the conversation; text markers never read inside them "
         "(answer, reasoning and user_message elements are excluded as well).",
-    )
-
-
-# Error boxes a chat UI draws inside an answer, recognised on any site (answer.generic_errors).
-GENERIC_ERROR_SELECTORS = [
-    '[role="alert"]',
-    '[class*="error" i]',
-    '[class*="failed" i]',
-    "[data-error]",
-    '[data-status="error"]',
-]
-# Answers that are nothing but one of these (ignoring case, spaces and punctuation) are the
-# backend failing politely, not an answer (answer.generic_errors).
-GENERIC_ERROR_TEXTS = [
-    "服务器繁忙，请稍后再试",
-    "服务器繁忙，请稍后重试",
-    "系统繁忙，请稍后再试",
-    "网络错误，请重试",
-    "网络错误",
-    "网络异常，请稍后重试",
-    "请求失败",
-    "请求失败，请重试",
-    "出错了",
-    "出错了，请稍后重试",
-    "生成失败",
-    "回答生成失败，请重试",
-    "抱歉，回答生成失败，请重试",
-    "Something went wrong",
-    "Something went wrong. Please try again.",
-    "Sorry, something went wrong. Please try again.",
-    "An error occurred",
-    "An error occurred. Please try again.",
-    "Network error",
-    "Network error, please retry",
-    "Server busy, please try again later",
-    "There was an error generating a response",
-    "Error in message stream",
-]
-
-
-class AdapterAnswer(BaseModel):
-    """How the answer becomes ``result_text`` (Markdown) and when an answer is a failure."""
-
-    model_config = _STRICT
-    format: Literal["html", "text"] = Field(
-        "html",
-        description="html: rebuild Markdown from the answer's rendered HTML (markdownify); "
-        "text: the answer element's text as it is (sites that show raw Markdown).",
-    )
-    container: list[str] = Field(
-        default_factory=list,
-        description="The whole message around an answer element (its closest match): where "
-        "markdown_source and error boxes are looked for. Empty: the answer element itself.",
-    )
-    exclude: list[str] = Field(
-        default_factory=list,
-        description="Elements inside the answer left out of the result (code-block headers, "
-        "citation chips, feedback bars). Buttons, SVG icons and scripts always are.",
-    )
-    code_language: list[str] = Field(
-        default_factory=list,
-        description="Inside a code block's wrapper (up to 3 levels above its <pre>): the "
-        "element whose text names the language, for sites without a language-* class.",
-    )
-    markdown_source: list[str] = Field(
-        default_factory=list,
-        description="Inside the container: an element holding the answer's Markdown as the "
-        "site's copy control copies it (read in the page, never via the clipboard).",
-    )
-    markdown_attribute: str | None = Field(
-        None, description="Read this attribute of markdown_source (e.g. data-clipboard-text)."
-    )
-    error_selectors: list[str] = Field(
-        default_factory=list, description="Error boxes inside the answer or its container."
-    )
-    error_texts: list[str] = Field(
-        default_factory=list, description="An answer that is only one of these is a failure."
-    )
-    generic_errors: bool = Field(
-        True, description="Also use the built-in error boxes and error texts (see ADAPTERS.md)."
     )
 
 
@@ -285,6 +235,13 @@ class SiteAdapter(BaseModel):
         None, strict=False, description="Last day someone checked it against the live site."
     )
     source: str = Field(description="Where its selectors come from.")
+    version: str = Field(
+        "",
+        max_length=40,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]*$|^$",
+        description='This file\'s version ("2026.12.02", "3"): shown by `sites list`; an '
+        "adapter installed with `sites install` must have one.",
+    )
     notes: str = ""
     selectors: AdapterSelectors
     markers: AdapterMarkers = AdapterMarkers()
@@ -320,6 +277,8 @@ class SiteAdapter(BaseModel):
         }
         for name in ("login_lost", "rate_limited", "busy", "captcha", "conflict", "error"):
             polled[f"markers.{name}.selectors"] = getattr(m, name).selectors
+        for i, editor in enumerate(self.answer.code_editors):
+            polled[f"answer.code_editors[{i}]"] = [editor.root, editor.line]
         for key, selectors in polled.items():
             for sel in selectors:
                 if PLAYWRIGHT_ONLY.search(sel):
@@ -366,9 +325,11 @@ class SiteAdapter(BaseModel):
         return (
             f"{what}. It keeps working unless the site changed its page; if this site's tasks "
             "start failing (timeouts, no answer found), the adapter needs updating: "
-            f"`media-assistant sites probe {self.url(self.new_chat_url)}` lists the page's "
-            f"current composer and buttons; put the fixed copy in <data-dir>/sites/{self.id}.toml "
-            "(it overrides the built-in one), or ask for an updated Media Assistant."
+            f"`media-assistant sites check` names the step that broke, `media-assistant sites "
+            f"probe {self.url(self.new_chat_url)}` lists the page's current composer and "
+            "buttons; install the fixed copy with `media-assistant sites install FILE` (it "
+            f"goes to <data-dir>/sites/{self.id}.toml and overrides the built-in one), or ask "
+            "for an updated Media Assistant."
         )
 
 

@@ -18,14 +18,21 @@ from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
-from media_assistant.providers.api.headers import parse_retry_after
+from media_assistant.core.rules.site_breakage import AdapterStep
 from media_assistant.providers.web.adapter import (
+    BUILTIN_CODE_EDITORS,
     GENERIC_ERROR_SELECTORS,
     PLAYWRIGHT_ONLY,
     Marker,
     SiteAdapter,
 )
+from media_assistant.providers.web.diagnose import save_page_evidence
 from media_assistant.providers.web.new_chat import click_new_chat
+from media_assistant.providers.web.page_load import (
+    load_page,
+    selectors_text,
+    wait_for_composer,
+)
 from media_assistant.providers.web.page_scripts import ARM_JS, EXTRACT_JS, SNAPSHOT_JS
 from media_assistant.providers.web.snapshot import (
     MARKERS,
@@ -36,25 +43,6 @@ from media_assistant.providers.web.snapshot import (
 )
 
 _NAVIGATED = re.compile(r"context was destroyed|navigat|Target page, context or browser", re.I)
-
-# A page load answered with one of these statuses says what a banner would (read before the DOM).
-PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
-    429: ErrorKind.RATE_LIMITED,
-    503: ErrorKind.SITE_BUSY,
-    500: ErrorKind.SERVER_ERROR,
-    502: ErrorKind.SERVER_ERROR,
-    504: ErrorKind.SERVER_ERROR,
-    408: ErrorKind.SERVER_ERROR,
-}
-
-
-class ComposerMissing(ProviderError):
-    """The page loaded and showed no composer within ``page_load_timeout_s``: a slow page, or a
-    site that changed under its adapter. One such load is retried like a timeout; the provider
-    decides when repeats make it the adapter's fault (``bad_config``)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(ErrorKind.TIMEOUT, message)
 
 
 def _marker_cfg(m: Marker) -> dict[str, list[str]]:
@@ -96,20 +84,28 @@ class ChatPage:
             "container": a.container,
             "markdown_source": a.markdown_source,
             "markdown_attribute": a.markdown_attribute,
+            "code_editors": [e.model_dump() for e in (*a.code_editors, *BUILTIN_CODE_EDITORS)],
         }
         # Input selectors with Playwright-only syntax cannot be checked inside the poll script.
         self.composer_by_locator = any(PLAYWRIGHT_ONLY.search(sel) for sel in s.input)
+        self.sent_with = ""  # how the last send went out: "click" | "Enter"
         self.used_new_chat_control = False  # the last open_new_chat clicked the control
         self.new_chat_fell_back = False  # ...tried to, got no empty chat, loaded the URL
 
     # ---------------------------------------------------------------- reading
 
     async def snapshot(
-        self, *, mark: bool = False, wait_ms: int = 0, after: Snapshot | None = None
+        self,
+        *,
+        mark: bool = False,
+        wait_ms: int = 0,
+        after: Snapshot | None = None,
+        empty: bool = False,
     ) -> Snapshot:
         """One poll. ``mark``: alerts showing now are old news for the snapshots that follow.
         ``wait_ms`` (with the previous poll ``after``): wait in the page up to that long for a
-        new done marker or the generating indicator to go, then read."""
+        new done marker or the generating indicator to go — or, ``empty``, for a chat with no
+        answer and no user message (a New chat clicked) — then read."""
         cfg = self._poll_cfg
         if mark or wait_ms:
             cfg = {
@@ -118,6 +114,7 @@ class ChatPage:
                 "wait_ms": wait_ms,
                 "wait_done": after.done if after is not None else 0,
                 "wait_generating": bool(after and after.generating),
+                "wait_empty": empty,
             }
         for tries_left in (2, 1, 0):
             try:
@@ -172,85 +169,41 @@ class ChatPage:
             self.used_new_chat_control = snap is not None
             self.new_chat_fell_back = snap is None
         if snap is None:
-            url = self.adapter.new_chat_url
-            if model is not None and choice is not None and choice.url is not None:
-                url = choice.url.replace("{model}", choice.site_name(model))
-            await self._load(self.adapter.url(url, self.origin))
-            await self._wait_for_composer()
+            await self.load_chat(model)
         if model is not None and choice is not None:
             await self._choose_model(model)
             snap = None
         return snap if snap is not None else await self.snapshot(mark=True)
+
+    async def load_chat(self, model: str | None = None) -> Snapshot:
+        """Load ``new_chat_url`` (or ``[model_choice] url``) and wait for the composer."""
+        choice = self.adapter.model_choice
+        url = self.adapter.new_chat_url
+        if model is not None and choice is not None and choice.url is not None:
+            url = choice.url.replace("{model}", choice.site_name(model))
+        await self._load(self.adapter.url(url, self.origin))
+        return await self._wait_for_composer()
+
+    async def matching(self, selectors: list[str]) -> str | None:
+        """The first of ``selectors`` with a visible match (what the site check reports)."""
+        for sel in selectors:
+            try:
+                found = self.page.locator(sel).filter(visible=True)
+                if await found.count():
+                    return sel
+            except PlaywrightError:
+                continue
+        return None
 
     def _on_site(self) -> bool:
         origin = (self.origin or self.adapter.origin).rstrip("/")
         return self.page.url.startswith(origin)
 
     async def _load(self, url: str) -> None:
-        """Load ``url``. A busy, rate-limited or failing site says so in the status of its
-        answer (with a Retry-After, perhaps): classified as during a generation (deferred or
-        retried), never as a broken adapter."""
-        timing = self.adapter.timing
-        try:
-            response = await self.page.goto(
-                url, wait_until="domcontentloaded", timeout=timing.page_load_timeout_s * 1000
-            )
-        except PlaywrightTimeout:
-            raise ProviderError(
-                ErrorKind.NETWORK, f"{url} did not load within {timing.page_load_timeout_s:.0f} s"
-            ) from None
-        kind = PAGE_STATUS_ERRORS.get(response.status) if response is not None else None
-        if response is not None and kind is not None:
-            headers = await response.all_headers()
-            raise ProviderError(
-                kind,
-                f"loading {url}: HTTP {response.status} {response.status_text}".rstrip(),
-                retry_after=parse_retry_after(headers, now=time.time()),
-                status=response.status,
-            )
+        await load_page(self, url)
 
     async def _wait_for_composer(self) -> Snapshot:
-        timing = self.adapter.timing
-        composer = self.composer()
-        watch = MarkerWatch(timing.marker_persist_s)
-        deadline = time.monotonic() + timing.page_load_timeout_s
-        while True:
-            try:
-                snap = await self.snapshot()
-            except PlaywrightError:  # navigating (a redirect): look again in a moment
-                await self.page.wait_for_timeout(100)
-                continue
-            problem = watch.problem(snap)
-            if problem and problem[0] in ("login_lost", "captcha"):
-                raise marker_error(problem, snap)
-            if not watch.pending() and await composer.count() and await composer.is_visible():
-                return snap
-            if problem is not None:
-                # No composer, and the page says why (busy, too many requests, another
-                # generation running, an error): what it means during a generation, it means
-                # here — a deferral or a retry, not an adapter to fix.
-                raise marker_error(problem, snap)
-            if time.monotonic() >= deadline:
-                await self._no_composer(snap)
-            await self.page.wait_for_timeout(100)
-
-    async def _no_composer(self, snap: Snapshot) -> None:
-        timing = self.adapter.timing
-        try:
-            ready = await self.page.evaluate("document.readyState")
-        except PlaywrightError:
-            ready = "unknown"
-        if ready != "complete":
-            raise ProviderError(
-                ErrorKind.TIMEOUT,
-                f"{snap.url} was still loading after {timing.page_load_timeout_s:.0f} s "
-                f"(document {ready})",
-            )
-        raise ComposerMissing(
-            f"no composer on {snap.url} within {timing.page_load_timeout_s:.0f} s of loading "
-            f"(selectors {self.adapter.selectors.input}): a slow page, or the site changed and "
-            f"adapter {self.adapter.id!r} needs updating"
-        )
+        return await wait_for_composer(self)
 
     async def _choose_model(self, model: str) -> None:
         """Pick the site's model: skipped when ``confirm`` already shows it; else the steps."""
@@ -316,18 +269,22 @@ class ChatPage:
                     ErrorKind.PROTOCOL,
                     f"the composer holds {len(landed)} chars after typing {len(text)}: "
                     f"input method {how.method!r} does not work on this page",
+                    step=AdapterStep.TEXT_ENTERED,
+                    selector=f"input.method {how.method} into "
+                    f"{selectors_text(self.adapter.selectors.input)}",
                 )
 
     async def send(self, before: Snapshot) -> None:
         """Click send (or press Enter) and wait until the page visibly accepted the message."""
         how, timing = self.adapter.input, self.adapter.timing
-        if self.adapter.selectors.generating:
-            await self.page.evaluate(ARM_JS, {"generating": self.adapter.selectors.generating})
+        await self.page.evaluate(ARM_JS, {"generating": self.adapter.selectors.generating})
         button = await self.first_present(self.adapter.selectors.send)
+        self.sent_with = "click" if how.send_with == "click" and button is not None else "Enter"
         if how.send_with == "click" and button is not None:
             try:
                 await button.click(timeout=timing.send_timeout_s * 1000)
             except PlaywrightTimeout:  # never enabled: fall back to the keyboard
+                self.sent_with = "Enter"
                 await self.composer().press("Enter")
         else:
             await self.composer().press("Enter")
@@ -342,10 +299,34 @@ class ChatPage:
                 return
             await self.page.wait_for_timeout(step)
             waited += step
+        s = self.adapter.selectors
+        if self.sent_with == "click":
+            how_sent = f"clicked {selectors_text(s.send)}"
+        elif s.send and how.send_with == "click":
+            how_sent = f"send control {selectors_text(s.send)} matched nothing; pressed Enter"
+        else:
+            how_sent = "pressed Enter"
+        shown = selectors_text([*s.user_message, *s.generating]) or "selectors.answer"
         raise ProviderError(
             ErrorKind.PROTOCOL,
-            f"the page did not accept the message within {timing.send_timeout_s:.0f} s",
+            f"the page did not accept the message within {timing.send_timeout_s:.0f} s "
+            f"({how_sent}; nothing new matched {shown})",
+            step=AdapterStep.SENT,
+            selector=selectors_text(s.send) if s.send else "Enter",
         )
+
+    async def text_gained(self) -> int:
+        """How many characters of text the page has gained since the send (ARM_JS noted the
+        length then): an answer the adapter's answer selectors do not find still adds its
+        text to the page."""
+        try:
+            gained = await self.page.evaluate(
+                "() => (document.body ? document.body.innerText.length : 0)"
+                " - (window.__maTextBefore || 0)"
+            )
+        except PlaywrightError:
+            return 0
+        return int(gained) if isinstance(gained, int | float) else 0
 
     async def stop_generating(self) -> bool:
         """Click the page's stop control if it is there. True if clicked."""
@@ -397,21 +378,8 @@ class ChatPage:
             await self.page.wait_for_timeout(200)
 
     async def save_diagnostics(self, stem: Path) -> list[Path]:
-        """A screenshot and a DOM dump for the operator, next to each other."""
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        saved = []
-        png, html = stem.with_suffix(".png"), stem.with_suffix(".html")
-        try:
-            await self.page.screenshot(path=str(png), full_page=True, timeout=5000)
-            saved.append(png)
-        except Exception:  # a crashed page cannot be photographed; the DOM may still come
-            pass
-        try:
-            html.write_text(await self.page.content(), encoding="utf-8")
-            saved.append(html)
-        except Exception:
-            pass
-        return saved
+        """A screenshot and the DOM for the operator, redacted and capped (:mod:`diagnose`)."""
+        return await save_page_evidence(self.page, stem)
 
 
 def _normalise(text: str) -> str:

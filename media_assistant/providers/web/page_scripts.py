@@ -37,10 +37,13 @@ async (cfg) => {
   const text = (el) => (el ? (el.innerText || el.textContent || '') : null);
   // Waiting polls: return early when the page signals the end (a new done marker, the
   // generating indicator gone) or navigates, else after wait_ms. Done detection then costs a
-  // round trip instead of half a poll interval.
+  // round trip instead of half a poll interval. After a New chat click (wait_empty): return
+  // as soon as the chat shows no answer and no user message.
   if (cfg.wait_ms > 0) {
-    const signalled = () => all(cfg.done).filter(visible).length > cfg.wait_done
-      || (cfg.wait_generating && !all(cfg.generating).some(visible));
+    const signalled = () => (cfg.wait_empty
+      ? !all(cfg.answer).length && !all(cfg.user_message).length
+      : all(cfg.done).filter(visible).length > cfg.wait_done
+        || (cfg.wait_generating && !all(cfg.generating).some(visible)));
     if (!signalled()) {
       await new Promise((resolve) => {
         let timer = null;
@@ -150,6 +153,10 @@ async (cfg) => {
 # all it takes: the observer then stops watching.
 ARM_JS = """
 (cfg) => {
+  // The page's text now: an answer the adapter's selectors no longer find still adds to it
+  // (how "the site stopped without answering" is told from "the answer moved", issue 21).
+  window.__maTextBefore = document.body ? document.body.innerText.length : 0;
+  if (!cfg.generating.length) return;
   const visible = (el) => {
     const st = getComputedStyle(el);
     if (st.display === 'none' || st.visibility === 'hidden') return false;
@@ -249,6 +256,63 @@ EXTRACT_JS = """
       const wrap = document.createElement(tag);
       while (node.firstChild) wrap.appendChild(node.firstChild);
       node.appendChild(wrap);
+    }
+  }
+  // Code drawn by a code editor (CodeMirror, Monaco, an adapter's own): the text of its lines,
+  // in order, becomes one <pre><code> with the language the page names. Gutters, line
+  // numbers and fold markers are outside the lines and stay behind; a fold placeholder
+  // inside a line goes. Monaco reuses its line elements out of document order: they are put
+  // in order by their style top. Runs before the code-language lookup below, which then also
+  // serves these blocks (a header naming the language, adapter answer.code_language).
+  const editorLanguage = (root, attr) => {
+    const names = [attr, 'data-language', 'data-lang', 'data-mode-id'].filter(Boolean);
+    const holders = [root, ...Array.from(root.querySelectorAll(
+      names.map((n) => `[${n}]`).join(',')))];
+    for (let anc = root.parentElement, d = 0; anc && d < 3; anc = anc.parentElement, d++) {
+      holders.push(anc);
+    }
+    for (const el of holders) {
+      for (const n of names) {
+        const v = (el.getAttribute(n) || '').trim();
+        if (v) return v;
+      }
+    }
+    for (const el of [root, ...holders.slice(1)]) {
+      for (const c of Array.from(el.classList || [])) {
+        const m = /^(?:language|lang)-(.+)$/.exec(c);
+        if (m) return m[1];
+      }
+    }
+    return '';
+  };
+  for (const ed of cfg.code_editors) {
+    let roots;
+    try { roots = Array.from(clone.querySelectorAll(ed.root)); } catch (e) { continue; }
+    for (const root of roots) {
+      if (!clone.contains(root)) continue;  // inside an editor replaced already
+      let lines;
+      try { lines = Array.from(root.querySelectorAll(ed.line)); } catch (e) { continue; }
+      lines = lines.filter((l) => !lines.some((o) => o !== l && o.contains(l)));
+      if (!lines.length) continue;
+      const tops = lines.map((l) => parseFloat(l.style && l.style.top));
+      if (tops.every((t) => !Number.isNaN(t))) {
+        const order = lines.map((l, i) => [tops[i], i, l]);
+        order.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        lines = order.map((entry) => entry[2]);
+      }
+      const text = lines.map((line) => {
+        const copy = line.cloneNode(true);
+        for (const w of copy.querySelectorAll('.cm-foldPlaceholder, .cm-widgetBuffer')) w.remove();
+        return (copy.textContent || '').replace(/\\u00a0/g, ' ').replace(/\\u200b/g, '');
+      }).join('\\n');
+      let lang = editorLanguage(root, ed.language_attribute).split(/\\s+/)[0].toLowerCase();
+      if (lang === 'plaintext' || lang === 'text' || lang === 'plain') lang = '';
+      const pre = document.createElement('pre');
+      const code = document.createElement('code');
+      code.textContent = text;
+      pre.appendChild(code);
+      if (lang) pre.setAttribute('data-language', lang);
+      root.replaceWith(pre);
     }
   }
   // Code languages first: the element naming one is often in a header that is excluded next.

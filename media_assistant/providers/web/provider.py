@@ -1,17 +1,18 @@
 """The web model provider: self-check, warm browser, new chat, type, send, watch, extract.
 
 Runs on the lane's loop and talks to the browser through the driver's service, one short call
-at a time; the watching loop (and so every heartbeat, checkpoint and timeout) stays here.
-Finished means several signals agree: the generating indicator is gone, a new done marker is
-present (or, without one, the text held still for N polls), and the text did not change on a
-last re-read. Only an answer that is new since the send is accepted, and never an error in
-disguise: an error box inside the answer, an empty answer, or one that is only a known error
-text fails the attempt even with a done marker. The result is the answer as Markdown
-(:mod:`markdown`), its plain text kept beside it.
+at a time; the watching loop (and so every heartbeat, checkpoint and timeout) stays on this
+side (:mod:`watch`: when an answer is finished, and never an error in disguise).
 
 One generation per account: before it sends, the provider makes sure nothing it started earlier
 still runs on the site — a crash or a kill of the app leaves the last answer generating there,
 and a second prompt would break both (issue 9, item 2; :mod:`leftover` keeps the record).
+
+A broken adapter stops costing the batch (issue 21): a failure at an adapter step (composer not
+found, send never landed, no answer element, the answer never finished) is counted per account
+(core/rules/site_breakage.py); the same step failing on the account's next task is the verdict
+``site_changed`` — the task goes back to the queue without using an attempt, and the account
+waits for the operator with "the site's page changed: <step> (<selectors>)".
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -27,17 +27,25 @@ from playwright.async_api import Error as PlaywrightError
 
 from media_assistant.core.files import diagnostics
 from media_assistant.core.files.filenames import safe_file_stem
-from media_assistant.core.model.errors import ErrorKind, ProviderError, TaskCanceled
+from media_assistant.core.model.errors import DEFERRING, ErrorKind, ProviderError, TaskCanceled
 from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.provider import GenerationResult, TaskContext, TaskSpec
-from media_assistant.providers.web.adapter import GENERIC_ERROR_TEXTS, SiteAdapter
+from media_assistant.core.rules.site_breakage import (
+    AdapterStep,
+    BreakageWatch,
+    SiteCheckReport,
+    StepResult,
+    StepStatus,
+    Verdict,
+    full_report,
+)
+from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
-from media_assistant.providers.web.leftover import SentPrompt, SentRecord
-from media_assistant.providers.web.markdown import html_to_markdown, only_error_text
-from media_assistant.providers.web.page import ComposerMissing
+from media_assistant.providers.web.canary import CheckOutcome, run_check
+from media_assistant.providers.web.leftover import LeftoverGuard
+from media_assistant.providers.web.page_load import selectors_text
 from media_assistant.providers.web.selfcheck import RecordedBrowser
-from media_assistant.providers.web.silence import SilentStop
-from media_assistant.providers.web.snapshot import MarkerWatch, Snapshot, marker_error
+from media_assistant.providers.web.watch import AnswerWatch
 
 log = logging.getLogger(__name__)
 
@@ -46,15 +54,6 @@ RecordedLookup = Callable[[str], Awaitable[RecordedBrowser | None]]  # a read: a
 
 # After a cancel, a timeout or an error: how long the page gets to stop generating.
 QUIESCE_S = 3.0
-# A generation an earlier attempt left running: how long to press stop and watch it before the
-# task waits (deferred, its attempt not used up) and the account tries again.
-LEFTOVER_STOP_S = 15.0
-LEFTOVER_RETRY_S = 20.0
-
-# A loaded page without a composer is a slow page the first times (a retry), the adapter's
-# fault (bad_config: the account waits for the operator) once it happens this many page loads
-# in a row.
-COMPOSER_MISSES_FOR_BAD_CONFIG = 3
 
 # Diagnostics are worth their disk space only when a human will need to look.
 _DIAGNOSE = {
@@ -65,6 +64,7 @@ _DIAGNOSE = {
     ErrorKind.LOGIN_REQUIRED,
     ErrorKind.BROWSER_CRASHED,
     ErrorKind.SERVER_ERROR,
+    ErrorKind.SITE_CHANGED,
 }
 
 
@@ -100,15 +100,39 @@ class WebProvider:
         self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
         self._record_browser = record_browser
         self._recorded_browser = recorded_browser
-        self.composer_misses = 0  # page loads in a row that showed no composer
+        # Failures at one adapter step, task after task: two make the verdict "the site's
+        # page changed". A fresh provider (a fixed adapter, Reset) starts a fresh count.
+        self.breakage = BreakageWatch()
+        # A verdict reached by a task that still succeeded (its answer taken without the
+        # declared done marker): given at the account's next task, before anything is sent.
+        self._verdict: Verdict | None = None
         # What this account last sent, until its generation is known to have ended (on disk,
-        # so the next process finds it after a crash). None: nothing to look at; read once.
-        self._sent_record = SentRecord(profile_dir)
-        self._sent: SentPrompt | None = None
-        self._sent_loaded = False
-        # The leftover this attempt looked at: a conflict on this attempt is its doing (the
-        # page may not have shown it generating), deferred rather than counted.
-        self._leftover: SentPrompt | None = None
+        # so the next process finds it after a crash), and the blame for what it breaks.
+        self.leftover = LeftoverGuard(profile_dir, adapter.timing.hard_timeout_s)
+
+    async def check_site(self) -> tuple[SiteCheckReport, CheckOutcome]:
+        """The site check (``sites check``, *Check site*): one tiny prompt through this
+        account's page, step by step (:mod:`canary`). Its caller holds the account (the web
+        lane's worker between two tasks, or the CLI with the profile lock) and its pacing."""
+        call = self.driver.service.call
+        try:
+            await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
+        except PlaywrightError as exc:
+            detail = f"the browser did not start: {_first_line(exc)}"
+            failed = StepResult(AdapterStep.PAGE_LOADED, StepStatus.FAILED, detail, 0.0)
+            report = full_report(self.account_id, self.adapter.id, [failed])
+            return report, CheckOutcome(error=ProviderError(ErrorKind.BROWSER_CRASHED, detail))
+        chat = self.browser.chat
+        assert chat is not None
+        try:
+            report, outcome = await run_check(
+                self.account_id, self.adapter, chat, call, self.leftover, quiesce=self._quiesce
+            )
+        finally:
+            self.leftover.attempt_ended()
+        if outcome.error is not None and outcome.error.kind is ErrorKind.BROWSER_CRASHED:
+            await call(self.browser.close())  # recycle: the next task gets a fresh browser
+        return report, outcome
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
@@ -122,6 +146,8 @@ class WebProvider:
 
     async def generate(self, ctx: TaskContext) -> GenerationResult:
         call = self.driver.service.call
+        if self._verdict is not None:
+            raise self._site_changed(self._verdict)
         await self._selfcheck(ctx)
         try:
             info = await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
@@ -140,12 +166,12 @@ class WebProvider:
         chat = self.browser.chat
         assert chat is not None
         try:
-            await self._settle_leftover(ctx)
-            try:
-                before = await call(chat.open_new_chat(ctx.task.upstream_model))
-            except ComposerMissing as exc:
-                raise self._composer_missing(exc) from None
-            self.composer_misses = 0
+            await self.leftover.settle(
+                ctx,
+                lambda url, wait_s: self.driver.service.call(chat.settle_conversation(url, wait_s)),
+                has_indicator=bool(self.adapter.selectors.generating),
+            )
+            before = await call(chat.open_new_chat(ctx.task.upstream_model))
             if chat.new_chat_fell_back:
                 steps = self.adapter.new_chat_steps
                 what = f"control {steps[0]}" if len(steps) == 1 else f"steps {steps}"
@@ -163,11 +189,16 @@ class WebProvider:
             ctx.checkpoint()
             await call(chat.type_prompt(page_text(ctx.task)))
             # Written before the click: a kill from here on leaves a generation on the site.
-            await self._remember_sent(ctx, before.url)
+            await self.leftover.remember(ctx.task.task_id, ctx.task.attempt, before.url)
             await call(chat.send(before))
-            result = await self._watch(ctx, before)
+            watch = AnswerWatch(
+                self.adapter, chat, call, leftover=self.leftover, quiesce=self._quiesce
+            )
+            result = await watch.run(ctx, before)
             self.browser.tasks_done += 1
-            await self._forget_sent()  # the answer is complete: nothing runs on the site
+            await self.leftover.forget()  # the answer is complete: nothing runs on the site
+            self.leftover.answered()
+            await self._passed_or_limped(ctx, watch)
             return result
         except TaskCanceled:
             raise
@@ -178,17 +209,12 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
-            if exc.kind is ErrorKind.SESSION_CONFLICT and self._leftover is not None:
-                # The generation our crash left (its conversation unknown) met this prompt:
-                # our own doing, not the site's verdict on the task. It waits; no attempt used.
-                exc = ProviderError(
-                    ErrorKind.LEFTOVER_GENERATION,
-                    f"{exc.message} (a generation this account started before a crash, task "
-                    f"{self._leftover.task_id}; the task waits, its attempt not used up)",
-                    retry_after=LEFTOVER_RETRY_S,
-                )
+            # A generation this account left (before a crash) met this prompt: our own doing,
+            # not the site's verdict on the task. It waits; no attempt used (leftover.py).
+            exc = self.leftover.blame(exc)
+            exc = self._judge(ctx, exc)
             if exc.kind in _DIAGNOSE:
-                await self._diagnose(ctx)
+                await self._diagnose(ctx, exc)
             # A generation abandoned mid-way keeps running on the site and breaks the
             # account's next task: stop it, and make sure it stopped.
             await self._quiesce()
@@ -196,115 +222,65 @@ class WebProvider:
         except PlaywrightError as exc:
             await self._diagnose(ctx)
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
-            raise ProviderError(
-                ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"
+            raise self.leftover.blame(
+                ProviderError(ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}")
             ) from None
         finally:
-            self._leftover = None
+            self.leftover.attempt_ended()
 
-    # ---------------------------------------------------------------- a generation left running
+    # ---------------------------------------------------------------- a broken adapter
 
-    async def _remember_sent(self, ctx: TaskContext, url: str) -> None:
-        self._sent = SentPrompt(ctx.task.task_id, ctx.task.attempt, time.time(), url)
-        self._sent_loaded = True
-        await asyncio.to_thread(self._sent_record.write, self._sent)
-
-    async def _named_conversation(self, url: str) -> None:
-        """The site gave the conversation its address: the record now says where to look."""
-        sent = self._sent
-        if sent is None or sent.conversation or url == sent.url:
-            return
-        self._sent = SentPrompt(sent.task_id, sent.attempt, sent.sent_at, url, conversation=True)
-        await asyncio.to_thread(self._sent_record.write, self._sent)
-
-    async def _forget_sent(self) -> None:
-        if self._sent is None and self._sent_loaded:
-            return
-        self._sent, self._sent_loaded = None, True
-        await asyncio.to_thread(self._sent_record.forget)
-
-    async def _settle_leftover(self, ctx: TaskContext) -> None:
-        """Before a prompt goes out: nothing this account sent earlier may still generate on
-        the site. Found in the record an attempt left (this process's, or one that crashed):
-        open its conversation and stop it; if it will not stop, the task waits (deferred, the
-        attempt not used up). Its conversation unknown (killed before the site named it), or the
-        adapter naming no generating indicator: go on. Either way a conflict on this attempt is
-        the leftover's doing, deferred rather than counted as a failure."""
-        if not self._sent_loaded:
-            self._sent = await asyncio.to_thread(self._sent_record.read)
-            self._sent_loaded = True
-        sent = self._sent
-        if sent is None:
-            return
-        age = time.time() - sent.sent_at
-        if age > self.adapter.timing.hard_timeout_s:
-            await self._forget_sent()  # it ended long ago, one way or the other
-            return
+    def _judge(self, ctx: TaskContext, exc: ProviderError) -> ProviderError:
+        """A failure at an adapter step counts toward the verdict; the same step failing on
+        the account's next task makes it (``site_changed``: the task goes back, no attempt
+        used). A deferral (a leftover's doing, a busy site) says nothing about the adapter."""
+        if exc.step is None or exc.kind in DEFERRING or not exc.retryable:
+            return exc
+        step = AdapterStep(exc.step)
+        verdict = self.breakage.failed(step, exc.selector or "", ctx.task.task_id)
+        streak = self.breakage.streak[1]
         ctx.log(
-            f"a generation this account started {age:.0f} s ago may still run on the site "
-            f"(task {sent.task_id}, attempt {sent.attempt}; the app was stopped or its browser "
-            "closed before it ended): looking before sending",
+            f"adapter step {step.words!r} failed ({exc.selector or 'no selector'}): "
+            f"{streak} of {self.breakage.needed} in a row before the account waits for the "
+            "operator",
             level=logging.WARNING,
-            code=EventCode.LEFTOVER_FOUND,
-            params={"seconds": round(age), "task": sent.task_id, "attempt": sent.attempt},
+            code=EventCode.STEP_FAILED,
+            params={"step": step.value, "count": streak, "detail": exc.selector or exc.message},
         )
-        chat = self.browser.chat
-        assert chat is not None
-        self._leftover = sent
-        if not sent.conversation or not self.adapter.selectors.generating:
-            ctx.log(
-                "its conversation is unknown (the site had not named it yet)"
-                if not sent.conversation
-                else "the adapter names no generating indicator to look for",
-                code=EventCode.LEFTOVER_UNLOCATED,
-                params={"why": "conversation_unknown" if not sent.conversation else "no_indicator"},
-            )
-            await self._forget_sent()
-            return
-        try:
-            state = await self.driver.service.call(
-                chat.settle_conversation(sent.url, LEFTOVER_STOP_S)
-            )
-        except ProviderError as exc:
-            if exc.kind in (ErrorKind.LOGIN_REQUIRED, ErrorKind.CAPTCHA):
-                raise  # the account's own problem, reported as anywhere else
-            ctx.log(
-                f"could not look at {sent.url} ({exc.message})",
-                code=EventCode.LEFTOVER_UNSEEN,
-                params={"detail": f"{sent.url}: {exc.message}"},
-            )
-            state = "unknown"
-        if state == "generating":
-            raise ProviderError(
-                ErrorKind.LEFTOVER_GENERATION,
-                f"the earlier generation at {sent.url} still runs after {LEFTOVER_STOP_S:.0f} s "
-                "of pressing stop; the task waits (attempt not used up)",
-                retry_after=LEFTOVER_RETRY_S,
-            )
-        ctx.log(
-            {
-                "stopped": f"it was still generating at {sent.url}: stopped it",
-                "idle": f"it had ended ({sent.url})",
-                "unknown": f"{sent.url} shows no conversation; going on",
-            }[state],
-            code=EventCode.LEFTOVER_SETTLED,
-            params={"state": state, "detail": sent.url},
-        )
-        await self._forget_sent()
+        if verdict is None:
+            return exc
+        return self._site_changed(verdict)
 
-    def _composer_missing(self, exc: ComposerMissing) -> ProviderError:
-        """A slow page is retried; the same miss on several page loads in a row is the
-        adapter's (or a logged-out session's) to fix."""
-        self.composer_misses += 1
-        if self.composer_misses >= COMPOSER_MISSES_FOR_BAD_CONFIG:
-            return ProviderError(
-                ErrorKind.BAD_CONFIG,
-                f"{exc.message} ({self.composer_misses} page loads in a row)",
-            )
+    async def _passed_or_limped(self, ctx: TaskContext, watch: AnswerWatch) -> None:
+        """A task that got its answer: every step held — unless the declared done marker never
+        came (the answer was taken after done_grace_s), which counts like a failed step."""
+        if not watch.accepted_without_done:
+            self.breakage.passed()
+            return
+        done = selectors_text(self.adapter.selectors.done)
+        self._verdict = self.breakage.failed(AdapterStep.DONE_SEEN, done, ctx.task.task_id)
+        await self._diagnose(
+            ctx, ProviderError(ErrorKind.TIMEOUT, "", step=AdapterStep.DONE_SEEN.value)
+        )
+        ctx.log(
+            f"adapter step 'done seen' failed ({done}): {self.breakage.streak[1]} of "
+            f"{self.breakage.needed} in a row before the account waits for the operator",
+            level=logging.WARNING,
+            code=EventCode.STEP_FAILED,
+            params={
+                "step": AdapterStep.DONE_SEEN.value,
+                "count": self.breakage.streak[1],
+                "detail": done,
+            },
+        )
+
+    def _site_changed(self, verdict: Verdict) -> ProviderError:
+        self._verdict = None
         return ProviderError(
-            ErrorKind.TIMEOUT,
-            f"{exc.message}; retried (page load {self.composer_misses} of "
-            f"{COMPOSER_MISSES_FOR_BAD_CONFIG} before the account waits for the operator)",
+            ErrorKind.SITE_CHANGED,
+            verdict.message,
+            step=verdict.step.value,
+            selector=verdict.selector,
         )
 
     async def _quiesce(self) -> bool:
@@ -320,7 +296,7 @@ class WebProvider:
             deadline = loop.time() + QUIESCE_S
             while loop.time() < deadline:
                 if not (await call(chat.snapshot())).generating:
-                    await self._forget_sent()
+                    await self.leftover.forget()
                     return True
                 await asyncio.sleep(0.25)
         except Exception:  # a dead page: closing the browser below settles it too
@@ -351,158 +327,15 @@ class WebProvider:
         if blocked:
             raise ProviderError(ErrorKind.PROFILE_IN_USE, blocked)
 
-    async def _watch(self, ctx: TaskContext, before: Snapshot) -> GenerationResult:
-        timing = self.adapter.timing
-        chat = self.browser.chat
-        assert chat is not None
-        call = self.driver.service.call
-        watch = MarkerWatch(timing.marker_persist_s)
-        silence = SilentStop(timing.silent_stop_s)
-        sent_at = last_change = time.monotonic()
-        last_text: str | None = None
-        stable = empty_done = 0
-        snap: Snapshot | None = None
-        wait_ms = 0  # the first read at once; then polls that wait in the page (see snapshot)
-        while True:
-            if ctx.cancel_requested:
-                clicked = await call(chat.stop_generating())
-                ctx.log(
-                    "cancel: clicked the page's stop control"
-                    if clicked
-                    else "cancel: no stop control was visible",
-                    code=EventCode.CANCEL_STOP_CLICKED if clicked else EventCode.CANCEL_NO_STOP,
-                )
-                if not await self._quiesce():
-                    ctx.log(
-                        "the site kept generating: its browser was closed",
-                        kind="error",
-                        code=EventCode.SITE_KEPT_GENERATING,
-                    )
-                raise TaskCanceled(ctx.task.task_id)
-            snap = await call(chat.snapshot(wait_ms=wait_ms, after=snap))
-            if snap.url != before.url:
-                await self._named_conversation(snap.url)
-            problem = watch.problem(snap)
-            if problem is not None:
-                raise marker_error(problem, snap)
-            now = time.monotonic()
-            is_new = snap.answers > before.answers or (
-                snap.answers == before.answers > 0 and snap.text != before.text
-            )
-            fresh_done = snap.done > before.done
-            has_text = is_new and bool((snap.text or "").strip())
-            if silence.stopped(
-                snap, now, answered=has_text or (is_new and fresh_done), pending=watch.pending()
-            ):
-                raise ProviderError(
-                    ErrorKind.SERVER_ERROR,
-                    f"the site stopped without answering: it showed it was generating, then "
-                    f"no new answer and no error for {timing.silent_stop_s:g} s (if the page "
-                    f"does show an answer, selectors.answer may be outdated)",
-                )
-            if has_text:
-                if snap.text != last_text:
-                    last_text, last_change, stable = snap.text, now, 0
-                    ctx.heartbeat(progress_chars=len(snap.text or ""))
-                else:
-                    stable += 1
-                if not snap.generating and (
-                    (fresh_done and stable >= 1)
-                    or (not self.adapter.selectors.done and stable >= timing.stable_polls)
-                    or (now - last_change >= timing.done_grace_s and stable >= timing.stable_polls)
-                ):
-                    if not fresh_done and self.adapter.selectors.done:
-                        ctx.log(
-                            "accepted without a done marker (text stable, generation "
-                            f"indicator gone): adapter {self.adapter.id!r} may be outdated",
-                            level=logging.WARNING,
-                            code=EventCode.ACCEPTED_WITHOUT_DONE,
-                            params={"adapter": self.adapter.id},
-                        )
-                    return await self._accept(ctx, snap)
-                if snap.generating and now - last_change > timing.idle_timeout_s:
-                    raise ProviderError(
-                        ErrorKind.TIMEOUT,
-                        f"the answer stopped growing for "
-                        f"{timing.idle_timeout_s:.0f} s while still generating",
-                    )
-            elif is_new and fresh_done and not snap.generating:
-                # Finished, by every sign the page gives, with nothing in the answer.
-                empty_done += 1
-                if empty_done >= timing.stable_polls:
-                    raise ProviderError(
-                        ErrorKind.SERVER_ERROR,
-                        snap.answer_error
-                        and f"the site reported an error: {snap.answer_error}"
-                        or "the site finished with an empty answer",
-                    )
-            elif now - sent_at > timing.first_token_timeout_s:
-                raise ProviderError(
-                    ErrorKind.TIMEOUT,
-                    f"no answer appeared within {timing.first_token_timeout_s:.0f} s",
-                )
-            if now - sent_at > timing.hard_timeout_s:
-                raise ProviderError(
-                    ErrorKind.TIMEOUT,
-                    f"still generating after "
-                    f"{timing.hard_timeout_s:.0f} s ({len(last_text or '')} chars)",
-                )
-            ctx.heartbeat()
-            if is_new and not snap.generating and fresh_done:
-                # Done marker seen: one re-read after confirm_ms must find the text unchanged.
-                await asyncio.sleep(timing.confirm_ms / 1000)
-                wait_ms = 0
-            else:
-                wait_ms = timing.poll_ms
-
-    async def _accept(self, ctx: TaskContext, snap: Snapshot) -> GenerationResult:
-        """The finished answer as Markdown, unless it is an error dressed as an answer."""
-        answer = self.adapter.answer
-        if snap.answer_error:
-            raise ProviderError(
-                ErrorKind.SERVER_ERROR,
-                f"the site drew an error inside the answer: {snap.answer_error}",
-            )
-        plain = (snap.text or "").strip()
-        error_texts = [*answer.error_texts, *(GENERIC_ERROR_TEXTS if answer.generic_errors else [])]
-        said = only_error_text(plain, error_texts)
-        if said is not None:
-            raise ProviderError(
-                ErrorKind.SERVER_ERROR, f"the answer is only an error message: {said}"
-            )
-        chat = self.browser.chat
-        assert chat is not None
-        extracted = await self.driver.service.call(chat.extract_answer())
-        # Text the page showed as is (no markup): its own line breaks are the content.
-        markdown = plain
-        if extracted is not None:
-            source = (extracted.get("source") or "").strip()
-            if source:
-                markdown = source
-            elif answer.format == "html" and extracted.get("rich") and extracted.get("html"):
-                # Parsing a long answer takes tens of milliseconds: not on the lane's loop
-                # (in the desktop app that is the GUI thread).
-                converted = await asyncio.to_thread(html_to_markdown, extracted["html"] or "")
-                markdown = converted or plain
-            if answer.markdown_source and not source:
-                ctx.log(
-                    f"answer.markdown_source {answer.markdown_source} found nothing: "
-                    "rebuilt from the HTML instead",
-                    level=logging.WARNING,
-                    code=EventCode.MARKDOWN_SOURCE_EMPTY,
-                    params={"detail": str(answer.markdown_source)},
-                )
-        return GenerationResult(
-            text=markdown, reasoning=(snap.reasoning or None), plain_text=plain or None
-        )
-
-    async def _diagnose(self, ctx: TaskContext) -> None:
+    async def _diagnose(self, ctx: TaskContext, exc: ProviderError | None = None) -> None:
+        """A screenshot and the page's DOM of the failing step, named in the task's log."""
         chat = self.browser.chat
         if self.diagnostics_dir is None or chat is None:
             return
+        step = exc.step if exc is not None else None
         # A task id is the operator's text: never a path of its own (core/files/filenames.py).
         name = f"{safe_file_stem(ctx.task.task_id)}-attempt{ctx.task.attempt}"
-        stem = self.diagnostics_dir / name
+        stem = self.diagnostics_dir / (f"{name}-{step}" if step else name)
         try:
             await asyncio.to_thread(diagnostics.prepare_folder, self.diagnostics_dir)
             saved = await asyncio.wait_for(
@@ -511,10 +344,12 @@ class WebProvider:
         except Exception:
             return
         if saved:
+            where = ", ".join(str(p) for p in saved)
+            what = f" of step {AdapterStep(step).words!r}" if step else ""
             ctx.log(
-                "saved for diagnosis: " + ", ".join(str(p) for p in saved),
+                f"saved for diagnosis{what} (redacted): {where}",
                 code=EventCode.DIAGNOSTICS_SAVED,
-                params={"files": len(saved), "detail": ", ".join(str(p) for p in saved)},
+                params={"files": len(saved), "step": step or "", "detail": where},
             )
             # 0600, then the folder is kept to its days / megabytes ([diagnostics] config).
             with contextlib.suppress(OSError):
