@@ -43,7 +43,7 @@ TITLES = {
     "gui": "B5 — GUI (bench_gui)",
     "cancel": "B6 — cancel latency",
     "io": "B7 — the window never waits",
-    "breakage": "B8 — a site changes its page",
+    "breakage": "B9 — a site changes its page",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 

@@ -1,4 +1,4 @@
-"""B8 — a site changes its page under a running batch: how long until the account is stopped
+"""B9 — a site changes its page under a running batch: how long until the account is stopped
 with the step named, and what the batch lost meanwhile (issue 21 item 2).
 
 One web account on the loopback chat site, the built-in ``sim`` adapter with its default
@@ -179,7 +179,7 @@ async def _measure(
 def markdown(result: dict[str, Any]) -> str:
     goal = result["targets"][0]
     lines = [
-        "## B8 — a site changes its page under a running batch",
+        "## B9 — a site changes its page under a running batch",
         "",
         f"One web account, the built-in `sim` adapter with its default timeouts, answers of "
         f"{GENERATION_S:.0f} s, a batch of {TASKS} tasks; after the first answer the site is "
