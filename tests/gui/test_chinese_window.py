@@ -202,6 +202,7 @@ EVENT_PARAMS: dict[str, Any] = {
     "base": 0,
     "retries": 1,
     "account": "ds-web-1",
+    "step": "composer_found",
     "chars": 917,
     "seconds": 6.9,
     "error_kind": "network",

@@ -11,10 +11,11 @@ from typing import Any
 
 from media_assistant.core.lanes.attempt import AttemptContext, RunningAttempt
 from media_assistant.core.lanes.runtime import AccountView, lane_log
+from media_assistant.core.lanes.scheduler import Scheduler
 from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.model.events import AccountChanged, EventBus
 from media_assistant.core.model.records import Claim
-from media_assistant.core.model.states import AccountState, ModelKind
+from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
 from media_assistant.core.store.db import open_engine, sqlite_url
@@ -146,3 +147,29 @@ async def test_an_answer_queued_behind_a_busy_writer_is_kept_when_its_lane_stops
     row = store.get(claim.task_id)
     assert row is not None and (row.state, row.result_text) == ("success", "the answer")
     engine.dispose()
+
+
+async def test_a_model_is_not_called_stuck_on_an_account_view_older_than_the_database(
+    harness: Harness,
+) -> None:
+    """Another process (`sites install`, `accounts reset`, a teammate) lifts an account's
+    problem; the scheduler's view hears of it at its next housekeeping tick. Asked in between
+    whether the work is done, the scheduler must not answer "stuck" from the old view (`run`
+    would exit with the tasks left pending)."""
+    harness.config = make_config(web_accounts=0, api_accounts=1)
+    # No housekeeping tick comes during the test: only a fresh read can see the change.
+    s = Scheduler(
+        harness.config, harness.astore, harness.clock, harness.factory, seed=1, tick_s=1e9
+    )
+    harness.scheduler = s
+    await s.start()
+    assert s.rt is not None
+    other = AccountStore(harness.store.engine, harness.clock, EventBus())  # no event reaches us
+    other.set_problem("api-1", AccountProblem.NEEDS_ATTENTION, "site changed", "site_changed")
+    await s.rt.accounts.refresh()
+    harness.store.submit(make_tasks(3, model="api-model"))
+    stuck = await harness.run()
+    assert [(m.model, m.pending) for m in stuck] == [("api-model", 3)]
+    other.clear_problem("api-1")  # as `sites install` does, from its own process
+    assert await harness.run() == []
+    assert set(harness.states().values()) == {"success"}

@@ -4,6 +4,8 @@ consecutive tasks of one account; and the redaction of what a failing step's pag
 from __future__ import annotations
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
+from media_assistant.core.model.states import NoticeKind
+from media_assistant.core.notices.center import Notice, notice_text
 from media_assistant.core.rules.retry import Backoff, Hold, decide
 from media_assistant.core.rules.site_breakage import AdapterStep, BreakageWatch, verdict_message
 from media_assistant.providers.web.diagnose import cap, redact_text
@@ -80,3 +82,18 @@ def test_a_saved_page_keeps_no_secret_and_no_more_than_its_cap() -> None:
     capped = cap(big, limit=100_000)
     assert len(capped.encode("utf-8")) < 100_200 and "cut at 100 KB of 900 KB" in capped
     assert cap("small") == "small"
+
+
+def test_a_chinese_group_chat_hears_the_step_in_chinese_not_the_selector() -> None:
+    reason = verdict_message(AdapterStep.COMPOSER_FOUND, "textarea#outdated")
+    notice = Notice(
+        NoticeKind.ACCOUNT_ATTENTION,
+        "ds-web-1",
+        1.0,
+        {"state": "needs_attention", "reason": reason, "code": "site_changed"},
+    )
+    title, text = notice_text(notice, "zh")
+    assert title == "账号 ds-web-1：网站页面已改版"
+    assert text.startswith("在步骤“找到输入框”处页面与适配文件不符；"), text
+    assert "textarea" not in text
+    assert notice_text(notice, "en")[1].startswith(reason)

@@ -105,6 +105,7 @@ ZH_VALUES: dict[str, dict[str, str]] = {
         "timeout": "超时",
         "protocol": "响应格式异常",
         "session_conflict": "同一会话中回答重叠",
+        "site_changed": "网站页面已改版",
         "browser_crashed": "浏览器崩溃",
         "lost": "心跳丢失",
         "quality_rejected": "回答未通过质量检查",

@@ -591,6 +591,12 @@ class Scheduler:
                 if not running:
                     if not pending:
                         return []
+                    # "Stuck" is said on a fresh read of the accounts, not on the view a
+                    # housekeeping tick refreshes: another process (`sites install`, `accounts
+                    # reset`, a teammate) may have freed one a moment ago.
+                    if await self.rt.accounts.refresh():
+                        self._after_account_refresh()
+                        continue
                     stuck = await self.stuck_models()
                     if sum(s.pending for s in stuck) == pending:
                         return stuck

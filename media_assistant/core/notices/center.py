@@ -42,6 +42,7 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.states import AccountState, NoticeKind, TaskState
+from media_assistant.core.rules.site_breakage import AdapterStep
 
 if TYPE_CHECKING:
     from media_assistant.core.store.facade import AsyncStore
@@ -111,6 +112,28 @@ _REASON_WORDS_ZH = {
     "provider_failed": "无法启动（内部错误，见日志）",
 }
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+# The adapter steps a site-change verdict names (core/rules/site_breakage.py), as the window
+# words them (resources/i18n, context AdapterStep).
+_STEP_WORDS_ZH = {
+    AdapterStep.PAGE_LOADED: "页面已加载",
+    AdapterStep.SIGNED_IN: "已登录",
+    AdapterStep.COMPOSER_FOUND: "找到输入框",
+    AdapterStep.TEXT_ENTERED: "已输入并回读文字",
+    AdapterStep.SENT: "已发送",
+    AdapterStep.GENERATING_SEEN: "看到生成中",
+    AdapterStep.DONE_SEEN: "看到完成标记",
+    AdapterStep.ANSWER_READ: "已读取回答",
+    AdapterStep.MARKDOWN_REBUILT: "已还原 Markdown",
+    AdapterStep.NEW_CHAT: "新对话",
+}
+
+
+def _step_zh(reason: str) -> str:
+    """The step a verdict's English reason names, in Chinese ("" when it names none)."""
+    for step, words in _STEP_WORDS_ZH.items():
+        if f": {step.words}" in reason:
+            return f"在步骤“{words}”处"
+    return ""
 
 
 def message_language(setting: str) -> str:
@@ -162,9 +185,10 @@ def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
         reason = str(p.get("reason", "") or "")
         if p.get("code") == "site_changed":  # a verdict: the reason names the step
             if zh:
+                # The English reason is ours; its step in words, the selector is in the log.
                 return (
                     f"账号 {s}：网站页面已改版",
-                    f"{reason}；请安装修正后的适配文件，然后重置账号",
+                    f"{_step_zh(reason)}页面与适配文件不符；请安装修正后的适配文件，然后重置账号",
                 )
             return (
                 f"Account {s}: the site's page changed",

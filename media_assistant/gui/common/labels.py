@@ -209,6 +209,7 @@ _OWN_MESSAGE_KINDS = frozenset(
         ErrorKind.CANCELED,
         ErrorKind.LEFTOVER_GENERATION,
         ErrorKind.SESSION_CONFLICT,
+        ErrorKind.SITE_CHANGED,  # our verdict (the step that failed): the tooltip has it
         ErrorKind.PROFILE_IN_USE,
         ErrorKind.BAD_CONFIG,
         ErrorKind.LOGIN_REQUIRED,
