@@ -14,7 +14,6 @@ sees half a file, a crash leaves the old one).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -246,8 +245,3 @@ def _take_trailing_comments(table: Table) -> list[tuple[Any, Any]]:
 
 def _index(rows: list[dict[str, Any]], key: str, value: str) -> int | None:
     return next((i for i, row in enumerate(rows) if row.get(key) == value), None)
-
-
-def config_exists(path: Path) -> bool:
-    """A config file the app should start with (else: first start, the set-up offer)."""
-    return os.path.isfile(path)

@@ -234,8 +234,3 @@ class WebDriver:
         if self.service.running:
             await self.service.call(self._shutdown())
             await asyncio.to_thread(self.service.stop)
-
-    def close_blocking(self) -> None:
-        if self.service.running:
-            self.service.call_blocking(self._shutdown(), timeout=30)
-            self.service.stop()
