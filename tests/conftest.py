@@ -20,6 +20,17 @@ from media_assistant.core.store import Store  # noqa: E402
 from media_assistant.core.store.db import open_engine, sqlite_url  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _secrets_of_this_test() -> Iterator[None]:
+    """Secrets read from a keyring are kept for the app's session (providers/secrets.py); a
+    test is a session of its own: nothing it read is found by the next one."""
+    from media_assistant.providers import secrets
+
+    secrets.forget_all()
+    yield
+    secrets.forget_all()
+
+
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock()
