@@ -302,6 +302,18 @@ class Scheduler:
 
     # ------------------------------------------------------------------ live configuration
 
+    def lend_profile(self, account_id: str) -> None:
+        """The operator signs in to a web account: its worker lets go of the browser profile
+        and takes no work until :meth:`return_profile` (WebLane.lend_profile)."""
+        web = self.lanes.get(ModelKind.WEB)
+        if isinstance(web, WebLane):
+            web.lend_profile(account_id)
+
+    def return_profile(self, account_id: str) -> None:
+        web = self.lanes.get(ModelKind.WEB)
+        if isinstance(web, WebLane):
+            web.return_profile(account_id)
+
     async def apply_config(self, config: AppConfig) -> AccountDiff:
         """Run on ``config`` from now on, without a restart (core/lanes/live_accounts.py): new and
         edited accounts start working, removed ones finish their running task first."""

@@ -77,6 +77,7 @@ class AccountsPanel(QWidget):
         self._rows: dict[str, int] = {}
         self._toggles: dict[str, QCheckBox] = {}
         self._spins: dict[str, QSpinBox] = {}
+        self._logins: dict[str, QPushButton] = {}
         self._holds: dict[str, Hold] = {}
         self._accounts: list[AccountConfig] = []
         # Set by the window: how many tasks run on an account (the task model's lane indexes),
@@ -85,6 +86,7 @@ class AccountsPanel(QWidget):
         self.queue_holds = QueueHolds()
         self._build()
         controller.bridge.account_changed.connect(self._on_bridge_account_changed)
+        controller.sign_in_changed.connect(self._on_controller_sign_in_changed)
         self._tick = QTimer(self)  # countdowns
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self.refresh)
@@ -96,6 +98,7 @@ class AccountsPanel(QWidget):
         self._rows.clear()
         self._toggles.clear()
         self._spins.clear()
+        self._logins.clear()
         self._build()
 
     def _build(self) -> None:
@@ -123,6 +126,7 @@ class AccountsPanel(QWidget):
                 login.setToolTip(self.tr("Open this account's browser profile to sign in"))
                 login.clicked.connect(lambda _=False, a=account.id: self.login_requested.emit(a))
                 login.setEnabled(account.site != "fake")
+                self._logins[account.id] = login
                 self.table.setCellWidget(row, COL_ACTION, login)
             else:
                 spin = QSpinBox(self.table)
@@ -149,6 +153,12 @@ class AccountsPanel(QWidget):
             switched_off = state is AccountState.DISABLED or paused
             if paused:
                 text = self.tr("Paused") + "\n" + text
+            signing_in = self.controller.signing_in(account.id)
+            if signing_in:  # the operator's own action: said, never an alert
+                text = labels.signing_in() + "\n" + text
+            login = self._logins.get(account.id)
+            if login is not None:
+                login.setEnabled(account.site != "fake" and not signing_in)
             if switched_off and self.running_on(account.id):
                 # Switching off or pausing never interrupts: say what the account still does.
                 text += "\n" + self.tr("finishing the current task")
@@ -184,6 +194,9 @@ class AccountsPanel(QWidget):
             )
 
     def _on_bridge_account_changed(self, _account_id: str) -> None:
+        self.refresh()
+
+    def _on_controller_sign_in_changed(self, _account_id: str) -> None:
         self.refresh()
 
     def _on_table_context_menu(self, pos: QPoint) -> None:

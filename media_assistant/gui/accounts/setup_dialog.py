@@ -287,9 +287,11 @@ class SetupDialog(QDialog):
         spawn(self._log_in(account_id), f"setup:login:{account_id}")
 
     async def _log_in(self, account_id: str) -> None:
-        ok, detail = await self.session.controller.login(account_id)
-        text = self.tr("%1: signed in (%2)") if ok else self.tr("%1: not signed in (%2)")
-        self.say(text.replace("%1", account_id).replace("%2", detail), error=not ok)
+        state = await self.session.controller.login(account_id)
+        self.say(
+            labels.sign_in_result(account_id, state.outcome.value, state.where, state.detail),
+            error=not state.logged_in,
+        )
 
     def _on_remove_account_clicked(self) -> None:
         account_id = self._selected(self.accounts)
