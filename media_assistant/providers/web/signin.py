@@ -7,10 +7,9 @@ while a scheduler drives the same profile: the caller holds its lock.
 
 What came of it is a :class:`LoginOutcome`, not a yes/no: only *signed in* and *signed out*
 (the site showed its sign-in) say anything about the account's login. A window closed early, a
-sign-in that timed out, a site that could not be reached (no network, a DNS failure) or an app
-that closed meanwhile leave the account's login state as it was — a network problem is not a
-lost login. Messages are short English lines (the window words the outcome itself): never
-Playwright's call log.
+sign-in that timed out or a site that could not be reached (no network, a DNS failure) leave
+the account's login state as it was — a network problem is not a lost login. Messages are short
+English lines (the window words the outcome itself): never Playwright's call log.
 
 The window runs a sign-in on a thread and loop of its own (:func:`login_apart`): Playwright's
 subprocesses cannot run on qasync's loop on Windows, and a sign-in can last 15 minutes, which
@@ -61,7 +60,6 @@ class LoginOutcome(StrEnum):
     FAILED = "failed"  # no browser, a broken adapter: the detail says
     BUSY = "busy"  # the profile is still in use (a task runs on it)
     ALREADY_OPEN = "already_open"  # a sign-in window of this account is open already
-    STOPPED = "stopped"  # the app closed meanwhile
 
 
 @dataclass(frozen=True, slots=True)
