@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from media_assistant.core.config.edit import ConfigDocument
 from media_assistant.core.model.errors import ConfigError, InputError, ProviderError
 from media_assistant.core.model.states import ModelKind
-from media_assistant.gui.accounts.config_text import problem_text
+from media_assistant.gui.accounts.config_text import problem_text, save_error_text
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
@@ -379,7 +379,7 @@ class AccountEditor(QDialog):
             try:
                 await self.session.commit(doc)
             except (ConfigError, InputError) as exc:
-                self.problems.show([(None, str(exc))])
+                self.problems.show([(None, save_error_text(exc))])
                 return
         finally:
             self._set_busy(False)

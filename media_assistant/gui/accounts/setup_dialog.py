@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.accounts.account_editor import AccountEditor
+from media_assistant.gui.accounts.config_text import save_error_text
 from media_assistant.gui.accounts.model_editor import ModelEditor
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.controller import AppController
@@ -323,7 +324,7 @@ class SetupDialog(QDialog):
         try:
             await self.session.commit(doc)
         except (ConfigError, InputError) as exc:
-            self.say(str(exc), error=True)
+            self.say(save_error_text(exc), error=True)
             return
         self.refresh()
         self.say(self.tr("%1 removed").replace("%1", name))
