@@ -201,3 +201,26 @@ async def test_model_options_apply_live_and_the_last_model_of_an_account_stays(
     text = env.services.paths.config_file.read_text(encoding="utf-8")
     assert "need_empty_prompt = true" in text and 'upstream = "sim-chat"' in text
     setup.close()
+
+
+async def test_a_removed_account_takes_its_key_out_of_the_keyring(env: Env) -> None:
+    """Before: a removed account's key stayed in the OS keyring, and a new account given the
+    same name later worked with it, unasked."""
+    from media_assistant.providers import secrets
+    from tests.support.keyrings import MemoryKeyring, use_keyring
+
+    with use_keyring(MemoryKeyring()) as memory:
+        assert isinstance(memory, MemoryKeyring)
+        secrets.store_api_key("api-1", "sk-kept-0123456789")
+        secrets.store_api_key("api-2", "sk-of-the-removed-one-0123")
+        setup = env.window.open_setup()
+        assert isinstance(setup, SetupDialog)
+        setup.accounts.selectRow(1)
+        setup._on_remove_account_clicked()
+        box = setup.confirmation
+        assert isinstance(box, QMessageBox)
+        box.button(QMessageBox.StandardButton.Yes).click()
+        await until(lambda: (secrets.API_KEY.service, "api-2") not in memory.entries)
+        assert memory.entries == {(secrets.API_KEY.service, "api-1"): "sk-kept-0123456789"}
+        assert secrets.lookup(secrets.API_KEY, "api-2").value is None
+        setup.close()

@@ -56,7 +56,9 @@ async def test_a_config_path_that_cannot_be_written_is_reported_not_raised(
     assert not dialog.error.isHidden() and str(path) in dialog.error.text()
 
 
-async def test_a_hand_edit_made_while_the_dialog_is_open_is_kept(tmp_path: Path, qtbot: Any) -> None:
+async def test_a_hand_edit_made_while_the_dialog_is_open_is_kept(
+    tmp_path: Path, qtbot: Any
+) -> None:
     """Before: the dialog wrote back the file as it was when the dialog opened: an account
     added by hand meanwhile was gone."""
     path = tmp_path / "config.toml"

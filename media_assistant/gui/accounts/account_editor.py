@@ -43,10 +43,11 @@ from media_assistant.gui.accounts.config_text import problem_text, save_error_te
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
-from media_assistant.gui.common.form_problems import FormProblems, ProblemLabel
+from media_assistant.gui.common.form_problems import FormProblems, ProblemLabel, fit_height
 from media_assistant.gui.common.style import latin_width
 
 FILE_CHOICE = "\x00file"  # the site combo's "adapter file…" entry
+KEYRING_PATIENCE_S = 1.0  # a key not stored by then: say that the keyring is being waited for
 CHECK_DELAY_MS = 300  # fields are checked this long after the last keystroke
 
 
@@ -79,7 +80,7 @@ class AccountEditor(QDialog):
         else:
             title = self.tr("Account %1").replace("%1", account_id)
         self.setWindowTitle(title)
-        self.problems = FormProblems(ProblemLabel(self))
+        self.problems = FormProblems(ProblemLabel(self), lambda: fit_height(self))
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
 
@@ -153,6 +154,9 @@ class AccountEditor(QDialog):
         layout.addWidget(self.problems.general)
         layout.addLayout(buttons)
         self.setMinimumWidth(latin_width(self.fontMetrics(), 70))
+        self.keyring_problem: str | None = None  # why the OS keyring cannot keep a key here
+        if not web:
+            self.keyring_checked = spawn(self._check_keyring(), "setup:keyring")
 
     # ---------------------------------------------------------------- fields
 
@@ -221,6 +225,8 @@ class AccountEditor(QDialog):
         edit.textEdited.connect(lambda _t: self._changed(key))
 
     def _changed(self, key: str) -> None:
+        if key == "id" and self.keyring_problem is not None:
+            self._offer_variable()
         self.touched.add(key)
         self._check_timer.start()
 
@@ -349,6 +355,8 @@ class AccountEditor(QDialog):
             words = problem_text(problem)
             message = words if mine else f"{problem.where(doc.data())}: {words}"
             shown.append((key, message))
+        if self.keyring_problem is not None:  # said until a key was kept after all
+            shown.append(("key", self._keyring_words(self.keyring_problem)))
         self.problems.show(shown)
         return doc, config
 
@@ -360,6 +368,19 @@ class AccountEditor(QDialog):
         doc, config = self.check(everything=True)
         if doc is None or config is None:
             return
+        if (
+            self.kind is ModelKind.API
+            and self.keyring_problem == "none"
+            and not self.key_env.text().strip()
+        ):  # no keyring to keep a key in: without a variable the account could never work
+            self.problems.show(
+                [
+                    ("key", self._keyring_words("none")),
+                    ("api_key_env", self.tr("Enter the name of the variable that holds the key")),
+                ]
+            )
+            self.key_env.setFocus()
+            return
         spawn(self._commit(doc, login), f"setup:save:{self.account_id()}")
 
     async def _commit(self, doc: ConfigDocument, login: bool) -> None:
@@ -367,12 +388,7 @@ class AccountEditor(QDialog):
         self._set_busy(True, self.tr("Saving…"))
         try:
             if self.kind is ModelKind.API and self.key.text().strip():
-                from media_assistant.providers.secrets import store_api_key
-
-                try:
-                    await asyncio.to_thread(store_api_key, account_id, self.key.text())
-                except ConfigError as exc:
-                    self.problems.show([("key", str(exc))])
+                if not await self._store_key(account_id):
                     return
                 if self.original_id is not None:  # a running provider holds the old key
                     await self.session.controller.reset_account(account_id)
@@ -383,10 +399,38 @@ class AccountEditor(QDialog):
                 return
         finally:
             self._set_busy(False)
+            self._note("")  # "Saving…" never stays behind
         self.saved.emit(account_id)
         if login:
             self.login_wanted.emit(account_id)
         self.accept()
+
+    async def _store_key(self, account_id: str) -> bool:
+        """The typed key into the OS keyring (off the loop, at most secrets.KEYRING_TIMEOUT_S);
+        False, said next to the key with the way out, when it cannot be kept here."""
+        from media_assistant.providers.secrets import SecretStoreUnavailable, store_api_key
+
+        if self.keyring_problem == "none":
+            self._no_keyring("none")
+            return False
+        storing = asyncio.ensure_future(
+            asyncio.to_thread(store_api_key, account_id, self.key.text())
+        )
+        done, _ = await asyncio.wait({storing}, timeout=KEYRING_PATIENCE_S)
+        if not done:  # a locked keyring may be asking for its password in a window of its own
+            self._note(self.tr("Waiting for the system keyring (unlock it if it asks)…"))
+        try:
+            await storing
+        except SecretStoreUnavailable as exc:
+            self._no_keyring(exc.reason)
+            return False
+        except ConfigError as exc:  # an empty key
+            self.problems.show([("key", str(exc))])
+            return False
+        if self.keyring_problem is not None:  # unlocked meanwhile
+            self.keyring_problem = None
+            self.problems.clear()
+        return True
 
     def _set_busy(self, busy: bool, text: str = "") -> None:
         self.busy = busy
@@ -400,6 +444,51 @@ class AccountEditor(QDialog):
         self.note.setStyleSheet("color: #c62828;" if error else "")
         self.note.setText(text)
         self.note.setVisible(bool(text))
+
+    # ---------------------------------------------------------------- API: the key
+
+    async def _check_keyring(self) -> None:
+        """Whether this computer has a keyring to keep a key in, asked off the loop when the
+        editor opens: where there is none, the operator is told before typing a key."""
+        from media_assistant.providers.secrets import keyring_available
+
+        reason = await asyncio.to_thread(keyring_available)
+        if reason == "none":
+            self._no_keyring(reason)
+
+    def _no_keyring(self, reason: str) -> None:
+        """The key cannot be kept here: say why, in the operator's words, and offer the
+        environment variable instead."""
+        self.keyring_problem = reason
+        self.problems.show([("key", self._keyring_words(reason))])
+        if reason == "none":
+            self.key.clear()
+            self.key.setEnabled(False)
+            self.key.setPlaceholderText(self.tr("no system keyring on this computer"))
+        self._offer_variable()
+        self.key_env.setFocus()
+
+    def _offer_variable(self) -> None:
+        """A name for the key's variable, following the account's name as it is typed."""
+        self.key_env.setPlaceholderText(
+            self.tr("e.g. %1").replace("%1", _variable_name(self.account_id() or "my-api"))
+        )
+
+    def _keyring_words(self, reason: str) -> str:
+        if reason == "none":
+            return self.tr(
+                "This computer has no system keyring to keep the key in: put the key in an "
+                "environment variable and enter its name below."
+            )
+        if reason == "timeout":
+            return self.tr(
+                "The system keyring did not answer (locked?): unlock it and save again, or put "
+                "the key in an environment variable and enter its name below."
+            )
+        return self.tr(
+            "The system keyring refused the key (locked?): unlock it and save again, or put "
+            "the key in an environment variable and enter its name below."
+        )
 
     # ---------------------------------------------------------------- API: models, test
 
@@ -489,3 +578,9 @@ class AccountEditor(QDialog):
             .replace("%2", f"{answer.seconds:.1f}")
             .replace("%3", answer.text)
         )
+
+
+def _variable_name(account_id: str) -> str:
+    """A name to propose for the key's environment variable: ``ds-api`` → ``DS_API_KEY``."""
+    stem = "".join(c if c.isalnum() else "_" for c in account_id.upper()).strip("_") or "MY"
+    return f"{stem}_KEY" if stem.endswith("API") else f"{stem}_API_KEY"

@@ -318,14 +318,22 @@ class SetupDialog(QDialog):
             text += "\n" + self.tr("Only this account serves %1: removed too.").replace(
                 "%1", ", ".join(orphans)
             )
-        self._confirm(text, lambda: spawn(self._commit(doc, account_id), "setup:remove"))
+        self._confirm(
+            text, lambda: spawn(self._commit(doc, account_id, account=True), "setup:remove")
+        )
 
-    async def _commit(self, doc: Any, name: str) -> None:
+    async def _commit(self, doc: Any, name: str, *, account: bool = False) -> None:
+        """Save a removal; ``account``: ``name`` is an account, whose key leaves the keyring
+        too (a later account of the same name must not find it)."""
         try:
             await self.session.commit(doc)
         except (ConfigError, InputError) as exc:
             self.say(save_error_text(exc), error=True)
             return
+        if account:
+            from media_assistant.providers import secrets
+
+            await asyncio.to_thread(secrets.delete, secrets.API_KEY, name)
         self.refresh()
         self.say(self.tr("%1 removed").replace("%1", name))
         self.changed.emit()
