@@ -15,6 +15,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QCheckBox
 
 from media_assistant.core.files.paths import Paths
+from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.batches import eta as batch_eta
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.common import labels
@@ -25,6 +26,7 @@ from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
 from tests.gui.app_env import Env, running_app
+from tests.support.lane_watch import LaneWatch
 
 CONFIG = """
 [simulation]
@@ -137,9 +139,12 @@ async def test_cancel_and_retry_buttons(env: Env) -> None:
 async def test_disabling_an_account_stops_its_new_work(env: Env) -> None:
     toggle = env.window.accounts._toggles["api-1"]
     assert isinstance(toggle, QCheckBox) and toggle.isChecked()
+    watch = LaneWatch(env.scheduler.lanes[ModelKind.API])
     toggle.setChecked(False)
+    await until(lambda: not env.scheduler.rt.accounts.available("api-1"))  # type: ignore[union-attr]
     await env.controller.submit(_api_tasks(4))
-    await asyncio.sleep(1.0)
+    await watch.idle_turn("api-1")  # its worker looked at the new work with the account off
+    assert watch.claims["api-1"] == 0
     assert set(states(env).values()) == {"pending"}
     assert env.window.accounts.table.item(1, 1).text() == labels.account_state("disabled")
     toggle.setChecked(True)
@@ -181,7 +186,6 @@ async def test_the_eta_appears_once_a_lane_has_finished_a_task(
 
 def _web_tasks(n: int) -> list[Any]:
     from media_assistant.core.model.records import NewTask
-    from media_assistant.core.model.states import ModelKind
 
     return [
         NewTask(f"w{i}", "web-model", ModelKind.WEB, f"web prompt {i}", "gui") for i in range(n)
@@ -190,7 +194,6 @@ def _web_tasks(n: int) -> list[Any]:
 
 def _api_tasks(n: int) -> list[Any]:
     from media_assistant.core.model.records import NewTask
-    from media_assistant.core.model.states import ModelKind
 
     return [
         NewTask(f"a{i}", "api-model", ModelKind.API, f"api prompt {i}", "gui") for i in range(n)
@@ -202,7 +205,6 @@ async def test_history_loads_behind_the_first_page_in_order(
 ) -> None:
     import media_assistant.gui.window.main_window as mw
     from media_assistant.core.model.records import NewTask
-    from media_assistant.core.model.states import ModelKind
 
     monkeypatch.setattr(mw, "FIRST_PAGE", 300)
     monkeypatch.setattr(mw, "HISTORY_PAGE", 400)
@@ -225,14 +227,13 @@ async def test_history_loads_behind_the_first_page_in_order(
     qtbot.addWidget(window)
     await window.load()
     assert window.model.rowCount() == 300 + 10  # the newest finished + everything unfinished
-    await asyncio.sleep(mw.HISTORY_PAUSE_MS * 6 / 1000)
-    assert window.model.rowCount() == 310  # history waits for the window to be on screen
+    assert window._history is None  # history waits for the window to be on screen
     painted = window.next_paint()
     window.hold_history()  # as the app does: until the scheduler has started
     window.show()
     await asyncio.wait_for(painted, 5)  # what the app waits for before starting the scheduler
-    await asyncio.sleep(mw.HISTORY_PAUSE_MS * 6 / 1000)
-    assert window.model.rowCount() == 310  # held: the scheduler's start goes first
+    assert window._history is None  # held: the scheduler's start goes first
+    assert window.model.rowCount() == 310
     window.release_history()
     await until(lambda: window.model.rowCount() == 1500)
     seqs = [r.seq for r in window.model.rows()]
@@ -250,7 +251,6 @@ def test_a_refresh_qt_runs_outside_the_event_loop_plans_nothing_and_leaves_nothi
     shutdown): a long queue's plan is then left for the next refresh — no error, no coroutine
     created and never awaited (both were seen in CI)."""
     from media_assistant.core.model.records import NewTask
-    from media_assistant.core.model.states import ModelKind
 
     monkeypatch.setattr(queue_controls, "INLINE_PENDING", 0)  # any queue is "long"
     data = tmp_path / "data"

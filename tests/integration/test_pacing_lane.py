@@ -16,6 +16,7 @@ from media_assistant.core.rules.pacing import Hold
 from media_assistant.core.store.pacing import PacingStore
 from tests.conftest import config_dict, make_tasks
 from tests.integration.conftest import Harness
+from tests.support.lane_watch import LaneWatch
 
 
 def paced_config(
@@ -81,10 +82,22 @@ async def test_a_daily_cap_survives_a_restart(harness_factory: Callable[..., Har
     second = harness_factory(web_latency=(20, 20))
     second.config = config
     s2 = await second.start()
-    view = web_lane(second).pacer.view("web-1")
+    lane = web_lane(second)
+    view = lane.pacer.view("web-1")
     assert view is not None and view.hold is Hold.DAILY_CAP and view.today_used == 2
+    asked: list[float] = []  # what the pacer told the worker at each of its turns
+    wait_s = lane.pacer.wait_s
+
+    def recorded(account_id: str) -> float:
+        asked.append(wait_s(account_id))
+        return asked[-1]
+
+    lane.pacer.wait_s = recorded  # type: ignore[method-assign]
+    watch = LaneWatch(lane)
     await s2.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB, prefix="more"))
-    await asyncio.sleep(2.0)  # 400 simulated seconds: the cap holds
+    while len(asked) < 2:  # the worker looked at the new task twice: the cap held both times
+        await asyncio.sleep(0.01)
+    assert all(w > 0 for w in asked) and watch.claims["web-1"] == 0
     assert second.states()["more-000"] == "pending"
     assert PacingStore(second.store.engine).load("web-1") is not None
 
