@@ -147,69 +147,6 @@
         <source>Saving…</source>
         <translation>Saving…</translation>
     </message>
-    <message>
-        <source>Waiting for the system keyring (unlock it if it asks)…</source>
-        <translation>Waiting for the system keyring (unlock it if it asks)…</translation>
-    </message>
-    <message>
-        <source>no system keyring on this computer</source>
-        <translation>no system keyring on this computer</translation>
-    </message>
-    <message>
-        <source>e.g. %1</source>
-        <translation>e.g. %1</translation>
-    </message>
-    <message>
-        <source>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</source>
-        <translation>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</translation>
-    </message>
-    <message>
-        <source>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
-        <translation>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</translation>
-    </message>
-    <message>
-        <source>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
-        <translation>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</translation>
-    </message>
-    <message>
-        <source>Paste the API key first</source>
-        <translation>Paste the API key first</translation>
-    </message>
-    <message>
-        <source>Enter the base URL first</source>
-        <translation>Enter the base URL first</translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation>%1: %2</translation>
-    </message>
-    <message>
-        <source>Asking %1 for its models…</source>
-        <translation>Asking %1 for its models…</translation>
-    </message>
-    <message>
-        <source>This endpoint does not list its models: type the model name below</source>
-        <translation>This endpoint does not list its models: type the model name below</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n model(s) offered: tick the ones this account should serve</source>
-        <translation>
-            <numerusform>%n model offered: tick the ones this account should serve</numerusform>
-            <numerusform>%n models offered: tick the ones this account should serve</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Choose a model to test with</source>
-        <translation>Choose a model to test with</translation>
-    </message>
-    <message>
-        <source>Sending one short request to %1…</source>
-        <translation>Sending one short request to %1…</translation>
-    </message>
-    <message>
-        <source>Connected: %1 answered in %2 s: “%3”</source>
-        <translation>Connected: %1 answered in %2 s: “%3”</translation>
-    </message>
 </context>
 <context>
     <name>AccountProblem</name>
@@ -338,6 +275,72 @@
     <message>
         <source>Accounts and models…</source>
         <translation>Accounts and models…</translation>
+    </message>
+</context>
+<context>
+    <name>ApiChecks</name>
+    <message>
+        <source>Waiting for the system keyring (unlock it if it asks)…</source>
+        <translation>Waiting for the system keyring (unlock it if it asks)…</translation>
+    </message>
+    <message>
+        <source>no system keyring on this computer</source>
+        <translation>no system keyring on this computer</translation>
+    </message>
+    <message>
+        <source>e.g. %1</source>
+        <translation>e.g. %1</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</source>
+        <translation>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</translation>
+    </message>
+    <message>
+        <source>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
+        <translation>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</translation>
+    </message>
+    <message>
+        <source>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
+        <translation>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</translation>
+    </message>
+    <message>
+        <source>Paste the API key first</source>
+        <translation>Paste the API key first</translation>
+    </message>
+    <message>
+        <source>Enter the base URL first</source>
+        <translation>Enter the base URL first</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its models…</source>
+        <translation>Asking %1 for its models…</translation>
+    </message>
+    <message>
+        <source>This endpoint does not list its models: type the model name below</source>
+        <translation>This endpoint does not list its models: type the model name below</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) offered: tick the ones this account should serve</source>
+        <translation>
+            <numerusform>%n model offered: tick the ones this account should serve</numerusform>
+            <numerusform>%n models offered: tick the ones this account should serve</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a model to test with</source>
+        <translation>Choose a model to test with</translation>
+    </message>
+    <message>
+        <source>Sending one short request to %1…</source>
+        <translation>Sending one short request to %1…</translation>
+    </message>
+    <message>
+        <source>Connected: %1 answered in %2 s: “%3”</source>
+        <translation>Connected: %1 answered in %2 s: “%3”</translation>
     </message>
 </context>
 <context>

@@ -147,68 +147,6 @@
         <source>Saving…</source>
         <translation>正在保存…</translation>
     </message>
-    <message>
-        <source>Waiting for the system keyring (unlock it if it asks)…</source>
-        <translation>正在等待系统密钥环（如弹出提示，请解锁）…</translation>
-    </message>
-    <message>
-        <source>no system keyring on this computer</source>
-        <translation>本机没有系统密钥环</translation>
-    </message>
-    <message>
-        <source>e.g. %1</source>
-        <translation>例如 %1</translation>
-    </message>
-    <message>
-        <source>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</source>
-        <translation>本机没有可保存密钥的系统密钥环：请把密钥放进一个环境变量，并在下方填写变量名。</translation>
-    </message>
-    <message>
-        <source>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
-        <translation>系统密钥环没有响应（可能已锁定）：请解锁后再次保存，或把密钥放进环境变量，并在下方填写变量名。</translation>
-    </message>
-    <message>
-        <source>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
-        <translation>系统密钥环拒绝保存密钥（可能已锁定）：请解锁后再次保存，或把密钥放进环境变量，并在下方填写变量名。</translation>
-    </message>
-    <message>
-        <source>Paste the API key first</source>
-        <translation>请先粘贴 API 密钥</translation>
-    </message>
-    <message>
-        <source>Enter the base URL first</source>
-        <translation>请先填写接口地址</translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
-        <source>Asking %1 for its models…</source>
-        <translation>正在向 %1 查询模型…</translation>
-    </message>
-    <message>
-        <source>This endpoint does not list its models: type the model name below</source>
-        <translation>该接口不提供模型列表：请在下方输入模型名称</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n model(s) offered: tick the ones this account should serve</source>
-        <translation>
-            <numerusform>共提供 %n 个模型：请勾选该账号要使用的模型</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Choose a model to test with</source>
-        <translation>请选择一个用于测试的模型</translation>
-    </message>
-    <message>
-        <source>Sending one short request to %1…</source>
-        <translation>正在向 %1 发送一条简短请求…</translation>
-    </message>
-    <message>
-        <source>Connected: %1 answered in %2 s: “%3”</source>
-        <translation>已连接：%1 用时 %2 秒回答：“%3”</translation>
-    </message>
 </context>
 <context>
     <name>AccountProblem</name>
@@ -337,6 +275,71 @@
     <message>
         <source>Accounts and models…</source>
         <translation>账号和模型…</translation>
+    </message>
+</context>
+<context>
+    <name>ApiChecks</name>
+    <message>
+        <source>Waiting for the system keyring (unlock it if it asks)…</source>
+        <translation>正在等待系统密钥环（如弹出提示，请解锁）…</translation>
+    </message>
+    <message>
+        <source>no system keyring on this computer</source>
+        <translation>本机没有系统密钥环</translation>
+    </message>
+    <message>
+        <source>e.g. %1</source>
+        <translation>例如 %1</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</source>
+        <translation>本机没有可保存密钥的系统密钥环：请把密钥放进一个环境变量，并在下方填写变量名。</translation>
+    </message>
+    <message>
+        <source>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
+        <translation>系统密钥环没有响应（可能已锁定）：请解锁后再次保存，或把密钥放进环境变量，并在下方填写变量名。</translation>
+    </message>
+    <message>
+        <source>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
+        <translation>系统密钥环拒绝保存密钥（可能已锁定）：请解锁后再次保存，或把密钥放进环境变量，并在下方填写变量名。</translation>
+    </message>
+    <message>
+        <source>Paste the API key first</source>
+        <translation>请先粘贴 API 密钥</translation>
+    </message>
+    <message>
+        <source>Enter the base URL first</source>
+        <translation>请先填写接口地址</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its models…</source>
+        <translation>正在向 %1 查询模型…</translation>
+    </message>
+    <message>
+        <source>This endpoint does not list its models: type the model name below</source>
+        <translation>该接口不提供模型列表：请在下方输入模型名称</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) offered: tick the ones this account should serve</source>
+        <translation>
+            <numerusform>共提供 %n 个模型：请勾选该账号要使用的模型</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a model to test with</source>
+        <translation>请选择一个用于测试的模型</translation>
+    </message>
+    <message>
+        <source>Sending one short request to %1…</source>
+        <translation>正在向 %1 发送一条简短请求…</translation>
+    </message>
+    <message>
+        <source>Connected: %1 answered in %2 s: “%3”</source>
+        <translation>已连接：%1 用时 %2 秒回答：“%3”</translation>
     </message>
 </context>
 <context>

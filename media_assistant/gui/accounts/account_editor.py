@@ -14,8 +14,6 @@ scheduler (:class:`SetupSession`).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +35,16 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.config.edit import ConfigDocument
-from media_assistant.core.model.errors import ConfigError, InputError, ProviderError
+from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.accounts.api_checks import ApiChecks
 from media_assistant.gui.accounts.config_text import problem_text, save_error_text
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.jobs import spawn
-from media_assistant.gui.common import labels
 from media_assistant.gui.common.form_problems import FormProblems, ProblemLabel, fit_height
 from media_assistant.gui.common.style import latin_width
 
 FILE_CHOICE = "\x00file"  # the site combo's "adapter file…" entry
-KEYRING_PATIENCE_S = 1.0  # a key not stored by then: say that the keyring is being waited for
 CHECK_DELAY_MS = 300  # fields are checked this long after the last keystroke
 
 
@@ -119,7 +116,7 @@ class AccountEditor(QDialog):
             box.addWidget(self.fetch_button, 0, Qt.AlignmentFlag.AlignLeft)
         form.addRow(self.tr("Models:"), self.problems.field("models", models_box))
         for name in session.model_names(kind):
-            self._add_model(name, name in current.get("models", []))
+            self.add_model(name, name in current.get("models", []))
         if web and not current:
             self._suggest_web_model()
 
@@ -154,9 +151,9 @@ class AccountEditor(QDialog):
         layout.addWidget(self.problems.general)
         layout.addLayout(buttons)
         self.setMinimumWidth(latin_width(self.fontMetrics(), 70))
-        self.keyring_problem: str | None = None  # why the OS keyring cannot keep a key here
+        self.api = ApiChecks(self)  # the keyring and the endpoint (API accounts)
         if not web:
-            self.keyring_checked = spawn(self._check_keyring(), "setup:keyring")
+            self.keyring_checked = spawn(self.api.check_keyring(), "setup:keyring")
 
     # ---------------------------------------------------------------- fields
 
@@ -225,12 +222,12 @@ class AccountEditor(QDialog):
         edit.textEdited.connect(lambda _t: self._changed(key))
 
     def _changed(self, key: str) -> None:
-        if key == "id" and self.keyring_problem is not None:
-            self._offer_variable()
+        if key == "id" and self.api.keyring_problem is not None:
+            self.api.offer_variable()
         self.touched.add(key)
         self._check_timer.start()
 
-    def _add_model(self, name: str, checked: bool) -> QListWidgetItem:
+    def add_model(self, name: str, checked: bool) -> QListWidgetItem:
         """Offer ``name`` (ticked if ``checked``); not a change by the operator."""
         self.models.blockSignals(True)
         try:
@@ -257,7 +254,7 @@ class AccountEditor(QDialog):
     def _on_add_model_clicked(self) -> None:
         name = self.new_model.text().strip()
         if name:
-            self._add_model(name, True)
+            self.add_model(name, True)
             self.new_model.clear()
             self._changed("models")
 
@@ -277,7 +274,7 @@ class AccountEditor(QDialog):
             return
         name = None if site.startswith("file:") else f"{site}-web"
         if name and name not in self.session.model_names(self.kind):
-            self._add_model(name, True)
+            self.add_model(name, True)
             self._suggested = name
 
     def _on_site_activated(self, index: int) -> None:
@@ -355,8 +352,8 @@ class AccountEditor(QDialog):
             words = problem_text(problem)
             message = words if mine else f"{problem.where(doc.data())}: {words}"
             shown.append((key, message))
-        if self.keyring_problem is not None:  # said until a key was kept after all
-            shown.append(("key", self._keyring_words(self.keyring_problem)))
+        if self.api.keyring_problem is not None:  # said until a key was kept after all
+            shown.append(("key", self.api.keyring_words(self.api.keyring_problem)))
         self.problems.show(shown)
         return doc, config
 
@@ -370,12 +367,12 @@ class AccountEditor(QDialog):
             return
         if (
             self.kind is ModelKind.API
-            and self.keyring_problem == "none"
+            and self.api.keyring_problem == "none"
             and not self.key_env.text().strip()
         ):  # no keyring to keep a key in: without a variable the account could never work
             self.problems.show(
                 [
-                    ("key", self._keyring_words("none")),
+                    ("key", self.api.keyring_words("none")),
                     ("api_key_env", self.tr("Enter the name of the variable that holds the key")),
                 ]
             )
@@ -385,10 +382,10 @@ class AccountEditor(QDialog):
 
     async def _commit(self, doc: ConfigDocument, login: bool) -> None:
         account_id = self.account_id()
-        self._set_busy(True, self.tr("Saving…"))
+        self.set_busy(True, self.tr("Saving…"))
         try:
             if self.kind is ModelKind.API and self.key.text().strip():
-                if not await self._store_key(account_id):
+                if not await self.api.store_key(account_id):
                     return
                 if self.original_id is not None:  # a running provider holds the old key
                     await self.session.controller.reset_account(account_id)
@@ -398,189 +395,28 @@ class AccountEditor(QDialog):
                 self.problems.show([(None, save_error_text(exc))])
                 return
         finally:
-            self._set_busy(False)
-            self._note("")  # "Saving…" never stays behind
+            self.set_busy(False)
+            self.show_note("")  # "Saving…" never stays behind
         self.saved.emit(account_id)
         if login:
             self.login_wanted.emit(account_id)
         self.accept()
 
-    async def _store_key(self, account_id: str) -> bool:
-        """The typed key into the OS keyring (off the loop, at most secrets.KEYRING_TIMEOUT_S);
-        False, said next to the key with the way out, when it cannot be kept here."""
-        from media_assistant.providers.secrets import SecretStoreUnavailable, store_api_key
-
-        if self.keyring_problem == "none":
-            self._no_keyring("none")
-            return False
-        storing = asyncio.ensure_future(
-            asyncio.to_thread(store_api_key, account_id, self.key.text())
-        )
-        done, _ = await asyncio.wait({storing}, timeout=KEYRING_PATIENCE_S)
-        if not done:  # a locked keyring may be asking for its password in a window of its own
-            self._note(self.tr("Waiting for the system keyring (unlock it if it asks)…"))
-        try:
-            await storing
-        except SecretStoreUnavailable as exc:
-            self._no_keyring(exc.reason)
-            return False
-        except ConfigError as exc:  # an empty key
-            self.problems.show([("key", str(exc))])
-            return False
-        if self.keyring_problem is not None:  # unlocked meanwhile
-            self.keyring_problem = None
-            self.problems.clear()
-        return True
-
-    def _set_busy(self, busy: bool, text: str = "") -> None:
+    def set_busy(self, busy: bool, text: str = "") -> None:
         self.busy = busy
         for button in self.findChildren(QPushButton):
             button.setEnabled(not busy)
         if text:
-            self._note(text)
+            self.show_note(text)
 
-    def _note(self, text: str, *, error: bool = False) -> None:
+    def show_note(self, text: str, *, error: bool = False) -> None:
         self.note_is_error = error
         self.note.setStyleSheet("color: #c62828;" if error else "")
         self.note.setText(text)
         self.note.setVisible(bool(text))
 
-    # ---------------------------------------------------------------- API: the key
-
-    async def _check_keyring(self) -> None:
-        """Whether this computer has a keyring to keep a key in, asked off the loop when the
-        editor opens: where there is none, the operator is told before typing a key."""
-        from media_assistant.providers.secrets import keyring_available
-
-        reason = await asyncio.to_thread(keyring_available)
-        if reason == "none":
-            self._no_keyring(reason)
-
-    def _no_keyring(self, reason: str) -> None:
-        """The key cannot be kept here: say why, in the operator's words, and offer the
-        environment variable instead."""
-        self.keyring_problem = reason
-        self.problems.show([("key", self._keyring_words(reason))])
-        if reason == "none":
-            self.key.clear()
-            self.key.setEnabled(False)
-            self.key.setPlaceholderText(self.tr("no system keyring on this computer"))
-        self._offer_variable()
-        self.key_env.setFocus()
-
-    def _offer_variable(self) -> None:
-        """A name for the key's variable, following the account's name as it is typed."""
-        self.key_env.setPlaceholderText(
-            self.tr("e.g. %1").replace("%1", _variable_name(self.account_id() or "my-api"))
-        )
-
-    def _keyring_words(self, reason: str) -> str:
-        if reason == "none":
-            return self.tr(
-                "This computer has no system keyring to keep the key in: put the key in an "
-                "environment variable and enter its name below."
-            )
-        if reason == "timeout":
-            return self.tr(
-                "The system keyring did not answer (locked?): unlock it and save again, or put "
-                "the key in an environment variable and enter its name below."
-            )
-        return self.tr(
-            "The system keyring refused the key (locked?): unlock it and save again, or put "
-            "the key in an environment variable and enter its name below."
-        )
-
-    # ---------------------------------------------------------------- API: models, test
-
-    async def _key(self) -> str | None:
-        """The key typed here, else the stored one (env var, keyring; read off the loop)."""
-        typed = self.key.text().strip()
-        if typed:
-            return typed
-        if self.original_id is None:
-            self.problems.show([("key", self.tr("Paste the API key first"))])
-            return None
-        from media_assistant.providers.secrets import resolve_api_key
-
-        try:
-            return await asyncio.to_thread(
-                resolve_api_key, self.original_id, self.key_env.text().strip() or None
-            )
-        except ProviderError as exc:
-            self.problems.show([("key", exc.message)])
-            return None
-
     def _on_fetch_clicked(self) -> None:
-        spawn(self._probe(self._fetch), "setup:fetch-models")
+        spawn(self.api.probe(self.api.fetch), "setup:fetch-models")
 
     def _on_test_clicked(self) -> None:
-        spawn(self._probe(self._test), "setup:test-connection")
-
-    async def _probe(self, action: Callable[[str, str], Any]) -> None:
-        if self.busy:
-            return
-        base_url = self.base_url.text().strip()
-        if not base_url:
-            self.problems.show([("base_url", self.tr("Enter the base URL first"))])
-            return
-        key = await self._key()
-        if key is None:
-            return
-        self.problems.clear()
-        self._set_busy(True)
-        try:
-            await action(base_url, key)
-        except ProviderError as exc:
-            self._note(
-                self.tr("%1: %2")
-                .replace("%1", labels.error_kind(exc.kind.value))
-                .replace("%2", exc.message),
-                error=True,
-            )
-        finally:
-            self._set_busy(False)
-
-    async def _fetch(self, base_url: str, key: str) -> None:
-        from media_assistant.core.model.errors import ErrorKind
-        from media_assistant.providers.api.probe import list_models
-
-        self._note(self.tr("Asking %1 for its models…").replace("%1", base_url))
-        try:
-            names = await list_models(base_url, key)
-        except ProviderError as exc:
-            if exc.kind is ErrorKind.BAD_REQUEST and exc.status == 404:
-                self._note(
-                    self.tr("This endpoint does not list its models: type the model name below")
-                )
-                return
-            raise
-        for name in names:
-            self._add_model(name, False)
-        self._note(
-            self.tr("%n model(s) offered: tick the ones this account should serve", "", len(names))
-        )
-
-    async def _test(self, base_url: str, key: str) -> None:
-        from media_assistant.providers.api.probe import check_connection
-
-        chosen = self.checked_models() or [
-            self.models.item(i).text() for i in range(self.models.count())
-        ]
-        if not chosen:
-            self.problems.show([("models", self.tr("Choose a model to test with"))])
-            return
-        model = chosen[0]
-        self._note(self.tr("Sending one short request to %1…").replace("%1", model))
-        answer = await check_connection(base_url, key, model)
-        self._note(
-            self.tr("Connected: %1 answered in %2 s: “%3”")
-            .replace("%1", answer.model)
-            .replace("%2", f"{answer.seconds:.1f}")
-            .replace("%3", answer.text)
-        )
-
-
-def _variable_name(account_id: str) -> str:
-    """A name to propose for the key's environment variable: ``ds-api`` → ``DS_API_KEY``."""
-    stem = "".join(c if c.isalnum() else "_" for c in account_id.upper()).strip("_") or "MY"
-    return f"{stem}_KEY" if stem.endswith("API") else f"{stem}_API_KEY"
+        spawn(self.api.probe(self.api.test), "setup:test-connection")
