@@ -113,7 +113,7 @@ async def test_the_shutdown_wait_is_seconds_even_on_a_busy_loop(
     finally:
         busy = False
     waited = lanes_stopped[0] - began
-    assert 0.5 <= waited < 1.6, waited  # 0.5 s and a few busy turns, not 25 turns of 0.12 s
+    assert 0.5 <= waited < 3.0, waited  # 0.5 s and a few busy turns, not 25 turns of 0.3 s (7.9 s)
 
 
 # A `run` whose web provider ignores cancellation: its graceful stop waits its full 15 s.

@@ -145,6 +145,7 @@ async def test_disabling_an_account_stops_its_new_work(env: Env) -> None:
     await env.controller.submit(_api_tasks(4))
     await watch.idle_turn("api-1")  # its worker looked at the new work with the account off
     assert watch.claims["api-1"] == 0
+    await until(lambda: len(states(env)) == 4)  # the table has them
     assert set(states(env).values()) == {"pending"}
     assert env.window.accounts.table.item(1, 1).text() == labels.account_state("disabled")
     toggle.setChecked(True)

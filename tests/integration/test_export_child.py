@@ -144,6 +144,7 @@ def export_child() -> multiprocessing.Process | None:
     )
 
 
+@pytest.mark.expect_errors(r"said nothing for")
 def test_a_child_that_stops_answering_is_killed_and_the_export_fails(
     store: Store, tmp_path: Path
 ) -> None:

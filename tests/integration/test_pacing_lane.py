@@ -8,6 +8,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from media_assistant.core.config.schema import parse_config
 from media_assistant.core.lanes.web import WebLane
 from media_assistant.core.model.errors import ErrorKind
@@ -102,6 +104,7 @@ async def test_a_daily_cap_survives_a_restart(harness_factory: Callable[..., Har
     assert PacingStore(second.store.engine).load("web-1") is not None
 
 
+@pytest.mark.expect_errors(r"risk guard: ")
 async def test_risk_signals_cool_the_account_down_and_k_in_a_row_pause_it(
     harness_factory: Callable[..., Harness],
 ) -> None:
@@ -150,6 +153,7 @@ async def test_risk_signals_cool_the_account_down_and_k_in_a_row_pause_it(
     assert set(h.states().values()) == {"success"}  # web-2 did the work meanwhile
 
 
+@pytest.mark.expect_errors(r"risk guard: ")
 async def test_the_operator_clears_a_pause_and_the_account_works_again(
     harness_factory: Callable[..., Harness],
 ) -> None:

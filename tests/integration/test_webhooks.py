@@ -102,6 +102,7 @@ async def test_each_service_gets_its_documented_format_signed_as_it_checks(
     assert "webhook #2 (dingtalk, $MA_DINGTALK_URL): batch_failed sent" in log_text
 
 
+@pytest.mark.expect_errors(r"not delivered after 1 tries")
 async def test_a_wrong_secret_is_refused_by_the_receiver_and_not_retried() -> None:
     with webhook_receiver(secrets={"dingtalk": SECRET, "feishu": SECRET}) as rx:
         lookup = {
@@ -134,6 +135,7 @@ async def test_server_errors_are_retried_then_delivered() -> None:
     assert result.ok and result.tries == 3 and rx.requests == 3
 
 
+@pytest.mark.expect_errors(r"not delivered after 4 tries")
 async def test_a_dead_address_gives_up_after_the_retries_without_blocking_the_loop(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -172,6 +174,7 @@ async def test_only_the_events_a_webhook_asked_for_are_sent() -> None:
     )
 
 
+@pytest.mark.expect_errors(r"\$MA_WECOM_URL is not set")
 async def test_a_missing_variable_is_named_and_nothing_is_sent() -> None:
     sender = WebhookSender([hook("wecom")], lookup=async_get({}))
     result = await sender.deliver(0, sender.hooks[0], NOTICE)
@@ -254,6 +257,7 @@ def test_a_headless_run_sends_batch_done_and_batch_failed_to_the_webhooks(tmp_pa
     assert "webhook #1 (json, $MA_TEST_HOOK_URL): batch_done sent" in log_text
 
 
+@pytest.mark.expect_errors(r"\$MA_WECOM_URL is not set")
 async def test_a_locked_keyring_does_not_freeze_the_window_while_a_notice_goes_out(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

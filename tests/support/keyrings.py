@@ -16,7 +16,7 @@ from keyring.backend import KeyringBackend
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = -1  # type: ignore[assignment]  # never chosen by keyring on its own: set it
 
     def __init__(self) -> None:
         super().__init__()
@@ -37,7 +37,7 @@ class MemoryKeyring(KeyringBackend):
 class HangingKeyring(KeyringBackend):
     """Every call waits until :attr:`release` is set (in a child process: forever)."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = -1  # type: ignore[assignment]  # never chosen by keyring on its own: set it
     release = threading.Event()
     calls = 0
 

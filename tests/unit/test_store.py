@@ -120,6 +120,7 @@ def test_deferral_keeps_the_attempt_but_moves_the_fence(store: Store) -> None:
     assert store.get(first.task_id).state == "running"  # type: ignore[union-attr]
 
 
+@pytest.mark.expect_errors(r"database refused a second running task")
 def test_database_refuses_two_running_tasks_on_one_web_account(store: Store) -> None:
     store.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
     a = claim(store, "web-1", ModelKind.WEB, ("web-model",))
@@ -320,6 +321,7 @@ def test_heartbeat_batch_updates_each_row_with_its_progress(
     assert store.heartbeat("owner-B", beats) == set(beats)
 
 
+@pytest.mark.expect_errors(r"event subscriber .* failed")
 def test_bus_subscriber_errors_do_not_break_the_store(store: Store) -> None:
     bus: EventBus = store.bus
 

@@ -15,6 +15,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import QObject
 
 from media_assistant.core.model.errors import ConfigError, ErrorKind, ProviderError
@@ -50,7 +51,8 @@ class ApiChecks(QObject):
         try:
             await storing
         except SecretStoreUnavailable as exc:
-            self.no_keyring(exc.reason)
+            if self.editor_open():
+                self.no_keyring(exc.reason)
             return False
         except ConfigError as exc:  # an empty key
             e.problems.show([("key", str(exc))])
@@ -66,8 +68,12 @@ class ApiChecks(QObject):
         from media_assistant.providers.secrets import keyring_available
 
         reason = await asyncio.to_thread(keyring_available)
-        if reason == "none":
+        if reason == "none" and self.editor_open():
             self.no_keyring(reason)
+
+    def editor_open(self) -> bool:
+        """The editor may have been closed (and deleted) while a keyring call was waited for."""
+        return shiboken6.isValid(self) and shiboken6.isValid(self.editor)
 
     def no_keyring(self, reason: str) -> None:
         """The key cannot be kept here: say why, in the operator's words, and offer the

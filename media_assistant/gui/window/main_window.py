@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.timeline.set_accounts([(a.id, a.kind.value) for a in controller.accounts])
         self.log_panel = LogPanel(log_model, self)
         self._details: dict[str, TaskDetailsDialog] = {}
+        self._refreshes: set[asyncio.Task[None]] = set()  # details windows being reloaded
         self.skipped_notice: SkippedIdsNotice | None = None
         self.batches = BatchProgress()
         self._history_before: int | None = None  # older finished tasks still to load
@@ -371,11 +372,18 @@ class MainWindow(QMainWindow):
             # A transition writes its own event row (started, retry, lost, canceled...), which
             # reaches us as this change, not as a logged line: reload the log with the record.
             if tid in self._details:
-                spawn(self._refresh_dialog(tid), f"details:{tid}")
+                self._refresh_soon(tid)
 
     def _on_bridge_task_logged(self, task_id: str, _kind: str, _message: str, _at: float) -> None:
         if task_id in self._details:
-            spawn(self._refresh_dialog(task_id, record=False), f"details:{task_id}")
+            self._refresh_soon(task_id, record=False)
+
+    def _refresh_soon(self, task_id: str, *, record: bool = True) -> None:
+        """Reload an open details window; cancelled when the window closes (the store it
+        reads from closes after it)."""
+        task = spawn(self._refresh_dialog(task_id, record=record), f"details:{task_id}")
+        self._refreshes.add(task)
+        task.add_done_callback(self._refreshes.discard)
 
     async def _refresh_dialog(self, task_id: str, *, record: bool = True) -> None:
         fresh = await self.controller.task(task_id) if record else None
@@ -571,6 +579,8 @@ class MainWindow(QMainWindow):
         QSettings().setValue("main/geometry", self.saveGeometry())
         for dialog in list(self._details.values()):
             dialog.close()
+        for refresh in list(self._refreshes):
+            refresh.cancel()
         if self._history is not None:
             self._history.cancel()
         self.queue.close()
