@@ -47,7 +47,8 @@ class SecretKind:
 # The keyring services are those earlier versions stored under: entries stay readable.
 API_KEY = SecretKind("media-assistant", "API key")
 WEBHOOK = SecretKind("media-assistant-webhooks", "webhook address or secret")
-KINDS = (API_KEY, WEBHOOK)
+STORE_PASSWORD = SecretKind("media-assistant", "database password")  # team mode's store
+KINDS = (API_KEY, WEBHOOK, STORE_PASSWORD)
 
 KEYRING_SERVICE = API_KEY.service  # kept for callers that name the API keys' service
 
@@ -293,6 +294,37 @@ def store_api_key(account_id: str, key: str) -> None:
             f"{exc}; put the key in an environment variable and name it with "
             f'api_key_env = "..." in the account\'s config instead',
             exc.reason,
+        ) from None
+
+
+# ------------------------------------------------------------------------------ team mode's store
+
+
+def store_password_key(url: str) -> str:
+    """The keyring entry of a team database's password: its user, host, port and database (the
+    URL's query — sslmode and such — does not change whose password it is)."""
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    return f"store:{u.username or ''}@{u.host or ''}:{u.port or 5432}/{u.database or ''}"
+
+
+def read_store_password(url: str) -> str | None:
+    """The password ``store set-password`` kept for this database, or None (libpq then looks in
+    PGPASSWORD, ~/.pgpass and service files itself). A keyring that cannot be read (none, locked,
+    not answering) is None too: the connection attempt says what is missing."""
+    return lookup(STORE_PASSWORD, store_password_key(url)).value
+
+
+def save_store_password(url: str, password: str) -> None:
+    """``store set-password``: keep it in the OS keyring; ConfigError if impossible."""
+    if not password:
+        raise ConfigError("the password is empty")
+    try:
+        store(STORE_PASSWORD, store_password_key(url), password, label="the database password")
+    except SecretStoreUnavailable as exc:
+        raise SecretStoreUnavailable(
+            f"{exc}; put the password in PGPASSWORD or ~/.pgpass instead", exc.reason
         ) from None
 
 

@@ -158,3 +158,22 @@ async def test_a_look_up_from_the_loop_never_waits_on_its_thread(
     ticker.cancel()
     assert found.value is None and found.keyring_problem == "timeout"
     assert ticks >= 10  # the loop turned while the keyring did not answer
+
+
+def test_the_team_databases_password_is_one_more_kind(memory: MemoryKeyring) -> None:
+    """Team mode's `store set-password` keeps the database password through the same look-up:
+    one entry per user, host, port and database, whatever the URL's options."""
+    url = "postgresql+psycopg://ops@db.example:5433/media?sslmode=require"
+    assert secrets.read_store_password(url) is None
+    secrets.save_store_password(url, "s3cret-pass")
+    assert memory.entries == {
+        (secrets.API_KEY.service, "store:ops@db.example:5433/media"): "s3cret-pass"
+    }
+    assert secrets.read_store_password(url.replace("?sslmode=require", "")) == "s3cret-pass"
+    with pytest.raises(ConfigError, match="empty"):
+        secrets.save_store_password(url, "")
+    with use_keyring(keyring.backends.fail.Keyring()):
+        secrets.forget_all()
+        assert secrets.read_store_password(url) is None
+        with pytest.raises(SecretStoreUnavailable, match="PGPASSWORD"):
+            secrets.save_store_password(url, "s3cret-pass")
