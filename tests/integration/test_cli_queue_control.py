@@ -37,7 +37,9 @@ def test_pause_while_run_works_finishes_the_current_tasks_and_starts_nothing_new
     tmp_path: Path,
 ) -> None:
     data = tmp_path / "data"
-    write_config(data, lo=1.5, hi=2.0)
+    # Tasks long enough that the pause (a process of its own, slow to start on a busy machine)
+    # lands while the first ones run, not after all eight.
+    write_config(data, lo=3.0, hi=3.5)
     batch = write_batch(tmp_path / "batch.csv", 8)
     runner = subprocess.Popen(
         [sys.executable, "-m", "media_assistant", "--data-dir", str(data), "run", str(batch)],
@@ -86,7 +88,7 @@ def test_pause_while_run_works_finishes_the_current_tasks_and_starts_nothing_new
     finally:
         if runner.poll() is None:
             runner.send_signal(signal.SIGTERM)
-            runner.communicate(timeout=60)
+        runner.communicate(timeout=60)  # its pipes are closed whatever happened
     assert runner.returncode == 0, out + err
     assert {r["state"] for r in rows(data)} == {"success"}
     # The run said why it waited, and when it went on.

@@ -151,7 +151,7 @@ class AccountEditor(QDialog):
         layout.addWidget(self.problems.general)
         layout.addLayout(buttons)
         self.setMinimumWidth(latin_width(self.fontMetrics(), 70))
-        self.api = ApiChecks(self)  # the keyring and the endpoint (API accounts)
+        self.api = ApiChecks(self, self)  # the keyring and the endpoint (API accounts)
         if not web:
             self.keyring_checked = spawn(self.api.check_keyring(), "setup:keyring")
 

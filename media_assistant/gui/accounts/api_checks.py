@@ -13,23 +13,42 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem
 
 from media_assistant.core.model.errors import ConfigError, ErrorKind, ProviderError
 from media_assistant.gui.common import labels
+from media_assistant.gui.common.form_problems import FormProblems
 
-if TYPE_CHECKING:
-    from media_assistant.gui.accounts.account_editor import AccountEditor
+
+class ApiEditor(Protocol):
+    """What of the account editor these checks use (the editor imports this module, not the
+    other way round)."""
+
+    key: QLineEdit
+    key_env: QLineEdit
+    base_url: QLineEdit
+    models: QListWidget
+    problems: FormProblems
+    original_id: str | None
+    busy: bool
+
+    def account_id(self) -> str: ...
+    def show_note(self, text: str, *, error: bool = False) -> None: ...
+    def set_busy(self, busy: bool, text: str = "") -> None: ...
+    def add_model(self, name: str, checked: bool) -> QListWidgetItem: ...
+    def checked_models(self) -> list[str]: ...
+
 
 KEYRING_PATIENCE_S = 1.0  # a key not stored by then: say that the keyring is being waited for
 
 
 class ApiChecks(QObject):
-    def __init__(self, editor: AccountEditor) -> None:
-        super().__init__(editor)
+    def __init__(self, editor: ApiEditor, parent: QObject) -> None:
+        super().__init__(parent)
         self.editor = editor
         self.keyring_problem: str | None = None  # why the OS keyring cannot keep a key here
 
