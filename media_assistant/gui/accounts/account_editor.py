@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -392,11 +393,15 @@ class AccountEditor(QDialog):
             try:
                 await self.session.commit(doc)
             except (ConfigError, InputError) as exc:
-                self.problems.show([(None, save_error_text(exc))])
+                if shiboken6.isValid(self):
+                    self.problems.show([(None, save_error_text(exc))])
                 return
         finally:
-            self.set_busy(False)
-            self.show_note("")  # "Saving…" never stays behind
+            if shiboken6.isValid(self):  # the operator may have closed it meanwhile
+                self.set_busy(False)
+                self.show_note("")  # "Saving…" never stays behind
+        if not shiboken6.isValid(self):
+            return
         self.saved.emit(account_id)
         if login:
             self.login_wanted.emit(account_id)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -328,12 +329,15 @@ class SetupDialog(QDialog):
         try:
             await self.session.commit(doc)
         except (ConfigError, InputError) as exc:
-            self.say(save_error_text(exc), error=True)
+            if shiboken6.isValid(self):
+                self.say(save_error_text(exc), error=True)
             return
         if account:
             from media_assistant.providers import secrets
 
             await asyncio.to_thread(secrets.delete, secrets.API_KEY, name)
+        if not shiboken6.isValid(self):  # closed meanwhile: the change is saved all the same
+            return
         self.refresh()
         self.say(self.tr("%1 removed").replace("%1", name))
         self.changed.emit()
