@@ -9,6 +9,7 @@ import logging
 import logging.handlers
 import os
 import sys
+import threading
 import traceback
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from media_assistant.services import Services
 
 FIRST_PAINT_WAIT_S = 2.0  # the scheduler starts once the window is drawn, or after this
+EXIT_GUARD_S = 5.0  # after the shutdown, the process is gone within this (exit_within)
 
 log = logging.getLogger("media_assistant.app")
 
@@ -246,6 +248,7 @@ async def _amain(
     from PySide6.QtWidgets import QApplication
 
     from media_assistant.gui.bridge.controller import AppController
+    from media_assistant.gui.bridge.jobs import stop_jobs
     from media_assistant.gui.bridge.shutdown_signals import ShutdownSignals
     from media_assistant.gui.window.log_panel import LogModel
     from media_assistant.gui.window.main_window import MainWindow
@@ -309,6 +312,9 @@ async def _amain(
     window.statusBar().showMessage(
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )
+    # Nothing the operator started outlives the window: background jobs stop at once (an
+    # export's process is killed, nothing written), sign-in windows close; both bounded.
+    await asyncio.gather(stop_jobs(), controller.stop_sign_ins())
     await scheduler.stop()
     await window.stop_notices()
     await window.local_state.flush()  # the notices read, the batch shown: for the next start
@@ -318,6 +324,23 @@ async def _amain(
     window.deleteLater()
     app.quit()
     return 0
+
+
+def exit_within(seconds: float, code: int) -> None:
+    """The window has shut down (tasks back in the queue, browsers and exports stopped): the
+    process ends within ``seconds`` even if a thread we did not expect still runs — Python
+    waits for every non-daemon thread at exit (a stuck file read on a network share, a
+    library's worker). Only the app's own process arms this (cli.py), never a test."""
+
+    def force() -> None:
+        names = [t.name for t in threading.enumerate() if not t.daemon and t.is_alive()]
+        log.error("still running %.0f s after the window closed: %s; exiting", seconds, names)
+        logging.shutdown()
+        os._exit(code)
+
+    timer = threading.Timer(seconds, force)
+    timer.daemon = True
+    timer.start()
 
 
 def _install_excepthook(app: object, log_file: Path) -> None:

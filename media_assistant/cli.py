@@ -393,13 +393,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command or "gui"
     if command == "gui":
         _setup_logging(args.verbose)
+        from media_assistant.app import EXIT_GUARD_S, exit_within
         from media_assistant.app import main as gui_main  # the only path that loads Qt
 
-        return int(
+        code = int(
             gui_main(
                 data_dir=args.data_dir, config=args.config, demo=args.demo, store_url=args.store_url
             )
         )
+        exit_within(EXIT_GUARD_S, code)  # the window is gone: so is the process, soon
+        return code
     paths = Paths.resolve(args.data_dir, args.config)
     with contextlib.suppress(OSError):  # a data dir we cannot create: the command says why
         private_dir(paths.data_dir)

@@ -149,9 +149,6 @@ class Services:
             profile_dir=self.paths.profile,
         )
 
-    def model_kinds(self) -> dict[str, object]:
-        return {m.name: m.kind for m in self.config.models}
-
     def bind_loop(self) -> None:
         """Called on the event loop that will use ``async_store``: events are delivered there,
         and a statement that still runs on its thread is reported (core/store/threads.py)."""

@@ -3,7 +3,9 @@ database too), a clock you can move, configs."""
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,79 @@ from media_assistant.core.model.states import ModelKind  # noqa: E402
 from media_assistant.core.store import Store  # noqa: E402
 from media_assistant.core.store.db import open_engine, sqlite_url  # noqa: E402
 from tests.support.postgres import PostgresServer, start_server  # noqa: E402
+
+
+class _ErrorRecords(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def _text(record: logging.LogRecord) -> str:
+    text = f"{record.name}: {record.getMessage()}"
+    if record.exc_info and record.exc_info[1] is not None:
+        exc = record.exc_info[1]
+        text += f"\n{type(exc).__name__}: {exc}"
+    return text
+
+
+@pytest.fixture(autouse=True)
+def _no_unexpected_errors(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test fails when anything logged an ERROR it did not expect: a background task or a
+    bus subscriber that raised (the bus and asyncio log those: "event subscriber … failed",
+    "Task exception was never retrieved"), a housekeeping job, a worker that restarted. Such
+    crashes are only logged by the app — on purpose, it must go on — so without this the
+    suite stayed green over them. A test that provokes an error says which:
+    ``@pytest.mark.expect_errors(r"regex", …)`` (searched in "<logger>: <message>" and the
+    exception's line)."""
+    handler = _ErrorRecords()
+    root = logging.getLogger()
+    kept, level = list(root.handlers), root.level
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        # Handlers the app added (the CLI's stderr handler, the window's log file) go with
+        # the test: the next test's records would reach a stream pytest has closed.
+        for extra in [h for h in root.handlers if h not in kept]:
+            if type(extra).__module__.startswith("_pytest"):  # pytest's own, per phase
+                continue
+            root.removeHandler(extra)
+            if extra is not handler:
+                extra.close()
+        root.setLevel(level)
+    expected = [
+        re.compile(pattern)
+        for marker in request.node.iter_markers("expect_errors")
+        for pattern in marker.args
+    ]
+    unexpected = [
+        _text(r) for r in handler.records if not any(p.search(_text(r)) for p in expected)
+    ]
+    if unexpected:
+        pytest.fail("unexpected ERROR logged:\n" + "\n---\n".join(unexpected), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _secrets_of_this_test() -> Iterator[None]:
+    """Secrets read from a keyring are kept for the app's session (providers/secrets.py); a
+    test is a session of its own: nothing it read is found by the next one. Every test starts
+    on a computer without a keyring (keyring's own choice would be whichever backend class
+    with the highest priority happens to be imported: the test doubles' included) unless it
+    installs one (tests/support/keyrings.py)."""
+    import keyring
+    import keyring.backends.fail
+
+    from media_assistant.providers import secrets
+
+    secrets.forget_all()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    yield
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    secrets.forget_all()
 
 
 @pytest.fixture

@@ -45,11 +45,6 @@ def open_services(
     )
 
 
-def read_batch_args(services: Services, args: argparse.Namespace) -> list[NewTask]:
-    """Parse the batch named on the command line; InputError (exit 2) rejects the whole file."""
-    return _read_batch_args(services, args)[0]
-
-
 def read_batch_and_info(
     services: Services, args: argparse.Namespace
 ) -> tuple[list[NewTask], BatchInfo | None]:

@@ -42,6 +42,7 @@ def cmd_support_bundle(paths: Paths, args: argparse.Namespace) -> int:
 
 
 def cmd_webhooks(paths: Paths, args: argparse.Namespace) -> int:
+    from media_assistant.providers.secrets import SecretStoreUnavailable
     from media_assistant.providers.webhooks import (
         WebhookSender,
         hook_label,
@@ -59,11 +60,8 @@ def cmd_webhooks(paths: Paths, args: argparse.Namespace) -> int:
             raise InputError(f"{args.name}: nothing given, nothing stored")
         try:
             store_secret(args.name, value)
-        except Exception as exc:
-            raise ConfigError(
-                f"{args.name}: the OS keyring refused it ({type(exc).__name__}); put it in the "
-                "environment variable instead"
-            ) from None
+        except SecretStoreUnavailable as exc:  # a ConfigError: exit 2
+            raise ConfigError(f"{exc}; put it in the environment variable instead") from None
         print(f"{args.name}: stored in the OS keyring")
         return EXIT_OK
     services = open_services(paths, args, read_only=True)

@@ -85,29 +85,23 @@ class Redactor:
 
 def known_secrets(services: Services) -> list[str]:
     """Every secret value the config refers to, from the environment and the keyring."""
-    from media_assistant.providers import secrets as api_secrets
-    from media_assistant.providers import webhooks
+    from media_assistant.providers import secrets
 
-    names: list[tuple[str, str | None]] = []  # (env name, keyring service/user)
-    out: list[str] = []
     config = services.config
-    for account in config.accounts:
-        if account.api_key_env:
-            names.append((account.api_key_env, None))
-        with contextlib.suppress(Exception):
-            import keyring
-
-            if key := keyring.get_password(api_secrets.KEYRING_SERVICE, account.id):
-                out.append(key)
-    for hook in config.webhooks:
-        for name in (hook.url_env, hook.secret_env):
-            if name:
-                value = webhooks.lookup_secret(name)
-                if value:
-                    out.append(value)
-    for name, _ in names:
-        if value := os.environ.get(name):
-            out.append(value)
+    wanted = [(secrets.API_KEY, a.id, a.api_key_env) for a in config.accounts]
+    wanted += [
+        (secrets.WEBHOOK, name, name)
+        for hook in config.webhooks
+        for name in (hook.url_env, hook.secret_env)
+        if name
+    ]
+    out: list[str] = []
+    for kind, name, env in wanted:
+        if env and (from_env := os.environ.get(env, "").strip()):
+            out.append(from_env)
+        # The keyring's entry too, even when the variable is set: either may be pasted in a log.
+        if stored := secrets.lookup(kind, name).value:
+            out.append(stored)
     return out
 
 

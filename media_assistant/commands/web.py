@@ -60,7 +60,7 @@ def account_for_browser(services: Services, account_id: str) -> AccountConfig:
 def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
     from media_assistant.providers.web.adapter import load_adapter
     from media_assistant.providers.web.executable import resolve_browser
-    from media_assistant.providers.web.signin import check_login, login_interactive
+    from media_assistant.providers.web.signin import LoginOutcome, check_login, login_interactive
 
     services = open_services(paths, args)
     try:
@@ -85,15 +85,18 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
                 )
         finally:
             lock.release()
+        # Only what the site showed changes the account: a window closed early, a sign-in
+        # that timed out or a site that cannot be reached leave its login state as it was.
         if state.logged_in:
             status = services.accounts.get(account.id)
             if status and status.problem is AccountProblem.NEEDS_LOGIN:
                 services.accounts.clear_problem(account.id)
-        else:
+        elif state.says_logged_out:
             services.accounts.set_problem(account.id, AccountProblem.NEEDS_LOGIN, state.detail)
     finally:
         services.close()
-    print(f"{account.id}: {'logged in' if state.logged_in else 'needs login'} ({state.detail})")
+    verdict = {LoginOutcome.SIGNED_IN: "logged in", LoginOutcome.SIGNED_OUT: "needs login"}
+    print(f"{account.id}: {verdict.get(state.outcome, 'login unchanged')} ({state.detail})")
     return EXIT_OK if state.logged_in else EXIT_PROBLEM
 
 

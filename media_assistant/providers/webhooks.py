@@ -41,10 +41,9 @@ import hashlib
 import hmac
 import json
 import logging
-import os
 import time
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,10 +52,10 @@ import httpx
 from media_assistant.core.config.notifications import WebhookConfig
 from media_assistant.core.model.states import NoticeKind
 from media_assistant.core.notices.center import Notice, notice_text
+from media_assistant.providers import secrets
 
 log = logging.getLogger(__name__)
 
-KEYRING_SERVICE = "media-assistant-webhooks"
 RETRY_DELAYS_S = (2.0, 10.0, 30.0)  # after the 1st, 2nd and 3rd failed try: 4 tries in all
 TIMEOUT_S = 10.0
 MAX_IN_FLIGHT = 4
@@ -69,23 +68,18 @@ _RATE_LIMIT_CODES = {45009, 130101, 11232, 9499}  # WeCom, DingTalk, Feishu (two
 
 
 def lookup_secret(name: str) -> str | None:
-    """``$NAME``, else the OS keyring entry ``NAME`` (service ``media-assistant-webhooks``)."""
-    value = os.environ.get(name)
-    if value:
-        return value
-    try:
-        import keyring
+    """``$NAME``, else the OS keyring entry ``NAME`` (blocking: commands, the support bundle)."""
+    return secrets.lookup(secrets.WEBHOOK, name, name).value
 
-        stored = keyring.get_password(KEYRING_SERVICE, name)
-    except Exception:  # no keyring on this system, a locked one: the variable was the way
-        return None
-    return stored or None
+
+async def alookup_secret(name: str) -> str | None:
+    """The same from the event loop: the keyring is asked off the loop, once a session."""
+    return (await secrets.alookup(secrets.WEBHOOK, name, name)).value
 
 
 def store_secret(name: str, value: str) -> None:
-    import keyring
-
-    keyring.set_password(KEYRING_SERVICE, name, value)
+    """``webhooks set NAME``; raises SecretStoreUnavailable when the keyring cannot keep it."""
+    secrets.store(secrets.WEBHOOK, name, value, label=name)
 
 
 class _Redact(logging.Filter):
@@ -249,7 +243,7 @@ class WebhookSender:
         hooks: Sequence[WebhookConfig],
         *,
         language: str = "en",
-        lookup: Callable[[str], str | None] = lookup_secret,
+        lookup: Callable[[str], Awaitable[str | None]] = alookup_secret,
         retry_delays_s: Sequence[float] = RETRY_DELAYS_S,
         timeout_s: float = TIMEOUT_S,
         now: Callable[[], float] = time.time,
@@ -288,8 +282,8 @@ class WebhookSender:
 
     async def deliver(self, index: int, hook: WebhookConfig, notice: Notice) -> Delivery:
         label = hook_label(index, hook)
-        url = self.lookup(hook.url_env)
-        secret = self.lookup(hook.secret_env) if hook.secret_env else None
+        url = await self.lookup(hook.url_env)
+        secret = await self.lookup(hook.secret_env) if hook.secret_env else None
         if not url:
             result = Delivery(False, 0, f"${hook.url_env} is not set (environment or keyring)")
         elif hook.secret_env and not secret:
@@ -304,6 +298,9 @@ class WebhookSender:
         if result.ok:
             log.info("%s: %s sent (%d tries)", label, notice.kind.value, result.tries)
         else:
+            for name in (hook.url_env, hook.secret_env):  # changed since? look again next time
+                if name:
+                    secrets.forget(secrets.WEBHOOK, name)
             log.error(
                 "%s: %s not delivered after %d tries: %s",
                 label,

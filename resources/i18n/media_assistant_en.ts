@@ -140,43 +140,12 @@
         <translation>Adapter file: %1</translation>
     </message>
     <message>
+        <source>Enter the name of the variable that holds the key</source>
+        <translation>Enter the name of the variable that holds the key</translation>
+    </message>
+    <message>
         <source>Saving…</source>
         <translation>Saving…</translation>
-    </message>
-    <message>
-        <source>Paste the API key first</source>
-        <translation>Paste the API key first</translation>
-    </message>
-    <message>
-        <source>Enter the base URL first</source>
-        <translation>Enter the base URL first</translation>
-    </message>
-    <message>
-        <source>Asking %1 for its models…</source>
-        <translation>Asking %1 for its models…</translation>
-    </message>
-    <message>
-        <source>This endpoint does not list its models: type the model name below</source>
-        <translation>This endpoint does not list its models: type the model name below</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n model(s) offered: tick the ones this account should serve</source>
-        <translation>
-            <numerusform>%n model offered: tick the ones this account should serve</numerusform>
-            <numerusform>%n models offered: tick the ones this account should serve</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Choose a model to test with</source>
-        <translation>Choose a model to test with</translation>
-    </message>
-    <message>
-        <source>Sending one short request to %1…</source>
-        <translation>Sending one short request to %1…</translation>
-    </message>
-    <message>
-        <source>Connected: %1 answered in %2 s: “%3”</source>
-        <translation>Connected: %1 answered in %2 s: “%3”</translation>
     </message>
 </context>
 <context>
@@ -372,6 +341,68 @@
     </message>
 </context>
 <context>
+    <name>ApiChecks</name>
+    <message>
+        <source>Waiting for the system keyring (unlock it if it asks)…</source>
+        <translation>Waiting for the system keyring (unlock it if it asks)…</translation>
+    </message>
+    <message>
+        <source>no system keyring on this computer</source>
+        <translation>no system keyring on this computer</translation>
+    </message>
+    <message>
+        <source>e.g. %1</source>
+        <translation>e.g. %1</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</source>
+        <translation>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</translation>
+    </message>
+    <message>
+        <source>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
+        <translation>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</translation>
+    </message>
+    <message>
+        <source>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
+        <translation>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</translation>
+    </message>
+    <message>
+        <source>Paste the API key first</source>
+        <translation>Paste the API key first</translation>
+    </message>
+    <message>
+        <source>Enter the base URL first</source>
+        <translation>Enter the base URL first</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its models…</source>
+        <translation>Asking %1 for its models…</translation>
+    </message>
+    <message>
+        <source>This endpoint does not list its models: type the model name below</source>
+        <translation>This endpoint does not list its models: type the model name below</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) offered: tick the ones this account should serve</source>
+        <translation>
+            <numerusform>%n model offered: tick the ones this account should serve</numerusform>
+            <numerusform>%n models offered: tick the ones this account should serve</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a model to test with</source>
+        <translation>Choose a model to test with</translation>
+    </message>
+    <message>
+        <source>Sending one short request to %1…</source>
+        <translation>Sending one short request to %1…</translation>
+    </message>
+    <message>
+        <source>Connected: %1 answered in %2 s: “%3”</source>
+        <translation>Connected: %1 answered in %2 s: “%3”</translation>
+    </message>
+</context>
+<context>
     <name>App</name>
     <message>
         <source>Media Assistant</source>
@@ -442,21 +473,6 @@ Switch to its window, or close it first.</translation>
         <translation>%1
 
 (log: %2)</translation>
-    </message>
-</context>
-<context>
-    <name>AppController</name>
-    <message>
-        <source>this account has no browser to sign in with</source>
-        <translation>this account has no browser to sign in with</translation>
-    </message>
-    <message>
-        <source>signing in…</source>
-        <translation>signing in…</translation>
-    </message>
-    <message>
-        <source>the profile is still in use; try again in a moment</source>
-        <translation>the profile is still in use; try again in a moment</translation>
     </message>
 </context>
 <context>
@@ -1000,6 +1016,10 @@ Download it now? API accounts work either way.</translation>
     <message>
         <source>The site adapter cannot be used: %1</source>
         <translation>The site adapter cannot be used: %1</translation>
+    </message>
+    <message>
+        <source>The configuration file was changed outside this window meanwhile; nothing was saved, so that change is kept. Save again to add yours to the file as it is now.</source>
+        <translation>The configuration file was changed outside this window meanwhile; nothing was saved, so that change is kept. Save again to add yours to the file as it is now.</translation>
     </message>
 </context>
 <context>
@@ -1927,14 +1947,6 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Sign in to %1 in the browser window, then close it</translation>
     </message>
     <message>
-        <source>%1: signed in (%2)</source>
-        <translation>%1: signed in (%2)</translation>
-    </message>
-    <message>
-        <source>%1: not signed in (%2)</source>
-        <translation>%1: not signed in (%2)</translation>
-    </message>
-    <message>
         <source>Self-check: all clear</source>
         <translation>Self-check: all clear</translation>
     </message>
@@ -2438,14 +2450,6 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Sign in to %1 in the browser window, then close it</translation>
     </message>
     <message>
-        <source>%1: signed in (%2)</source>
-        <translation>%1: signed in (%2)</translation>
-    </message>
-    <message>
-        <source>%1: not signed in (%2)</source>
-        <translation>%1: not signed in (%2)</translation>
-    </message>
-    <message>
         <source>Remove account %1? A task it is running finishes first.</source>
         <translation>Remove account %1? A task it is running finishes first.</translation>
     </message>
@@ -2464,6 +2468,45 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</source>
         <translation>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</translation>
+    </message>
+</context>
+<context>
+    <name>SignIn</name>
+    <message>
+        <source>%1: signed in (%2)</source>
+        <translation>%1: signed in (%2)</translation>
+    </message>
+    <message>
+        <source>%1: not signed in: the site shows its sign-in</source>
+        <translation>%1: not signed in: the site shows its sign-in</translation>
+    </message>
+    <message>
+        <source>%1: the sign-in window was closed before signing in; nothing changed</source>
+        <translation>%1: the sign-in window was closed before signing in; nothing changed</translation>
+    </message>
+    <message>
+        <source>%1: no sign-in in time; the window was closed, nothing changed</source>
+        <translation>%1: no sign-in in time; the window was closed, nothing changed</translation>
+    </message>
+    <message>
+        <source>%1: cannot reach %2 (check the network); its login is unchanged</source>
+        <translation>%1: cannot reach %2 (check the network); its login is unchanged</translation>
+    </message>
+    <message>
+        <source>%1: the sign-in window could not be opened (%2)</source>
+        <translation>%1: the sign-in window could not be opened (%2)</translation>
+    </message>
+    <message>
+        <source>%1: its browser is still busy with a task; try again when it has finished</source>
+        <translation>%1: its browser is still busy with a task; try again when it has finished</translation>
+    </message>
+    <message>
+        <source>%1: its sign-in window is already open</source>
+        <translation>%1: its sign-in window is already open</translation>
+    </message>
+    <message>
+        <source>Signing in…</source>
+        <translation>Signing in…</translation>
     </message>
 </context>
 <context>

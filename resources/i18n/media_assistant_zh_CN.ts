@@ -140,42 +140,12 @@
         <translation>适配器文件：%1</translation>
     </message>
     <message>
+        <source>Enter the name of the variable that holds the key</source>
+        <translation>请填写保存密钥的环境变量名</translation>
+    </message>
+    <message>
         <source>Saving…</source>
         <translation>正在保存…</translation>
-    </message>
-    <message>
-        <source>Paste the API key first</source>
-        <translation>请先粘贴 API 密钥</translation>
-    </message>
-    <message>
-        <source>Enter the base URL first</source>
-        <translation>请先填写接口地址</translation>
-    </message>
-    <message>
-        <source>Asking %1 for its models…</source>
-        <translation>正在向 %1 查询模型…</translation>
-    </message>
-    <message>
-        <source>This endpoint does not list its models: type the model name below</source>
-        <translation>该接口不提供模型列表：请在下方输入模型名称</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n model(s) offered: tick the ones this account should serve</source>
-        <translation>
-            <numerusform>共提供 %n 个模型：请勾选该账号要使用的模型</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Choose a model to test with</source>
-        <translation>请选择一个用于测试的模型</translation>
-    </message>
-    <message>
-        <source>Sending one short request to %1…</source>
-        <translation>正在向 %1 发送一条简短请求…</translation>
-    </message>
-    <message>
-        <source>Connected: %1 answered in %2 s: “%3”</source>
-        <translation>已连接：%1 用时 %2 秒回答：“%3”</translation>
     </message>
 </context>
 <context>
@@ -371,6 +341,67 @@
     </message>
 </context>
 <context>
+    <name>ApiChecks</name>
+    <message>
+        <source>Waiting for the system keyring (unlock it if it asks)…</source>
+        <translation>正在等待系统密钥环（如弹出提示，请解锁）…</translation>
+    </message>
+    <message>
+        <source>no system keyring on this computer</source>
+        <translation>本机没有系统密钥环</translation>
+    </message>
+    <message>
+        <source>e.g. %1</source>
+        <translation>例如 %1</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring to keep the key in: put the key in an environment variable and enter its name below.</source>
+        <translation>本机没有可保存密钥的系统密钥环：请把密钥放进一个环境变量，并在下方填写变量名。</translation>
+    </message>
+    <message>
+        <source>The system keyring did not answer (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
+        <translation>系统密钥环没有响应（可能已锁定）：请解锁后再次保存，或把密钥放进环境变量，并在下方填写变量名。</translation>
+    </message>
+    <message>
+        <source>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</source>
+        <translation>系统密钥环拒绝保存密钥（可能已锁定）：请解锁后再次保存，或把密钥放进环境变量，并在下方填写变量名。</translation>
+    </message>
+    <message>
+        <source>Paste the API key first</source>
+        <translation>请先粘贴 API 密钥</translation>
+    </message>
+    <message>
+        <source>Enter the base URL first</source>
+        <translation>请先填写接口地址</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its models…</source>
+        <translation>正在向 %1 查询模型…</translation>
+    </message>
+    <message>
+        <source>This endpoint does not list its models: type the model name below</source>
+        <translation>该接口不提供模型列表：请在下方输入模型名称</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) offered: tick the ones this account should serve</source>
+        <translation>
+            <numerusform>共提供 %n 个模型：请勾选该账号要使用的模型</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a model to test with</source>
+        <translation>请选择一个用于测试的模型</translation>
+    </message>
+    <message>
+        <source>Sending one short request to %1…</source>
+        <translation>正在向 %1 发送一条简短请求…</translation>
+    </message>
+    <message>
+        <source>Connected: %1 answered in %2 s: “%3”</source>
+        <translation>已连接：%1 用时 %2 秒回答：“%3”</translation>
+    </message>
+</context>
+<context>
     <name>App</name>
     <message>
         <source>Media Assistant</source>
@@ -441,21 +472,6 @@ Switch to its window, or close it first.</source>
         <translation>%1
 
 （日志：%2）</translation>
-    </message>
-</context>
-<context>
-    <name>AppController</name>
-    <message>
-        <source>this account has no browser to sign in with</source>
-        <translation>此账号没有可用于登录的浏览器</translation>
-    </message>
-    <message>
-        <source>signing in…</source>
-        <translation>正在登录…</translation>
-    </message>
-    <message>
-        <source>the profile is still in use; try again in a moment</source>
-        <translation>浏览器配置仍被占用，请稍后再试</translation>
     </message>
 </context>
 <context>
@@ -997,6 +1013,10 @@ Download it now? API accounts work either way.</source>
     <message>
         <source>The site adapter cannot be used: %1</source>
         <translation>站点适配器无法使用：%1</translation>
+    </message>
+    <message>
+        <source>The configuration file was changed outside this window meanwhile; nothing was saved, so that change is kept. Save again to add yours to the file as it is now.</source>
+        <translation>配置文件在此期间被其他程序（或手动）修改过；本次未保存，以免覆盖那次修改。请再次保存，把您的修改写入当前的文件。</translation>
     </message>
 </context>
 <context>
@@ -1913,14 +1933,6 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>请在浏览器窗口中登录 %1，完成后关闭该窗口</translation>
     </message>
     <message>
-        <source>%1: signed in (%2)</source>
-        <translation>%1：已登录（%2）</translation>
-    </message>
-    <message>
-        <source>%1: not signed in (%2)</source>
-        <translation>%1：未登录（%2）</translation>
-    </message>
-    <message>
         <source>Self-check: all clear</source>
         <translation>自检：一切正常</translation>
     </message>
@@ -2420,14 +2432,6 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>请在浏览器窗口中登录 %1，然后关闭窗口</translation>
     </message>
     <message>
-        <source>%1: signed in (%2)</source>
-        <translation>%1：已登录（%2）</translation>
-    </message>
-    <message>
-        <source>%1: not signed in (%2)</source>
-        <translation>%1：未登录（%2）</translation>
-    </message>
-    <message>
         <source>Remove account %1? A task it is running finishes first.</source>
         <translation>删除账号 %1？它正在运行的任务会先完成。</translation>
     </message>
@@ -2446,6 +2450,45 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</source>
         <translation>删除模型 %1？它等待中的任务会留在队列中，直到同名模型重新添加。</translation>
+    </message>
+</context>
+<context>
+    <name>SignIn</name>
+    <message>
+        <source>%1: signed in (%2)</source>
+        <translation>%1：已登录（%2）</translation>
+    </message>
+    <message>
+        <source>%1: not signed in: the site shows its sign-in</source>
+        <translation>%1：未登录：网站显示登录页面</translation>
+    </message>
+    <message>
+        <source>%1: the sign-in window was closed before signing in; nothing changed</source>
+        <translation>%1：登录窗口在登录完成前被关闭；账号状态未变</translation>
+    </message>
+    <message>
+        <source>%1: no sign-in in time; the window was closed, nothing changed</source>
+        <translation>%1：未在时限内完成登录；已关闭窗口，账号状态未变</translation>
+    </message>
+    <message>
+        <source>%1: cannot reach %2 (check the network); its login is unchanged</source>
+        <translation>%1：无法访问 %2（请检查网络）；登录状态未变</translation>
+    </message>
+    <message>
+        <source>%1: the sign-in window could not be opened (%2)</source>
+        <translation>%1：无法打开登录窗口（%2）</translation>
+    </message>
+    <message>
+        <source>%1: its browser is still busy with a task; try again when it has finished</source>
+        <translation>%1：浏览器仍在执行任务；请在任务结束后再试</translation>
+    </message>
+    <message>
+        <source>%1: its sign-in window is already open</source>
+        <translation>%1：登录窗口已经打开</translation>
+    </message>
+    <message>
+        <source>Signing in…</source>
+        <translation>正在登录…</translation>
     </message>
 </context>
 <context>

@@ -148,6 +148,44 @@ def wait_for_successes(data: Path, n: int, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.1)
 
 
+class Said:
+    """What a process writes, read as it comes (its pipes never fill): stderr line by line,
+    for a test to wait on; stdout kept for the end."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        self.out: list[str] = []
+        self._proc = proc
+        assert proc.stdout is not None and proc.stderr is not None
+        self._threads = [
+            threading.Thread(target=self._read, args=(proc.stderr, self.lines), daemon=True),
+            threading.Thread(target=self._read, args=(proc.stdout, self.out), daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @staticmethod
+    def _read(stream: Any, into: list[str]) -> None:
+        for line in stream:
+            into.append(line)
+
+    def wait_for(self, text: str, proc: subprocess.Popen[str], timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while not any(text in line for line in self.lines):
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(self.lines)
+            time.sleep(0.05)
+
+    def end(self, timeout: float) -> tuple[str, str]:
+        """Wait for the process; (stdout, stderr)."""
+        self._proc.wait(timeout)
+        for thread in self._threads:
+            thread.join(10)
+        for stream in (self._proc.stdout, self._proc.stderr):
+            if stream is not None:
+                stream.close()
+        return "".join(self.out), "".join(self.lines)
+
+
 def asked_twice(api: ApiSimulator) -> list[str]:
     markers = Counter(r.get("task_marker") for r in api.stats()["requests"])
     return [m or "?" for m, count in markers.items() if count > 1]
@@ -181,16 +219,23 @@ def test_a_disk_that_fills_mid_run_loses_nothing_and_asks_nothing_twice(
         text=True,
         env=ENV,
     )
+    said = Said(run)
     try:
         wait_for_successes(data, 3, run)
         filler = Filler(small_disk)  # the disk fills up while three answers are on their way
-        time.sleep(8)
-        assert run.poll() is None  # waiting, not failing
-        served_while_full = api.stats()["total"]["served"]
-        time.sleep(4)
-        assert api.stats()["total"]["served"] == served_while_full  # no new task started
+        started = {str(r["task_id"]) for r in db_rows(data) if r["state"] != "pending"}
+        said.wait_for("disk full:", run)  # the run noticed, and said so
+        while api.stats()["total"]["in_flight"]:  # the answers on their way have arrived
+            assert run.poll() is None  # waiting, not failing
+            time.sleep(0.05)
+        # No task started since the disk filled: every request the API saw is of a task that
+        # had started before, and no row has left "pending" since.
+        asked = {str(r.get("task_marker")) for r in api.stats()["requests"]}
+        assert asked <= started, asked - started
+        assert {str(r["task_id"]) for r in db_rows(data) if r["state"] != "pending"} == started
+        assert run.poll() is None
         filler.free()
-        out, err = run.communicate(timeout=180)
+        out, err = said.end(timeout=180)
     finally:
         if run.poll() is None:
             run.kill()

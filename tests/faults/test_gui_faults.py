@@ -103,6 +103,7 @@ def _damaged_store_with_a_backup(tmp_path: Path, *, with_backup: bool) -> Paths:
     return paths
 
 
+@pytest.mark.expect_errors(r"is damaged or unreadable")
 def test_the_app_offers_the_latest_backup_for_a_damaged_store(tmp_path: Path, qtbot: Any) -> None:
     """Before: a damaged database gave the desktop app a traceback and no window at all; the
     operator had no way back to yesterday's tasks from the app."""
@@ -121,6 +122,7 @@ def test_the_app_offers_the_latest_backup_for_a_damaged_store(tmp_path: Path, qt
     assert len(list_backups(paths.backups)) == 1
 
 
+@pytest.mark.expect_errors(r"is damaged or unreadable")
 def test_without_a_backup_the_app_says_so_and_leaves_the_file(tmp_path: Path, qtbot: Any) -> None:
     """Before: a traceback. Now: what is wrong, that there is no backup, and the file as it was."""
     paths = _damaged_store_with_a_backup(tmp_path, with_backup=False)
@@ -133,6 +135,7 @@ def test_without_a_backup_the_app_says_so_and_leaves_the_file(tmp_path: Path, qt
     assert digest(paths.database) == before
 
 
+@pytest.mark.expect_errors(r"failed its daily check")
 async def test_the_app_checks_and_backs_up_once_a_day(tmp_path: Path, qtbot: Any) -> None:
     """The desktop app is a scheduler too: its first start of the day checks and copies the
     store (off the GUI thread); a store failing the check gets a warning, not a backup."""

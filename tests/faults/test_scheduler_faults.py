@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from media_assistant.core.model.clock import ScaledClock
 from media_assistant.core.model.provider import GenerationResult, TaskContext
 from media_assistant.core.model.states import ModelKind
@@ -179,6 +181,7 @@ class CrashesOn(FakeWebProvider):
         return await super().generate(ctx)
 
 
+@pytest.mark.expect_errors(r"unexpected error in provider")
 async def test_a_task_that_crashes_the_provider_every_time_ends_after_its_attempts(
     harness_factory: Callable[..., Harness],
 ) -> None:

@@ -75,6 +75,47 @@ async def test_an_attempt_that_outlasts_the_shutdown_wait_goes_back_without_usin
     await s2.stop()
 
 
+async def test_the_shutdown_wait_is_seconds_even_on_a_busy_loop(
+    harness_factory: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the wait for interrupted attempts counted turns of ``sleep(0.02)`` as 0.02 s
+    each; on a loop busy 100 ms a turn (a window repainting a long table), 15 s became 75 s
+    and the window stayed on screen that long after the operator closed it."""
+    monkeypatch.setattr(scheduler_module, "SHUTDOWN_WAIT_S", 0.5)
+    monkeypatch.setattr(lane_base, "STOP_WAIT_S", 0.1)
+    h = harness_factory(web_accounts=1, api_accounts=0)
+    stubborn = IgnoresCancellation()
+    h.overrides["web-1"] = stubborn
+    s = await h.start()
+    await s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB))
+    await asyncio.wait_for(stubborn.started.wait(), 10)
+    loop = asyncio.get_running_loop()
+    busy = True
+
+    def hog() -> None:  # every turn of the loop costs 100 ms
+        time.sleep(0.1)
+        if busy:
+            loop.call_soon(hog)
+
+    lanes_stopped: list[float] = []
+    web = s.lanes[ModelKind.WEB]
+    stop_lane = web.stop
+
+    async def recorded_stop() -> None:
+        lanes_stopped.append(time.monotonic())
+        await stop_lane()
+
+    monkeypatch.setattr(web, "stop", recorded_stop)
+    loop.call_soon(hog)
+    began = time.monotonic()
+    try:
+        await asyncio.wait_for(s.stop(), 60)
+    finally:
+        busy = False
+    waited = lanes_stopped[0] - began
+    assert 0.5 <= waited < 3.0, waited  # 0.5 s and a few busy turns, not 25 turns of 0.3 s (7.9 s)
+
+
 # A `run` whose web provider ignores cancellation: its graceful stop waits its full 15 s.
 STUBBORN_RUN = """
 import asyncio, sys

@@ -101,7 +101,9 @@ def test_the_catalogues_hold_exactly_the_strings_of_the_sources(tmp_path: Path) 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_entry_is_translated_with_its_placeholders_and_accelerators(language: str) -> None:
+    checked = 0
     for key, translation in entries(ts_file(language)):
+        checked += 1
         _context, source, _comment, plural = key
         assert translation.get("type") is None, f"{language}: unfinished {key}"
         forms = (
@@ -117,6 +119,7 @@ def test_every_entry_is_translated_with_its_placeholders_and_accelerators(langua
             assert sorted(PLACEHOLDER.findall(form)) == wanted, f"{language}: {key} → {form!r}"
             if ACCELERATOR.search(source):
                 assert ACCELERATOR.search(form), f"{language}: accelerator lost in {form!r}"
+    assert checked > 200  # the loop above really looked at the catalogue
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -289,6 +292,8 @@ def test_every_kind_the_core_returns_has_a_translated_label(
     use_language: Callable[[str], None],
 ) -> None:
     """A kind added to the core without a word here would show as its raw value."""
+    kinds = len(TaskState) + len(ErrorKind) + len(AccountState) + 2 * len(ModelKind)
+    assert len(kind_labels()) == kinds > 30  # every kind is looked at below
     for kind, word in kind_labels().items():
         assert word != kind.split()[-1], f"no label for {kind}"
     use_language("zh_CN")

@@ -4,11 +4,9 @@ the web lane's ETA includes the waits, and a risk pause is announced."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import ModelKind
@@ -42,13 +40,14 @@ risk_events = 2
 """
 
 
-@pytest.fixture
-async def env(tmp_path: Path, qtbot: Any) -> AsyncIterator[Env]:
+def app(tmp_path: Path, qtbot: Any) -> AbstractAsyncContextManager[Env]:
+    """The app, stopped inside the test: an async fixture's teardown runs after pytest-qt has
+    processed Qt events outside the loop, which stepped the paced worker's timer with no loop
+    running ("no running event loop", a worker crash logged at teardown)."""
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(CONFIG, encoding="utf-8")
-    async with running_app(data, qtbot) as env:
-        yield env
+    return running_app(data, qtbot)
 
 
 def state_text(env: Env) -> str:
@@ -57,7 +56,12 @@ def state_text(env: Env) -> str:
     return item.text()
 
 
-async def test_the_accounts_panel_and_the_eta_show_the_pacing(env: Env) -> None:
+async def test_the_accounts_panel_and_the_eta_show_the_pacing(tmp_path: Path, qtbot: Any) -> None:
+    async with app(tmp_path, qtbot) as env:
+        await the_accounts_panel_and_the_eta_show_the_pacing(env)
+
+
+async def the_accounts_panel_and_the_eta_show_the_pacing(env: Env) -> None:
     tasks = [NewTask(f"t{i}", "web-model", ModelKind.WEB, f"prompt {i}", "b") for i in range(2)]
     await env.controller.submit(tasks)
     await until(lambda: {r.state for r in env.window.model.rows()} >= {"success"})
@@ -71,7 +75,12 @@ async def test_the_accounts_panel_and_the_eta_show_the_pacing(env: Env) -> None:
     assert estimate is not None and estimate.eta_s is not None and estimate.eta_s > 590
 
 
-async def test_a_risk_pause_is_announced_once(env: Env, qtbot: Any) -> None:
+async def test_a_risk_pause_is_announced_once(tmp_path: Path, qtbot: Any) -> None:
+    async with app(tmp_path, qtbot) as env:
+        await a_risk_pause_is_announced_once(env)
+
+
+async def a_risk_pause_is_announced_once(env: Env) -> None:
     pacer = env.controller.scheduler.lanes[ModelKind.WEB].pacer  # type: ignore[attr-defined]
     env.window.accounts.refresh()
     now = env.controller.now()

@@ -22,7 +22,7 @@ models = ["api-model"]
 """
 
 
-def test_saving_writes_the_choices_and_keeps_the_rest(tmp_path: Path, qtbot: Any) -> None:
+async def test_saving_writes_the_choices_and_keeps_the_rest(tmp_path: Path, qtbot: Any) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CONFIG, encoding="utf-8")
     dialog = SettingsDialog(path)
@@ -30,7 +30,7 @@ def test_saving_writes_the_choices_and_keeps_the_rest(tmp_path: Path, qtbot: Any
     dialog.browser.setText("/usr/lib/chromium/chromium")
     dialog.web_timeout.setValue(900)
     dialog.language.setCurrentIndex(dialog.language.findData("en"))
-    dialog._save()
+    assert await dialog.save()
     assert dialog.result() == SettingsDialog.DialogCode.Accepted
     text = path.read_text(encoding="utf-8")
     assert "# my accounts" in text and "# the team key" in text
@@ -42,7 +42,7 @@ def test_saving_writes_the_choices_and_keeps_the_rest(tmp_path: Path, qtbot: Any
     assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]  # no temporary file left
 
 
-def test_a_config_path_that_cannot_be_written_is_reported_not_raised(
+async def test_a_config_path_that_cannot_be_written_is_reported_not_raised(
     tmp_path: Path, qtbot: Any
 ) -> None:
     path = tmp_path / "config.toml"
@@ -51,6 +51,25 @@ def test_a_config_path_that_cannot_be_written_is_reported_not_raised(
     qtbot.addWidget(dialog)
     path.unlink()
     path.mkdir()  # now a folder stands where the file was
-    dialog._save()
+    assert not await dialog.save()
     assert dialog.result() != SettingsDialog.DialogCode.Accepted
     assert not dialog.error.isHidden() and str(path) in dialog.error.text()
+
+
+async def test_a_hand_edit_made_while_the_dialog_is_open_is_kept(
+    tmp_path: Path, qtbot: Any
+) -> None:
+    """Before: the dialog wrote back the file as it was when the dialog opened: an account
+    added by hand meanwhile was gone."""
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    dialog = SettingsDialog(path)
+    qtbot.addWidget(dialog)
+    edited = CONFIG.replace('id = "api-1"  # the team key', 'id = "api-1"  # the team key, renewed')
+    edited += "\n# added while the dialog was open\n"
+    path.write_text(edited, encoding="utf-8")
+    dialog.web_timeout.setValue(600)
+    assert await dialog.save()
+    text = path.read_text(encoding="utf-8")
+    assert "the team key, renewed" in text and "# added while the dialog was open" in text
+    assert tomllib.loads(text)["lanes"]["web"]["task_timeout_s"] == 600

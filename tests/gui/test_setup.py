@@ -156,8 +156,13 @@ def test_from_an_empty_data_dir_through_setup_to_a_finished_batch(
         if dialog is None:
             return False
         dialog.show_browsers.setChecked(False)
-        dialog._save()
+        dialog._save()  # written off the GUI thread; the dialog closes once it is
         return True
+
+    def settings_written() -> bool:
+        # A change begun before the settings landed would be refused as made to an older file
+        # (ConfigChanged): the operator saves again. Here the next change waits for them.
+        return top(SettingsDialog) is None
 
     def api_account_typed() -> bool:
         editor = seen["setup"].edit_account(ModelKind.API, None)
@@ -239,6 +244,7 @@ def test_from_an_empty_data_dir_through_setup_to_a_finished_batch(
             ("first start", first_start),
             ("set-up opened", setup_opened),
             ("settings saved", settings_saved),
+            ("settings written", settings_written),
             ("API account typed", api_account_typed),
             ("models fetched", models_fetched),
             ("connection tested", connection_tested),

@@ -221,6 +221,7 @@ async def test_a_wrong_key_fails_its_tasks_as_auth_errors_and_run_ends(
     assert "sk-wrong" not in (failed[0].error_message or "")
 
 
+@pytest.mark.expect_errors(r"no API key for account 'api-b'")
 async def test_missing_key_keeps_the_account_out_of_work_with_a_reason(
     api_sim: ApiSimulator, run_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,6 +4,7 @@ first one's files."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -11,9 +12,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import psutil
 import pytest
 
+from media_assistant.sim.chat_config import ChatSiteConfig
+from media_assistant.sim.chat_site import ChatSiteSimulator
 from tests.integration.test_cli import cli, write_batch, write_config
 
 
@@ -133,3 +138,128 @@ def test_a_second_demo_on_the_same_folder_exits_3_without_touching_it(tmp_path: 
     )
     assert result.returncode == 0, result.stderr
     assert f"demo data: {(env_home / 'demo').resolve()}" in result.stdout
+
+
+# ------------------------------------------------------------------------------ closing mid-work
+
+CLOSE_BOUND_S = 10.0  # the window closed: no process of ours left after this (issue 17)
+
+
+def start_driver(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    """The app with one operator action once its window is up (tests/support/app_driver.py)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.support.app_driver", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**app_env(tmp_path), **env},
+        cwd=Path(__file__).resolve().parents[2],
+    )
+
+
+def family(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def close_and_count_leftovers(proc: subprocess.Popen[str], ours: list[psutil.Process]) -> float:
+    """SIGTERM (what closing the window does); returns how long until the app and every process
+    it had started were gone — failing if that is more than CLOSE_BOUND_S."""
+    began = time.monotonic()
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(CLOSE_BOUND_S)
+    except subprocess.TimeoutExpired:
+        for p in [*ours, psutil.Process(proc.pid)]:
+            with contextlib.suppress(psutil.Error):
+                p.kill()
+        proc.communicate()
+        pytest.fail(f"the app was still running {CLOSE_BOUND_S:.0f} s after its window closed")
+    _, alive = psutil.wait_procs(ours, timeout=max(0.0, CLOSE_BOUND_S - (time.monotonic() - began)))
+    took = time.monotonic() - began
+    for p in alive:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    _, err = proc.communicate()
+    assert not alive, [(p.pid, p.name()) for p in alive]
+    assert proc.returncode == 0, err
+    return took
+
+
+def wait_for(predicate: Any, timeout: float, proc: subprocess.Popen[str], what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"the app exited before {what} ({proc.returncode}):\n{out}\n{err}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"no {what} within {timeout:.0f} s:\n{out}\n{err}")
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_closing_the_window_during_a_100000_task_export_leaves_no_process(tmp_path: Path) -> None:
+    """Before: closing the window did not stop the export: its process was only terminated by
+    Python's exit (multiprocessing ends daemon children last), mid-write, and left its
+    half-written temporary file behind."""
+    from benchmarks._gui_data import build_database
+
+    data = tmp_path / "data"
+    build_database(data, 100_000)
+    target = tmp_path / "every-task.xlsx"
+    proc = start_driver(tmp_path, {}, "export", str(target), "--data-dir", str(data))
+
+    def writing() -> bool:  # the export process has begun its file (a temporary one)
+        return any(p.name.startswith(f".{target.name}.") for p in tmp_path.iterdir())
+
+    wait_for(writing, 120, proc, "export file being written")
+    ours = family(proc.pid)
+    assert any("multiprocessing" in " ".join(cmdline(p)) for p in ours)
+    took = close_and_count_leftovers(proc, ours)
+    assert not target.exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    print(f"closed in {took:.1f} s")
+
+
+@pytest.mark.slow
+@pytest.mark.chromium
+@pytest.mark.timeout(300)
+def test_closing_the_window_during_a_sign_in_leaves_no_process(tmp_path: Path) -> None:
+    """Before: the sign-in window's browser ran on an executor thread for up to 15 minutes;
+    closing the main window did not end it, and the process stayed until the operator closed
+    the browser too."""
+    from tests.gui.test_sign_in import write_config as write_sign_in_config
+    from tests.support.xvfb import virtual_display
+
+    data = tmp_path / "data"
+    chat = ChatSiteSimulator(ChatSiteConfig(latency_s=(31, 60), time_scale=0.1))
+    chat.start_in_thread()
+    try:
+        write_sign_in_config(data, chat.base_url)
+        profile = str((data / "profiles" / "web-1").resolve())
+        with virtual_display() as display:
+            proc = start_driver(
+                tmp_path, {"DISPLAY": display}, "login", "web-1", "--data-dir", str(data)
+            )
+
+            def browser_up() -> bool:
+                return any(profile in " ".join(cmdline(p)) for p in family(proc.pid))
+
+            wait_for(browser_up, 120, proc, "sign-in browser")
+            ours = family(proc.pid)
+            took = close_and_count_leftovers(proc, ours)
+    finally:
+        chat.stop_in_thread()
+    print(f"closed in {took:.1f} s")
+
+
+def cmdline(proc: psutil.Process) -> list[str]:
+    try:
+        return proc.cmdline()
+    except psutil.Error:
+        return []

@@ -5,6 +5,10 @@ fails or is killed. Real processes, a real SQLite file."""
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -132,3 +136,74 @@ def test_a_store_in_memory_cannot_be_opened_by_a_child() -> None:
     assert not can_run_in_child(create_engine("sqlite://"))
     assert not can_run_in_child(create_engine("sqlite:///:memory:"))
     assert can_run_in_child(create_engine("sqlite:////tmp/tasks.db"))
+
+
+def export_child() -> multiprocessing.Process | None:
+    return next(
+        (p for p in multiprocessing.active_children() if p.name == "media-assistant-export"), None
+    )
+
+
+@pytest.mark.expect_errors(r"said nothing for")
+def test_a_child_that_stops_answering_is_killed_and_the_export_fails(
+    store: Store, tmp_path: Path
+) -> None:
+    """Before: a child that stopped talking (here: SIGSTOP, as a frozen or swapped-out
+    process) was waited for forever unless the operator pressed Cancel; the job, and a
+    closing app with it, hung."""
+    submit(store, 50)
+    target = tmp_path / "all.xlsx"
+    outcome: list[BaseException | int] = []
+
+    def run() -> None:
+        try:
+            outcome.append(
+                export_in_child(
+                    store.engine,
+                    ExportScope(),
+                    target,
+                    None,
+                    "en",
+                    Recorder().control,
+                    silence_limit_s=1.5,
+                )
+            )
+        except BaseException as exc:
+            outcome.append(exc)
+
+    waiter = threading.Thread(target=run)
+    waiter.start()
+    child = None
+    deadline = time.monotonic() + 20
+    while child is None or child.pid is None:
+        assert time.monotonic() < deadline, "no export child started"
+        child = export_child()
+        time.sleep(0.01)
+    os.kill(child.pid, signal.SIGSTOP)  # before its first word: it never says anything
+    waiter.join(15)
+    stuck = waiter.is_alive()
+    if stuck:  # before the fix: unblock the waiting thread, then fail
+        os.kill(child.pid, signal.SIGKILL)
+        waiter.join(10)
+    assert not stuck, "the export waited for a silent child"
+    [error] = outcome
+    assert isinstance(error, ExportFailed) and "stopped answering" in str(error)
+    assert not target.exists() and leftovers(tmp_path) == []
+    assert no_child_left()
+
+
+def test_closing_the_app_kills_the_child_at_once(store: Store, tmp_path: Path) -> None:
+    """The window closes during an export: no grace (a cancel's is 15 s), no file, no process."""
+    submit(store, MANY)
+    stopped_at: list[float] = []
+
+    def close(recorder: Recorder) -> None:
+        stopped_at.append(time.monotonic())
+        recorder.control.close_now()
+
+    target = tmp_path / "all.xlsx"
+    with pytest.raises(JobCanceled):
+        export_in_child(store.engine, ExportScope(), target, None, "en", Recorder(close).control)
+    assert time.monotonic() - stopped_at[0] < 3.0
+    assert not target.exists() and leftovers(tmp_path) == []
+    assert no_child_left()

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from media_assistant.core.config.schema import AccountConfig, parse_config
 from media_assistant.core.model.errors import AccountUnavailable, ErrorKind, ProviderError
 from media_assistant.core.model.provider import GenerationResult, TaskContext
@@ -188,6 +190,7 @@ async def test_reset_from_another_store_reaches_the_scheduler(harness: Harness) 
     assert served_with == ["new"] * 3
 
 
+@pytest.mark.expect_errors(r"no API key for account 'api-1'")
 async def test_an_account_whose_provider_cannot_be_built_says_why(harness: Harness) -> None:
     harness.config = make_config(web_accounts=1, api_accounts=0)
 

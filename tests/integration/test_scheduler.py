@@ -16,6 +16,7 @@ from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.sim.fake_api import FakeApiProvider
 from tests.conftest import make_config, make_tasks
 from tests.integration.conftest import Harness
+from tests.support.lane_watch import LaneWatch
 
 
 async def test_mixed_batch_two_lanes_no_conflicts_and_concurrency_used(harness: Harness) -> None:
@@ -161,11 +162,16 @@ async def test_disabling_an_account_stops_new_work_and_enabling_resumes(
 ) -> None:
     harness.config = make_config(web_accounts=0, api_accounts=1, concurrency=2)
     s = await harness.start()
+    watch = LaneWatch(s.lanes[ModelKind.API])
     await s.accounts.set_enabled("api-1", False)
     await s.submit(make_tasks(4))
-    await asyncio.sleep(0.3)
+    await watch.idle_turn("api-1")  # its worker looked at the new work with the account off
+    assert watch.claims["api-1"] == 0
     assert set(harness.states().values()) == {"pending"}
     await s.accounts.set_enabled("api-1", True)
+    assert s.rt is not None
+    while not s.rt.accounts.available("api-1"):  # the scheduler's view has caught up
+        await asyncio.sleep(0.005)
     assert await harness.run() == []
     assert set(harness.states().values()) == {"success"}
 
@@ -249,7 +255,6 @@ async def test_new_work_submitted_elsewhere_is_picked_up(harness: Harness, tmp_p
     await harness.start()
     other_process = Store(open_engine(sqlite_url(tmp_path / "ma.db")), harness.clock)
     other_process.submit(make_tasks(2))  # no event reaches our scheduler: it must poll
-    await asyncio.sleep(0.05)
     assert await harness.run() == []
     assert set(harness.states().values()) == {"success"}
     other_process.engine.dispose()

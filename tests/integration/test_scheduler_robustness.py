@@ -32,6 +32,7 @@ def busy(times: int, method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+@pytest.mark.expect_errors(r"worker error; restarting")
 async def test_a_worker_survives_a_database_error_outside_its_attempts(
     harness_factory: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -76,6 +77,7 @@ class IgnoresCancellation:
         return None
 
 
+@pytest.mark.expect_errors(r"did not stop within .* abandoned")
 async def test_a_provider_that_ignores_cancellation_cannot_hang_cancel_or_shutdown(
     harness_factory: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -121,6 +123,7 @@ class StuckUntilReleased(IgnoresCancellation):
         self.stop.set()
 
 
+@pytest.mark.expect_errors(r"unexpected error in provider")
 async def test_a_stuck_web_generation_has_its_browser_closed_before_the_next_task(
     harness_factory: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,6 +21,7 @@ from media_assistant.core.store.facade import AsyncStore
 from media_assistant.core.store.threads import DbThreads
 from tests.conftest import make_config, make_tasks
 from tests.integration.conftest import Harness
+from tests.support.lane_watch import LaneWatch
 
 
 class Counting:
@@ -102,12 +103,16 @@ async def test_a_lowered_concurrency_ends_the_handovers(harness: Harness) -> Non
 
 async def test_an_account_switched_off_keeps_no_handed_over_task(harness: Harness) -> None:
     s, provider = await busy_account(harness)
+    watch = LaneWatch(s.lanes[ModelKind.API])
     await s.accounts.set_enabled("api-1", False)
     while harness.store.running_ids():
         await asyncio.sleep(0.01)
-    done = provider.done
-    await asyncio.sleep(0.2)
-    assert provider.done == done  # nothing started after the attempts running at the switch
+    started = len(provider.peaks)
+    s.lanes[ModelKind.API].wake("api-1")
+    await watch.idle_turn("api-1")  # its worker looked again, the account off and slots free
+    # nothing started after the attempts running at the switch, by the worker or a handover
+    assert len(provider.peaks) == started and watch.claims["api-1"] == 0
+    assert not harness.store.running_ids()
     rows = harness.store.list_tasks()
     pending = [r for r in rows if r.state == "pending"]
     assert pending and all(r.attempt == 0 or r.keep_attempt for r in pending)

@@ -332,6 +332,7 @@ async def test_a_web_model_picks_the_sites_model(tmp_path: Path, sim: ChatSiteSi
         await e.close()
 
 
+@pytest.mark.expect_errors(r"has no \[model_choice\]")
 async def test_upstream_without_model_choice_is_a_clear_account_problem(
     tmp_path: Path, sim: ChatSiteSimulator
 ) -> None:

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import urllib.parse
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,15 @@ NOTICE = Notice(
     {"total": 3, "succeeded": 1, "failed": 1, "canceled": 1},
 )
 SECRET = "SECf00dcafe0123456789abcdef"
+
+
+def async_get(values: Mapping[str, str]) -> Callable[[str], Awaitable[str | None]]:
+    """A secret look-up as the sender makes it (awaited), from a dict."""
+
+    async def get(name: str) -> str | None:
+        return values.get(name)
+
+    return get
 
 
 def hook(kind: str, **extra: object) -> WebhookConfig:
@@ -59,7 +69,7 @@ async def test_each_service_gets_its_documented_format_signed_as_it_checks(
                 hook("json", secret_env="MA_SECRET"),
             ],
             language="zh",
-            lookup=urls.get,
+            lookup=async_get(urls),
         )
         sender.send_soon(NOTICE)
         await sender.close()
@@ -92,16 +102,17 @@ async def test_each_service_gets_its_documented_format_signed_as_it_checks(
     assert "webhook #2 (dingtalk, $MA_DINGTALK_URL): batch_failed sent" in log_text
 
 
+@pytest.mark.expect_errors(r"not delivered after 1 tries")
 async def test_a_wrong_secret_is_refused_by_the_receiver_and_not_retried() -> None:
     with webhook_receiver(secrets={"dingtalk": SECRET, "feishu": SECRET}) as rx:
         lookup = {
             "MA_DINGTALK_URL": rx.url("dingtalk", "access_token=t"),
             "MA_FEISHU_URL": rx.url("feishu"),
             "WRONG": "SECnot-the-right-one",
-        }.get
+        }
         sender = WebhookSender(
             [hook("dingtalk", secret_env="WRONG"), hook("feishu", secret_env="WRONG")],
-            lookup=lookup,
+            lookup=async_get(lookup),
             retry_delays_s=(0.01, 0.01),
         )
         sender.send_soon(NOTICE)
@@ -116,7 +127,7 @@ async def test_server_errors_are_retried_then_delivered() -> None:
     with webhook_receiver(fail_first=2) as rx:
         sender = WebhookSender(
             [hook("wecom")],
-            lookup={"MA_WECOM_URL": rx.url("wecom")}.get,
+            lookup=async_get({"MA_WECOM_URL": rx.url("wecom")}),
             retry_delays_s=(0.01, 0.02, 0.03),
         )
         result = await sender.deliver(0, sender.hooks[0], NOTICE)
@@ -124,13 +135,14 @@ async def test_server_errors_are_retried_then_delivered() -> None:
     assert result.ok and result.tries == 3 and rx.requests == 3
 
 
+@pytest.mark.expect_errors(r"not delivered after 4 tries")
 async def test_a_dead_address_gives_up_after_the_retries_without_blocking_the_loop(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Nothing listens: every try fails at once; the loop keeps turning meanwhile."""
     sender = WebhookSender(
         [hook("json")],
-        lookup={"MA_JSON_URL": "http://127.0.0.1:9/hook?token=zzsecret"}.get,
+        lookup=async_get({"MA_JSON_URL": "http://127.0.0.1:9/hook?token=zzsecret"}),
         retry_delays_s=(0.05, 0.05, 0.05),
     )
     sender.send_soon(NOTICE)
@@ -147,7 +159,8 @@ async def test_a_dead_address_gives_up_after_the_retries_without_blocking_the_lo
 async def test_only_the_events_a_webhook_asked_for_are_sent() -> None:
     with webhook_receiver() as rx:
         sender = WebhookSender(
-            [hook("json", events=["account_attention"])], lookup={"MA_JSON_URL": rx.url("json")}.get
+            [hook("json", events=["account_attention"])],
+            lookup=async_get({"MA_JSON_URL": rx.url("json")}),
         )
         sender.send_soon(NOTICE)
         sender.send_soon(
@@ -161,8 +174,9 @@ async def test_only_the_events_a_webhook_asked_for_are_sent() -> None:
     )
 
 
+@pytest.mark.expect_errors(r"\$MA_WECOM_URL is not set")
 async def test_a_missing_variable_is_named_and_nothing_is_sent() -> None:
-    sender = WebhookSender([hook("wecom")], lookup=lambda _name: None)
+    sender = WebhookSender([hook("wecom")], lookup=async_get({}))
     result = await sender.deliver(0, sender.hooks[0], NOTICE)
     assert not result.ok and "$MA_WECOM_URL is not set" in result.detail
 
@@ -241,3 +255,40 @@ def test_a_headless_run_sends_batch_done_and_batch_failed_to_the_webhooks(tmp_pa
     log_text = (data / "logs" / "cli.log").read_text("utf-8")
     assert "run-secret-token" not in log_text and SECRET not in log_text
     assert "webhook #1 (json, $MA_TEST_HOOK_URL): batch_done sent" in log_text
+
+
+@pytest.mark.expect_errors(r"\$MA_WECOM_URL is not set")
+async def test_a_locked_keyring_does_not_freeze_the_window_while_a_notice_goes_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The address is in a keyring that does not answer (a locked Secret Service): the loop —
+    the window's — goes on turning while the delivery waits, and the delivery gives up."""
+    import threading
+
+    from media_assistant.providers import secrets
+    from tests.support.keyrings import HangingKeyring, use_keyring
+
+    monkeypatch.delenv("MA_WECOM_URL", raising=False)
+    monkeypatch.setattr(secrets, "KEYRING_TIMEOUT_S", 0.3)
+    HangingKeyring.release.clear()
+    unlocked = threading.Timer(3.0, HangingKeyring.release.set)  # a keyring unlocked later
+    unlocked.start()
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    try:
+        with use_keyring(HangingKeyring()):
+            ticker = asyncio.ensure_future(tick())
+            sender = WebhookSender([hook("wecom")])  # the app's own look-up
+            result = await sender.deliver(0, sender.hooks[0], NOTICE)
+            ticker.cancel()
+    finally:
+        unlocked.cancel()
+        HangingKeyring.release.set()
+    assert not result.ok and "$MA_WECOM_URL is not set" in result.detail
+    assert ticks >= 10, ticks

@@ -14,7 +14,7 @@ from keyring.backend import KeyringBackend
 
 
 class FileKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = -1  # type: ignore[assignment]  # never chosen by keyring on its own: set it
 
     def _path(self) -> Path:
         return Path(os.environ["MA_TEST_KEYRING_FILE"])

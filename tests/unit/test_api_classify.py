@@ -336,7 +336,7 @@ def test_messages_with_and_without_system_prompt() -> None:
 
 
 class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = -1  # type: ignore[assignment]  # never chosen by keyring on its own: set it
 
     def __init__(self) -> None:
         super().__init__()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from media_assistant.core.config.edit import ConfigDocument
+from media_assistant.core.config.edit import ConfigChanged, ConfigDocument
 from media_assistant.core.config.schema import ConfigProblem, check_config, load_config
 from media_assistant.core.model.errors import ConfigError
 
@@ -158,3 +158,56 @@ def test_a_broken_file_is_named(tmp_path: Path) -> None:
     path.write_text("[[accounts]\nid = ", encoding="utf-8")
     with pytest.raises(ConfigError, match="invalid TOML"):
         ConfigDocument(path)
+
+
+def test_a_hand_edit_made_during_a_change_is_never_overwritten(tmp_path: Path) -> None:
+    """Before: the set-up window read config.toml when a change began and wrote it back at the
+    end, over whatever the operator had saved in an editor meanwhile."""
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN, encoding="utf-8")
+    change = ConfigDocument(path).copy()  # as SetupSession.draft gives it
+    change.put_account({"concurrency": 5}, replacing="ds-api")
+    by_hand = HAND_WRITTEN.replace("rpm = 60", "rpm = 30   # lowered by hand")
+    path.write_text(by_hand, encoding="utf-8")
+    with pytest.raises(ConfigChanged, match="changed by another program"):
+        change.save()
+    assert path.read_text(encoding="utf-8") == by_hand  # nothing written
+    again = ConfigDocument(path).copy()  # the change made again, to the file as it is now
+    again.put_account({"concurrency": 5}, replacing="ds-api")
+    again.save()
+    text = path.read_text(encoding="utf-8")
+    assert "rpm = 30   # lowered by hand" in text and "concurrency = 5" in text
+    again.put_account({"concurrency": 4}, replacing="ds-api")
+    again.save()  # its own save is what it is based on now
+    assert "concurrency = 4" in path.read_text(encoding="utf-8")
+
+
+def test_a_linked_config_stays_a_link_and_every_write_reaches_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: saving replaced a symlinked config.toml by a regular file (the team's shared
+    template was no longer followed), and neither the file nor the rename was flushed: a power
+    cut right after a save could leave an empty config."""
+    shared = tmp_path / "team" / "config.toml"
+    shared.parent.mkdir()
+    shared.write_text(HAND_WRITTEN, encoding="utf-8")
+    link = tmp_path / "data" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(shared)
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    doc = ConfigDocument(link)
+    doc.put_account({"concurrency": 2}, replacing="ds-api")
+    doc.save()
+    assert link.is_symlink() and link.resolve() == shared.resolve()
+    assert "concurrency = 2" in shared.read_text(encoding="utf-8")
+    assert [Path(p).name for p in os.listdir(shared.parent)] == ["config.toml"]
+    # the temporary file's content first, then the folder that holds the rename
+    assert len(synced) == 2, synced
+    assert Path(synced[0]).name.startswith(".config.toml.") and synced[1] == str(shared.parent)

@@ -121,6 +121,7 @@ def test_deferral_keeps_the_attempt_but_moves_the_fence(store: Store) -> None:
     assert store.get(first.task_id).state == "running"  # type: ignore[union-attr]
 
 
+@pytest.mark.expect_errors(r"database refused a second running task")
 def test_database_refuses_two_running_tasks_on_one_web_account(store: Store) -> None:
     store.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB))
     a = claim(store, "web-1", ModelKind.WEB, ("web-model",))
@@ -321,6 +322,7 @@ def test_heartbeat_batch_updates_each_row_with_its_progress(
     assert store.heartbeat("owner-B", beats) == {(tid, b[0], b[1]) for tid, b in beats.items()}
 
 
+@pytest.mark.expect_errors(r"event subscriber .* failed")
 def test_bus_subscriber_errors_do_not_break_the_store(store: Store) -> None:
     bus: EventBus = store.bus
 

@@ -9,12 +9,13 @@ not tomllib + a writer of our own: tomllib cannot write, and tomli-w drops comme
 Nothing is written until :meth:`ConfigDocument.save`, which validates the whole result with
 the one schema (``core/config/schema.py``; plus every web account's site adapter when a checker is
 given) and replaces the file atomically (a temporary file renamed over it: a reader never
-sees half a file, a crash leaves the old one).
+sees half a file, a crash leaves the old one) — only if the file still holds what the change
+was made to: a hand edit made while the set-up window was open is never overwritten
+(:class:`ConfigChanged`; saving again makes the change to the file as it is then).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -52,18 +53,47 @@ NEW_FILE_HEADER = (
 ExtraCheck = Callable[[AppConfig], list[ConfigProblem]]
 
 
+class ConfigChanged(ConfigError):
+    """The file changed on disk after this change began (a hand edit, another window): saving
+    now would throw that away. Nothing was written; start the change again from the file."""
+
+
+def read_config_text(path: Path) -> str | None:
+    """The file's text as it is on disk now (None: there is no file)."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def replace_config(path: Path, text: str, *, based_on: str | None) -> None:
+    """Write ``text`` to ``path`` atomically (fsync'd, a symbolic link kept), only if the file
+    still holds ``based_on`` (None: still absent) — what the change was made to. Raises
+    :class:`ConfigChanged` (nothing written) otherwise, InputError if it cannot write.
+
+    The look and the rename are not one step: an edit saved in the few microseconds between
+    them is still lost; one made while a dialog was open, which is what happens, is not."""
+    if read_config_text(path) != based_on:
+        raise ConfigChanged(
+            f"{path} was changed by another program (or by hand) while this change was made; "
+            "nothing was saved — save again to make the change to the file as it is now"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
 class ConfigDocument:
-    def __init__(self, path: Path, text: str | None = None) -> None:
-        """``text``: the file's content (read from ``path`` when None; a missing file is an
-        empty configuration)."""
+    def __init__(self, path: Path, text: str | None = None, *, based_on: str | None = None) -> None:
+        """``text``: the content to edit (read from ``path`` when None; a missing file is an
+        empty configuration). ``based_on``: the file's content it was made from, when ``text``
+        is given (:meth:`save` writes only over that)."""
         self.path = path
         if text is None:
-            try:
-                text = path.read_text(encoding="utf-8-sig")
-            except FileNotFoundError:
-                text = ""
-            except OSError as exc:
-                raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+            based_on = read_config_text(path)
+            text = based_on or ""
+        self.based_on = based_on
         try:
             self.doc: TOMLDocument = tomlkit.parse(text)
         except tomlkit.exceptions.ParseError as exc:
@@ -93,6 +123,10 @@ class ConfigDocument:
 
     def text(self) -> str:
         return tomlkit.dumps(self.doc)
+
+    def copy(self) -> ConfigDocument:
+        """A document to try a change on, saved over the same file content as this one."""
+        return ConfigDocument(self.path, self.text(), based_on=self.based_on)
 
     # ---------------------------------------------------------------- editing
 
@@ -212,14 +246,14 @@ class ConfigDocument:
 
     def save(self, extra: ExtraCheck | None = None) -> AppConfig:
         """Validate, then replace the file atomically (0600: it may name key variables and
-        the team's hosts). Raises ConfigError (the file untouched) or InputError (cannot
-        write)."""
+        the team's hosts) — if it is still what this document was read from. Raises
+        ConfigError (the file untouched; :class:`ConfigChanged` when it changed meanwhile) or
+        InputError (cannot write)."""
         config, problems = self.check(extra)
         if config is None:
             raise ConfigError(self.describe(problems))
-        text = self.text()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        replace_config(self.path, self.text(), based_on=self.based_on)
+        self.based_on = read_config_text(self.path)
         return config
 
 
@@ -246,8 +280,3 @@ def _take_trailing_comments(table: Table) -> list[tuple[Any, Any]]:
 
 def _index(rows: list[dict[str, Any]], key: str, value: str) -> int | None:
     return next((i for i, row in enumerate(rows) if row.get(key) == value), None)
-
-
-def config_exists(path: Path) -> bool:
-    """A config file the app should start with (else: first start, the set-up offer)."""
-    return os.path.isfile(path)

@@ -14,14 +14,17 @@ process has Qt and database threads that a forked child would inherit half-way),
 hand-made subprocess protocol: it carries the arguments, a pipe and the exit code, and
 PyInstaller supports it in a frozen app (``multiprocessing.freeze_support()`` in
 ``packaging/entry.py``). The pipe carries, child → parent, ``("progress", done, total)``,
-``("done", count)``, ``("canceled",)`` or ``("failed", message, traceback)``; parent → child,
-``"cancel"``. The child runs at a lower CPU priority: on a two-core laptop the export takes
-longer rather than the window and the scheduler taking turns with it.
+``("done", count)``, ``("canceled",)`` or ``("failed", message, traceback)``, and every second
+``("alive",)`` from a thread of its own; parent → child, ``"cancel"``. The child runs at a
+lower CPU priority: on a two-core laptop the export takes longer rather than the window and the
+scheduler taking turns with it.
 
 If the child dies without an answer (killed, a missing module in a broken install) the export
-fails with the exit code and nothing is left behind: the temporary file beside the target is
-removed. A database that is not a file (an in-memory store in tests) cannot be opened by another
-process: :func:`can_run_in_child` says so and the caller exports on its worker thread instead.
+fails with the exit code, and a child that says nothing for :data:`SILENCE_LIMIT_S` (stopped,
+frozen) is killed; either way nothing is left behind: the temporary file beside the target is
+removed. When the app closes, the child is killed at once (``JobControl.closing``). A database
+that is not a file (an in-memory store in tests) cannot be opened by another process:
+:func:`can_run_in_child` says so and the caller exports on its worker thread instead.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import multiprocessing
 import os
 import shutil
 import sys
+import threading
 import time
 import traceback
 from multiprocessing.connection import Connection
@@ -48,6 +52,10 @@ log = logging.getLogger(__name__)
 POLL_S = 0.1  # how often the waiting thread looks at the pipe and at Cancel
 CANCEL_GRACE_S = 15.0  # a child that has not stopped this long after Cancel is killed
 EXIT_GRACE_S = 5.0  # how long to wait for a child that answered to exit before killing it
+HEARTBEAT_S = 1.0  # the child says it is alive this often, whatever its export does
+# A child silent this long (no progress, no heartbeat: stopped, frozen, swapped out, stuck in
+# C code that holds its interpreter) is killed; its longest honest silence is a heartbeat.
+SILENCE_LIMIT_S = 30.0
 
 
 class ExportFailed(UserError):
@@ -70,11 +78,15 @@ def export_in_child(
     fmt: str | None,
     headers: str,
     control: JobControl,
+    *,
+    silence_limit_s: float = SILENCE_LIMIT_S,
 ) -> int:
     """Export ``scope`` to ``path`` in a child process; returns the number of tasks written.
 
     Runs on the caller's (worker) thread and blocks it until the child answers: progress goes to
-    ``control``; Cancel there cancels the child (:class:`JobCanceled`, nothing written)."""
+    ``control``; Cancel there cancels the child (:class:`JobCanceled`, nothing written), the
+    app closing (``control.closing``) kills it at once; a child silent for ``silence_limit_s``
+    is killed (:class:`ExportFailed`). Nothing is written then, and no process is left."""
     url = engine.url.render_as_string(hide_password=False)
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe()
@@ -88,7 +100,7 @@ def export_in_child(
     child.start()
     theirs.close()  # ours alone: EOF on it means the child is gone
     try:
-        return _wait(child, ours, control)
+        return _wait(child, ours, control, silence_limit_s)
     except BaseException:
         _stop(child)
         _remove_leftovers(path, started)
@@ -98,9 +110,12 @@ def export_in_child(
         _stop(child, grace_s=EXIT_GRACE_S)
 
 
-def _wait(child: Any, pipe: Connection, control: JobControl) -> int:
+def _wait(child: Any, pipe: Connection, control: JobControl, silence_limit_s: float) -> int:
     canceled_at: float | None = None
+    heard = time.monotonic()
     while True:
+        if control.closing.is_set():  # the app closes: no grace, the caller kills the child
+            raise JobCanceled
         if canceled_at is None and control.canceled():
             canceled_at = time.monotonic()
             with contextlib.suppress(OSError):
@@ -116,12 +131,23 @@ def _wait(child: Any, pipe: Connection, control: JobControl) -> int:
                 f"the export stopped without an answer (exit code {child.exitcode}); "
                 "nothing was written"
             ) from None
+        now = time.monotonic()
+        if message is not None:
+            heard = now
+        elif now - heard > silence_limit_s:
+            log.error("the export process said nothing for %.0f s; stopped", silence_limit_s)
+            raise ExportFailed(
+                f"the export process stopped answering for {silence_limit_s:.0f} s and was "
+                "stopped; nothing was written"
+            )
         if message is None:
             continue
         match message:
             case ("progress", int(done), int(total)):
                 with contextlib.suppress(JobCanceled):  # Cancel is handled above
                     control.progress(done, total)
+            case ("alive",):
+                pass
             case ("done", int(count)):
                 return count
             case ("canceled",):
@@ -156,12 +182,32 @@ def _remove_leftovers(path: Path, since: float) -> None:
                     tmp.unlink()
 
 
+class _Sender:
+    """The child's end of the pipe, shared by the export and the heartbeat: one send at a time
+    (a Connection is not safe to write from two threads)."""
+
+    def __init__(self, pipe: Connection) -> None:
+        self.pipe = pipe
+        self._lock = threading.Lock()
+
+    def send(self, message: Any) -> None:
+        with self._lock:
+            self.pipe.send(message)
+
+    def beat(self, stop: threading.Event) -> None:
+        while not stop.wait(HEARTBEAT_S):
+            try:
+                self.send(("alive",))
+            except OSError:  # the parent is gone
+                return
+
+
 class _PipeControl(JobControl):
     """The child's side: progress into the pipe, Cancel out of it."""
 
-    def __init__(self, pipe: Connection) -> None:
-        super().__init__(lambda done, total: pipe.send(("progress", done, total)))
-        self._pipe = pipe
+    def __init__(self, sender: _Sender) -> None:
+        super().__init__(lambda done, total: sender.send(("progress", done, total)))
+        self._pipe = sender.pipe
 
     def canceled(self) -> bool:
         if not self.cancel_requested.is_set():
@@ -179,6 +225,9 @@ def child_main(
 ) -> None:
     """The child process: open the store read-only, export, answer on the pipe."""
     _lower_priority()
+    sender = _Sender(pipe)
+    stop_beating = threading.Event()
+    threading.Thread(target=sender.beat, args=(stop_beating,), daemon=True).start()
     engine: Engine | None = None
     try:
         from media_assistant.core.exports.write import export_scope
@@ -187,7 +236,7 @@ def child_main(
         from media_assistant.core.store.db import open_engine
 
         engine = open_engine(url, read_only=True)
-        control = _PipeControl(pipe)
+        control = _PipeControl(sender)
         count = export_scope(
             Store(engine, SystemClock()),
             scope,
@@ -204,10 +253,11 @@ def child_main(
     except Exception as exc:  # a bug or a damaged store: say it, keep the details for the log
         answer = ("failed", f"{type(exc).__name__}: {exc}", traceback.format_exc())
     finally:
+        stop_beating.set()
         if engine is not None:
             engine.dispose()
     with contextlib.suppress(OSError):
-        pipe.send(answer)
+        sender.send(answer)
     pipe.close()
 
 

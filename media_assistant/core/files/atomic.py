@@ -1,6 +1,8 @@
 """Writing a file so that a reader never sees half of it: a private temporary file beside the
-target, filled, then renamed over it in one step. Exports, ``config.toml`` and the support bundle
-are written this way."""
+target, filled, flushed to the disk, then renamed over it in one step, and the rename itself
+made durable (the folder flushed). Exports, ``config.toml`` and the support bundle are written
+this way. A target that is a symbolic link stays one: the file it points to is replaced (a team
+that links ``config.toml`` to a shared template keeps its link)."""
 
 from __future__ import annotations
 
@@ -17,23 +19,49 @@ from media_assistant.core.model.errors import InputError
 
 def write_atomically(path: Path, write: Callable[[Path], int]) -> int:
     """``write`` fills a temporary file (0600) beside ``path``, which then replaces ``path`` in
-    one step: a reader never sees half a file. Failures leave no temporary file behind and come
-    back as :class:`InputError` naming the path."""
-    if not path.parent.is_dir():
-        raise InputError(f"{path}: the folder {path.parent} does not exist")
-    if path.is_dir():
+    one step: a reader never sees half a file, and after a power cut the file is either the old
+    one or the new one, whole. Failures leave no temporary file behind and come back as
+    :class:`InputError` naming the path."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if not target.parent.is_dir():
+        raise InputError(f"{path}: the folder {target.parent} does not exist")
+    if target.is_dir():
         raise InputError(f"{path}: is a folder")
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
         create_private(tmp)  # 0600 from the first byte: exports hold prompts and answers
         count = write(tmp)
         make_private(tmp)  # in case a writer replaced the file rather than filling it
-        os.replace(tmp, path)
+        if tmp.is_file():
+            _fsync_file(tmp)  # the content is on the disk before the name points to it
+        os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise as_input_error(exc, path) from exc
+    _fsync_folder(target.parent)
     return count
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDWR)  # Windows flushes only a handle open for writing
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """The rename is durable once the folder is flushed (POSIX; Windows has no such call and
+    makes renames durable itself)."""
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):  # a file system that cannot: the rename still holds
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def as_input_error(exc: BaseException, path: Path) -> BaseException:

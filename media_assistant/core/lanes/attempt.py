@@ -246,6 +246,7 @@ class AttemptRunner:
     ) -> Outcome:
         clock = self.rt.clock
         gen = asyncio.ensure_future(provider.generate(ra.ctx))
+        gen.add_done_callback(lambda t: t.cancelled() or t.exception())  # an abandoned one's too
         give_up_at = clock.monotonic() + timeout
         cancel_by: float | None = None
         stopped_by: str | None = None

@@ -70,6 +70,10 @@ class Lane:
         """The worker of this account should go on (not stopping, not removed)."""
         return not self.rt.stopping.is_set() and account_id not in self._leaving
 
+    def taking_work(self, account_id: str) -> bool:
+        """False while the operator has the account for something else (web: signing in)."""
+        return True
+
     # ---------------------------------------------------------------- live configuration
 
     def add_account(self, account: AccountConfig) -> None:
@@ -238,7 +242,9 @@ class Lane:
                 return None
             raise
         if claim is not None and (
-            not self.working(account.id) or not self.rt.accounts.available(account.id)
+            not self.working(account.id)
+            or not self.rt.accounts.available(account.id)
+            or not self.taking_work(account.id)
         ):
             await self.give_back_switched_off(claim, account)
             return None

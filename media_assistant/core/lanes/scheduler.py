@@ -257,10 +257,12 @@ class Scheduler:
             self.runner.interrupt_all("shutdown")
             for lane in self.lanes.values():
                 lane.wake()
-            waited = 0.0
-            while self.runner.attempts and waited < SHUTDOWN_WAIT_S:
+            # Real seconds, whatever the loop does meanwhile: counting turns of sleep(0.02)
+            # as 0.02 s each stretched the wait on a busy loop (every turn took longer).
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + SHUTDOWN_WAIT_S
+            while self.runner.attempts and loop.time() < deadline:
                 await asyncio.sleep(0.02)
-                waited += 0.02
             for lane in self.lanes.values():
                 await lane.stop()
             self.live.cancel()  # rebuilds and removals under way: the providers close below
@@ -342,6 +344,18 @@ class Scheduler:
         self.disk.close()  # the disk reserve is not left behind
 
     # ------------------------------------------------------------------ live configuration
+
+    def lend_profile(self, account_id: str) -> None:
+        """The operator signs in to a web account: its worker lets go of the browser profile
+        and takes no work until :meth:`return_profile` (WebLane.lend_profile)."""
+        web = self.lanes.get(ModelKind.WEB)
+        if isinstance(web, WebLane):
+            web.lend_profile(account_id)
+
+    def return_profile(self, account_id: str) -> None:
+        web = self.lanes.get(ModelKind.WEB)
+        if isinstance(web, WebLane):
+            web.return_profile(account_id)
 
     async def apply_config(self, config: AppConfig) -> AccountDiff:
         """Run on ``config`` from now on, without a restart (core/lanes/live_accounts.py): new and

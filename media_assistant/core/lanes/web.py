@@ -75,6 +75,9 @@ class WebLane(Lane):
         self.pacer = lane_pacer(runtime, self.accounts, providers)
         # Site checks asked by the window, served by each account's worker between two tasks.
         self.checks = SiteChecks()
+        # Accounts whose profile the operator signs in to (the window's *Log in*): their worker
+        # has let go of the profile and takes no work until it is given back.
+        self._lent: set[str] = set()
 
     async def _account_loop(self, account: AccountConfig) -> None:
         log = self.account_log(account)
@@ -87,6 +90,12 @@ class WebLane(Lane):
                     account = self.current(account)  # the operator may have edited it
                     wake.clear()
                     await self.reap()
+                    if account.id in self._lent:
+                        if profile_lock is not None and profile_lock.held:
+                            await self._release(self.providers[account.id], log)
+                            profile_lock.release()
+                        await self.wait_for_wake(wake)
+                        continue
                     if self.checks.pending(account.id):
                         await self._serve_check(account, profile_lock, log)
                         continue
@@ -225,6 +234,24 @@ class WebLane(Lane):
             log.warning("%s; trying again in %.0f s", detail, pause)
         await self.rt.accounts.cool_down(account.id, pause, ErrorKind.PROFILE_IN_USE.value)
         await self.wait_available(account, self._wakes[account.id])
+
+    # ---------------------------------------------------------------- signing in
+
+    def lend_profile(self, account_id: str) -> None:
+        """The operator signs in to this account in its own browser profile: its worker
+        closes the browser and lets go of the profile at its next turn (a running attempt
+        finishes first) and takes no work until :meth:`return_profile`. Nothing is written to
+        the account: signing in is the operator's own action, not an alert, and a restart
+        forgets it."""
+        self._lent.add(account_id)
+        self.wake(account_id)
+
+    def return_profile(self, account_id: str) -> None:
+        self._lent.discard(account_id)
+        self.wake(account_id)
+
+    def taking_work(self, account_id: str) -> bool:
+        return account_id not in self._lent
 
     # ---------------------------------------------------------------- live configuration
 

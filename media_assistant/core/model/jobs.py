@@ -29,10 +29,18 @@ class JobControl:
     def __init__(self, report: Callable[[int, int], None]) -> None:
         self._report = report
         self.cancel_requested = threading.Event()
+        # The app is closing: stop now, with no grace (a child process waited for is killed at
+        # once rather than asked to stop). Implies cancel_requested.
+        self.closing = threading.Event()
         self._last = 0.0
 
     def canceled(self) -> bool:
         return self.cancel_requested.is_set()
+
+    def close_now(self) -> None:
+        """Cancel, and let whatever the work waits for go without grace (the app closes)."""
+        self.closing.set()
+        self.cancel_requested.set()
 
     def check(self) -> None:
         if self.canceled():

@@ -325,16 +325,6 @@ def next_opening(ts: float, hours: tuple[int, int], tz: dt.tzinfo | None) -> flo
     return ts  # unreachable for valid hours
 
 
-def next_closing(ts: float, hours: tuple[int, int], tz: dt.tzinfo | None) -> float:
-    """When the active hours that hold ``ts`` end (for display)."""
-    day = local_date(ts, tz)
-    for offset in (-1, 0, 1, 2):
-        closing = _at(day + dt.timedelta(days=offset), hours[1], tz)
-        if closing > ts:
-            return closing
-    return ts
-
-
 def count_on_day(state: PacingState, ts: float, tz: dt.tzinfo | None) -> int:
     return state.day_count if state.day == local_date(ts, tz).isoformat() else 0
 

@@ -92,12 +92,6 @@ class QualityConfig(BaseModel):
             raise ValueError("refusal_phrases must not contain empty phrases")
         return value
 
-    @property
-    def checks_anything(self) -> bool:
-        return bool(
-            self.min_chars or self.refusals or self.refusal_phrases or self.reject_truncated
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class Verdict:

@@ -295,4 +295,3 @@ class AsyncSessions(_Facade):
     open = _on_writer(SessionStore.open)
     beat = _on_writer(SessionStore.beat)
     close = _on_writer(SessionStore.close)
-    live = _on_reader(SessionStore.live)

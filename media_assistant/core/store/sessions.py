@@ -6,10 +6,10 @@ import os
 import socket
 import uuid
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, insert, update
 
 from media_assistant.core.model.clock import Clock
-from media_assistant.core.store.db import read_tx, write_tx
+from media_assistant.core.store.db import write_tx
 from media_assistant.core.store.schema import SessionRow
 
 S = SessionRow.__table__  # type: ignore[attr-defined]
@@ -47,14 +47,4 @@ class SessionStore:
         with write_tx(self.engine, durable=True) as conn:
             conn.execute(
                 update(S).where(S.c.session_id == session_id).values(ended_at=self.clock.now())
-            )
-
-    def live(self, dead_after: float) -> list[str]:
-        """Sessions that have not ended and beat within ``dead_after`` seconds."""
-        cutoff = self.clock.now() - dead_after
-        with read_tx(self.engine) as conn:
-            return list(
-                conn.execute(
-                    select(S.c.session_id).where(S.c.ended_at.is_(None), S.c.heartbeat_at >= cutoff)
-                ).scalars()
             )

@@ -14,11 +14,10 @@ scheduler (:class:`SetupSession`).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -37,13 +36,14 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.config.edit import ConfigDocument
-from media_assistant.core.model.errors import ConfigError, InputError, ProviderError
+from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.model.states import ModelKind
-from media_assistant.gui.accounts.config_text import problem_text
+from media_assistant.gui.accounts.api_checks import ApiChecks
+from media_assistant.gui.accounts.config_text import problem_text, save_error_text
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
-from media_assistant.gui.common.form_problems import FormProblems, ProblemLabel
+from media_assistant.gui.common.form_problems import FormProblems, ProblemLabel, fit_height
 from media_assistant.gui.common.style import latin_width
 
 FILE_CHOICE = "\x00file"  # the site combo's "adapter file…" entry
@@ -79,7 +79,7 @@ class AccountEditor(QDialog):
         else:
             title = self.tr("Account %1").replace("%1", account_id)
         self.setWindowTitle(title)
-        self.problems = FormProblems(ProblemLabel(self))
+        self.problems = FormProblems(ProblemLabel(self), lambda: fit_height(self))
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
 
@@ -118,7 +118,7 @@ class AccountEditor(QDialog):
             box.addWidget(self.fetch_button, 0, Qt.AlignmentFlag.AlignLeft)
         form.addRow(self.tr("Models:"), self.problems.field("models", models_box))
         for name in session.model_names(kind):
-            self._add_model(name, name in current.get("models", []))
+            self.add_model(name, name in current.get("models", []))
         if web and not current:
             self._suggest_web_model()
 
@@ -153,6 +153,9 @@ class AccountEditor(QDialog):
         layout.addWidget(self.problems.general)
         layout.addLayout(buttons)
         self.setMinimumWidth(latin_width(self.fontMetrics(), 70))
+        self.api = ApiChecks(self, self)  # the keyring and the endpoint (API accounts)
+        if not web:
+            self.keyring_checked = spawn(self.api.check_keyring(), "setup:keyring")
 
     # ---------------------------------------------------------------- fields
 
@@ -222,10 +225,12 @@ class AccountEditor(QDialog):
         edit.textEdited.connect(lambda _t: self._changed(key))
 
     def _changed(self, key: str) -> None:
+        if key == "id" and self.api.keyring_problem is not None:
+            self.api.offer_variable()
         self.touched.add(key)
         self._check_timer.start()
 
-    def _add_model(self, name: str, checked: bool) -> QListWidgetItem:
+    def add_model(self, name: str, checked: bool) -> QListWidgetItem:
         """Offer ``name`` (ticked if ``checked``); not a change by the operator."""
         self.models.blockSignals(True)
         try:
@@ -252,7 +257,7 @@ class AccountEditor(QDialog):
     def _on_add_model_clicked(self) -> None:
         name = self.new_model.text().strip()
         if name:
-            self._add_model(name, True)
+            self.add_model(name, True)
             self.new_model.clear()
             self._changed("models")
 
@@ -272,7 +277,7 @@ class AccountEditor(QDialog):
             return
         name = None if site.startswith("file:") else f"{site}-web"
         if name and name not in self.session.model_names(self.kind):
-            self._add_model(name, True)
+            self.add_model(name, True)
             self._suggested = name
 
     def _on_site_activated(self, index: int) -> None:
@@ -350,6 +355,8 @@ class AccountEditor(QDialog):
             words = problem_text(problem)
             message = words if mine else f"{problem.where(doc.data())}: {words}"
             shown.append((key, message))
+        if self.api.keyring_problem is not None:  # said until a key was kept after all
+            shown.append(("key", self.api.keyring_words(self.api.keyring_problem)))
         self.problems.show(shown)
         return doc, config
 
@@ -361,135 +368,62 @@ class AccountEditor(QDialog):
         doc, config = self.check(everything=True)
         if doc is None or config is None:
             return
+        if (
+            self.kind is ModelKind.API
+            and self.api.keyring_problem == "none"
+            and not self.key_env.text().strip()
+        ):  # no keyring to keep a key in: without a variable the account could never work
+            self.problems.show(
+                [
+                    ("key", self.api.keyring_words("none")),
+                    ("api_key_env", self.tr("Enter the name of the variable that holds the key")),
+                ]
+            )
+            self.key_env.setFocus()
+            return
         spawn(self._commit(doc, login), f"setup:save:{self.account_id()}")
 
     async def _commit(self, doc: ConfigDocument, login: bool) -> None:
         account_id = self.account_id()
-        self._set_busy(True, self.tr("Saving…"))
+        self.set_busy(True, self.tr("Saving…"))
         try:
             if self.kind is ModelKind.API and self.key.text().strip():
-                from media_assistant.providers.secrets import store_api_key
-
-                try:
-                    await asyncio.to_thread(store_api_key, account_id, self.key.text())
-                except ConfigError as exc:
-                    self.problems.show([("key", str(exc))])
+                if not await self.api.store_key(account_id):
                     return
                 if self.original_id is not None:  # a running provider holds the old key
                     await self.session.controller.reset_account(account_id)
             try:
                 await self.session.commit(doc)
             except (ConfigError, InputError) as exc:
-                self.problems.show([(None, str(exc))])
+                if shiboken6.isValid(self):
+                    self.problems.show([(None, save_error_text(exc))])
                 return
         finally:
-            self._set_busy(False)
+            if shiboken6.isValid(self):  # the operator may have closed it meanwhile
+                self.set_busy(False)
+                self.show_note("")  # "Saving…" never stays behind
+        if not shiboken6.isValid(self):
+            return
         self.saved.emit(account_id)
         if login:
             self.login_wanted.emit(account_id)
         self.accept()
 
-    def _set_busy(self, busy: bool, text: str = "") -> None:
+    def set_busy(self, busy: bool, text: str = "") -> None:
         self.busy = busy
         for button in self.findChildren(QPushButton):
             button.setEnabled(not busy)
         if text:
-            self._note(text)
+            self.show_note(text)
 
-    def _note(self, text: str, *, error: bool = False) -> None:
+    def show_note(self, text: str, *, error: bool = False) -> None:
         self.note_is_error = error
         self.note.setStyleSheet("color: #c62828;" if error else "")
         self.note.setText(text)
         self.note.setVisible(bool(text))
 
-    # ---------------------------------------------------------------- API: models, test
-
-    async def _key(self) -> str | None:
-        """The key typed here, else the stored one (env var, keyring; read off the loop)."""
-        typed = self.key.text().strip()
-        if typed:
-            return typed
-        if self.original_id is None:
-            self.problems.show([("key", self.tr("Paste the API key first"))])
-            return None
-        from media_assistant.providers.secrets import resolve_api_key
-
-        try:
-            return await asyncio.to_thread(
-                resolve_api_key, self.original_id, self.key_env.text().strip() or None
-            )
-        except ProviderError as exc:  # said in words: its English names a command to type
-            self.problems.show([("key", labels.reason_text("no_api_key") or exc.message)])
-            return None
-
     def _on_fetch_clicked(self) -> None:
-        spawn(self._probe(self._fetch), "setup:fetch-models")
+        spawn(self.api.probe(self.api.fetch), "setup:fetch-models")
 
     def _on_test_clicked(self) -> None:
-        spawn(self._probe(self._test), "setup:test-connection")
-
-    async def _probe(self, action: Callable[[str, str], Any]) -> None:
-        if self.busy:
-            return
-        base_url = self.base_url.text().strip()
-        if not base_url:
-            self.problems.show([("base_url", self.tr("Enter the base URL first"))])
-            return
-        key = await self._key()
-        if key is None:
-            return
-        self.problems.clear()
-        # Disabling the pressed button moves the focus on, to the Name field with its text
-        # selected (issue 20): it goes back where it was once the buttons are enabled again.
-        focused = self.focusWidget()
-        self._set_busy(True)
-        try:
-            await action(base_url, key)
-        except ProviderError as exc:  # our own reasons in words, else the server's message
-            self._note(
-                labels.provider_error_text(exc.kind.value, exc.message, exc.code, exc.params),
-                error=True,
-            )
-        finally:
-            self._set_busy(False)
-            if focused is not None and focused.isEnabled():
-                focused.setFocus(Qt.FocusReason.OtherFocusReason)
-
-    async def _fetch(self, base_url: str, key: str) -> None:
-        from media_assistant.core.model.errors import ErrorKind
-        from media_assistant.providers.api.probe import list_models
-
-        self._note(self.tr("Asking %1 for its models…").replace("%1", base_url))
-        try:
-            names = await list_models(base_url, key)
-        except ProviderError as exc:
-            if exc.kind is ErrorKind.BAD_REQUEST and exc.status == 404:
-                self._note(
-                    self.tr("This endpoint does not list its models: type the model name below")
-                )
-                return
-            raise
-        for name in names:
-            self._add_model(name, False)
-        self._note(
-            self.tr("%n model(s) offered: tick the ones this account should serve", "", len(names))
-        )
-
-    async def _test(self, base_url: str, key: str) -> None:
-        from media_assistant.providers.api.probe import check_connection
-
-        chosen = self.checked_models() or [
-            self.models.item(i).text() for i in range(self.models.count())
-        ]
-        if not chosen:
-            self.problems.show([("models", self.tr("Choose a model to test with"))])
-            return
-        model = chosen[0]
-        self._note(self.tr("Sending one short request to %1…").replace("%1", model))
-        answer = await check_connection(base_url, key, model)
-        self._note(
-            self.tr("Connected: %1 answered in %2 s: “%3”")
-            .replace("%1", answer.model)
-            .replace("%2", f"{answer.seconds:.1f}")
-            .replace("%3", answer.text)
-        )
+        spawn(self.api.probe(self.api.test), "setup:test-connection")

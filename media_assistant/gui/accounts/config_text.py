@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from media_assistant.core.config.edit import ConfigChanged
 from media_assistant.core.config.schema import ConfigProblem
 
 _CTX = "ConfigProblem"
@@ -183,3 +184,17 @@ def problem_text(problem: ConfigProblem) -> str:
 def known_codes() -> frozenset[str]:
     """The codes worded here (tests check every rule of ours has words)."""
     return frozenset(_TEXTS)
+
+
+def save_error_text(exc: Exception) -> str:
+    """Why a change was not saved, for the set-up window: a file changed meanwhile in the
+    operator's words (what to do next), anything else as the error says it."""
+    if isinstance(exc, ConfigChanged):
+        return _t(
+            QT_TRANSLATE_NOOP(
+                "ConfigProblem",
+                "The configuration file was changed outside this window meanwhile; nothing was "
+                "saved, so that change is kept. Save again to add yours to the file as it is now.",
+            )
+        )
+    return str(exc)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from media_assistant.core.config.edit import ConfigDocument
 from media_assistant.core.model.errors import ConfigError, InputError
-from media_assistant.gui.accounts.config_text import problem_text
+from media_assistant.gui.accounts.config_text import problem_text, save_error_text
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
@@ -113,7 +113,7 @@ class ModelEditor(QDialog):
         try:
             await self.session.commit(doc)
         except (ConfigError, InputError) as exc:
-            self.problems.show([(None, str(exc))])
+            self.problems.show([(None, save_error_text(exc))])
             return
         self.saved.emit(self.name)
         self.accept()

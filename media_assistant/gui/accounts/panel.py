@@ -87,6 +87,7 @@ class AccountsPanel(QWidget):
         self._rows: dict[str, int] = {}
         self._toggles: dict[str, QCheckBox] = {}
         self._spins: dict[str, QSpinBox] = {}
+        self._logins: dict[str, QPushButton] = {}
         self._holds: dict[str, Hold] = {}
         self._accounts: list[AccountConfig] = []
         # Set by the window: how many tasks run on an account (the task model's lane indexes),
@@ -95,6 +96,7 @@ class AccountsPanel(QWidget):
         self.queue_holds = QueueHolds()
         self._build()
         controller.bridge.account_changed.connect(self._on_bridge_account_changed)
+        controller.sign_in_changed.connect(self._on_controller_sign_in_changed)
         self._tick = QTimer(self)  # countdowns
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self.refresh)
@@ -106,6 +108,7 @@ class AccountsPanel(QWidget):
         self._rows.clear()
         self._toggles.clear()
         self._spins.clear()
+        self._logins.clear()
         self._build()
 
     def _build(self) -> None:
@@ -133,6 +136,7 @@ class AccountsPanel(QWidget):
                 login.setToolTip(self.tr("Open this account's browser profile to sign in"))
                 login.clicked.connect(lambda _=False, a=account.id: self.login_requested.emit(a))
                 login.setEnabled(account.site != "fake")
+                self._logins[account.id] = login
                 self.table.setCellWidget(row, COL_ACTION, login)
             else:
                 spin = QSpinBox(self.table)
@@ -153,10 +157,20 @@ class AccountsPanel(QWidget):
             item = self.table.item(row, COL_STATE)
             assert item is not None
             paused = self.queue_holds.paused("account", account.id)
+            signing_in = self.controller.signing_in(account.id)
+            login = self._logins.get(account.id)
+            if login is not None:
+                login.setEnabled(account.site != "fake" and not signing_in)
             paced = self.controller.pacing(account.id) if account.kind is ModelKind.WEB else None
             if paced is not None:
                 self._notice_pause(account.id, paced, now)
             word, detail, more = self._state_lines(account.id, status, state, paused, paced, now)
+            if signing_in:  # the operator's own action: said, never an alert
+                word, detail, more = (
+                    labels.signing_in(),
+                    word,
+                    "\n".join(p for p in (detail, more) if p),
+                )
             text = f"{word}\n{detail}" if detail else word
             tip = "\n".join(p for p in (word, detail, more) if p)
             if item.text() != text or item.toolTip() != tip:
@@ -222,6 +236,9 @@ class AccountsPanel(QWidget):
             )
 
     def _on_bridge_account_changed(self, _account_id: str) -> None:
+        self.refresh()
+
+    def _on_controller_sign_in_changed(self, _account_id: str) -> None:
         self.refresh()
 
     def _on_table_context_menu(self, pos: QPoint) -> None:

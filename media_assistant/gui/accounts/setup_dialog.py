@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.accounts.account_editor import AccountEditor
+from media_assistant.gui.accounts.config_text import save_error_text
 from media_assistant.gui.accounts.model_editor import ModelEditor
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.controller import AppController
@@ -287,9 +289,11 @@ class SetupDialog(QDialog):
         spawn(self._log_in(account_id), f"setup:login:{account_id}")
 
     async def _log_in(self, account_id: str) -> None:
-        ok, detail = await self.session.controller.login(account_id)
-        text = self.tr("%1: signed in (%2)") if ok else self.tr("%1: not signed in (%2)")
-        self.say(text.replace("%1", account_id).replace("%2", detail), error=not ok)
+        state = await self.session.controller.login(account_id)
+        self.say(
+            labels.sign_in_result(account_id, state.outcome.value, state.where, state.detail),
+            error=not state.logged_in,
+        )
 
     def _on_remove_account_clicked(self) -> None:
         account_id = self._selected(self.accounts)
@@ -315,13 +319,24 @@ class SetupDialog(QDialog):
             text += "\n" + self.tr("Only this account serves %1: removed too.").replace(
                 "%1", ", ".join(orphans)
             )
-        self._confirm(text, lambda: spawn(self._commit(doc, account_id), "setup:remove"))
+        self._confirm(
+            text, lambda: spawn(self._commit(doc, account_id, account=True), "setup:remove")
+        )
 
-    async def _commit(self, doc: Any, name: str) -> None:
+    async def _commit(self, doc: Any, name: str, *, account: bool = False) -> None:
+        """Save a removal; ``account``: ``name`` is an account, whose key leaves the keyring
+        too (a later account of the same name must not find it)."""
         try:
             await self.session.commit(doc)
         except (ConfigError, InputError) as exc:
-            self.say(str(exc), error=True)
+            if shiboken6.isValid(self):
+                self.say(save_error_text(exc), error=True)
+            return
+        if account:
+            from media_assistant.providers import secrets
+
+            await asyncio.to_thread(secrets.delete, secrets.API_KEY, name)
+        if not shiboken6.isValid(self):  # closed meanwhile: the change is saved all the same
             return
         self.refresh()
         self.say(self.tr("%1 removed").replace("%1", name))

@@ -30,7 +30,7 @@ class SetupSession:
         """The file as it is now (the settings dialog may have saved meanwhile), to try a
         change on; the file itself is not touched."""
         self.doc = ConfigDocument(self.paths.config_file)
-        return ConfigDocument(self.paths.config_file, self.doc.text())
+        return self.doc.copy()
 
     def _extra(self) -> Callable[[AppConfig], list[ConfigProblem]]:
         return lambda config: site_adapter_problems(config, self.paths)

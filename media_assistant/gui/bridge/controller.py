@@ -11,12 +11,12 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from media_assistant.core.accounts.pacer import Pacer
-from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.config.schema import FAKE_SITE, AccountConfig, AppConfig
 from media_assistant.core.exports.child import can_run_in_child, export_in_child
 from media_assistant.core.exports.fields import Headers
 from media_assistant.core.exports.write import ExportScope, export_scope
@@ -34,7 +34,7 @@ from media_assistant.core.model.records import (
     TaskEventRecord,
     TaskRecord,
 )
-from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind
+from media_assistant.core.model.states import AccountState, ModelKind
 from media_assistant.core.rules.eta import Slot
 from media_assistant.core.rules.pacing import PacingView
 from media_assistant.core.rules.site_breakage import SiteCheckReport
@@ -44,14 +44,18 @@ from media_assistant.services import Services
 
 if TYPE_CHECKING:
     from media_assistant.providers.web.adapter_files import Installed
+    from media_assistant.providers.web.signin import LoginState
 
 log = logging.getLogger(__name__)
+
+PROFILE_WAIT_S = 10.0  # how long a sign-in waits for the web lane to let go of the profile
 
 
 class AppController(QObject):
     # The set-up window saved a new configuration and the scheduler runs on it: views that
     # list accounts or models rebuild.
     config_applied = Signal()
+    sign_in_changed = Signal(str)  # an account's sign-in window opened or closed
 
     def __init__(
         self, services: Services, scheduler: Scheduler, parent: QObject | None = None
@@ -67,6 +71,8 @@ class AppController(QObject):
         self.statuses: dict[str, AccountStatus] = {}
         self._unsubscribe: Callable[[], None] | None = services.bus.subscribe(self._on_event)
         self.follower = services.follower()
+        self._sign_ins: dict[str, asyncio.Task[Any]] = {}  # account id → the sign-in under way
+        self.login_timeout_s: float | None = None  # None: signin.LOGIN_TIMEOUT_S (15 min)
 
     async def load_accounts(self) -> None:
         self.statuses = await self.accounts_db.all()
@@ -76,6 +82,7 @@ class AppController(QObject):
             self.statuses[event.account_id] = event.status
 
     async def close(self) -> None:
+        await self.stop_sign_ins()
         await self.follower.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
@@ -229,50 +236,102 @@ class AppController(QObject):
 
         return work
 
-    async def login(self, account_id: str) -> tuple[bool, str]:
+    # ---------------------------------------------------------------- signing in
+
+    def signing_in(self, account_id: str) -> bool:
+        return account_id in self._sign_ins
+
+    async def login(self, account_id: str) -> LoginState:
         """Open the account's profile in a visible window so the operator can sign in.
 
-        The web lane lets go of the profile (closing its warm browser) while the account is
-        marked "needs login"; afterwards the mark is cleared if the sign-in worked.
+        The web lane lends the profile for it (closes its warm browser, lets go of the profile
+        lock, takes no work meanwhile); nothing is written to the account, so pressing *Log in*
+        raises no notice, and a restart forgets it. Only what the site showed changes the
+        account: a sign-in that worked ends its problem (needs login, a captcha); a window
+        closed early, a sign-in that timed out or a site that cannot be reached leave it as it
+        was. The adapter, the browser's look-up and the browser itself run off the loop;
+        closing the app cancels the sign-in (:meth:`close`), which closes its browser.
         """
-        account = self.services.config.account(account_id)
-        if account is None or account.kind is not ModelKind.WEB or account.site == "fake":
-            return False, self.tr("this account has no browser to sign in with")
-        from media_assistant.core.files.locks import ProfileLock
-        from media_assistant.providers.web.adapter import load_adapter
-        from media_assistant.providers.web.executable import resolve_browser
-        from media_assistant.providers.web.signin import login_interactive
+        from media_assistant.providers.web.signin import LoginOutcome, LoginState
 
-        paths = self.services.paths
-        await self.accounts_db.set_problem(
-            account_id, AccountProblem.NEEDS_LOGIN, self.tr("signing in…")
-        )
-        lock = ProfileLock(paths.profile(account_id))
-        for _ in range(100):  # the lane releases the profile at its next loop turn
-            if lock.try_acquire():
-                break
-            await asyncio.sleep(0.1)
-        else:
-            return False, self.tr("the profile is still in use; try again in a moment")
+        account = self.services.config.account(account_id)
+        if account is None or account.kind is not ModelKind.WEB or account.site == FAKE_SITE:
+            return LoginState(LoginOutcome.FAILED, "this account has no browser to sign in with")
+        if account_id in self._sign_ins:
+            return LoginState(LoginOutcome.ALREADY_OPEN, "a sign-in window is already open")
+        task = asyncio.current_task()
+        assert task is not None
+        self._sign_ins[account_id] = task
+        self.sign_in_changed.emit(account_id)
         try:
-            adapter = load_adapter(
-                site=account.site, site_file=account.site_file, user_dir=paths.sites
-            )
-            choice = resolve_browser(self.services.config.browser.executable)
-            state = await asyncio.to_thread(
-                asyncio.run,
-                login_interactive(paths.profile(account_id), choice, adapter, account.origin),
-            )
-        except Exception as exc:  # a missing browser, an invalid adapter: say it
-            log.exception("[web %s] sign-in failed", account_id)
-            return False, str(exc)
+            state = await self._sign_in(account)
+        finally:
+            del self._sign_ins[account_id]
+            self.sign_in_changed.emit(account_id)
+        log.info("[web %s] sign-in: %s (%s)", account_id, state.outcome.value, state.detail)
+        if state.logged_in:
+            status = await self.accounts_db.get(account_id)
+            if status is not None and status.problem.sticky:
+                await self.accounts_db.clear_problem(account_id)
+        return state
+
+    async def _sign_in(self, account: AccountConfig) -> LoginState:
+        from media_assistant.core.files.locks import ProfileLock
+        from media_assistant.providers.web.signin import (
+            LOGIN_TIMEOUT_S,
+            LoginOutcome,
+            LoginState,
+            login_apart,
+            short_error,
+        )
+
+        profile = self.services.paths.profile(account.id)
+        lock = ProfileLock(profile)
+        self.scheduler.lend_profile(account.id)
+        try:
+            # The lane lets go at its next turn; a task running on the account finishes first.
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + PROFILE_WAIT_S
+            while not await asyncio.to_thread(lock.try_acquire):
+                if loop.time() >= deadline:
+                    return LoginState(
+                        LoginOutcome.BUSY, "the profile is still in use (a task runs on it)"
+                    )
+                await asyncio.sleep(0.1)
+            try:
+                adapter, choice = await asyncio.to_thread(self._browser_for, account)
+                return await login_apart(
+                    profile,
+                    choice,
+                    adapter,
+                    account.origin,
+                    timeout_s=self.login_timeout_s or LOGIN_TIMEOUT_S,
+                )
+            except Exception as exc:  # no browser, a broken adapter, a browser that died
+                log.warning("[web %s] sign-in failed", account.id, exc_info=True)
+                return LoginState(LoginOutcome.FAILED, short_error(exc))
         finally:
             lock.release()
-        if state.logged_in:
-            await self.accounts_db.clear_problem(account_id)
-        else:
-            await self.accounts_db.set_problem(account_id, AccountProblem.NEEDS_LOGIN, state.detail)
-        return state.logged_in, state.detail
+            self.scheduler.return_profile(account.id)
+
+    def _browser_for(self, account: AccountConfig) -> tuple[Any, Any]:
+        """The account's site adapter and the browser to open it with (reads files: off the
+        loop)."""
+        from media_assistant.providers.web.adapter import load_adapter
+        from media_assistant.providers.web.executable import resolve_browser
+
+        adapter = load_adapter(
+            site=account.site, site_file=account.site_file, user_dir=self.services.paths.sites
+        )
+        return adapter, resolve_browser(self.services.config.browser.executable)
+
+    async def stop_sign_ins(self) -> None:
+        """The app closes: every sign-in window closes (its browser within its bound)."""
+        tasks = list(self._sign_ins.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
 
     def lane_slots(self, lane: str) -> list[Slot]:
         """The lane's capacity: one slot per web account, ``concurrency`` per API account."""

@@ -8,7 +8,7 @@ for the problem's code (gui/accounts/config_text.py); the command line prints th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -33,9 +33,11 @@ class ProblemLabel(QLabel):
 class FormProblems:
     """One problem label per field key, plus one for whatever belongs to no field."""
 
-    def __init__(self, general: ProblemLabel) -> None:
+    def __init__(self, general: ProblemLabel, shown: Callable[[], None] | None = None) -> None:
+        """``shown``: called after problems appeared or went (the form fits itself to them)."""
         self.general = general
         self.labels: dict[str, ProblemLabel] = {}
+        self._shown = shown
 
     def field(self, key: str, widget: QWidget, *extra_keys: str) -> QWidget:
         """``widget`` with its problem label below it (also used for ``extra_keys``)."""
@@ -62,9 +64,28 @@ class FormProblems:
                 by_label[id(label)].append(message)
         for label in {id(lb): lb for lb in [*self.labels.values(), self.general]}.values():
             label.say("\n".join(by_label.get(id(label), [])))
+        if self._shown is not None:
+            self._shown()
 
     def any(self) -> bool:
         return any(label.text() for label in [*self.labels.values(), self.general])
 
     def clear(self) -> None:
         self.show([])
+
+
+def fit_height(dialog: QWidget) -> None:
+    """Grow ``dialog`` to the height its content needs at its width: wrapped problem lines
+    under fields need more than the layout's minimum (which Qt computes without word wrap), and
+    rows would otherwise slide over each other."""
+    layout = dialog.layout()
+    if layout is None:
+        return
+    needed = (
+        layout.totalHeightForWidth(dialog.width())
+        if layout.hasHeightForWidth()
+        else layout.totalMinimumSize().height()
+    )
+    dialog.setMinimumHeight(needed)
+    if dialog.height() < needed:
+        dialog.resize(dialog.width(), needed)

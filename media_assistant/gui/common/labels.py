@@ -398,3 +398,43 @@ def event_kind(kind: str) -> str:
 
 def event_kinds() -> list[str]:
     return [event_kind(kind) for kind in _EVENT_KINDS]
+
+
+# What came of a sign-in (providers/web/signin.py LoginOutcome), in the status line: %1 the
+# account, %2 the page's address (signed in), the site's host (unreachable) or the reason.
+_SIGN_IN: dict[str, object] = {
+    "signed_in": QT_TRANSLATE_NOOP("SignIn", "%1: signed in (%2)"),
+    "signed_out": QT_TRANSLATE_NOOP("SignIn", "%1: not signed in: the site shows its sign-in"),
+    "not_finished": QT_TRANSLATE_NOOP(
+        "SignIn", "%1: the sign-in window was closed before signing in; nothing changed"
+    ),
+    "timed_out": QT_TRANSLATE_NOOP(
+        "SignIn", "%1: no sign-in in time; the window was closed, nothing changed"
+    ),
+    "unreachable": QT_TRANSLATE_NOOP(
+        "SignIn", "%1: cannot reach %2 (check the network); its login is unchanged"
+    ),
+    "failed": QT_TRANSLATE_NOOP("SignIn", "%1: the sign-in window could not be opened (%2)"),
+    "busy": QT_TRANSLATE_NOOP(
+        "SignIn", "%1: its browser is still busy with a task; try again when it has finished"
+    ),
+    "already_open": QT_TRANSLATE_NOOP("SignIn", "%1: its sign-in window is already open"),
+}
+_SIGN_IN_WITH_REASON = {"failed"}
+
+
+def sign_in_result(account_id: str, outcome: str, where: str, detail: str) -> str:
+    """One line for the status bar: what came of signing in to ``account_id``."""
+    source = _SIGN_IN.get(outcome)
+    if source is None:
+        return f"{account_id}: {detail}"
+    second = detail if outcome in _SIGN_IN_WITH_REASON else where
+    return (
+        QCoreApplication.translate("SignIn", str(source))
+        .replace("%1", account_id)
+        .replace("%2", second)
+    )
+
+
+def signing_in() -> str:
+    return QCoreApplication.translate("SignIn", "Signing in…")

@@ -270,12 +270,6 @@ class TaskTableModel(QAbstractTableModel):
     def task(self, task_id: str) -> Row | None:
         return self._all.get(task_id)
 
-    def rows_of_batch(self, batch_id: str) -> list[Row]:
-        """Every loaded task of a batch, in submission order."""
-        return sorted(
-            (r for r in self._all.values() if r.batch_id == batch_id), key=lambda r: r.seq
-        )
-
     def repaint_states(self) -> None:
         """Pauses or schedules changed: what pending tasks wait for may read differently."""
         if self._rows:

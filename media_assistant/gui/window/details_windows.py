@@ -1,10 +1,12 @@
 """The open task details windows: one per task, raised when asked again, kept up to date as
 their task changes or logs a line (each reload read on a database reader), closed with the
-main window."""
+main window, with the reloads still under way (the store they read from closes after it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Coroutine, Iterable
+from typing import Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
@@ -22,6 +24,7 @@ class DetailsWindows(QObject):
         self.controller = controller
         self.actions = actions
         self.open: dict[str, TaskDetailsDialog] = {}
+        self._refreshes: set[asyncio.Task[Any]] = set()  # reloads under way
 
     def open_later(self, task_id: str) -> None:
         spawn(self.show(task_id), f"open:{task_id}")
@@ -47,11 +50,16 @@ class DetailsWindows(QObject):
         reaches us as the change, not as a logged line: reload the log with the record."""
         for tid in task_ids:
             if tid in self.open:
-                spawn(self._refresh(tid), f"details:{tid}")
+                self._soon(self._refresh(tid), tid)
 
     def logged(self, task_id: str) -> None:
         if task_id in self.open:
-            spawn(self._refresh(task_id, record=False), f"details:{task_id}")
+            self._soon(self._refresh(task_id, record=False), task_id)
+
+    def _soon(self, reload: Coroutine[Any, Any, None], task_id: str) -> None:
+        task = spawn(reload, f"details:{task_id}")
+        self._refreshes.add(task)
+        task.add_done_callback(self._refreshes.discard)
 
     async def _refresh(self, task_id: str, *, record: bool = True) -> None:
         fresh = await self.controller.task(task_id) if record else None
@@ -65,3 +73,5 @@ class DetailsWindows(QObject):
     def close_all(self) -> None:
         for dialog in list(self.open.values()):
             dialog.close()
+        for refresh in list(self._refreshes):
+            refresh.cancel()

@@ -37,6 +37,7 @@ from media_assistant.gui.batches.submit_notice import SkippedIdsNotice
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.bridge.local_state import LocalStateKeeper, migrate_qsettings
+from media_assistant.gui.common import labels
 from media_assistant.gui.common.app_icon import app_icon
 from media_assistant.gui.tasks.actions import TaskActions
 from media_assistant.gui.tasks.details import TaskDetailsDialog
@@ -472,9 +473,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(
             self.tr("Sign in to %1 in the browser window, then close it").replace("%1", account_id)
         )
-        ok, detail = await self.controller.login(account_id)
-        text = self.tr("%1: signed in (%2)") if ok else self.tr("%1: not signed in (%2)")
-        self.statusBar().showMessage(text.replace("%1", account_id).replace("%2", detail), 15000)
+        state = await self.controller.login(account_id)
+        self.statusBar().showMessage(
+            labels.sign_in_result(account_id, state.outcome.value, state.where, state.detail),
+            15000,
+        )
 
     def show_startup_findings(self, lines: Sequence[str]) -> None:
         if not lines:

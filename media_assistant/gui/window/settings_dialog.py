@@ -1,9 +1,12 @@
 """Settings: browser path and windows, lane timeouts, language. Saved into config.toml
-(comments and layout kept), validated with the same schema as every other config change."""
+(comments and layout kept; the file is read again at Save, so a hand edit made meanwhile stays),
+validated with the same schema as every other config change."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import tomlkit
 from PySide6.QtWidgets import (
@@ -22,9 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from media_assistant.core.config.edit import ConfigChanged, read_config_text, replace_config
 from media_assistant.core.config.schema import parse_config
-from media_assistant.core.files.atomic import write_atomically
 from media_assistant.core.model.errors import ConfigError, InputError
+from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common.i18n import LANGUAGES
 
 
@@ -34,8 +38,7 @@ class SettingsDialog(QDialog):
         self.setWindowTitle(self.tr("Settings"))
         self.config_file = config_file
         text = config_file.read_text(encoding="utf-8-sig") if config_file.exists() else ""
-        self.doc = tomlkit.parse(text)
-        current = parse_config(self.doc.unwrap(), str(config_file))
+        current = parse_config(tomlkit.parse(text).unwrap(), str(config_file))
 
         self.browser = QLineEdit(current.browser.executable or "", self)
         self.browser.setPlaceholderText(
@@ -105,31 +108,49 @@ class SettingsDialog(QDialog):
             self.browser.setText(path)
 
     def _save(self) -> None:
-        doc = self.doc
+        spawn(self.save(), "settings:save")
+
+    async def save(self) -> bool:
+        """Write the choices into the file as it is now — re-read at this moment, so a hand
+        edit made while the dialog was open is kept — validated, atomically, off the GUI
+        thread (an fsync may take a while). True once saved (the dialog is accepted)."""
+        choices = {
+            "executable": self.browser.text().strip() or None,
+            "headless": not self.show_browsers.isChecked(),
+            "web": float(self.web_timeout.value()),
+            "api": float(self.api_timeout.value()),
+            "language": str(self.language.currentData()),
+        }
+        try:
+            await asyncio.to_thread(_write_choices, self.config_file, choices)
+        except (ConfigError, InputError) as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return False
+        self.accept()
+        return True
+
+
+def _write_choices(config_file: Path, choices: dict[str, Any]) -> None:
+    for _ in range(3):  # changed by someone else between the read and the write: read again
+        based_on = read_config_text(config_file)
+        doc = tomlkit.parse(based_on or "")
         browser = doc.setdefault("browser", tomlkit.table())
-        if self.browser.text().strip():
-            browser["executable"] = self.browser.text().strip()
+        if choices["executable"]:
+            browser["executable"] = choices["executable"]
         elif "executable" in browser:
             del browser["executable"]
-        headless = not self.show_browsers.isChecked()
-        if headless != bool(browser.get("headless", False)):  # an unchanged file stays unchanged
-            browser["headless"] = headless
+        if choices["headless"] != bool(browser.get("headless", False)):  # unchanged stays so
+            browser["headless"] = choices["headless"]
         lanes = doc.setdefault("lanes", tomlkit.table())
-        for lane, box in (("web", self.web_timeout), ("api", self.api_timeout)):
-            lanes.setdefault(lane, tomlkit.table())["task_timeout_s"] = float(box.value())
-        doc.setdefault("ui", tomlkit.table())["language"] = str(self.language.currentData())
+        for lane in ("web", "api"):
+            lanes.setdefault(lane, tomlkit.table())["task_timeout_s"] = choices[lane]
+        doc.setdefault("ui", tomlkit.table())["language"] = choices["language"]
         text = tomlkit.dumps(doc)
+        parse_config(tomlkit.parse(text).unwrap(), str(config_file))  # ConfigError: said
         try:
-            parse_config(tomlkit.parse(text).unwrap(), str(self.config_file))
-        except ConfigError as exc:
-            self.error.setText(str(exc))
-            self.error.show()
+            replace_config(config_file, text, based_on=based_on)
             return
-        self.config_file.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            write_atomically(self.config_file, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-        except InputError as exc:
-            self.error.setText(str(exc))
-            self.error.show()
-            return
-        self.accept()
+        except ConfigChanged:
+            continue
+    raise ConfigChanged(f"{config_file} keeps changing; nothing was saved, try again")

@@ -17,6 +17,7 @@ import httpx
 from media_assistant import __version__
 from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.providers.api.classify import classify_http_error, classify_transport_error
+from media_assistant.providers.secrets import without_secret
 
 CONNECT_TIMEOUT_S = 10.0
 MODELS_TIMEOUT_S = 20.0
@@ -43,18 +44,6 @@ def _client(base_url: str, api_key: str, read_timeout_s: float) -> httpx.AsyncCl
     )
 
 
-def _redacted(error: ProviderError, api_key: str) -> ProviderError:
-    if not api_key or api_key not in error.message:
-        return error
-    return ProviderError(
-        error.kind,
-        error.message.replace(api_key, "***"),
-        status=error.status,
-        code=error.code,
-        params=error.params,
-    )
-
-
 async def _request(
     base_url: str, api_key: str, method: str, path: str, timeout_s: float, **kwargs: Any
 ) -> Any:
@@ -68,14 +57,14 @@ async def _request(
         async with _client(base_url, api_key, timeout_s) as client:
             response = await client.request(method, path, **kwargs)
     except httpx.RequestError as exc:
-        raise _redacted(
+        raise without_secret(
             classify_transport_error(
                 exc, connect_timeout_s=CONNECT_TIMEOUT_S, idle_timeout_s=timeout_s
             ),
             api_key,
         ) from None
     if response.status_code != 200:
-        raise _redacted(
+        raise without_secret(
             classify_http_error(
                 response.status_code, response.headers, response.content, now=time.time()
             ),

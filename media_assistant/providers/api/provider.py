@@ -29,6 +29,7 @@ from media_assistant.providers.api.classify import (
 )
 from media_assistant.providers.api.headers import throttle_hint
 from media_assistant.providers.api.sse import SseDecoder
+from media_assistant.providers.secrets import resolve_api_key, without_secret
 
 MAX_CONCURRENCY = 5  # the most requests an API account may run at once (config allows 1..5)
 HEARTBEAT_EVERY_S = 0.5  # at most this often while chunks stream in
@@ -204,10 +205,10 @@ class ApiProvider:
         if account is None or account.kind is not ModelKind.API or not account.base_url:
             raise ProviderError(ErrorKind.BAD_CONFIG, f"{account_id!r} is not an API account")
         if api_key is None:
-            from media_assistant.providers.secrets import resolve_api_key
-
+            # Fresh from the keyring: a provider is built at the start and when the operator
+            # stored a new key (perhaps with `accounts set-key` in another process).
             try:
-                api_key = resolve_api_key(account.id, account.api_key_env)
+                api_key = resolve_api_key(account.id, account.api_key_env, fresh=True)
             except ProviderError as exc:  # the words name the case; the message says where
                 raise ProviderError(
                     exc.kind, exc.message, code="no_api_key", params={"account": account.id}
@@ -254,15 +255,6 @@ class ApiProvider:
         if client is not None:
             await client.aclose()
 
-    def _redacted(self, error: ProviderError) -> ProviderError:
-        """A server may echo the key it refused; it must not reach a log."""
-        if not self._api_key or self._api_key not in error.message:
-            return error
-        message = error.message.replace(self._api_key, "***")
-        return ProviderError(
-            error.kind, message, retry_after=error.retry_after, status=error.status
-        )
-
     def request_body(self, task: TaskSpec) -> dict[str, Any]:
         info = self._models.get(task.model) if self._models is not None else None
         if self._models is not None and info is None:
@@ -299,7 +291,7 @@ class ApiProvider:
         try:
             return attempt.result()
         except ProviderError as exc:
-            redacted = self._redacted(exc)
+            redacted = without_secret(exc, self._api_key)
             if redacted is exc:
                 raise
             # Not "from exc": the original, key and all, would print with the traceback.

@@ -4,7 +4,7 @@ The profile is ``<data>/profiles/<account-id>`` (mode 0700), driven over Playwri
 never a TCP remote-debugging port, which any local process could use to take over a logged-in
 session. The browser stays warm between tasks (a new chat per task) and is recycled after N
 tasks or any driver error. Closing is graceful first; whatever has not exited after 3 s is killed
-with its whole process tree.
+with its whole process tree (providers/web/launch.py).
 """
 
 from __future__ import annotations
@@ -12,29 +12,38 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
-from playwright.async_api import BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import BrowserContext, Page, Playwright
 
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.executable import BrowserChoice, resolve_browser
+from media_assistant.providers.web.launch import (
+    CLOSE_BOUND_S,
+    DRIVER_STOP_S,
+    close_profile,
+    kill_profile_processes,
+    launch_profile,
+    start_driver,
+    stop_driver,
+)
 from media_assistant.providers.web.page import ChatPage
 from media_assistant.providers.web.processes import (
     browser_processes,
     main_process,
-    stop_process_tree,
 )
 from media_assistant.providers.web.selfcheck import RecordedBrowser, SelfCheckReport, run_selfcheck
 from media_assistant.providers.web.service import BrowserService
 
 log = logging.getLogger(__name__)
 
-CLOSE_GRACE_S = 3.0
+# Closing every browser at once (launch.CLOSE_BOUND_S each, in parallel) and stopping the
+# driver; then the driver's thread gets THREAD_STOP_S to end.
+SHUTDOWN_BOUND_S = CLOSE_BOUND_S + DRIVER_STOP_S + 1.0
+THREAD_STOP_S = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,18 +115,12 @@ class AccountBrowser:
         return LaunchInfo(self.pid, self.started_at, True, choice.description)
 
     async def _launch(self, choice: BrowserChoice, headless: bool) -> None:
-        self.profile_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            os.chmod(self.profile_dir, 0o700)
         pw = await self.driver.playwright()
-        self.context = await pw.chromium.launch_persistent_context(
-            user_data_dir=str(self.profile_dir),
-            executable_path=choice.executable_path,
-            channel=choice.channel,
-            headless=headless,
-            viewport={"width": 1280, "height": 900},
-            args=["--no-first-run", "--no-default-browser-check", "--disable-sync"],
-        )
+        try:
+            self.context = await launch_profile(pw, self.profile_dir, choice, headless=headless)
+        except BaseException:  # a browser that started and then failed is not left running
+            await asyncio.shield(asyncio.to_thread(kill_profile_processes, self.profile_dir))
+            raise
         self._closed_by_itself = False
         self.context.on("close", lambda _ctx: self._mark_closed())
         self.tasks_done = 0
@@ -152,29 +155,11 @@ class AccountBrowser:
         self.chat = ChatPage(page, self.adapter, self.origin)
 
     async def close(self) -> None:
-        """Graceful, then the whole process tree is killed if it lingers past 3 s."""
+        """Graceful, then the whole process tree is killed if it lingers (launch.py)."""
         context, pid = self.context, self.pid
-        self.context, self.chat = None, None
-        if context is not None:
-            try:
-                await asyncio.wait_for(context.close(), CLOSE_GRACE_S)
-            except Exception:  # hung or already dead: the kill below settles it
-                log.debug("[web %s] graceful close failed", self.account_id, exc_info=True)
-        if pid is not None:
-            await asyncio.to_thread(_kill_if_alive, pid, self.profile_dir)
-        self.pid = None
-
-
-def _kill_if_alive(pid: int, profile_dir: Path) -> None:
-    deadline = time.monotonic() + CLOSE_GRACE_S
-    while time.monotonic() < deadline:
-        if not browser_processes(profile_dir):
-            return
-        time.sleep(0.1)
-    for proc in browser_processes(profile_dir):
-        stop_process_tree(proc, grace_s=1.0)
-    with contextlib.suppress(psutil.Error):
-        stop_process_tree(psutil.Process(pid), grace_s=1.0)
+        self.context, self.chat, self.pid = None, None, None
+        if context is not None or pid is not None:
+            await close_profile(context, self.profile_dir, pid)
 
 
 class WebDriver:
@@ -206,9 +191,7 @@ class WebDriver:
     async def playwright(self) -> Playwright:
         """Started on first use, on the driver loop."""
         if self._pw is None:
-            manager = async_playwright()
-            self._pw = await manager.start()
-            self._pw_manager = manager
+            self._pw_manager, self._pw = await start_driver()
         return self._pw
 
     def account(
@@ -225,17 +208,20 @@ class WebDriver:
 
     async def _shutdown(self) -> None:
         await asyncio.gather(*(b.close() for b in self.browsers.values()), return_exceptions=True)
-        if self._pw is not None:
-            with contextlib.suppress(Exception):
-                await self._pw.stop()
-            self._pw = None
+        pw, self._pw = self._pw, None
+        await stop_driver(self._pw_manager, pw)
 
     async def aclose(self) -> None:
-        if self.service.running:
-            await self.service.call(self._shutdown())
-            await asyncio.to_thread(self.service.stop)
-
-    def close_blocking(self) -> None:
-        if self.service.running:
-            self.service.call_blocking(self._shutdown(), timeout=30)
-            self.service.stop()
+        """Every browser closed, the driver stopped and its thread ended, within
+        :data:`SHUTDOWN_BOUND_S` + :data:`THREAD_STOP_S`; a driver loop that does not answer (a
+        call stuck on it) is left to its daemon thread, and the browsers on our profiles are
+        killed from here."""
+        if not self.service.running:
+            return
+        try:
+            await asyncio.wait_for(self.service.call(self._shutdown()), SHUTDOWN_BOUND_S)
+        except Exception:
+            log.error("the browser driver did not shut down within %.0f s", SHUTDOWN_BOUND_S)
+            for browser in self.browsers.values():
+                await asyncio.to_thread(kill_profile_processes, browser.profile_dir)
+        await asyncio.to_thread(self.service.stop, THREAD_STOP_S)

@@ -5,13 +5,13 @@ requests it makes — each with a suggested selector."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.async_api import Response, async_playwright
+from playwright.async_api import Response
 
 from media_assistant.providers.web.executable import BrowserChoice
+from media_assistant.providers.web.launch import open_profile
 
 _CANDIDATES_JS = """
 () => {
@@ -87,33 +87,20 @@ async def probe(
 ) -> ProbeReport:
     """Open ``url`` in ``profile``; watch for ``watch_s`` seconds (send a message meanwhile with
     ``show=True`` to see the streaming request); list what an adapter could target."""
-    profile.mkdir(mode=0o700, parents=True, exist_ok=True)
     streams: list[str] = []
-    async with async_playwright() as pw:
-        context = await pw.chromium.launch_persistent_context(
-            user_data_dir=str(profile),
-            executable_path=choice.executable_path,
-            channel=choice.channel,
-            headless=not show,
+    async with open_profile(profile, choice, headless=not show) as context:
+        page = context.pages[0] if context.pages else await context.new_page()
+        page.on(
+            "response",
+            lambda r: (
+                streams.append(f"{r.request.method} {r.url} [{r.headers.get('content-type', '')}]")
+                if _is_stream(r)
+                else None
+            ),
         )
-        try:
-            page = context.pages[0] if context.pages else await context.new_page()
-            page.on(
-                "response",
-                lambda r: (
-                    streams.append(
-                        f"{r.request.method} {r.url} [{r.headers.get('content-type', '')}]"
-                    )
-                    if _is_stream(r)
-                    else None
-                ),
-            )
-            await page.goto(url, wait_until="domcontentloaded")
-            await asyncio.sleep(watch_s)
-            raw = await page.evaluate(_CANDIDATES_JS)
-        finally:
-            with contextlib.suppress(Exception):
-                await context.close()
+        await page.goto(url, wait_until="domcontentloaded")
+        await asyncio.sleep(watch_s)
+        raw = await page.evaluate(_CANDIDATES_JS)
     return ProbeReport(
         raw["url"], raw["title"], raw["inputs"], raw["buttons"], list(dict.fromkeys(streams))
     )

@@ -1,0 +1,141 @@
+"""Opening an account's browser profile, and closing it within a bound.
+
+One way for everyone who opens a profile — the web provider's warm browser, signing in, the
+login check, ``sites probe`` — so they launch the same browser the same way (the profile folder
+0700, over Playwright's pipe, never a debugging port) and none of them can leave a browser or a
+Playwright driver running behind it: closing is graceful for :data:`CLOSE_GRACE_S`, then every
+process on the profile is killed with its tree — found by the profile folder on its command
+line, so also when the browser's PID was never learnt — and the driver gets
+:data:`DRIVER_STOP_S` to stop before its process is killed too. A launch that fails stops the
+driver it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+from playwright.async_api import BrowserContext, Playwright, async_playwright
+
+from media_assistant.providers.web.executable import BrowserChoice
+from media_assistant.providers.web.processes import browser_processes, stop_process_tree
+
+log = logging.getLogger(__name__)
+
+CLOSE_GRACE_S = 3.0  # a browser that has not closed by then is killed with its process tree
+DRIVER_STOP_S = 3.0  # a Playwright driver that has not stopped by then is killed
+KILL_GRACE_S = 1.0  # SIGTERM, then this long, then SIGKILL
+# The longest a close can take: graceful close, the wait for its processes, the kill.
+CLOSE_BOUND_S = CLOSE_GRACE_S * 2 + KILL_GRACE_S * 2
+LAUNCH_ARGS = ("--no-first-run", "--no-default-browser-check", "--disable-sync")
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def prepare_profile(profile: Path) -> None:
+    profile.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # made by an older version, or by hand
+        os.chmod(profile, 0o700)
+
+
+async def launch_profile(
+    pw: Playwright, profile: Path, choice: BrowserChoice, *, headless: bool
+) -> BrowserContext:
+    """The profile's browser, launched on ``pw`` (a persistent context)."""
+    prepare_profile(profile)
+    return await pw.chromium.launch_persistent_context(
+        user_data_dir=str(profile),
+        executable_path=choice.executable_path,
+        channel=choice.channel,
+        headless=headless,
+        viewport=VIEWPORT,  # type: ignore[arg-type]
+        args=list(LAUNCH_ARGS),
+    )
+
+
+async def close_profile(
+    context: BrowserContext | None, profile: Path, pid: int | None = None
+) -> None:
+    """Close the profile's browser: gracefully, then whatever still runs on the profile is
+    killed with its tree. Ends within :data:`CLOSE_BOUND_S`, also when cancelled meanwhile
+    (the kill is not left out)."""
+    closed = context is None
+    if context is not None:
+        try:
+            await asyncio.wait_for(context.close(), CLOSE_GRACE_S)
+            closed = True
+        except Exception:  # hung or already dead: the kill below settles it
+            log.debug("graceful close of %s failed", profile, exc_info=True)
+        except asyncio.CancelledError:
+            await asyncio.to_thread(kill_profile_processes, profile, pid, 0.0)
+            raise
+    # A browser that closed gracefully exits on its own in a moment; one that did not is
+    # killed at once.
+    await asyncio.shield(
+        asyncio.to_thread(kill_profile_processes, profile, pid, CLOSE_GRACE_S if closed else 0.0)
+    )
+
+
+def kill_profile_processes(profile: Path, pid: int | None = None, wait_s: float = 0.0) -> None:
+    """Wait up to ``wait_s`` for the processes on ``profile`` to end, then kill the rest with
+    their trees (and ``pid``'s, if it still runs)."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if not browser_processes(profile):
+            return
+        time.sleep(0.1)
+    for proc in browser_processes(profile):
+        stop_process_tree(proc, grace_s=KILL_GRACE_S)
+    if pid is not None:
+        with contextlib.suppress(psutil.Error):
+            stop_process_tree(psutil.Process(pid), grace_s=KILL_GRACE_S)
+
+
+async def start_driver() -> tuple[Any, Playwright]:
+    """Playwright's driver (a Node.js process of its own): (its manager, the API)."""
+    manager = async_playwright()
+    return manager, await manager.start()
+
+
+async def stop_driver(manager: Any, pw: Playwright | None) -> None:
+    """Stop the driver within :data:`DRIVER_STOP_S`, else kill its process."""
+    if pw is None:
+        return
+    try:
+        await asyncio.wait_for(pw.stop(), DRIVER_STOP_S)
+        return
+    except Exception:
+        log.warning("the browser driver did not stop within %.0f s; killed", DRIVER_STOP_S)
+    # The driver's process (Playwright keeps it on its pipe transport): not public, so looked
+    # up with care; a driver we cannot find was not started by us.
+    proc = getattr(getattr(getattr(manager, "_client", None), "_transport", None), "_proc", None)
+    if proc is not None and proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, psutil.Error):
+            await asyncio.to_thread(stop_process_tree, psutil.Process(proc.pid), grace_s=0.5)
+
+
+@contextlib.asynccontextmanager
+async def open_profile(
+    profile: Path, choice: BrowserChoice, *, headless: bool
+) -> AsyncIterator[BrowserContext]:
+    """A driver and the profile's browser for one job (signing in, a check, a probe); both
+    are gone when it ends, however it ends."""
+    manager, pw = await start_driver()
+    try:
+        try:
+            context = await launch_profile(pw, profile, choice, headless=headless)
+        except BaseException:  # a browser that started and then failed is not left running
+            await asyncio.shield(asyncio.to_thread(kill_profile_processes, profile))
+            raise
+        try:
+            yield context
+        finally:
+            await close_profile(context, profile)
+    finally:
+        await stop_driver(manager, pw)
