@@ -516,6 +516,15 @@ def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> i
             file=sys.stderr,
         )
         return EXIT_STORE_UNREACHABLE
+    if _lock_timeout(exc):  # a team database: another workstation held a lock over 10 s
+        log.error("team database lock timeout", exc_info=exc, extra=_FILE_ONLY)
+        print(
+            "error: another workstation held a lock on the team database that this command "
+            "needed for more than 10 s (a long submit, or a 'store copy' into it); nothing "
+            "was changed. Try again in a moment",
+            file=sys.stderr,
+        )
+        return EXIT_STORE_LOCKED
     known = translate(exc, paths.database, paths.backups)
     if isinstance(known, StoreDamaged | StoreLocked):
         # A traceback only when the error surfaced from the database mid-command.
@@ -533,6 +542,13 @@ def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> i
         file=sys.stderr,
     )
     return EXIT_INTERNAL
+
+
+def _lock_timeout(exc: BaseException) -> bool:
+    """PostgreSQL gave up waiting for a lock (``lock_timeout``, SQLSTATE 55P03): the busy
+    database of team mode, as SQLite's "database is locked" is a workstation's."""
+    original = getattr(exc, "orig", None) or exc
+    return getattr(original, "sqlstate", None) == "55P03"
 
 
 def _unreachable(exc: BaseException) -> bool:
