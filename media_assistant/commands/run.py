@@ -11,9 +11,6 @@ import logging
 import signal
 import sys
 import time
-from collections import Counter
-from collections.abc import Iterable, Mapping
-from typing import Any
 
 from media_assistant.commands.common import (
     log_file_in_use,
@@ -23,6 +20,7 @@ from media_assistant.commands.common import (
     submit_report,
 )
 from media_assistant.commands.queue import PauseNotice
+from media_assistant.commands.run_progress import Progress
 from media_assistant.core.disk.backup_files import latest_backup
 from media_assistant.core.disk.backups import has_tasks
 from media_assistant.core.disk.full import (
@@ -42,14 +40,11 @@ from media_assistant.core.model.events import (
     DiskSpaceChanged,
     Event,
     StoreLinkChanged,
-    TasksAdded,
-    TasksChanged,
 )
 from media_assistant.core.model.records import BatchInfo, NewTask
 from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.notices.center import notice_text
 from media_assistant.core.store.backends.postgres import is_unreachable, redacted
-from media_assistant.core.store.facade import AsyncStore
 from media_assistant.notices_runtime import Notices
 from media_assistant.services import Services
 
@@ -58,63 +53,6 @@ log = logging.getLogger(__name__)
 EXIT_OK, EXIT_SOME_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
 EXIT_STORE_UNREACHABLE = 8
 PROGRESS_EVERY_S = 1.0
-
-
-class Progress:
-    """Tracks this run's tasks from store events and prints a line per lane when they move."""
-
-    def __init__(self, store: AsyncStore) -> None:
-        self.store = store
-        self.tasks: dict[str, tuple[str, str]] = {}
-        self._dirty = True
-        self._last_lines: dict[str, str] = {}
-
-    async def add(self, ids: set[str]) -> None:
-        self.add_rows(await self.store.view_rows(sorted(ids - set(self.tasks))))
-
-    def add_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
-        for r in rows:
-            self.tasks[r["task_id"]] = (r["model_kind"], r["state"])
-        self._dirty = True
-
-    def on_event(self, event: Event) -> None:
-        if isinstance(event, TasksAdded):
-            self.add_rows(event.rows)
-        elif isinstance(event, TasksChanged) and not event.heartbeat:
-            for change in event.changes:
-                state = change.values.get("state")
-                if state is not None and change.task_id in self.tasks:
-                    kind, _ = self.tasks[change.task_id]
-                    self.tasks[change.task_id] = (kind, str(state))
-                    self._dirty = True
-
-    def lines(self) -> dict[str, str]:
-        counts: Counter[tuple[str, str]] = Counter(self.tasks.values())
-        out = {}
-        for kind in ModelKind:
-            n = {s: counts[(kind.value, s.value)] for s in TaskState}
-            total = sum(n.values())
-            if not total:
-                continue
-            done = n[TaskState.SUCCESS] + n[TaskState.FAILED] + n[TaskState.CANCELED]
-            out[kind.value] = (
-                f"[{kind.value}] {done}/{total} done · {n[TaskState.RUNNING]} running · "
-                f"{n[TaskState.PENDING]} pending · ok {n[TaskState.SUCCESS]} · "
-                f"failed {n[TaskState.FAILED]} · canceled {n[TaskState.CANCELED]}"
-            )
-        return out
-
-    def print_changed(self) -> None:
-        if not self._dirty:
-            return
-        self._dirty = False
-        for kind, line in self.lines().items():
-            if self._last_lines.get(kind) != line:
-                print(line, flush=True)
-                self._last_lines[kind] = line
-
-    def states(self) -> Counter[str]:
-        return Counter(state for _, state in self.tasks.values())
 
 
 def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
