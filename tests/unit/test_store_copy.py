@@ -239,3 +239,22 @@ def test_event_lines_missing_there_are_added_back_once(
     assert report.events_added == 1 and report.tasks_added == 0
     assert sorted(events_by_task(target)["api-000"]) == sorted(events_by_task(source)["api-000"])
     assert copy_store(source, target).events_added == 0
+
+
+@pytest.mark.parametrize("engines", [("sqlite", "postgresql")], indirect=True)
+def test_the_targets_own_rows_stay_and_a_web_account_held_there_is_named(
+    engines: tuple[Engine, Engine], clock: ManualClock
+) -> None:
+    source, target = engines
+    fill(source, clock)
+    AccountStore(target, clock, EventBus()).sync(
+        [AccountDeclaration("web-1", ModelKind.WEB, False)], workstation="pc-09"
+    )
+    Store(target, clock).submit(make_tasks(1, prefix="team"), batch=BatchInfo("b1", name="队"))
+    report = copy_store(source, target)
+    assert report.accounts_elsewhere == [("web-1", "pc-09")]
+    assert report.accounts_added == 1 and report.batches_added == 0
+    accounts = {r["account_id"]: r for r in table_rows(target, A, [A.c.account_id])}
+    assert accounts["web-1"]["workstation"] == "pc-09" and not accounts["web-1"]["enabled"]
+    batch = Store(target, clock).batch("b1")
+    assert batch is not None and batch.name == "队"
