@@ -17,10 +17,21 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from media_assistant import __version__
+from media_assistant.core.model.clock import SystemClock
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine
 from media_assistant.core.store.schema import SCHEMA_VERSION
+from tests.conftest import make_tasks
 from tests.integration.test_cli import write_batch
 from tests.support.postgres import PostgresServer, free_port
+
+# Every test here starts several real processes one after another (2-7 s each on a loaded
+# machine): more than the suite's default 120 s per test.
+pytestmark = pytest.mark.timeout(300)
 
 STORE_URL_ENV = "MEDIA_ASSISTANT_STORE_URL"
 INFO_KEYS = {"backend", "url", "server_version", "schema_version", "workstations"}
@@ -82,8 +93,8 @@ def sqlite_tasks(path: Path) -> dict[str, dict[str, object]]:
         con.close()
 
 
-def test_a_queue_moves_into_the_team_database_and_a_snapshot_comes_back_out(
-    tmp_path: Path, pg_server: PostgresServer, pg_url: str
+def test_a_queue_moves_into_the_team_database_and_another_workstation_runs_it(
+    tmp_path: Path, pg_url: str
 ) -> None:
     pc_a = workstation(tmp_path / "pc-a", "pc-a", ("web-1", "web-2"))
     ok(ma(pc_a, "run", str(write_batch(tmp_path / "done.csv", 4, prefix="d"))))
@@ -131,7 +142,35 @@ def test_a_queue_moves_into_the_team_database_and_a_snapshot_comes_back_out(
         **{f"p{i}": "pc-b" for i in range(3)},
     }
 
-    # Out again: a snapshot of the team's queue in a SQLite file, idempotently.
+
+def team_queue(tmp_path: Path, pg_url: str) -> Path:
+    """A team database holding 7 finished tasks of pc-a and pc-b (made in this process: the
+    way in through the command line is the test above) and pc-b's data dir."""
+    clock = SystemClock()
+    engine = open_engine(pg_url)
+    try:
+        store = Store(engine, clock)
+        for ws, prefix, n in (("pc-a", "d", 4), ("pc-b", "p", 3)):
+            store.submit(make_tasks(n, kind=ModelKind.WEB, model="web-model", prefix=prefix))
+            while claim := store.claim_next(
+                kind=ModelKind.WEB,
+                account_id=f"web-{ws}",
+                models=("web-model",),
+                owner_id=ws,
+                deadline_s=60,
+                workstation=ws,
+            ):
+                store.finish_success(claim, f"answer to {claim.task_id}")
+    finally:
+        engine.dispose()
+    return workstation(tmp_path / "pc-b", "pc-b", ("web-3",))
+
+
+def test_a_snapshot_of_the_team_queue_comes_back_out(
+    tmp_path: Path, pg_server: PostgresServer, pg_url: str
+) -> None:
+    pc_b = team_queue(tmp_path, pg_url)
+    # Out: a snapshot of the team's queue in a SQLite file, idempotently.
     snap = tmp_path / "snap.db"
     assert "7 tasks" in ok(ma(pc_b, "store", "copy", "--to", str(snap), team=pg_url))
     tasks = sqlite_tasks(snap)
@@ -141,15 +180,15 @@ def test_a_queue_moves_into_the_team_database_and_a_snapshot_comes_back_out(
     )
     # A task changed there since: refused, every such id named, nothing written.
     con = sqlite3.connect(snap)
-    con.execute("UPDATE tasks SET result_text = 'edited' WHERE task_id IN ('p1', 'd2')")
-    con.execute("DELETE FROM tasks WHERE task_id = 'd0'")
+    con.execute("UPDATE tasks SET result_text = 'edited' WHERE task_id IN ('p-001', 'd-002')")
+    con.execute("DELETE FROM tasks WHERE task_id = 'd-000'")
     con.commit()
     con.close()
     refused = ma(pc_b, "store", "copy", "--to", str(snap), team=pg_url)
     assert refused.returncode == 9, refused.stderr
-    assert "2 task id(s) already exist" in refused.stderr and "d2, p1" in refused.stderr
+    assert "2 task id(s) already exist" in refused.stderr and "d-002, p-001" in refused.stderr
     assert "nothing was copied" in refused.stderr and refused.stderr.count("\n") == 1
-    assert "d0" not in sqlite_tasks(snap)
+    assert "d-000" not in sqlite_tasks(snap)
 
     # backup of a team database: a checked SQLite snapshot; restore is refused there.
     out = ok(ma(pc_b, "backup", team=pg_url))
@@ -162,7 +201,7 @@ def test_a_queue_moves_into_the_team_database_and_a_snapshot_comes_back_out(
 
     # A snapshot goes into another team database with --from.
     other = pg_server.new_database()
-    assert "7 tasks" in ok(ma(pc_a, "store", "copy", "--from", str(made), "--to", other))
+    assert "7 tasks" in ok(ma(pc_b, "store", "copy", "--from", str(made), "--to", other))
 
 
 def test_copying_out_of_a_workstation_whose_scheduler_runs(tmp_path: Path, pg_url: str) -> None:
