@@ -8,13 +8,19 @@ the message names it and the backup to restore), 7 the database stayed locked by
 process longer than ``--db-wait`` (nothing was changed), 6 the disk is full (one line naming the
 folder and its free space; ``run``: after waiting ``--disk-wait`` seconds for space, with what it
 had received written and running tasks back in the queue), 8 the team database could not be
-reached within ``--db-wait`` (team mode; nothing was changed), 10 ``sites check``: the account's
+reached within ``--db-wait`` (team mode; nothing was changed), 9 ``store copy``: task ids exist in
+the target with other content (listed; nothing was copied), 10 ``sites check``: the account's
 pacing holds its next prompt (nothing was sent; ``--wait`` waits), 130 interrupted (Ctrl-C,
 SIGTERM).
 
-Commands that only read (``status``, ``export``, ``accounts list``, ``sites list``) never write
-to the store. ``backup [-o FILE]`` copies the store (also while a scheduler runs);
-``restore FILE`` puts a checked backup in its place, keeping the current file aside.
+Commands that only read (``status``, ``export``, ``accounts list``, ``sites list``, ``store
+info``) never write to the store. ``backup [-o FILE]`` copies the store (also while a scheduler
+runs; of a team database, a SQLite snapshot); ``restore FILE`` puts a checked backup in its place,
+keeping the current file aside (refused on a team database). Team mode: ``store info [--json]``
+(where the store is, its versions, the team's workstations), ``store copy --to TARGET [--from
+SOURCE]`` (a queue into a team database, or a team's queue into a SQLite file), ``store
+set-password [--url URL]`` (the team database's password into the OS keyring), ``accounts release
+ID`` (a web account moves to another workstation).
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from media_assistant.core.model.errors import (
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_STORE_DAMAGED, EXIT_DISK_FULL, EXIT_STORE_LOCKED, EXIT_INTERRUPTED = 5, 6, 7, 130
-EXIT_STORE_UNREACHABLE = 8
+EXIT_STORE_UNREACHABLE, EXIT_COPY_CONFLICT = 8, 9
 LOG_FILE = "cli.log"
 DB_WAIT_S = 30.0  # --db-wait default
 DISK_WAIT_S = 300.0  # run --disk-wait default
@@ -205,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
         "cool-down; a running scheduler rebuilds its provider (new key, fixed adapter)",
     ).add_argument("account_id", metavar="ID")
     acc.add_parser(
+        "release",
+        help="team mode: a web account no longer belongs to its workstation; the next one "
+        "that starts with it in its config takes it (moving it to another PC)",
+    ).add_argument("account_id", metavar="ID")
+    acc.add_parser(
         "clear-pacing",
         help="end a web account's pacing cooldown or risk pause now (prompt counts stay)",
     ).add_argument("account_id", metavar="ID")
@@ -226,8 +237,51 @@ def build_parser() -> argparse.ArgumentParser:
         help="web accounts use the in-process simulated chat, not Chromium",
     )
 
+    store = sub.add_parser(
+        "store",
+        help="the task store: where it is and who works on it (team mode), copies in and out "
+        "of a team database, the team database's password",
+    )
+    st = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    info = st.add_parser(
+        "info",
+        help="engine, address (no password), server and schema version, the team's "
+        "workstations (online, last seen, version, web accounts, running)",
+    )
+    info.add_argument("--json", action="store_true")
+    copy = st.add_parser(
+        "copy",
+        help="copy the task store (tasks, events, batches, pauses, accounts, pacing) into "
+        "another: an empty team database, or a SQLite file (a snapshot); a second copy adds "
+        "nothing; task ids there with other content are refused (exit 9), nothing copied",
+    )
+    copy.add_argument(
+        "--to",
+        required=True,
+        metavar="TARGET",
+        help="postgresql://USER@HOST:PORT/DATABASE, sqlite:///PATH or a file path (created "
+        "if missing)",
+    )
+    copy.add_argument(
+        "--from",
+        dest="source",
+        metavar="SOURCE",
+        help="copy this store instead of the current one (same forms; e.g. this workstation's "
+        "SQLite file after [store] url was set)",
+    )
+    set_password = st.add_parser(
+        "set-password",
+        help="keep the team database's password in the OS keyring (asked without echo; one "
+        "line from standard input when that is not a terminal); checked with the server first",
+    )
+    set_password.add_argument(
+        "--url", help="the team database (default: the configured one: [store] url, --store-url)"
+    )
+
     backup = sub.add_parser(
-        "backup", help="copy the task store (works while a scheduler runs), checked"
+        "backup",
+        help="copy the task store (works while a scheduler runs), checked; of a team "
+        "database: a SQLite snapshot",
     )
     backup.add_argument(
         "-o",
@@ -238,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     restore = sub.add_parser(
         "restore",
         help="replace the task store by a backup (checked first; the current store is kept "
-        "aside); refused while a scheduler runs",
+        "aside); refused while a scheduler runs, and on a team database (use 'store copy')",
     )
     restore.add_argument("file", type=Path, metavar="FILE")
 
@@ -409,9 +463,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     log_file = _setup_logging(args.verbose, paths.logs / LOG_FILE)
     try:
         return _dispatch(command, paths, args)
-    except UserError as exc:
+    except UserError as exc:  # exit 2; a conflicting ``store copy``: 9
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return int(getattr(exc, "exit_code", EXIT_BAD_INPUT))
     except SchedulerBusy as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BUSY
@@ -434,6 +488,7 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         store,
         support,
         tasks,
+        team_store,
         web,
     )
 
@@ -454,6 +509,7 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "prioritize": queue.cmd_prioritize,
         "accounts": accounts.cmd_accounts,
         "demo": demo.cmd_demo,
+        "store": team_store.cmd_store,
         "backup": store.cmd_backup,
         "restore": store.cmd_restore,
         "support-bundle": support.cmd_support_bundle,
@@ -487,6 +543,15 @@ def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> i
             file=sys.stderr,
         )
         return EXIT_STORE_UNREACHABLE
+    if _lock_timeout(exc):  # a team database: another workstation held a lock over 10 s
+        log.error("team database lock timeout", exc_info=exc, extra=_FILE_ONLY)
+        print(
+            "error: another workstation held a lock on the team database that this command "
+            "needed for more than 10 s (a long submit, or a 'store copy' into it); nothing "
+            "was changed. Try again in a moment",
+            file=sys.stderr,
+        )
+        return EXIT_STORE_LOCKED
     known = translate(exc, paths.database, paths.backups)
     if isinstance(known, StoreDamaged | StoreLocked):
         # A traceback only when the error surfaced from the database mid-command.
@@ -504,6 +569,13 @@ def _report_unexpected(exc: Exception, paths: Paths, log_file: Path | None) -> i
         file=sys.stderr,
     )
     return EXIT_INTERNAL
+
+
+def _lock_timeout(exc: BaseException) -> bool:
+    """PostgreSQL gave up waiting for a lock (``lock_timeout``, SQLSTATE 55P03): the busy
+    database of team mode, as SQLite's "database is locked" is a workstation's."""
+    original = getattr(exc, "orig", None) or exc
+    return getattr(original, "sqlstate", None) == "55P03"
 
 
 def _unreachable(exc: BaseException) -> bool:

@@ -1,4 +1,4 @@
-"""accounts list / enable / disable / reset / set-key / set-concurrency / clear-pacing.
+"""accounts list / enable / disable / reset / set-key / set-concurrency / clear-pacing / release.
 
 ``enable``, ``reset`` and ``set-key`` leave a rebuild request in the account's row: a scheduler
 running in another process (``run``, the desktop app) notices it within a second and builds the
@@ -16,6 +16,7 @@ from media_assistant.commands.tasks import status_data
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.states import ModelKind
+from media_assistant.services import Services
 
 
 def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
@@ -34,6 +35,9 @@ def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
                         f"[{a['kind']}] {a['id']:<20} {a['state']:<22} "
                         f"models: {', '.join(a['models'])}{reason}"
                     )
+            return 0
+        if action == "release":
+            _release(services, args.account_id)
             return 0
         account = services.config.account(args.account_id)
         if account is None:
@@ -98,3 +102,41 @@ def cmd_accounts(paths: Paths, args: argparse.Namespace) -> int:
         return 0
     finally:
         services.close()
+
+
+def _release(services: Services, account_id: str) -> None:
+    """``accounts release ID`` (team mode): the web account belongs to no workstation now; the
+    next one that starts with it in its config takes it. Any workstation may release one (its
+    owner may be gone for good); an account this workstation still declares comes back to it
+    at its next start, so that is said."""
+    status = services.accounts.get(account_id)
+    if status is None or status.kind is not ModelKind.WEB:
+        if status is not None:
+            raise InputError(
+                f"{account_id} is an API account: every workstation serves it (its limits hold "
+                "for the team together); there is nothing to release"
+            )
+        known = sorted(
+            a.account_id for a in services.accounts.all().values() if a.kind is ModelKind.WEB
+        )
+        raise InputError(
+            f"unknown web account {account_id!r} (known: {', '.join(known) or 'none'})"
+        )
+    owner = status.workstation
+    services.accounts.release(account_id)
+    print(
+        f"{account_id}: released"
+        + (f" (it belonged to {owner})" if owner else " (it belonged to no workstation)")
+        + "; the next workstation that starts with it in its config takes it — sign in "
+        f"there once ('media-assistant accounts login {account_id}')"
+    )
+    if services.store_url is None:
+        print(
+            f"{account_id}: this store is not a team database: this workstation takes it "
+            "back at its next start"
+        )
+    elif services.config.account(account_id) is not None:
+        print(
+            f"{account_id}: still in this workstation's config ({services.workstation}): it "
+            "takes it back at its next start unless you remove it there"
+        )

@@ -17,10 +17,12 @@ from media_assistant.core.batches.batch_import import (
     preview_table,
     read_batch,
 )
+from media_assistant.core.config.schema import load_config
+from media_assistant.core.config.team import store_url
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.files.private_files import PrivateRotatingFileHandler
 from media_assistant.core.model.errors import InputError
-from media_assistant.core.model.records import BatchInfo, NewTask, SubmitResult
+from media_assistant.core.model.records import BatchInfo, NewTask, SubmitResult, WorkstationInfo
 from media_assistant.core.rules.schedules import parse_start_at, start_text
 from media_assistant.core.store.batches import active_window
 from media_assistant.services import Services
@@ -43,6 +45,46 @@ def open_services(
         notify=lambda message: print(message, file=sys.stderr, flush=True),
         store_url=getattr(args, "store_url", None),
     )
+
+
+def configured_store_url(paths: Paths, args: argparse.Namespace) -> str | None:
+    """The team database this command would use (``--store-url``, ``$MEDIA_ASSISTANT_STORE_URL``,
+    ``[store] url``), or None for the SQLite file in the data dir — without opening anything.
+    A config file that is there is checked whole (ConfigError, exit 2)."""
+    config_url = load_config(paths.config_file).store.url if paths.config_file.exists() else None
+    return store_url(getattr(args, "store_url", None), config_url, paths.config_file.name)
+
+
+def workstation_data(info: WorkstationInfo) -> dict[str, Any]:
+    """One workstation as ``store info --json`` and ``status --json`` give it."""
+    return {
+        "workstation": info.workstation,
+        "online": info.online,
+        "last_seen_s": None if info.last_seen_s is None else round(info.last_seen_s, 1),
+        "version": info.version,
+        "web_accounts": list(info.web_accounts),
+        "running": info.running,
+    }
+
+
+def workstations_data(services: Services) -> list[dict[str, Any]]:
+    """Every workstation the store knows (online: a scheduler beating within the dead
+    threshold)."""
+    dead_after = services.config.scheduler.dead_after_s
+    return [workstation_data(w) for w in services.store.workstations(dead_after=dead_after)]
+
+
+def seen_text(seconds: float | None) -> str:
+    """``3 s ago``, ``12 min ago``, ``5 h ago``, ``2 days ago``; ``never`` for None."""
+    if seconds is None:
+        return "never"
+    if seconds < 90:
+        return f"{seconds:.0f} s ago"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min ago"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.0f} h ago"
+    return f"{seconds / 86400:.0f} days ago"
 
 
 def read_batch_and_info(

@@ -17,6 +17,7 @@ from media_assistant.commands.common import open_services
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.records import Pause
+from media_assistant.core.store.backends.postgres import is_unreachable
 from media_assistant.core.store.facade import AsyncStore
 from media_assistant.services import Services
 
@@ -150,6 +151,8 @@ class PauseNotice:
         try:
             pauses = await self.store.pauses()
         except Exception as exc:  # a busy database: the next look
+            if is_unreachable(exc):  # the team database is away: the link says so, once
+                return
             logging.getLogger(__name__).warning("could not read the pauses: %s", exc)
             return
         now = tuple((p.scope, p.target) for p in pauses)

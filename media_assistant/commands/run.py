@@ -11,9 +11,6 @@ import logging
 import signal
 import sys
 import time
-from collections import Counter
-from collections.abc import Iterable, Mapping
-from typing import Any
 
 from media_assistant.commands.common import (
     log_file_in_use,
@@ -23,6 +20,7 @@ from media_assistant.commands.common import (
     submit_report,
 )
 from media_assistant.commands.queue import PauseNotice
+from media_assistant.commands.run_progress import Progress
 from media_assistant.core.disk.backup_files import latest_backup
 from media_assistant.core.disk.backups import has_tasks
 from media_assistant.core.disk.full import (
@@ -38,75 +36,23 @@ from media_assistant.core.files.locks import DataDirLock, runtime_dir
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.lanes.scheduler import Scheduler, StuckModel
 from media_assistant.core.model.errors import StoreDamaged, StoreLocked
-from media_assistant.core.model.events import DiskSpaceChanged, Event, TasksAdded, TasksChanged
+from media_assistant.core.model.events import (
+    DiskSpaceChanged,
+    Event,
+    StoreLinkChanged,
+)
 from media_assistant.core.model.records import BatchInfo, NewTask
 from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.notices.center import notice_text
-from media_assistant.core.store.facade import AsyncStore
+from media_assistant.core.store.backends.postgres import is_unreachable, redacted
 from media_assistant.notices_runtime import Notices
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
+EXIT_STORE_UNREACHABLE = 8
 PROGRESS_EVERY_S = 1.0
-
-
-class Progress:
-    """Tracks this run's tasks from store events and prints a line per lane when they move."""
-
-    def __init__(self, store: AsyncStore) -> None:
-        self.store = store
-        self.tasks: dict[str, tuple[str, str]] = {}
-        self._dirty = True
-        self._last_lines: dict[str, str] = {}
-
-    async def add(self, ids: set[str]) -> None:
-        self.add_rows(await self.store.view_rows(sorted(ids - set(self.tasks))))
-
-    def add_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
-        for r in rows:
-            self.tasks[r["task_id"]] = (r["model_kind"], r["state"])
-        self._dirty = True
-
-    def on_event(self, event: Event) -> None:
-        if isinstance(event, TasksAdded):
-            self.add_rows(event.rows)
-        elif isinstance(event, TasksChanged) and not event.heartbeat:
-            for change in event.changes:
-                state = change.values.get("state")
-                if state is not None and change.task_id in self.tasks:
-                    kind, _ = self.tasks[change.task_id]
-                    self.tasks[change.task_id] = (kind, str(state))
-                    self._dirty = True
-
-    def lines(self) -> dict[str, str]:
-        counts: Counter[tuple[str, str]] = Counter(self.tasks.values())
-        out = {}
-        for kind in ModelKind:
-            n = {s: counts[(kind.value, s.value)] for s in TaskState}
-            total = sum(n.values())
-            if not total:
-                continue
-            done = n[TaskState.SUCCESS] + n[TaskState.FAILED] + n[TaskState.CANCELED]
-            out[kind.value] = (
-                f"[{kind.value}] {done}/{total} done · {n[TaskState.RUNNING]} running · "
-                f"{n[TaskState.PENDING]} pending · ok {n[TaskState.SUCCESS]} · "
-                f"failed {n[TaskState.FAILED]} · canceled {n[TaskState.CANCELED]}"
-            )
-        return out
-
-    def print_changed(self) -> None:
-        if not self._dirty:
-            return
-        self._dirty = False
-        for kind, line in self.lines().items():
-            if self._last_lines.get(kind) != line:
-                print(line, flush=True)
-                self._last_lines[kind] = line
-
-    def states(self) -> Counter[str]:
-        return Counter(state for _, state in self.tasks.values())
 
 
 def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
@@ -118,7 +64,9 @@ def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
         try:
             runtime_dir()  # the lock folder is ours alone (UnsafeLockDir → exit 2)
             _daily_upkeep(services)
-            return asyncio.run(_run(services, tasks, info, disk_wait_s=args.disk_wait))
+            return asyncio.run(
+                _run(services, tasks, info, disk_wait_s=args.disk_wait, db_wait_s=args.db_wait)
+            )
         finally:
             lock.release()
     finally:
@@ -128,7 +76,11 @@ def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
 def _daily_upkeep(services: Services) -> None:
     """Once a day, before any work: check the whole store, then back it up (core/disk/backups.py).
     A store that fails the check stops the run (StoreDamaged, exit 5) before the batch is
-    imported, and never replaces a good backup."""
+    imported, and never replaces a good backup. A team database is the server's to check and
+    back up (``backup`` takes a snapshot on demand): this workstation's old file, if any, is
+    not the queue any more."""
+    if services.store_url is not None:
+        return
     paths = services.paths
     latest = latest_backup(paths.backups)
     due = latest is None or latest.made_at.date() != dt.date.today()
@@ -155,6 +107,7 @@ async def _run(
     info: BatchInfo | None = None,
     *,
     disk_wait_s: float = 300.0,
+    db_wait_s: float = 30.0,
 ) -> int:
     services.bind_loop()
     store = services.async_store
@@ -162,11 +115,22 @@ async def _run(
     progress.add_rows(await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING]))
     await _startup_checkup(services)
     scheduler = services.scheduler()
-    told_disk_wait = False
+    told_disk_wait = told_db_wait = False
 
     def on_event(event: Event) -> None:
-        nonlocal told_disk_wait
+        nonlocal told_disk_wait, told_db_wait
         progress.on_event(event)
+        if isinstance(event, StoreLinkChanged):
+            if event.reachable:
+                told_db_wait = False  # (the link itself logs "answers again" once)
+            elif not told_db_wait:
+                told_db_wait = True
+                print(
+                    f"waiting up to {db_wait_s:.0f} s for the team database (--db-wait), then "
+                    "the run ends with exit 8; nothing received is lost",
+                    file=sys.stderr,
+                    flush=True,
+                )
         if isinstance(event, DiskSpaceChanged) and event.full and not told_disk_wait:
             told_disk_wait = True  # (the guard itself logs "disk full: ..." once per episode)
             print(
@@ -218,7 +182,8 @@ async def _run(
     runner = asyncio.ensure_future(scheduler.run_until_idle())
     stopper = asyncio.ensure_future(interrupted.wait())
     disk = scheduler.disk
-    gave_up_on_disk = False
+    link = scheduler.link
+    gave_up_on_disk = gave_up_on_store = False
     pauses = PauseNotice(store)  # a paused queue waits: say so
     try:
         while not runner.done() and not interrupted.is_set():
@@ -232,13 +197,29 @@ async def _run(
                 # night; what was received is written in the reserve's room (Scheduler.stop).
                 gave_up_on_disk = True
                 break
+            if link.down and link.down_for() >= db_wait_s:
+                # A script waiting on 'run' learns the team database is gone (exit 8) instead
+                # of waiting all night; what was received is kept (Scheduler.stop).
+                gave_up_on_store = True
+                break
     finally:
         stopper.cancel()
         if not runner.done():
             runner.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await runner
-        await scheduler.stop()
+        try:
+            await scheduler.stop()
+        except Exception as exc:
+            # A team database still away at the stop: what could not be written was kept (or
+            # is taken back by the reaper); the line below says so, not a traceback's summary.
+            if not is_unreachable(exc):
+                raise
+            log.warning(
+                "the team database was still unreachable at the stop",
+                exc_info=exc,
+                extra={"file_only": True},
+            )
         await notices.stop()
         unsubscribe()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -274,6 +255,8 @@ async def _run(
             file=sys.stderr,
         )
         return EXIT_DISK_FULL
+    if gave_up_on_store:
+        return _store_gone(services, scheduler, progress, db_wait_s)
     if interrupted.is_set():
         print(
             "interrupted: running tasks went back to the queue (no attempt used up); "
@@ -301,6 +284,29 @@ async def _run(
         )
         return EXIT_INTERNAL
     return await _summary(scheduler, progress, runner.result(), time.monotonic() - started)
+
+
+def _store_gone(
+    services: Services, scheduler: Scheduler, progress: Progress, db_wait_s: float
+) -> int:
+    """The one line of a run that gave up on an unreachable team database (exit 8)."""
+    disk = scheduler.disk
+    saved = (
+        f"; {disk.spilled} answer(s) received meanwhile were saved beside the store "
+        f"({disk.reserve.path if disk.reserve else '?'}): the next run writes them"
+        if disk.spilled_pending and disk.spilled
+        else ""
+    )
+    states = progress.states()
+    print(
+        f"error: the team database {redacted(services.store_url or '')} could not be reached "
+        f"for {db_wait_s:.0f} s (--db-wait); the run ended{saved}. {states['success']} task(s) "
+        "succeeded; the ones it was running go back to the queue once a workstation reaches "
+        "the database again. Check the network and the server, then 'media-assistant run' "
+        "continues",
+        file=sys.stderr,
+    )
+    return EXIT_STORE_UNREACHABLE
 
 
 async def _startup_checkup(services: Services) -> None:

@@ -2,12 +2,15 @@
 developer needs to understand a problem, with every secret taken out.
 
 Inside: ``README.txt``; ``versions.json`` (app, Python, OS, libraries, the store's schema);
-``config.toml`` redacted; ``status.json`` (tasks per lane and state, accounts and why);
+``config.toml`` redacted; ``status.json`` (tasks per lane and state, accounts and why, the
+team's workstations); ``store.json`` (as ``store info --json``: the engine, its address without
+a password, server and schema version, workstations);
 ``task_events.jsonl`` (the newest :data:`MAX_EVENTS` lines of every task's log, read with a
 query); ``logs/`` (the app's and the CLI's logs, redacted line by line); ``selfcheck.txt``.
 
 Secrets: every value the config points to — API keys (``api_key_env`` or the keyring),
-webhook URLs and signing secrets (``url_env``/``secret_env`` or the keyring) — is looked up and
+webhook URLs and signing secrets (``url_env``/``secret_env`` or the keyring), the team
+database's password (the keyring, ``PGPASSWORD``) — is looked up and
 replaced by ``<redacted>`` wherever it occurs, and patterns catch what was pasted where it
 does not belong (``sk-…`` keys, DingTalk ``SEC…`` secrets, ``key=``/``token=`` query values,
 Feishu hook ids, a URL's user:password). The store is read only through SQLite (queries), never
@@ -59,6 +62,7 @@ PACKAGES = (
     "markdownify",
     "keyring",
     "psutil",
+    "psycopg",
 )
 _PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
@@ -102,6 +106,11 @@ def known_secrets(services: Services) -> list[str]:
         # The keyring's entry too, even when the variable is set: either may be pasted in a log.
         if stored := secrets.lookup(kind, name).value:
             out.append(stored)
+    # Team mode: the team database's password, from the keyring or libpq's variable.
+    if services.store_password:
+        out.append(services.store_password)
+    if value := os.environ.get("PGPASSWORD"):
+        out.append(value)
     return out
 
 
@@ -122,6 +131,7 @@ def make_bundle(
     files["versions.json"] = json.dumps(_versions(services), ensure_ascii=False, indent=2)
     files["config.toml"] = _config_text(services, redact)
     files["status.json"] = json.dumps(_status(services), ensure_ascii=False, indent=2)
+    files["store.json"] = json.dumps(_store(services), ensure_ascii=False, indent=2)
     files["task_events.jsonl"] = "".join(
         json.dumps(e, ensure_ascii=False) + "\n" for e in _events(services)
     )
@@ -131,7 +141,8 @@ def make_bundle(
     files["README.txt"] = (
         f"Media Assistant {__version__} support bundle, made {made.isoformat('T', 'seconds')}\n"
         f"data folder: {services.paths.data_dir}\n\n"
-        "Secrets (API keys, webhook addresses and signing secrets) were replaced by "
+        "Secrets (API keys, webhook addresses and signing secrets, the team database's "
+        "password) were replaced by "
         f"{REDACTED}. Prompts and answers are not included, except where a log line quotes "
         "one; task_events.jsonl holds the newest task log lines.\n\n"
         + "\n".join(sorted(files))
@@ -186,6 +197,14 @@ def _status(services: Services) -> dict[str, object]:
     from media_assistant.commands.tasks import status_data
 
     return status_data(services)
+
+
+def _store(services: Services) -> dict[str, Any]:
+    """As ``store info --json``: the engine, its address without a password, the versions and
+    the team's workstations."""
+    from media_assistant.commands.team_store import store_info_data
+
+    return store_info_data(services)
 
 
 def _events(services: Services) -> list[dict[str, Any]]:

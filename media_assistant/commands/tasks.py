@@ -12,7 +12,9 @@ from media_assistant.commands.common import (
     read_batch_and_info,
     schedule_report,
     scheduler_holder,
+    seen_text,
     submit_report,
+    workstations_data,
 )
 from media_assistant.commands.pacing import pacing_status
 from media_assistant.commands.queue import pause_line
@@ -27,6 +29,7 @@ from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.records import Pause
 from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.rules.schedules import held_until, start_text
+from media_assistant.core.store.backends.postgres import redacted
 from media_assistant.services import Services
 
 EXIT_OK, EXIT_SOME_FAILED = 0, 1
@@ -104,6 +107,10 @@ def status_data(services: Services) -> dict[str, object]:
             for p in pauses
         ],
         "schedules": scheduled,
+        # Team mode: the shared database (no password) and every workstation on it; on a
+        # workstation's own SQLite file, null and itself.
+        "team_database": redacted(services.store_url) if services.store_url else None,
+        "workstations": workstations_data(services),
     }
 
 
@@ -126,6 +133,21 @@ def cmd_status(paths: Paths, args: argparse.Namespace) -> int:
             else "not running"
         )
     )
+    team = data["team_database"]
+    if team:
+        workstations = data["workstations"]
+        assert isinstance(workstations, list)
+        online = [w for w in workstations if w["online"]]
+        print(f"team database: {team} (this workstation: {services.workstation})")
+        print(f"Team: {len(online)} workstation{'s' if len(online) != 1 else ''} online")
+        for w in workstations:
+            state = (
+                f"online, running {w['running']}"
+                if w["online"]
+                else f"offline, seen {seen_text(w['last_seen_s'])}"
+            )
+            held = f"; web accounts: {', '.join(w['web_accounts'])}" if w["web_accounts"] else ""
+            print(f"  {w['workstation']}: {state}{held}")
     states = [s.value for s in TaskState] + ["total"]
     print(f"{'lane':<6}" + "".join(f"{s:>10}" for s in states))
     lanes = data["lanes"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from media_assistant.core.exports.fields import EXPORT_FIELDS, local_iso
+from media_assistant.core.exports.fields import EXPORT_FIELDS, Headers, local_iso
 from media_assistant.core.exports.write import export_tasks
 from media_assistant.core.exports.xlsx import XLSX_CELL_LIMIT
 from media_assistant.core.model.errors import InputError
@@ -359,3 +359,42 @@ def test_a_web_answers_markdown_is_exported_intact(tmp_path: Path, fmt: str) -> 
     else:
         assert "| 商品 | 价格 |" in text and "```" in text  # a Chinese prompt: a Chinese table
     assert "PLAIN-XYZ" not in text  # only the export fields leave the store
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx", "jsonl", "md", "docx", "md-folder"])
+@pytest.mark.parametrize("headers", ["en", "zh"])
+def test_every_format_names_the_workstation_that_ran_the_task(
+    tmp_path: Path, fmt: str, headers: Headers
+) -> None:
+    """Team mode: where a task ran is part of its record, after the account (工作站 in
+    Chinese); a task of a workstation of its own has none, and no empty mention."""
+    ran = record("t-1", workstation="pc-07")
+    alone = record("t-2", workstation=None)
+    path = tmp_path / ("out" if fmt == "md-folder" else f"out.{fmt}")
+    export_tasks([ran, alone], path, fmt, headers=headers)
+    name = "工作站" if headers == "zh" else "workstation"
+    account = "账号" if headers == "zh" else "account_id"
+    if fmt in ("csv", "xlsx"):
+        if fmt == "csv":
+            rows = list(csv.reader(path.read_text("utf-8-sig").splitlines()))
+        else:
+            sheet = openpyxl.load_workbook(path).active
+            assert sheet is not None
+            rows = [[c or "" for c in r] for r in sheet.iter_rows(values_only=True)]
+        header = rows[0]
+        assert header.index(name) == header.index(account) + 1
+        assert [r[header.index(name)] for r in rows[1:]] == ["pc-07", ""]
+    elif fmt == "jsonl":
+        lines = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        assert [line[name] for line in lines] == ["pc-07", None]
+    else:
+        if fmt == "docx":
+            from docx import Document
+
+            text = "\n".join(p.text for p in Document(str(path)).paragraphs)
+        elif fmt == "md":
+            text = path.read_text("utf-8")
+        else:
+            text = "\n".join(p.read_text("utf-8") for p in sorted(path.iterdir()))
+        assert f"{name} pc-07" in text.replace("`", "")
+        assert text.count(name) == 1

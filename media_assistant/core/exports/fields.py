@@ -26,6 +26,7 @@ EXPORT_FIELDS = (
     "model",
     "model_kind",
     "account_id",
+    "workstation",  # team mode: the one that ran it last (empty on a workstation of its own)
     "attempt",
     "created_at",
     "started_at",
@@ -48,6 +49,7 @@ ZH_HEADERS = {
     "model": "模型",
     "model_kind": "通道",
     "account_id": "账号",
+    "workstation": "工作站",
     "attempt": "尝试次数",
     "created_at": "创建时间",
     "started_at": "开始时间",
@@ -263,6 +265,8 @@ def markdown_meta(row: Mapping[str, Value], headers: Headers) -> str:
     parts.append(f"{h('model', headers)} `{row['model']}` ({row['model_kind']})")
     if row["account_id"]:
         parts.append(f"{h('account_id', headers)} `{row['account_id']}`")
+    if row["workstation"]:
+        parts.append(f"{h('workstation', headers)} `{row['workstation']}`")
     parts.append(f"{h('attempt', headers)} {row['attempt']}")
     parts += [f"{h(name, headers)} {row[name]}" for name in sorted(TIMESTAMP_FIELDS) if row[name]]
     return " · ".join(parts)

@@ -183,3 +183,21 @@ class StoreUnreachable(Exception):  # noqa: N818
     network, the server, or its address is wrong. Nothing was changed."""
 
     exit_code = 8
+
+
+class StoreCopyConflict(UserError):
+    """``store copy``: task ids that exist in the target with other content (CLI exit code 9).
+    Nothing was copied. ``task_ids``: the first of them (``total`` in all)."""
+
+    exit_code = 9
+
+    def __init__(self, task_ids: list[str], total: int) -> None:
+        more = f" … and {total - len(task_ids)} more" if total > len(task_ids) else ""
+        super().__init__(
+            f"{total} task id(s) already exist in the target with other content; nothing was "
+            f"copied. Copy into an empty database or a new file, or remove them there first: "
+            + ", ".join(task_ids)
+            + more
+        )
+        self.task_ids = task_ids
+        self.total = total

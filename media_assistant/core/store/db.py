@@ -105,6 +105,23 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
+def server_version(engine: Engine) -> str:
+    """The database's own version: the PostgreSQL server's (``15.8 (Debian 15.8-0+deb12u1)``)
+    or the SQLite library's this process uses (``3.40.1``)."""
+    _check_thread()
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            return str(conn.exec_driver_sql("SHOW server_version").scalar())
+        return str(conn.exec_driver_sql("SELECT sqlite_version()").scalar())
+
+
+def schema_version(engine: Engine) -> int | None:
+    """The schema version the database is stamped with (None: no Media Assistant tables)."""
+    _check_thread()
+    with engine.connect() as conn:
+        return migrations.current_version(conn)
+
+
 def serialize(conn: Connection, key: str) -> None:
     """Inside a write transaction: wait until no other transaction holding ``key`` runs, across
     every process and workstation sharing the database (a read-then-write such as "the next

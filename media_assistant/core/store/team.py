@@ -59,7 +59,15 @@ def open_team_store(
         except DBAPIError as exc:
             reason = _reason(exc)
             if not is_unreachable(exc):
-                raise ConfigError(f"the team database {redacted(url)} refused: {reason}") from None
+                hint = (
+                    ": keep its password with 'media-assistant store set-password', or in "
+                    "PGPASSWORD or ~/.pgpass"
+                    if "password" in reason
+                    else ""
+                )
+                raise ConfigError(
+                    f"the team database {redacted(url)} refused: {reason}{hint}"
+                ) from None
             left = deadline - time.monotonic()
             if left <= 0:
                 raise StoreUnreachable(

@@ -155,9 +155,29 @@ _UNREACHABLE_WORDS = (
 )
 
 
+# A server that answered and said no: waiting does not help, the operator must act. Every
+# failed connection's text starts with psycopg's "connection failed: ", so these are looked for
+# first (a wrong password was waited out for --db-wait, then called unreachable).
+_REFUSAL_WORDS = (
+    "password authentication failed",
+    "no password supplied",
+    "authentication failed",
+    "does not exist",  # the database or the role
+    "no pg_hba.conf entry",
+    "pg_hba.conf rejects",
+    "permission denied",
+    "certificate",
+    "ssl was required",
+    "invalid sslmode",
+    "invalid connection option",
+    "invalid integer value",
+)
+
+
 def is_unreachable(exc: BaseException) -> bool:
     """The team database cannot be reached (network, server down or restarting) — as opposed
-    to a statement it refused. Such an error is waited out, never shown as a task's failure."""
+    to a statement or a login it refused. Such an error is waited out, never shown as a task's
+    failure."""
     if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
     original = exc.orig if isinstance(exc, DBAPIError) else exc
@@ -167,6 +187,8 @@ def is_unreachable(exc: BaseException) -> bool:
     name = type(original).__name__
     if name in ("OperationalError", "InterfaceError"):
         text_ = str(original).lower()
+        if any(word in text_ for word in _REFUSAL_WORDS):
+            return False
         return any(word in text_ for word in _UNREACHABLE_WORDS) or name == "InterfaceError"
     return False
 
