@@ -180,7 +180,10 @@ class AppController(QObject):
 
     async def apply_config(self, config: AppConfig) -> None:
         """A configuration the set-up window saved: the scheduler switches to it (no restart),
-        then the views follow (config_applied)."""
+        then the views follow (config_applied). Where the queue lives and this workstation's
+        name stay as the app started with them (they take effect at the next start)."""
+        running = self.services.config
+        config = config.model_copy(update={"store": running.store, "team": running.team})
         self.services.config = config
         await self.scheduler.apply_config(config)
         await self.load_accounts()
