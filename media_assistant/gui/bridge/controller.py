@@ -38,6 +38,7 @@ from media_assistant.core.rules.eta import Slot
 from media_assistant.core.rules.pacing import PacingView
 from media_assistant.gui.bridge.bus import QtEventBridge
 from media_assistant.gui.bridge.jobs import JobControl
+from media_assistant.gui.bridge.team_watch import TeamWatch
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,10 @@ class AppController(QObject):
         self.statuses: dict[str, AccountStatus] = {}
         self._unsubscribe: Callable[[], None] | None = services.bus.subscribe(self._on_event)
         self.follower = services.follower()
+        # Team mode: the workstations, for the status bar and the accounts panel (started by
+        # the window); a look that finds the database away shows the banner at once.
+        self.team = TeamWatch(services, self)
+        self.team.on_unreachable = scheduler.link.absorb
 
     async def load_accounts(self) -> None:
         self.statuses = await self.accounts_db.all()
@@ -71,6 +76,7 @@ class AppController(QObject):
             self.statuses[event.account_id] = event.status
 
     async def close(self) -> None:
+        self.team.stop()
         await self.follower.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
