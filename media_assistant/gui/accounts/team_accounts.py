@@ -76,12 +76,16 @@ class TeamAccounts(QWidget):
         self.shown: list[str] = []  # the account ids in the table, in order
         self.held: dict[str, str] = {}  # our config's accounts another workstation holds
         self.hide()
-        controller.bridge.account_changed.connect(lambda _a: self.refresh())
+        # Bound methods, not lambdas: Qt drops them with this widget (the controller lives on).
+        controller.bridge.account_changed.connect(self._on_account_changed)
         controller.team.changed.connect(self.refresh)
         self._tick = QTimer(self)  # "last seen" ages, a task started or ended
         self._tick.setInterval(2000)
         self._tick.timeout.connect(self.refresh)
         self._tick.start()
+
+    def _on_account_changed(self, _account_id: str) -> None:
+        self.refresh()
 
     @property
     def me(self) -> str:

@@ -90,8 +90,50 @@ _KEYRING: dict[str, object] = {
 }
 
 
-def _t(text: object) -> str:
-    return QCoreApplication.translate(_CTX, str(text))
+# Everything else the page says (the words of a connection that worked, which queue it is).
+_SAID: dict[str, object] = {
+    "server_said": QT_TRANSLATE_NOOP("TeamPage", "The server said: %1"),
+    "connected": QT_TRANSLATE_NOOP("TeamPage", "Connected: PostgreSQL %1."),
+    "empty_no_create": QT_TRANSLATE_NOOP(
+        "TeamPage",
+        "The database is empty and %1 may not create tables in it: ask its administrator to "
+        "run GRANT CREATE ON SCHEMA public TO %1 (or to make %1 the database's owner).",
+    ),
+    "empty": QT_TRANSLATE_NOOP(
+        "TeamPage", "The database is empty: Media Assistant creates its tables at its first start."
+    ),
+    "too_new": QT_TRANSLATE_NOOP(
+        "TeamPage",
+        "Its queue has schema version %1, newer than this app's %2: update Media Assistant on "
+        "this workstation first.",
+    ),
+    "older": QT_TRANSLATE_NOOP(
+        "TeamPage",
+        "It holds a Media Assistant queue (schema version %1); the first start updates it to %2.",
+    ),
+    "current": QT_TRANSLATE_NOOP("TeamPage", "It holds a Media Assistant queue."),
+    "own_queue": QT_TRANSLATE_NOOP("TeamPage", "This window works on this PC's own queue (%1)."),
+    "team_queue": QT_TRANSLATE_NOOP(
+        "TeamPage", "This window works on the team database %1 as workstation %2."
+    ),
+    "env_wins": QT_TRANSLATE_NOOP(
+        "TeamPage", "%1 is set on this computer: it wins over the address saved here."
+    ),
+    "flag_wins": QT_TRANSLATE_NOOP(
+        "TeamPage", "It was started with --store-url, which wins over the address saved here."
+    ),
+}
+
+
+def _t(text: object, *values: object) -> str:
+    out = QCoreApplication.translate(_CTX, str(text))
+    for i, value in enumerate(values, start=1):
+        out = out.replace(f"%{i}", str(value))
+    return out
+
+
+def _said(key: str, *values: object) -> str:
+    return _t(_SAID[key], *values)
 
 
 def keyring_text(state: str) -> str:
@@ -106,38 +148,22 @@ def keyring_missing(state: str) -> bool:
 def probe_text(result: ProbeResult) -> tuple[str, bool]:
     """(what the page says, whether it is a problem)."""
     if not result.ok:
-        words = (
-            _t(_FAILURES.get(result.kind, _FAILURES["other"]))
-            .replace("%1", result.user or "?")
-            .replace("%2", result.host)
-            .replace("%3", str(result.port))
-            .replace("%4", result.database or "?")
-        )
-        if result.detail:
-            words += "\n" + _t("The server said: %1").replace("%1", result.detail)
+        failure = _FAILURES.get(result.kind, _FAILURES["other"])
+        words = _t(failure, result.user or "?", result.host, result.port, result.database or "?")
+        if result.detail:  # the server's or libpq's own line, as it came
+            words += "\n" + _said("server_said", result.detail)
         return words, True
-    connected = _t("Connected: PostgreSQL %1.").replace("%1", result.server_version or "?")
-    ours = schema.SCHEMA_VERSION
-    if result.schema_version is None and not result.can_create:
-        return connected + " " + _t(
-            "The database is empty and %1 may not create tables in it: ask its administrator "
-            "to run GRANT CREATE ON SCHEMA public TO %1 (or to make %1 the database's owner)."
-        ).replace("%1", result.user or "?"), True
-    if result.schema_version is None:
-        return connected + " " + _t(
-            "The database is empty: Media Assistant creates its tables at its first start on it."
-        ), False
+    connected = _said("connected", result.server_version or "?")
+    ours, theirs = schema.SCHEMA_VERSION, result.schema_version
+    if theirs is None and not result.can_create:
+        return f"{connected} {_said('empty_no_create', result.user or '?')}", True
+    if theirs is None:
+        return f"{connected} {_said('empty')}", False
     if result.schema_too_new:
-        return connected + " " + _t(
-            "Its queue has schema version %1, newer than this app's %2: update Media "
-            "Assistant on this workstation first."
-        ).replace("%1", str(result.schema_version)).replace("%2", str(ours)), True
-    if result.schema_version < ours:
-        return connected + " " + _t(
-            "It holds a Media Assistant queue (schema version %1); the first start updates it "
-            "to %2."
-        ).replace("%1", str(result.schema_version)).replace("%2", str(ours)), False
-    return connected + " " + _t("It holds a Media Assistant queue."), False
+        return f"{connected} {_said('too_new', theirs, ours)}", True
+    if theirs < ours:
+        return f"{connected} {_said('older', theirs, ours)}", False
+    return f"{connected} {_said('current')}", False
 
 
 def running_text(
@@ -148,17 +174,11 @@ def running_text(
     from media_assistant.core.store.backends.postgres import redacted
 
     if store_url is None:
-        text = _t("This window works on this PC's own queue (%1).").replace("%1", database)
+        text = _said("own_queue", database)
     else:
-        text = (
-            _t("This window works on the team database %1 as workstation %2.")
-            .replace("%1", redacted(store_url))
-            .replace("%2", workstation)
-        )
+        text = _said("team_queue", redacted(store_url), workstation)
     if (os.environ.get(STORE_URL_ENV) or "").strip():
-        text += " " + _t(
-            "%1 is set on this computer: it wins over the address saved here."
-        ).replace("%1", STORE_URL_ENV)
+        text += " " + _said("env_wins", STORE_URL_ENV)
     elif store_url is not None and store_url != (config_url or "").strip():
-        text += " " + _t("It was started with --store-url, which wins over the address saved here.")
+        text += " " + _said("flag_wins")
     return text
