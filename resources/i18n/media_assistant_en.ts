@@ -3005,6 +3005,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Where</translation>
     </message>
     <message>
+        <source>not working: its workstation is off</source>
+        <translation>not working: its workstation is off</translation>
+    </message>
+    <message>
         <source>running a task</source>
         <translation>running a task</translation>
     </message>

@@ -2968,6 +2968,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>所在位置</translation>
     </message>
     <message>
+        <source>not working: its workstation is off</source>
+        <translation>未在工作：所在工作站已关闭</translation>
+    </message>
+    <message>
         <source>running a task</source>
         <translation>正在运行任务</translation>
     </message>
@@ -2989,7 +2993,7 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
     <message>
         <source>%1 · offline, last seen %2 ago</source>
-        <translation>%1 · 离线，%2 前最后在线</translation>
+        <translation>%1 · 离线，%2前最后在线</translation>
     </message>
     <message>
         <source>held there, not run on this workstation</source>
@@ -3239,7 +3243,7 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
     <message>
         <source>%1: offline, last seen %2 ago</source>
-        <translation>%1：离线，%2 前最后在线</translation>
+        <translation>%1：离线，%2前最后在线</translation>
     </message>
     <message>
         <source>%1: offline</source>

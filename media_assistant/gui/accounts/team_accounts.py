@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -69,6 +70,8 @@ class TeamAccounts(QWidget):
         rows = self.table.verticalHeader()
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(2 * self.fontMetrics().lineSpacing() + 10)
+        # As tall as it needs (see refresh), no taller: the main table takes the room.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.title)
@@ -131,9 +134,13 @@ class TeamAccounts(QWidget):
             name.setText(name_text)
         state = status.state(now)
         running = self.panel.running_on(status.account_id)
-        line = labels.account_state(state)
-        if running:
-            line += " · " + self.tr("running a task")
+        online = self._online(status.workstation or "")
+        if online is False:  # its row may still say "working": nobody runs it now
+            line = self.tr("not working: its workstation is off")
+        else:
+            line = labels.account_state(state)
+            if running:
+                line += " · " + self.tr("running a task")
         text = f"{self.where_text(status.workstation or '')}\n{line}"
         tip = self.tr(
             "This web account belongs to %1: its browser profile and sign-in are there, so only "
@@ -145,7 +152,6 @@ class TeamAccounts(QWidget):
         if where.text() != text or where.toolTip() != tip:
             where.setText(text)
             where.setToolTip(tip)
-            online = self._online(status.workstation or "")
             colour = ACCOUNT_COLORS.get(state.value, "#333") if online is not False else GREY
             where.setForeground(QBrush(QColor(colour)))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from media_assistant.core.model.events import Event, EventBus, StoreLinkChanged
@@ -26,6 +26,8 @@ class StoreBanner(QWidget):
         """``now``: the clock the link's ``down_since`` was read on (the services' clock)."""
         super().__init__(parent)
         self.setObjectName("store-banner")
+        # A plain QWidget paints a style sheet's background only when asked to.
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setStyleSheet(
             "#store-banner { background: #fff3e0; border: 1px solid #ffb74d; "
             "border-radius: 4px; } QLabel { color: #8a3c00; }"
