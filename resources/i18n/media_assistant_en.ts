@@ -2584,6 +2584,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Export canceled; nothing was written</translation>
     </message>
     <message>
+        <source>The team database cannot be reached: nothing was exported. Try again once it answers.</source>
+        <translation>The team database cannot be reached: nothing was exported. Try again once it answers.</translation>
+    </message>
+    <message>
         <source>Export failed</source>
         <translation>Export failed</translation>
     </message>

@@ -2555,6 +2555,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>导出已取消，未写入任何文件</translation>
     </message>
     <message>
+        <source>The team database cannot be reached: nothing was exported. Try again once it answers.</source>
+        <translation>无法连接团队数据库：没有导出任何内容。请在数据库恢复后重试。</translation>
+    </message>
+    <message>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>

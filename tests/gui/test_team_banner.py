@@ -71,6 +71,12 @@ async def test_the_banner_shows_while_the_team_database_is_away_and_goes_when_it
                 bar.clearMessage()
                 spawn(action, name)
                 await seen_within(lambda: "cannot be reached" in bar.currentMessage(), 30)
+            # An export meanwhile: it fails with one line in its box, and writes nothing.
+            target = tmp_path / "out.xlsx"
+            assert await window.task_actions.export_to(target, None) is None
+            said = window.task_actions.result_box.text()  # type: ignore[union-attr]
+            assert said.startswith("The team database cannot be reached"), said
+            assert not target.exists()
             assert window.isVisible()
         finally:
             await asyncio.to_thread(pg_server.start)

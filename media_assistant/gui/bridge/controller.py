@@ -112,6 +112,13 @@ class AppController(QObject):
     def now(self) -> float:
         return self.services.clock.now()
 
+    def team_database_away(self, exc: BaseException) -> bool:
+        """``exc`` came from the team database not answering (said now, or the banner already
+        shows it: an export's own process reports its error as text)."""
+        if self.scheduler.link.absorb(exc):
+            return True
+        return self.services.store_url is not None and self.scheduler.link.down
+
     # ---------------------------------------------------------------- actions
 
     async def submit(
