@@ -17,6 +17,7 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from media_assistant.core.model.events import EventBus, StoreLinkChanged
+from media_assistant.core.store import db
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.window.store_banner import StoreBanner
 from tests.conftest import make_tasks
@@ -41,6 +42,7 @@ async def test_the_banner_shows_while_the_team_database_is_away_and_goes_when_it
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO)
+    db.loop_sql_sites.clear()
     async with team_window(tmp_path / "pc-01", pg_url, qtbot, start_scheduler=True) as env:
         window = env.window
         banner = window.team_view.banner
@@ -83,7 +85,11 @@ async def test_the_banner_shows_while_the_team_database_is_away_and_goes_when_it
         back = await seen_within(lambda: not banner.isVisible(), 30)
         timer.stop()
         gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
-        assert max(gaps) < 0.25, max(gaps)  # never frozen, the whole time
+        # Never frozen: no statement ran on the loop's thread (a connection attempt there would
+        # wait for the network), and the window kept its turns the whole time (a bound loose
+        # enough for a loaded CI machine; a hang would be seconds).
+        assert db.loop_sql_sites == [], db.loop_sql_sites
+        assert max(gaps) < 1.0, max(gaps)
         # Back: nothing the operator did meanwhile was half done.
         assert env.services.store.get("api-000").state == "pending"  # type: ignore[union-attr]
         assert env.services.store.pauses() == []

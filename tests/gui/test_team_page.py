@@ -197,7 +197,8 @@ async def test_a_server_that_never_answers_does_not_freeze_the_window(page_of: O
         assert result is not None and result.kind == "timeout", result
         assert took >= 1.5
         gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
-        assert len(ticks) > 40 and max(gaps) < 0.25, max(gaps)
+        # The 2 s libpq waited never reached the window (a loose bound for a loaded machine).
+        assert len(ticks) > 20 and max(gaps) < 1.0, max(gaps)
         assert f"127.0.0.1:{port} does not answer" in page.result.text()
 
 

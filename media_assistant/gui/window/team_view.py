@@ -8,6 +8,7 @@ answering), so nothing changes for a single workstation."""
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout
 
@@ -76,6 +77,9 @@ class TeamView(QObject):
     def action_failed(self, _name: str, exc: BaseException) -> None:
         """An action of the operator's met an unreachable team database: nothing was changed.
         The banner shows at once (the scheduler's link probes until it answers)."""
+        if not shiboken6.isValid(self.main):  # a window already gone (tests open many)
+            self._forget()
+            return
         self.controller.scheduler.link.absorb(exc)
         self.main.statusBar().showMessage(
             self.tr(
