@@ -339,7 +339,7 @@ Check the network and the team database&apos;s address, then start Media Assista
 
 %1
 
-请检查网络和团队数据库的地址，然后重新启动媒体助理。</translation>
+请检查网络和团队数据库的地址，然后重新启动 AI 智能媒体助理。</translation>
     </message>
     <message>
         <source>The task database is held by another program:
@@ -3076,7 +3076,7 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
     <message>
         <source>This team database did not accept the connection (see the page). Save it anyway? Media Assistant would wait for it at its next start, then stop.</source>
-        <translation>这个团队数据库没有接受连接（见页面上的说明）。仍然保存吗？媒体助理下次启动时会等待它，连不上就会停止。</translation>
+        <translation>这个团队数据库没有接受连接（见页面上的说明）。仍然保存吗？AI 智能媒体助理下次启动时会等待它，连不上就会停止。</translation>
     </message>
     <message>
         <source>Saved.</source>
@@ -3084,7 +3084,7 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
     <message>
         <source>Saved. Media Assistant works with it after a restart.</source>
-        <translation>已保存。重启媒体助理后生效。</translation>
+        <translation>已保存。重启 AI 智能媒体助理后生效。</translation>
     </message>
     <message>
         <source>The system keyring did not keep the password: %1</source>
@@ -3092,11 +3092,11 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
     <message>
         <source>Restart Media Assistant</source>
-        <translation>重启媒体助理</translation>
+        <translation>重启 AI 智能媒体助理</translation>
     </message>
     <message>
         <source>The team database and the workstation&apos;s name take effect when Media Assistant starts again. Restart now? Running tasks go back to the queue and carry on after the restart, without using an attempt.</source>
-        <translation>团队数据库和工作站名称在媒体助理重新启动后生效。现在重启吗？正在运行的任务会回到队列，重启后继续，不占用尝试次数。</translation>
+        <translation>团队数据库和工作站名称在 AI 智能媒体助理重新启动后生效。现在重启吗？正在运行的任务会回到队列，重启后继续，不占用尝试次数。</translation>
     </message>
     <message>
         <source>Restart now</source>
@@ -3196,19 +3196,19 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
     <message>
         <source>The database is empty: Media Assistant creates its tables at its first start.</source>
-        <translation>数据库是空的：媒体助理第一次启动时会在其中建表。</translation>
+        <translation>数据库是空的：AI 智能媒体助理第一次启动时会在其中建表。</translation>
     </message>
     <message>
         <source>Its queue has schema version %1, newer than this app&apos;s %2: update Media Assistant on this workstation first.</source>
-        <translation>其中队列的结构版本为 %1，比本程序的 %2 新：请先更新这台工作站上的媒体助理。</translation>
+        <translation>其中队列的结构版本为 %1，比本程序的 %2 新：请先更新这台工作站上的 AI 智能媒体助理。</translation>
     </message>
     <message>
         <source>It holds a Media Assistant queue (schema version %1); the first start updates it to %2.</source>
-        <translation>其中有媒体助理的队列（结构版本 %1）；第一次启动时会升级到 %2。</translation>
+        <translation>其中有 AI 智能媒体助理的队列（结构版本 %1）；第一次启动时会升级到 %2。</translation>
     </message>
     <message>
         <source>It holds a Media Assistant queue.</source>
-        <translation>其中有媒体助理的队列。</translation>
+        <translation>其中有 AI 智能媒体助理的队列。</translation>
     </message>
     <message>
         <source>This window works on this PC&apos;s own queue (%1).</source>
