@@ -97,12 +97,17 @@ def main(
     else:
         paths = Paths.resolve(data_dir, config)
     try:
-        return _run(
+        code = _run(
             app, paths, demo=demo, held_lock=held, first_start=first_start, store_url=store_url
         )
     finally:
         if demo_env is not None:
             demo_env.stop()
+    from media_assistant.gui.bridge import restart
+
+    if restart.requested():  # the set-up window's team page: the data folder is free now
+        restart.start_again()
+    return code
 
 
 # Strings here use the "App" context: lupdate cannot tell which class ``app.tr`` would use.

@@ -1014,6 +1014,18 @@ Download it now? API accounts work either way.</translation>
         <translation>A task is declared dead only after at least two heartbeats</translation>
     </message>
     <message>
+        <source>At most %1 characters</source>
+        <translation>At most %1 characters</translation>
+    </message>
+    <message>
+        <source>The team database&apos;s address must start with postgresql:// (for example postgresql://ma@db.local:5432/media)</source>
+        <translation>The team database&apos;s address must start with postgresql:// (for example postgresql://ma@db.local:5432/media)</translation>
+    </message>
+    <message>
+        <source>The address holds a password: take it out (it is not shown here) and type it in the password field, which keeps it in the system keyring; or use PGPASSWORD or the pgpass file</source>
+        <translation>The address holds a password: take it out (it is not shown here) and type it in the password field, which keeps it in the system keyring; or use PGPASSWORD or the pgpass file</translation>
+    </message>
+    <message>
         <source>The site adapter cannot be used: %1</source>
         <translation>The site adapter cannot be used: %1</translation>
     </message>
@@ -2422,6 +2434,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Models are added with the accounts that serve them.</translation>
     </message>
     <message>
+        <source>Team database</source>
+        <translation>Team database</translation>
+    </message>
+    <message>
         <source>Saved in %1</source>
         <translation>Saved in %1</translation>
     </message>
@@ -2629,6 +2645,20 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>
             <numerusform>… and %n more (see the details)</numerusform>
             <numerusform>… and %n more (see the details)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>StoreBanner</name>
+    <message>
+        <source>&lt;b&gt;Team database unreachable&lt;/b&gt; — reconnecting, %1. No new task starts; running ones go on.</source>
+        <translation>&lt;b&gt;Team database unreachable&lt;/b&gt; — reconnecting, %1. No new task starts; running ones go on.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answer(s) received are kept and will be written when it answers.</source>
+        <translation>
+            <numerusform>%n answer received is kept and will be written when it answers.</numerusform>
+            <numerusform>%n answers received are kept and will be written when it answers.</numerusform>
         </translation>
     </message>
 </context>
@@ -2907,6 +2937,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Export canceled; nothing was written</source>
         <translation>Export canceled; nothing was written</translation>
+    </message>
+    <message>
+        <source>The team database cannot be reached: nothing was exported. Try again once it answers.</source>
+        <translation>The team database cannot be reached: nothing was exported. Try again once it answers.</translation>
     </message>
     <message>
         <source>Export failed</source>
@@ -3294,6 +3328,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Priority</translation>
     </message>
     <message>
+        <source>Workstation</source>
+        <translation>Workstation</translation>
+    </message>
+    <message>
         <source>Canceling…</source>
         <translation>Canceling…</translation>
     </message>
@@ -3315,6 +3353,309 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
             <numerusform>%n character so far</numerusform>
             <numerusform>%n characters so far</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>TeamAccounts</name>
+    <message>
+        <source>On other workstations</source>
+        <translation>On other workstations</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>Account</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>Where</translation>
+    </message>
+    <message>
+        <source>not working: its workstation is off</source>
+        <translation>not working: its workstation is off</translation>
+    </message>
+    <message>
+        <source>running a task</source>
+        <translation>running a task</translation>
+    </message>
+    <message>
+        <source>This web account belongs to %1: its browser profile and sign-in are there, so only %1 runs it. Shown here read-only.</source>
+        <translation>This web account belongs to %1: its browser profile and sign-in are there, so only %1 runs it. Shown here read-only.</translation>
+    </message>
+    <message>
+        <source>on %1</source>
+        <translation>on %1</translation>
+    </message>
+    <message>
+        <source>%1 · online</source>
+        <translation>%1 · online</translation>
+    </message>
+    <message>
+        <source>%1 · offline</source>
+        <translation>%1 · offline</translation>
+    </message>
+    <message>
+        <source>%1 · offline, last seen %2 ago</source>
+        <translation>%1 · offline, last seen %2 ago</translation>
+    </message>
+    <message>
+        <source>held there, not run on this workstation</source>
+        <translation>held there, not run on this workstation</translation>
+    </message>
+    <message>
+        <source>%1 holds this web account (its browser profile and sign-in are there), so this workstation leaves it alone.</source>
+        <translation>%1 holds this web account (its browser profile and sign-in are there), so this workstation leaves it alone.</translation>
+    </message>
+</context>
+<context>
+    <name>TeamPage</name>
+    <message>
+        <source>Several workstations can share one queue on a PostgreSQL database: a batch submitted once runs on whichever workstation has a free account, and every window sees the whole team. Leave the address empty to keep this PC&apos;s own queue.</source>
+        <translation>Several workstations can share one queue on a PostgreSQL database: a batch submitted once runs on whichever workstation has a free account, and every window sees the whole team. Leave the address empty to keep this PC&apos;s own queue.</translation>
+    </message>
+    <message>
+        <source>postgresql://USER@HOST:5432/DATABASE — libpq parameters may follow, such as ?sslmode=verify-full. Never the password: it goes in the field below.</source>
+        <translation>postgresql://USER@HOST:5432/DATABASE — libpq parameters may follow, such as ?sslmode=verify-full. Never the password: it goes in the field below.</translation>
+    </message>
+    <message>
+        <source>leave empty to keep the stored one</source>
+        <translation>leave empty to keep the stored one</translation>
+    </message>
+    <message>
+        <source>%1 (this computer&apos;s name)</source>
+        <translation>%1 (this computer&apos;s name)</translation>
+    </message>
+    <message>
+        <source>Its web accounts belong to it (their browser profiles are here); the other workstations show them as “on %1”.</source>
+        <translation>Its web accounts belong to it (their browser profiles are here); the other workstations show them as “on %1”.</translation>
+    </message>
+    <message>
+        <source>Team database:</source>
+        <translation>Team database:</translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation>Password:</translation>
+    </message>
+    <message>
+        <source>This workstation:</source>
+        <translation>This workstation:</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>Test connection</translation>
+    </message>
+    <message>
+        <source>Connect once with the address and password above; nothing is changed</source>
+        <translation>Connect once with the address and password above; nothing is changed</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Save</translation>
+    </message>
+    <message>
+        <source>only to test the connection: it cannot be kept here</source>
+        <translation>only to test the connection: it cannot be kept here</translation>
+    </message>
+    <message>
+        <source>the password of the database&apos;s user</source>
+        <translation>the password of the database&apos;s user</translation>
+    </message>
+    <message>
+        <source>Enter the team database&apos;s address first</source>
+        <translation>Enter the team database&apos;s address first</translation>
+    </message>
+    <message>
+        <source>Enter the team database&apos;s address to test it</source>
+        <translation>Enter the team database&apos;s address to test it</translation>
+    </message>
+    <message>
+        <source>Connecting to %1…</source>
+        <translation>Connecting to %1…</translation>
+    </message>
+    <message>
+        <source>This team database did not accept the connection (see the page). Save it anyway? Media Assistant would wait for it at its next start, then stop.</source>
+        <translation>This team database did not accept the connection (see the page). Save it anyway? Media Assistant would wait for it at its next start, then stop.</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>Saved.</translation>
+    </message>
+    <message>
+        <source>Saved. Media Assistant works with it after a restart.</source>
+        <translation>Saved. Media Assistant works with it after a restart.</translation>
+    </message>
+    <message>
+        <source>The system keyring did not keep the password: %1</source>
+        <translation>The system keyring did not keep the password: %1</translation>
+    </message>
+    <message>
+        <source>Restart Media Assistant</source>
+        <translation>Restart Media Assistant</translation>
+    </message>
+    <message>
+        <source>The team database and the workstation&apos;s name take effect when Media Assistant starts again. Restart now? Running tasks go back to the queue and carry on after the restart, without using an attempt.</source>
+        <translation>The team database and the workstation&apos;s name take effect when Media Assistant starts again. Restart now? Running tasks go back to the queue and carry on after the restart, without using an attempt.</translation>
+    </message>
+    <message>
+        <source>Restart now</source>
+        <translation>Restart now</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>Later</translation>
+    </message>
+    <message>
+        <source>Team database</source>
+        <translation>Team database</translation>
+    </message>
+    <message>
+        <source>The server refused the password of %1: type it again.</source>
+        <translation>The server refused the password of %1: type it again.</translation>
+    </message>
+    <message>
+        <source>The server asks for a password for %1: type it above, or put it in PGPASSWORD or the pgpass file.</source>
+        <translation>The server asks for a password for %1: type it above, or put it in PGPASSWORD or the pgpass file.</translation>
+    </message>
+    <message>
+        <source>There is no database %4 on %2:%3.</source>
+        <translation>There is no database %4 on %2:%3.</translation>
+    </message>
+    <message>
+        <source>There is no user (role) %1 on %2:%3.</source>
+        <translation>There is no user (role) %1 on %2:%3.</translation>
+    </message>
+    <message>
+        <source>The server does not let %1 connect from this computer (pg_hba.conf): ask its administrator.</source>
+        <translation>The server does not let %1 connect from this computer (pg_hba.conf): ask its administrator.</translation>
+    </message>
+    <message>
+        <source>%1 may not connect to the database %4: ask the administrator to allow it.</source>
+        <translation>%1 may not connect to the database %4: ask the administrator to allow it.</translation>
+    </message>
+    <message>
+        <source>The server is starting up or shutting down: try again in a moment.</source>
+        <translation>The server is starting up or shutting down: try again in a moment.</translation>
+    </message>
+    <message>
+        <source>The server has no free connection: try again later, or ask its administrator.</source>
+        <translation>The server has no free connection: try again later, or ask its administrator.</translation>
+    </message>
+    <message>
+        <source>Nothing answers at %2:%3: the server is not running there, or a firewall blocks the port.</source>
+        <translation>Nothing answers at %2:%3: the server is not running there, or a firewall blocks the port.</translation>
+    </message>
+    <message>
+        <source>The computer %2 is not known on this network: check the address.</source>
+        <translation>The computer %2 is not known on this network: check the address.</translation>
+    </message>
+    <message>
+        <source>%2:%3 does not answer: check the network, the address and the firewall.</source>
+        <translation>%2:%3 does not answer: check the network, the address and the firewall.</translation>
+    </message>
+    <message>
+        <source>The encrypted connection (TLS) failed: check sslmode in the address and the server&apos;s certificate.</source>
+        <translation>The encrypted connection (TLS) failed: check sslmode in the address and the server&apos;s certificate.</translation>
+    </message>
+    <message>
+        <source>The address cannot be used: write it as postgresql://USER@HOST:5432/DATABASE (libpq parameters such as ?sslmode=require after it).</source>
+        <translation>The address cannot be used: write it as postgresql://USER@HOST:5432/DATABASE (libpq parameters such as ?sslmode=require after it).</translation>
+    </message>
+    <message>
+        <source>The connection failed.</source>
+        <translation>The connection failed.</translation>
+    </message>
+    <message>
+        <source>A password for this database is kept in the system keyring; type a new one to replace it.</source>
+        <translation>A password for this database is kept in the system keyring; type a new one to replace it.</translation>
+    </message>
+    <message>
+        <source>A password typed here is kept in the system keyring, never in config.toml. Or leave it empty and use PGPASSWORD or the pgpass file.</source>
+        <translation>A password typed here is kept in the system keyring, never in config.toml. Or leave it empty and use PGPASSWORD or the pgpass file.</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring: a password typed here is only used to test the connection. Keep it in the PGPASSWORD environment variable or in the pgpass file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere).</source>
+        <translation>This computer has no system keyring: a password typed here is only used to test the connection. Keep it in the PGPASSWORD environment variable or in the pgpass file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere).</translation>
+    </message>
+    <message>
+        <source>The system keyring does not answer (locked?): unlock it, or keep the password in PGPASSWORD or the pgpass file.</source>
+        <translation>The system keyring does not answer (locked?): unlock it, or keep the password in PGPASSWORD or the pgpass file.</translation>
+    </message>
+    <message>
+        <source>The server said: %1</source>
+        <translation>The server said: %1</translation>
+    </message>
+    <message>
+        <source>Connected: PostgreSQL %1.</source>
+        <translation>Connected: PostgreSQL %1.</translation>
+    </message>
+    <message>
+        <source>The database is empty and %1 may not create tables in it: ask its administrator to run GRANT CREATE ON SCHEMA public TO %1 (or to make %1 the database&apos;s owner).</source>
+        <translation>The database is empty and %1 may not create tables in it: ask its administrator to run GRANT CREATE ON SCHEMA public TO %1 (or to make %1 the database&apos;s owner).</translation>
+    </message>
+    <message>
+        <source>The database is empty: Media Assistant creates its tables at its first start.</source>
+        <translation>The database is empty: Media Assistant creates its tables at its first start.</translation>
+    </message>
+    <message>
+        <source>Its queue has schema version %1, newer than this app&apos;s %2: update Media Assistant on this workstation first.</source>
+        <translation>Its queue has schema version %1, newer than this app&apos;s %2: update Media Assistant on this workstation first.</translation>
+    </message>
+    <message>
+        <source>It holds a Media Assistant queue (schema version %1); the first start updates it to %2.</source>
+        <translation>It holds a Media Assistant queue (schema version %1); the first start updates it to %2.</translation>
+    </message>
+    <message>
+        <source>It holds a Media Assistant queue.</source>
+        <translation>It holds a Media Assistant queue.</translation>
+    </message>
+    <message>
+        <source>This window works on this PC&apos;s own queue (%1).</source>
+        <translation>This window works on this PC&apos;s own queue (%1).</translation>
+    </message>
+    <message>
+        <source>This window works on the team database %1 as workstation %2.</source>
+        <translation>This window works on the team database %1 as workstation %2.</translation>
+    </message>
+    <message>
+        <source>%1 is set on this computer: it wins over the address saved here.</source>
+        <translation>%1 is set on this computer: it wins over the address saved here.</translation>
+    </message>
+    <message>
+        <source>It was started with --store-url, which wins over the address saved here.</source>
+        <translation>It was started with --store-url, which wins over the address saved here.</translation>
+    </message>
+</context>
+<context>
+    <name>TeamView</name>
+    <message numerus="yes">
+        <source>Team: %n workstation(s) online</source>
+        <translation>
+            <numerusform>Team: %n workstation online</numerusform>
+            <numerusform>Team: %n workstations online</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (this one)</source>
+        <translation>%1 (this one)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: online, %n task(s) running</source>
+        <translation>
+            <numerusform>%1: online, %n task running</numerusform>
+            <numerusform>%1: online, %n tasks running</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: offline, last seen %2 ago</source>
+        <translation>%1: offline, last seen %2 ago</translation>
+    </message>
+    <message>
+        <source>%1: offline</source>
+        <translation>%1: offline</translation>
+    </message>
+    <message>
+        <source>The team database cannot be reached: that was not done. Try again once it answers.</source>
+        <translation>The team database cannot be reached: that was not done. Try again once it answers.</translation>
     </message>
 </context>
 <context>

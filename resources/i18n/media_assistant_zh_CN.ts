@@ -1011,6 +1011,18 @@ Download it now? API accounts work either way.</source>
         <translation>至少要间隔两次心跳才能判定任务失联</translation>
     </message>
     <message>
+        <source>At most %1 characters</source>
+        <translation>最多 %1 个字符</translation>
+    </message>
+    <message>
+        <source>The team database&apos;s address must start with postgresql:// (for example postgresql://ma@db.local:5432/media)</source>
+        <translation>团队数据库的地址必须以 postgresql:// 开头（例如 postgresql://ma@db.local:5432/media）</translation>
+    </message>
+    <message>
+        <source>The address holds a password: take it out (it is not shown here) and type it in the password field, which keeps it in the system keyring; or use PGPASSWORD or the pgpass file</source>
+        <translation>地址中含有密码：请把它删掉（此处不会显示），改为填在“密码”栏中，它会存入系统钥匙串；或者使用 PGPASSWORD 或 pgpass 文件</translation>
+    </message>
+    <message>
         <source>The site adapter cannot be used: %1</source>
         <translation>站点适配器无法使用：%1</translation>
     </message>
@@ -2404,6 +2416,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>模型随使用它的账号一起添加。</translation>
     </message>
     <message>
+        <source>Team database</source>
+        <translation>团队数据库</translation>
+    </message>
+    <message>
         <source>Saved in %1</source>
         <translation>保存在 %1</translation>
     </message>
@@ -2609,6 +2625,19 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <source>… and %n more (see the details)</source>
         <translation>
             <numerusform>……还有 %n 个（见详细信息）</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>StoreBanner</name>
+    <message>
+        <source>&lt;b&gt;Team database unreachable&lt;/b&gt; — reconnecting, %1. No new task starts; running ones go on.</source>
+        <translation>&lt;b&gt;无法连接团队数据库&lt;/b&gt; — 正在重新连接，已 %1。不会开始新任务；正在运行的任务继续。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answer(s) received are kept and will be written when it answers.</source>
+        <translation>
+            <numerusform>已收到的 %n 个回答已保留，数据库恢复后会写入。</numerusform>
         </translation>
     </message>
 </context>
@@ -2877,6 +2906,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Export canceled; nothing was written</source>
         <translation>导出已取消，未写入任何文件</translation>
+    </message>
+    <message>
+        <source>The team database cannot be reached: nothing was exported. Try again once it answers.</source>
+        <translation>无法连接团队数据库：没有导出任何内容。请在数据库恢复后重试。</translation>
     </message>
     <message>
         <source>Export failed</source>
@@ -3257,6 +3290,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>优先级</translation>
     </message>
     <message>
+        <source>Workstation</source>
+        <translation>工作站</translation>
+    </message>
+    <message>
         <source>Canceling…</source>
         <translation>正在取消…</translation>
     </message>
@@ -3277,6 +3314,307 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>
             <numerusform>已生成 %n 字</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>TeamAccounts</name>
+    <message>
+        <source>On other workstations</source>
+        <translation>其他工作站上的账号</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>所在位置</translation>
+    </message>
+    <message>
+        <source>not working: its workstation is off</source>
+        <translation>未在工作：所在工作站已关闭</translation>
+    </message>
+    <message>
+        <source>running a task</source>
+        <translation>正在运行任务</translation>
+    </message>
+    <message>
+        <source>This web account belongs to %1: its browser profile and sign-in are there, so only %1 runs it. Shown here read-only.</source>
+        <translation>此网页账号属于 %1：它的浏览器配置和登录状态都在那台电脑上，所以只有 %1 运行它。此处仅供查看。</translation>
+    </message>
+    <message>
+        <source>on %1</source>
+        <translation>在 %1 上</translation>
+    </message>
+    <message>
+        <source>%1 · online</source>
+        <translation>%1 · 在线</translation>
+    </message>
+    <message>
+        <source>%1 · offline</source>
+        <translation>%1 · 离线</translation>
+    </message>
+    <message>
+        <source>%1 · offline, last seen %2 ago</source>
+        <translation>%1 · 离线，%2前最后在线</translation>
+    </message>
+    <message>
+        <source>held there, not run on this workstation</source>
+        <translation>由那台工作站持有，本工作站不运行它</translation>
+    </message>
+    <message>
+        <source>%1 holds this web account (its browser profile and sign-in are there), so this workstation leaves it alone.</source>
+        <translation>此网页账号由 %1 持有（浏览器配置和登录状态都在那里），本工作站不会使用它。</translation>
+    </message>
+</context>
+<context>
+    <name>TeamPage</name>
+    <message>
+        <source>Several workstations can share one queue on a PostgreSQL database: a batch submitted once runs on whichever workstation has a free account, and every window sees the whole team. Leave the address empty to keep this PC&apos;s own queue.</source>
+        <translation>多台工作站可以通过一个 PostgreSQL 数据库共用一个任务队列：一个批次只需提交一次，由有空闲账号的工作站运行，每个窗口都能看到整个团队。地址留空则继续使用本机自己的队列。</translation>
+    </message>
+    <message>
+        <source>postgresql://USER@HOST:5432/DATABASE — libpq parameters may follow, such as ?sslmode=verify-full. Never the password: it goes in the field below.</source>
+        <translation>postgresql://用户@主机:5432/数据库 —— 后面可以加 libpq 参数，例如 ?sslmode=verify-full。不要写密码：密码填在下面一栏。</translation>
+    </message>
+    <message>
+        <source>leave empty to keep the stored one</source>
+        <translation>留空则保留已保存的密码</translation>
+    </message>
+    <message>
+        <source>%1 (this computer&apos;s name)</source>
+        <translation>%1（本机名称）</translation>
+    </message>
+    <message>
+        <source>Its web accounts belong to it (their browser profiles are here); the other workstations show them as “on %1”.</source>
+        <translation>本工作站的网页账号属于它（浏览器配置在本机）；其他工作站会把它们显示为“在 %1 上”。</translation>
+    </message>
+    <message>
+        <source>Team database:</source>
+        <translation>团队数据库：</translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation>密码：</translation>
+    </message>
+    <message>
+        <source>This workstation:</source>
+        <translation>本工作站：</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Connect once with the address and password above; nothing is changed</source>
+        <translation>用上面的地址和密码连接一次；不会做任何修改</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>only to test the connection: it cannot be kept here</source>
+        <translation>仅用于测试连接：本机无法保存密码</translation>
+    </message>
+    <message>
+        <source>the password of the database&apos;s user</source>
+        <translation>数据库用户的密码</translation>
+    </message>
+    <message>
+        <source>Enter the team database&apos;s address first</source>
+        <translation>请先填写团队数据库的地址</translation>
+    </message>
+    <message>
+        <source>Enter the team database&apos;s address to test it</source>
+        <translation>请填写团队数据库的地址后再测试</translation>
+    </message>
+    <message>
+        <source>Connecting to %1…</source>
+        <translation>正在连接 %1…</translation>
+    </message>
+    <message>
+        <source>This team database did not accept the connection (see the page). Save it anyway? Media Assistant would wait for it at its next start, then stop.</source>
+        <translation>这个团队数据库没有接受连接（见页面上的说明）。仍然保存吗？AI 智能媒体助理下次启动时会等待它，连不上就会停止。</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>Saved. Media Assistant works with it after a restart.</source>
+        <translation>已保存。重启 AI 智能媒体助理后生效。</translation>
+    </message>
+    <message>
+        <source>The system keyring did not keep the password: %1</source>
+        <translation>系统钥匙串没有保存密码：%1</translation>
+    </message>
+    <message>
+        <source>Restart Media Assistant</source>
+        <translation>重启 AI 智能媒体助理</translation>
+    </message>
+    <message>
+        <source>The team database and the workstation&apos;s name take effect when Media Assistant starts again. Restart now? Running tasks go back to the queue and carry on after the restart, without using an attempt.</source>
+        <translation>团队数据库和工作站名称在 AI 智能媒体助理重新启动后生效。现在重启吗？正在运行的任务会回到队列，重启后继续，不占用尝试次数。</translation>
+    </message>
+    <message>
+        <source>Restart now</source>
+        <translation>立即重启</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>稍后</translation>
+    </message>
+    <message>
+        <source>Team database</source>
+        <translation>团队数据库</translation>
+    </message>
+    <message>
+        <source>The server refused the password of %1: type it again.</source>
+        <translation>服务器拒绝了 %1 的密码：请重新输入。</translation>
+    </message>
+    <message>
+        <source>The server asks for a password for %1: type it above, or put it in PGPASSWORD or the pgpass file.</source>
+        <translation>服务器要求 %1 提供密码：请在上面填写，或放在 PGPASSWORD 或 pgpass 文件中。</translation>
+    </message>
+    <message>
+        <source>There is no database %4 on %2:%3.</source>
+        <translation>%2:%3 上没有名为 %4 的数据库。</translation>
+    </message>
+    <message>
+        <source>There is no user (role) %1 on %2:%3.</source>
+        <translation>%2:%3 上没有用户（角色）%1。</translation>
+    </message>
+    <message>
+        <source>The server does not let %1 connect from this computer (pg_hba.conf): ask its administrator.</source>
+        <translation>服务器不允许 %1 从这台电脑连接（pg_hba.conf）：请联系数据库管理员。</translation>
+    </message>
+    <message>
+        <source>%1 may not connect to the database %4: ask the administrator to allow it.</source>
+        <translation>%1 没有连接数据库 %4 的权限：请让管理员授权。</translation>
+    </message>
+    <message>
+        <source>The server is starting up or shutting down: try again in a moment.</source>
+        <translation>服务器正在启动或关闭：请稍后再试。</translation>
+    </message>
+    <message>
+        <source>The server has no free connection: try again later, or ask its administrator.</source>
+        <translation>服务器没有空闲连接：请稍后再试，或联系数据库管理员。</translation>
+    </message>
+    <message>
+        <source>Nothing answers at %2:%3: the server is not running there, or a firewall blocks the port.</source>
+        <translation>%2:%3 没有响应：那里没有运行数据库服务器，或者防火墙挡住了这个端口。</translation>
+    </message>
+    <message>
+        <source>The computer %2 is not known on this network: check the address.</source>
+        <translation>网络中找不到名为 %2 的电脑：请检查地址。</translation>
+    </message>
+    <message>
+        <source>%2:%3 does not answer: check the network, the address and the firewall.</source>
+        <translation>%2:%3 没有应答：请检查网络、地址和防火墙。</translation>
+    </message>
+    <message>
+        <source>The encrypted connection (TLS) failed: check sslmode in the address and the server&apos;s certificate.</source>
+        <translation>加密连接（TLS）失败：请检查地址中的 sslmode 和服务器证书。</translation>
+    </message>
+    <message>
+        <source>The address cannot be used: write it as postgresql://USER@HOST:5432/DATABASE (libpq parameters such as ?sslmode=require after it).</source>
+        <translation>这个地址无法使用：请写成 postgresql://用户@主机:5432/数据库（后面可加 libpq 参数，例如 ?sslmode=require）。</translation>
+    </message>
+    <message>
+        <source>The connection failed.</source>
+        <translation>连接失败。</translation>
+    </message>
+    <message>
+        <source>A password for this database is kept in the system keyring; type a new one to replace it.</source>
+        <translation>系统钥匙串中已保存此数据库的密码；输入新密码即可替换。</translation>
+    </message>
+    <message>
+        <source>A password typed here is kept in the system keyring, never in config.toml. Or leave it empty and use PGPASSWORD or the pgpass file.</source>
+        <translation>在这里输入的密码会存入系统钥匙串，不会写进 config.toml。也可以留空，改用 PGPASSWORD 或 pgpass 文件。</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring: a password typed here is only used to test the connection. Keep it in the PGPASSWORD environment variable or in the pgpass file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere).</source>
+        <translation>这台电脑没有系统钥匙串：在这里输入的密码只用于测试连接。请把密码放在环境变量 PGPASSWORD 中，或放在 pgpass 文件中（Windows 上是 %APPDATA%\postgresql\pgpass.conf，其他系统是 ~/.pgpass）。</translation>
+    </message>
+    <message>
+        <source>The system keyring does not answer (locked?): unlock it, or keep the password in PGPASSWORD or the pgpass file.</source>
+        <translation>系统钥匙串没有响应（是否已锁定？）：请解锁，或把密码放在 PGPASSWORD 或 pgpass 文件中。</translation>
+    </message>
+    <message>
+        <source>The server said: %1</source>
+        <translation>服务器原话：%1</translation>
+    </message>
+    <message>
+        <source>Connected: PostgreSQL %1.</source>
+        <translation>已连接：PostgreSQL %1。</translation>
+    </message>
+    <message>
+        <source>The database is empty and %1 may not create tables in it: ask its administrator to run GRANT CREATE ON SCHEMA public TO %1 (or to make %1 the database&apos;s owner).</source>
+        <translation>数据库是空的，且 %1 无权在其中建表：请让管理员执行 GRANT CREATE ON SCHEMA public TO %1（或把 %1 设为该数据库的所有者）。</translation>
+    </message>
+    <message>
+        <source>The database is empty: Media Assistant creates its tables at its first start.</source>
+        <translation>数据库是空的：AI 智能媒体助理第一次启动时会在其中建表。</translation>
+    </message>
+    <message>
+        <source>Its queue has schema version %1, newer than this app&apos;s %2: update Media Assistant on this workstation first.</source>
+        <translation>其中队列的结构版本为 %1，比本程序的 %2 新：请先更新这台工作站上的 AI 智能媒体助理。</translation>
+    </message>
+    <message>
+        <source>It holds a Media Assistant queue (schema version %1); the first start updates it to %2.</source>
+        <translation>其中有 AI 智能媒体助理的队列（结构版本 %1）；第一次启动时会升级到 %2。</translation>
+    </message>
+    <message>
+        <source>It holds a Media Assistant queue.</source>
+        <translation>其中有 AI 智能媒体助理的队列。</translation>
+    </message>
+    <message>
+        <source>This window works on this PC&apos;s own queue (%1).</source>
+        <translation>本窗口使用本机自己的队列（%1）。</translation>
+    </message>
+    <message>
+        <source>This window works on the team database %1 as workstation %2.</source>
+        <translation>本窗口以工作站 %2 的身份使用团队数据库 %1。</translation>
+    </message>
+    <message>
+        <source>%1 is set on this computer: it wins over the address saved here.</source>
+        <translation>这台电脑设置了 %1：它优先于这里保存的地址。</translation>
+    </message>
+    <message>
+        <source>It was started with --store-url, which wins over the address saved here.</source>
+        <translation>程序启动时带有 --store-url 参数，它优先于这里保存的地址。</translation>
+    </message>
+</context>
+<context>
+    <name>TeamView</name>
+    <message numerus="yes">
+        <source>Team: %n workstation(s) online</source>
+        <translation>
+            <numerusform>团队：%n 台工作站在线</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (this one)</source>
+        <translation>%1（本机）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: online, %n task(s) running</source>
+        <translation>
+            <numerusform>%1：在线，%n 个任务运行中</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: offline, last seen %2 ago</source>
+        <translation>%1：离线，%2前最后在线</translation>
+    </message>
+    <message>
+        <source>%1: offline</source>
+        <translation>%1：离线</translation>
+    </message>
+    <message>
+        <source>The team database cannot be reached: that was not done. Try again once it answers.</source>
+        <translation>无法连接团队数据库：刚才的操作没有完成。请在数据库恢复后重试。</translation>
     </message>
 </context>
 <context>

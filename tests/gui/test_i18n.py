@@ -251,6 +251,7 @@ async def test_the_main_window_speaks_chinese(
         "耗时",
         "错误",
         "优先级",
+        "工作站",  # shown only on a team database
     ]
     lanes = {model.data(model.index(r, COL_LANE)) for r in range(model.rowCount())}
     assert lanes == {"网页版", "接口"}
@@ -333,7 +334,12 @@ def our_rule_codes() -> set[str]:
     where = {"RuleBroken": 0, "FieldProblem": 1, "ConfigProblem": 2}
     codes: set[str] = set()
     root = Path(media_assistant.__file__).parent
-    for source in ("core/config/schema.py", "core/rules/pacing.py", "providers/adapter_check.py"):
+    for source in (
+        "core/config/schema.py",
+        "core/config/team.py",
+        "core/rules/pacing.py",
+        "providers/adapter_check.py",
+    ):
         tree = ast.parse((root / source).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -351,6 +357,7 @@ def test_the_set_up_window_words_every_configuration_problem(
 ) -> None:
     codes = our_rule_codes()
     assert {"url_scheme", "duplicate_account", "model_unserved", "active_hours_format"} <= codes
+    assert {"store_url_scheme", "store_url_password"} <= codes  # team mode's address
     assert codes <= config_text.known_codes(), codes - config_text.known_codes()
     bad = tomllib.loads(CONFIG)
     bad["accounts"][2]["base_url"] = "ftp://x"

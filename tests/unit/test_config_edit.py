@@ -211,3 +211,36 @@ def test_a_linked_config_stays_a_link_and_every_write_reaches_the_disk(
     # the temporary file's content first, then the folder that holds the rename
     assert len(synced) == 2, synced
     assert Path(synced[0]).name.startswith(".config.toml.") and synced[1] == str(shared.parent)
+
+
+def test_the_team_settings_are_set_in_place_and_removed_cleanly(tmp_path: Path) -> None:
+    """The set-up window's Team database page: ``[store] url`` and ``[team] workstation``."""
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN + '\n[team]\nworkstation = "pc-1"  # by the window\n')
+    doc = ConfigDocument(path)
+    doc.put_setting("store", "url", "postgresql://ma@db.local:5432/media?sslmode=require")
+    doc.put_setting("team", "workstation", "pc-07")
+    config = doc.save()
+    assert config.store.url == "postgresql://ma@db.local:5432/media?sslmode=require"
+    assert config.team.workstation == "pc-07"
+    text = path.read_text(encoding="utf-8")
+    assert 'workstation = "pc-07"  # by the window' in text  # its comment stays
+    assert "# the operators like to watch" in text
+    assert doc.setting("store", "url") == config.store.url
+    # A password pasted into the URL is refused, and the file keeps what it had.
+    bad = ConfigDocument(path)
+    bad.put_setting("store", "url", "postgresql://ma:secret-pw@db.local/media")
+    with pytest.raises(ConfigError) as refused:
+        bad.save()
+    assert "secret-pw" not in str(refused.value)
+    assert load_config(path).store.url == config.store.url  # the file as it was
+    # Back to this PC's own queue: the key and its table go, nothing else moves.
+    doc = ConfigDocument(path)
+    doc.put_setting("store", "url", None)
+    doc.put_setting("team", "workstation", None)
+    doc.save()
+    text = path.read_text(encoding="utf-8")
+    assert "[store]" not in text and "[team]" not in text
+    assert text.rstrip() == HAND_WRITTEN.rstrip()
+    with pytest.raises(ValueError):
+        doc.put_setting("browser", "headless", True)

@@ -495,3 +495,28 @@ def test_submissions_from_two_workstations_at_once_get_their_own_numbers(
     assert len(set(seqs)) == len(seqs), sorted(seqs)
     shared = [r.task_id for r in rows if r.batch_id.startswith("shared")]
     assert len(shared) == len(set(shared)) == 20
+
+
+def test_a_claim_names_its_workstation_in_the_view_rows_and_its_change(store: Store) -> None:
+    """The window's Workstation column: the row as read (another workstation's window, a
+    restart) and the change this process publishes both carry where the task was claimed."""
+    store.submit(make_tasks(2))
+    changes: list[dict[str, Any]] = []
+    store.bus.subscribe(
+        lambda e: (
+            changes.extend(c.values for c in e.changes) if isinstance(e, TasksChanged) else None
+        )
+    )
+    got = store.claim_next(
+        kind=ModelKind.API,
+        account_id="api-1",
+        models=("api-model",),
+        owner_id="owner-A",
+        deadline_s=1800,
+        workstation="pc-07",
+    )
+    assert got is not None
+    assert any(c.get("workstation") == "pc-07" for c in changes), changes
+    rows = {r["task_id"]: r for r in store.view_rows()}
+    assert rows[got.task_id]["workstation"] == "pc-07"
+    assert [r["workstation"] for tid, r in rows.items() if tid != got.task_id] == [None]

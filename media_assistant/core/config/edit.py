@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import tomlkit
-from tomlkit.items import AoT, Comment, Table, Whitespace
+from tomlkit.items import AoT, Comment, Null, Table, Whitespace
 from tomlkit.toml_document import TOMLDocument
 
 from media_assistant.core.config.schema import AppConfig, ConfigProblem, check_config
@@ -43,6 +43,9 @@ ACCOUNT_KEYS = (
     "tpm",
 )
 MODEL_KEYS = ("name", "kind", "need_empty_prompt", "upstream", "system_prompt")
+# Single settings the set-up window edits outside the lists: where the queue lives and this
+# workstation's name (its Team database page).
+SETTING_KEYS = frozenset({("store", "url"), ("team", "workstation")})
 
 NEW_FILE_HEADER = (
     "# Media Assistant configuration. Written by the set-up window; comments and keys you add\n"
@@ -128,6 +131,10 @@ class ConfigDocument:
         """A document to try a change on, saved over the same file content as this one."""
         return ConfigDocument(self.path, self.text(), based_on=self.based_on)
 
+    def setting(self, section: str, key: str) -> Any:
+        table = self.data().get(section)
+        return table.get(key) if isinstance(table, dict) else None
+
     # ---------------------------------------------------------------- editing
 
     def put_account(self, values: Mapping[str, Any], *, replacing: str | None = None) -> int:
@@ -149,6 +156,32 @@ class ConfigDocument:
             if isinstance(served, list) and name in served:
                 table["models"] = [m for m in served if m != name]
         return removed
+
+    def put_setting(self, section: str, key: str, value: Any) -> None:
+        """Set ``[section] key`` in place (its comment kept); None removes it, and a table
+        left with nothing in it goes too. Only :data:`SETTING_KEYS`."""
+        if (section, key) not in SETTING_KEYS:
+            raise ValueError(f"not an editable setting: {section}.{key}")
+        table = self.doc.get(section)
+        if table is not None and not isinstance(table, Table):
+            raise ConfigError(f"{self.path}: {section} must be a table ([{section}])")
+        if value is None:
+            if table is None or key not in table:
+                return
+            del table[key]
+            if all(
+                k is None and isinstance(item, Whitespace | Null) for k, item in table.value.body
+            ):
+                del self.doc[section]
+            return
+        if table is None:
+            table = tomlkit.table()
+            body = self.doc.body
+            if body and not (body[-1][0] is None and isinstance(body[-1][1], Whitespace)):
+                self.doc.add(tomlkit.nl())  # a blank line above the new table
+            self.doc.append(section, table)
+        if table.get(key) != value:
+            table[key] = value
 
     def _tables(self, section: str) -> list[Table]:
         aot = self.doc.get(section)

@@ -69,6 +69,7 @@ VIEW_COLUMNS = (
     "priority",
     "attempt_base",
     "operator_retries",
+    "workstation",  # team mode: where it was claimed last (the window's Workstation column)
 )
 PROMPT_HEAD_CHARS = 160
 

@@ -345,6 +345,7 @@ class QueueRoom(StoreBase):
                         "state": RUNNING,
                         "account_id": account_id,
                         "owner_id": owner_id,
+                        "workstation": workstation,
                         "attempt": claim.attempt,
                         "lease": claim.lease,
                         "started_at": now,

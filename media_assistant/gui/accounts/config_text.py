@@ -76,7 +76,8 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "enum": lambda p: _fill(
         QT_TRANSLATE_NOOP("ConfigProblem", "Choose one of: %1"), p.get("expected")
     ),
-    # our rules (core/config/schema.py, core/rules/pacing.py, providers/adapter_check.py)
+    # our rules (core/config/schema.py, core/config/team.py, core/rules/pacing.py,
+    # providers/adapter_check.py)
     "account_id_chars": lambda p: _t(
         QT_TRANSLATE_NOOP(
             "ConfigProblem",
@@ -166,6 +167,25 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "dead_after_short": lambda p: _t(
         QT_TRANSLATE_NOOP(
             "ConfigProblem", "A task is declared dead only after at least two heartbeats"
+        )
+    ),
+    "string_too_long": lambda p: _fill(
+        QT_TRANSLATE_NOOP("ConfigProblem", "At most %1 characters"), p.get("max_length")
+    ),
+    # team mode (core/config/team.py): the team database's address
+    "store_url_scheme": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem",
+            "The team database's address must start with postgresql:// (for example "
+            "postgresql://ma@db.local:5432/media)",
+        )
+    ),
+    "store_url_password": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem",
+            "The address holds a password: take it out (it is not shown here) and type it in "
+            "the password field, which keeps it in the system keyring; or use PGPASSWORD or "
+            "the pgpass file",
         )
     ),
     "adapter_unusable": lambda p: _fill(

@@ -30,6 +30,7 @@ from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.model.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
 from media_assistant.core.model.states import AccountState, ModelKind
 from media_assistant.core.rules.pacing import Hold, PacingView
+from media_assistant.gui.accounts.team_accounts import TeamAccounts
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.bridge.queue_holds import QueueHolds
@@ -83,6 +84,8 @@ class AccountsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
         layout.addWidget(self.empty_hint)
+        self.team = TeamAccounts(controller, self, self)  # other workstations' web accounts
+        layout.addWidget(self.team)
         self.menu: QMenu | None = None
         self._rows: dict[str, int] = {}
         self._toggles: dict[str, QCheckBox] = {}
@@ -153,6 +156,8 @@ class AccountsPanel(QWidget):
         for account in self._accounts:
             row = self._rows[account.id]
             status = self.controller.account_status(account.id)
+            if self.team.held_elsewhere(account, status, row):  # another workstation's
+                continue
             state = status.state(now) if status else AccountState.DISABLED
             item = self.table.item(row, COL_STATE)
             assert item is not None
@@ -247,6 +252,8 @@ class AccountsPanel(QWidget):
         if item is not None:
             name = self.table.item(item.row(), COL_NAME)
             account_id = name.data(Qt.ItemDataRole.UserRole) if name is not None else None
+        if account_id and self.team.is_held_elsewhere(account_id):
+            account_id = None  # another workstation's to pause, reset or sign in
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         if account_id:

@@ -34,6 +34,7 @@ from media_assistant.gui.accounts.account_editor import AccountEditor
 from media_assistant.gui.accounts.config_text import save_error_text
 from media_assistant.gui.accounts.model_editor import ModelEditor
 from media_assistant.gui.accounts.setup_session import SetupSession
+from media_assistant.gui.accounts.team_page import TeamPage
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
@@ -113,6 +114,8 @@ class SetupDialog(QDialog):
         assert isinstance(page_layout, QVBoxLayout)
         page_layout.addWidget(models_note)
         self.tabs.addTab(models_page, self.tr("Models"))
+        self.team_page = TeamPage(session, self)
+        self.tabs.addTab(self.team_page, self.tr("Team database"))
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -46,6 +46,14 @@ class SetupSession:
         await self.controller.apply_config(config)
         return config
 
+    async def save_for_next_start(self, doc: ConfigDocument) -> AppConfig:
+        """Save ``doc`` (validated, atomically, off the GUI thread) without applying it:
+        where the queue lives and this workstation's name take effect at the next start
+        (the Team database page). Raises ConfigError / InputError with the file untouched."""
+        config = await asyncio.to_thread(doc.save, self._extra())
+        self.doc = doc
+        return config
+
     # ---------------------------------------------------------------- what the forms offer
 
     def adapters(self) -> list[AdapterEntry]:

@@ -40,6 +40,7 @@ from media_assistant.core.rules.pacing import PacingView
 from media_assistant.core.rules.site_breakage import SiteCheckReport
 from media_assistant.gui.bridge.bus import QtEventBridge
 from media_assistant.gui.bridge.jobs import JobControl
+from media_assistant.gui.bridge.team_watch import TeamWatch
 from media_assistant.services import Services
 
 if TYPE_CHECKING:
@@ -73,6 +74,10 @@ class AppController(QObject):
         self.follower = services.follower()
         self._sign_ins: dict[str, asyncio.Task[Any]] = {}  # account id → the sign-in under way
         self.login_timeout_s: float | None = None  # None: signin.LOGIN_TIMEOUT_S (15 min)
+        # Team mode: the workstations, for the status bar and the accounts panel (started by
+        # the window); a look that finds the database away shows the banner at once.
+        self.team = TeamWatch(services, self)
+        self.team.on_unreachable = scheduler.link.absorb
 
     async def load_accounts(self) -> None:
         self.statuses = await self.accounts_db.all()
@@ -83,6 +88,7 @@ class AppController(QObject):
 
     async def close(self) -> None:
         await self.stop_sign_ins()
+        self.team.stop()
         await self.follower.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
@@ -117,6 +123,13 @@ class AppController(QObject):
 
     def now(self) -> float:
         return self.services.clock.now()
+
+    def team_database_away(self, exc: BaseException) -> bool:
+        """``exc`` came from the team database not answering (said now, or the banner already
+        shows it: an export's own process reports its error as text)."""
+        if self.scheduler.link.absorb(exc):
+            return True
+        return self.services.store_url is not None and self.scheduler.link.down
 
     # ---------------------------------------------------------------- actions
 
@@ -210,7 +223,10 @@ class AppController(QObject):
 
     async def apply_config(self, config: AppConfig) -> None:
         """A configuration the set-up window saved: the scheduler switches to it (no restart),
-        then the views follow (config_applied)."""
+        then the views follow (config_applied). Where the queue lives and this workstation's
+        name stay as the app started with them (they take effect at the next start)."""
+        running = self.services.config
+        config = config.model_copy(update={"store": running.store, "team": running.team})
         self.services.config = config
         await self.scheduler.apply_config(config)
         await self.load_accounts()

@@ -27,6 +27,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from media_assistant.core.model.jobs import JobCanceled, JobControl
+from media_assistant.core.store.backends.postgres import is_unreachable
 
 __all__ = ["JobCanceled", "JobControl", "JobRunner", "spawn", "stop_jobs"]
 
@@ -137,6 +138,9 @@ async def stop_jobs(wait_s: float = STOP_WAIT_S) -> int:
 # Strong references to the coroutines widgets start (a slot cannot await): a task nobody
 # references may be garbage-collected mid-flight. Failures are logged, not lost.
 _spawned: set[asyncio.Task[Any]] = set()
+# Told when an action failed because the team database cannot be reached (the window says so
+# in its status bar and shows the banner): never a traceback for the network being away.
+unreachable_handlers: list[Callable[[str, BaseException], object]] = []
 
 
 def spawn(coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
@@ -149,5 +153,13 @@ def spawn(coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
 
 
 def _report(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled() and (exc := task.exception()) is not None:
-        logging.getLogger(__name__).error("%s failed", task.get_name(), exc_info=exc)
+    if task.cancelled() or (exc := task.exception()) is None:
+        return
+    log = logging.getLogger(__name__)
+    if is_unreachable(exc):
+        first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
+        log.warning("%s: the team database cannot be reached (%s)", task.get_name(), first)
+        for handler in list(unreachable_handlers):
+            handler(task.get_name(), exc)
+        return
+    log.error("%s failed", task.get_name(), exc_info=exc)

@@ -461,8 +461,14 @@ class TaskActions(QObject):
             self._show(self.tr("Export canceled; nothing was written"), 8000)
             return None
         except Exception as exc:  # InputError names the problem; show it
+            text = str(exc)
+            if self.controller.team_database_away(exc):  # not the export's fault: say so
+                text = self.tr(
+                    "The team database cannot be reached: nothing was exported. Try again once "
+                    "it answers."
+                )
             box = QMessageBox(
-                QMessageBox.Icon.Warning, self.tr("Export failed"), str(exc), parent=self.window
+                QMessageBox.Icon.Warning, self.tr("Export failed"), text, parent=self.window
             )
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             box.open()

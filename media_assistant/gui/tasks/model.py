@@ -53,6 +53,7 @@ from media_assistant.gui.tasks.rows import (
     COL_STARTED,
     COL_STATE,
     COL_TASK,
+    COL_WORKSTATION,
     COLUMN_COUNT,
     ROW_FIELDS,
     TICKING,
@@ -85,6 +86,7 @@ FIELD_COLUMNS: dict[str, tuple[int, ...]] = {
     "cancel_requested": (COL_STATE,),
     "not_before": (COL_STATE,),
     "title": (COL_TASK,),
+    "workstation": (COL_WORKSTATION,),
 }
 _ROLES = frozenset(
     {
@@ -135,6 +137,7 @@ class TaskTableModel(QAbstractTableModel):
             self.tr("Duration"),
             self.tr("Error"),
             self.tr("Priority"),
+            self.tr("Workstation"),
         ]
         # Looked up on every paint: translated once.
         self._state_names = labels.task_states()
@@ -283,7 +286,8 @@ class TaskTableModel(QAbstractTableModel):
 
     def search_text(self, row: Row) -> str:
         error = labels.error_text(row.error_kind, row.error_message)  # the kind as shown, too
-        return f"{row.task_id} {row.title or ''} {row.prompt_head} {error}"
+        where = row.workstation or ""  # "pc-03" finds what ran there (team mode)
+        return f"{row.task_id} {row.title or ''} {row.prompt_head} {error} {where}"
 
     # ---------------------------------------------------------------- Qt model API
 
@@ -356,6 +360,8 @@ class TaskTableModel(QAbstractTableModel):
             )
         if col == COL_PRIORITY:
             return str(row.priority) if row.priority else ""
+        if col == COL_WORKSTATION:
+            return row.workstation or ""
         if col == COL_HEARTBEAT:
             age = self.heartbeat_age(row)
             return format_duration(age) if age is not None else ""

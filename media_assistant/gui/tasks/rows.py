@@ -21,8 +21,9 @@ from media_assistant.core.model.states import TERMINAL_STATES
     COL_DURATION,
     COL_ERROR,
     COL_PRIORITY,
-) = range(11)
-COLUMN_COUNT = 11
+    COL_WORKSTATION,  # team mode only (shown by the window when it works on a team database)
+) = range(12)
+COLUMN_COUNT = 12
 # Columns whose value changes with the clock, not with events: never re-sorted live.
 TICKING = frozenset({COL_HEARTBEAT, COL_DURATION})
 TERMINAL = frozenset(s.value for s in TERMINAL_STATES)  # plain strings, as rows hold them
@@ -54,6 +55,7 @@ class Row:
     priority: int
     attempt_base: int = 0  # attempts used before the operator's last retry (schema v6)
     operator_retries: int = 0
+    workstation: str | None = None  # where it was claimed last (team mode, schema v10)
 
     @property
     def label(self) -> str:
@@ -123,6 +125,7 @@ def sort_key(col: int, now: float) -> Callable[[Row], Any]:
         ),
         COL_ERROR: lambda r: (r.error_kind or "", r.seq),
         COL_PRIORITY: lambda r: (r.priority, -r.seq),
+        COL_WORKSTATION: lambda r: (r.workstation or "", r.seq),
     }
     return keys.get(col, lambda r: r.seq)
 

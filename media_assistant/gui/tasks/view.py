@@ -29,6 +29,7 @@ from media_assistant.gui.tasks.rows import (
     COL_STARTED,
     COL_STATE,
     COL_TASK,
+    COL_WORKSTATION,
     TaskFilter,
 )
 
@@ -102,6 +103,7 @@ class TaskTable(QWidget):
             (COL_STARTED, 7),
             (COL_DURATION, 6),
             (COL_PRIORITY, 4),
+            (COL_WORKSTATION, 7),
         ):
             # Room for the header in any language, with its sort arrow.
             title = str(model.headerData(col, Qt.Orientation.Horizontal))
@@ -114,6 +116,7 @@ class TaskTable(QWidget):
         self.view.customContextMenuRequested.connect(self._on_view_context_menu)
         self.view.doubleClicked.connect(self._on_view_double_clicked)
         self.show_priority_column()
+        self.show_workstation_column(False)  # a team database's window shows it (team_view.py)
         self.view.selectionModel().selectionChanged.connect(self.selection_changed)
         # Enter / Return opens the current task, like a double-click (the table's own
         # shortcut, so it does not take Enter from the filter fields).
@@ -159,6 +162,10 @@ class TaskTable(QWidget):
         hidden = not self.model.prioritized
         if self.view.isColumnHidden(COL_PRIORITY) != hidden:
             self.view.setColumnHidden(COL_PRIORITY, hidden)
+
+    def show_workstation_column(self, shown: bool) -> None:
+        """Where each task ran: only on a team database (a single PC's tasks all ran here)."""
+        self.view.setColumnHidden(COL_WORKSTATION, not shown)
 
     def add_batch(self, batch_id: str, label: str | None = None) -> None:
         at = self.batch_filter.findData(batch_id)

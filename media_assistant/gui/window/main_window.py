@@ -55,6 +55,7 @@ from media_assistant.gui.window.lane_panel import LanePanel
 from media_assistant.gui.window.log_panel import LogModel, LogPanel
 from media_assistant.gui.window.notice_tab import NoticeTab
 from media_assistant.gui.window.queue_controls import QueueControls
+from media_assistant.gui.window.team_view import TeamView
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +152,8 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         self.disk_banner = DiskFullBanner(controller.services.bus, self)  # hidden until full
         layout.addWidget(self.disk_banner)
+        # Team mode: the database's banner, the workstations online, the Workstation column.
+        self.team_view = TeamView(self, controller, self.table, layout)
         layout.addLayout(lanes)
         layout.addWidget(vertical, 1)
         self.setCentralWidget(central)
