@@ -1,4 +1,4 @@
-"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,all} [--quick] [--json]
+"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,all} [--quick] [--json]
 [--out FILE]``
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
@@ -33,6 +33,7 @@ BENCHMARKS = {
     "gui": "benchmarks.bench_gui",
     "cancel": "benchmarks.bench_cancel",
     "io": "benchmarks.bench_io",
+    "team": "benchmarks.bench_team",
 }
 TITLES = {
     "seed": "B1 — seed workload",
@@ -42,6 +43,7 @@ TITLES = {
     "gui": "B5 — GUI (bench_gui)",
     "cancel": "B6 — cancel latency",
     "io": "B7 — the window never waits",
+    "team": "B8 — team mode",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 

@@ -202,10 +202,10 @@ def web_report(runs: Sequence[WebRun]) -> WebReport:
     for account_runs in by_account.values():
         intervals = [(r.start, r.end) for r in account_runs]
         report.max_per_account = max(report.max_per_account, _max_overlap(intervals))
-        account_runs.sort(key=lambda r: r.start)
-        for i, r in enumerate(account_runs):
-            if any(o.start < r.end and r.start < o.end for o in account_runs[i + 1 :]):
-                report.conflicts += 1
+        report.conflicts += sum(
+            any(o is not r and o.start < r.end and r.start < o.end for o in account_runs)
+            for r in account_runs
+        )
     for task, task_runs in by_task.items():
         at_once = _max_overlap([(r.start, r.end) for r in task_runs]) > 1
         if sum(r.ok for r in task_runs) > 1 or at_once:
