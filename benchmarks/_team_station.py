@@ -15,9 +15,9 @@ is B8's workstation: the same services and scheduler as ``run`` (``Services.open
 workstation's config and data dir), plus what B8 measures inside it. SPEC: ``data_dir``,
 ``ledger``, ``durations`` (as above, or null), ``provider`` (``registry``: the configured
 accounts, as ``run``; ``noop``: every account answers at once), ``follow`` (run the window's
-database follower — LISTEN/NOTIFY — and time how long another workstation's changes take to
-show here). It prints ``ready`` once its scheduler runs, waits for a line on stdin (B8 submits
-the work meanwhile), runs until the team's queue is idle, and prints one JSON line.
+database follower — LISTEN/NOTIFY — and note when another workstation's changes show here). It
+prints ``ready`` once its scheduler runs, waits for a line on stdin (B8 submits the work
+meanwhile), runs until the team's queue is idle, and prints one JSON line.
 """
 
 from __future__ import annotations
@@ -76,14 +76,15 @@ class _Noop:
 
 
 class Visibility:
-    """How long after another workstation's change this one's follower published it: for each
-    task whose state (and attempt) moved, now − the change's own time (``started_at`` of a
-    claim, ``finished_at`` of an end; both on the database's clock, as is ours)."""
+    """What this workstation's follower brought in from the others, and when: for each task
+    whose state (and attempt) moved, (task, state, when it was published here, on the
+    database's clock). B8 compares it with the commit time of the change (the server's commit
+    timestamps): the change's own time stamp is taken before its transaction, which may wait."""
 
     def __init__(self, now: Any) -> None:
         self.now = now
         self.seen: dict[str, tuple[str, int]] = {}
-        self.samples: list[float] = []
+        self.samples: list[tuple[str, str, float]] = []
 
     def on_event(self, event: Any) -> None:
         from media_assistant.core.model.events import TasksSynced
@@ -96,9 +97,8 @@ class Visibility:
             if self.seen.get(row["task_id"]) == key:
                 continue
             self.seen[row["task_id"]] = key
-            at = row["started_at"] if key[0] == "running" else row.get("finished_at")
-            if key[0] in ("running", "success", "failed", "canceled") and at:
-                self.samples.append(now - float(at))
+            if key[0] in ("running", "success", "failed", "canceled"):
+                self.samples.append((str(row["task_id"]), key[0], now))
 
 
 async def bench(spec: dict[str, Any]) -> dict[str, Any]:
@@ -130,7 +130,7 @@ async def bench(spec: dict[str, Any]) -> dict[str, Any]:
         return {
             "workstation": services.workstation,
             "stuck": [s.model for s in stuck],
-            "visible_s": visibility.samples,
+            "seen": visibility.samples,
             "cpu_s": cpu,
             "wall_s": wall,
         }

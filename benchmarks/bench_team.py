@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import psycopg
 
 from benchmarks._team_env import (
     API_KEY,
@@ -216,6 +217,44 @@ class ServerCpu:
         return sum(last - first for first, last in self.seen.values())
 
 
+# The event code of the change that put a task in a state (other states: any state change).
+CHANGE_OF = {"running": ("started",), "success": ("succeeded",)}
+CLOCK_SLACK_S = 0.05  # a workstation's clock aligned with the server's, to a round trip
+
+
+def visible_lags(url: str, seen: Sequence[Sequence[Any]]) -> list[float]:
+    """For each (task, state, when) a follower published: how long after the commit of the
+    change that made that state (the server's commit timestamps, ``track_commit_timestamp``)."""
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        rows = conn.execute(
+            "SELECT task_id, code, extract(epoch FROM pg_xact_commit_timestamp(xmin)) "
+            "FROM task_events WHERE kind = 'state' ORDER BY 3"
+        ).fetchall()
+    return lags_after_commits([(str(t), str(c), float(at)) for t, c, at in rows], seen)
+
+
+def lags_after_commits(
+    commits: Sequence[tuple[str, str, float]], seen: Sequence[Sequence[Any]]
+) -> list[float]:
+    """``commits``: (task, event code, commit time) of state changes, in commit order; ``seen``:
+    (task, state, when published). Each sighting is measured from the last commit before it
+    of a change that leads to that state."""
+    by_task: dict[str, list[tuple[str, float]]] = {}
+    for task, code, at in commits:
+        by_task.setdefault(task, []).append((code, at))
+    lags = []
+    for task, state, at in seen:
+        codes = CHANGE_OF.get(state)
+        made = [
+            c
+            for code, c in by_task.get(task, [])
+            if c <= at + CLOCK_SLACK_S and (codes is None or code in codes)
+        ]
+        if made:
+            lags.append(max(at - made[-1], 0.0))
+    return lags
+
+
 # ---------------------------------------------------------------------------- phases
 
 
@@ -245,6 +284,7 @@ def _seed_phase(server: PostgresServer, root: Path, speed: float) -> dict[str, A
         stations = team.results(timeout=3 * w.lower_bound(3) / speed + 120)
         rows = task_rows(team.url)
         stats = sim.stats()
+        visible = visible_lags(team.url, [s for st in stations for s in st["seen"]])
     finally:
         team.stop()
         sim.stop_in_thread()
@@ -253,7 +293,6 @@ def _seed_phase(server: PostgresServer, root: Path, speed: float) -> dict[str, A
     api_repeats = sorted(p for p in asked if asked[p] > 1 or answered[p] > 1)
     refs = references(w, 3)
     makespan = (max(r["finished_at"] for r in rows) - submitted) * speed
-    visible = [s for st in stations for s in st["visible_s"]]
     return {
         "speed": speed,
         "tasks": len(rows),
@@ -376,7 +415,7 @@ def measure(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
-    server = start_server()
+    server = start_server({"track_commit_timestamp": "on"})  # when each change committed
     if server is None:
         raise RuntimeError("PostgreSQL is not installed (scripts/setup.sh installs it)")
     result: dict[str, Any] = {

@@ -26,6 +26,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 
 import psycopg
@@ -72,7 +73,8 @@ class PostgresServer:
             command = ["runuser", "-u", "postgres", "--", *command]
         return _checked(command)
 
-    def init(self) -> None:
+    def init(self, settings: Mapping[str, str] | None = None) -> None:
+        """``settings``: more ``postgresql.conf`` lines (B8 turns on commit timestamps)."""
         self.sockets.mkdir()
         if self.as_postgres:
             shutil.chown(self.root, "postgres", "postgres")
@@ -102,6 +104,7 @@ class PostgresServer:
             f"unix_socket_directories = '{self.sockets}'\n"
             "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
             "max_connections = 200\nshared_buffers = 32MB\n"
+            + "".join(f"{key} = {value}\n" for key, value in (settings or {}).items())
         )
         _write_as(conf, conf.read_text() + settings, self.as_postgres)
 
@@ -168,14 +171,14 @@ def _write_as(path: Path, text: str, as_postgres: bool) -> None:
         shutil.chown(path, "postgres", "postgres")
 
 
-def start_server() -> PostgresServer | None:
+def start_server(settings: Mapping[str, str] | None = None) -> PostgresServer | None:
     """A running server, or None where PostgreSQL is not installed."""
     bin_dir = pg_bin()
     if bin_dir is None:
         return None
     server = PostgresServer(bin_dir)
     try:
-        server.init()
+        server.init(settings)
         server.start()
         server.wait_ready()
     except BaseException:

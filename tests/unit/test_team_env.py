@@ -157,3 +157,20 @@ def test_b8_renders_its_result_and_judges_its_targets() -> None:
     text = bench_team.markdown(result)
     assert text.startswith("## B8")
     assert "| 1.250 |" in text and "7.700" in text and "**MISS**" in text
+
+
+def test_b8_measures_a_follower_s_sighting_from_the_commit_of_the_change_it_shows() -> None:
+    commits = [
+        ("a", "submitted", 0.0),
+        ("a", "started", 10.0),
+        ("b", "started", 10.5),
+        ("a", "succeeded", 12.0),
+    ]
+    seen = [
+        ("a", "running", 10.2),  # the claim, 0.2 s after it committed
+        ("a", "success", 12.9),  # the answer's write, not the claim
+        ("b", "running", 10.49),  # a clock 10 ms behind the server's: the same commit
+        ("c", "running", 5.0),  # nothing committed for it (another database): not counted
+    ]
+    lags = bench_team.lags_after_commits(commits, seen)
+    assert [round(x, 3) for x in lags] == [0.2, 0.9, 0.0]
