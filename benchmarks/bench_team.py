@@ -550,6 +550,41 @@ def run(quick: bool) -> dict[str, Any]:
     )
 
 
+NOTES = """### Notes (what was found and changed)
+
+Measured while building this benchmark, on the same 2-core machine shared with other work (1-min
+load average 8-22 throughout); not this run's figures.
+
+- **Claims are round trips.** A no-op task is two transactions on its workstation's one writer
+  thread: the claim (BEGIN, the queue's head, the account's limits, the free slot, the task's
+  UPDATE, the slot's UPDATE, the event, COMMIT) and the answer's write (BEGIN, UPDATE, event,
+  COMMIT). `pg_stat_activity` sampled every 0.1 s showed the server's connections waiting for
+  their clients (`ClientRead`) nearly all the time, and py-spy showed the writer thread
+  waiting in psycopg: each round trip waits for the client and the server process to be
+  scheduled, milliseconds on a loaded machine.
+- **Change** (`core/store/backends/postgres.py`): the pool pinged every connection at every
+  checkout (`pool_pre_ping`), one more round trip per transaction; it now pings only a
+  connection that sat idle for a second (a dead one is still replaced before use). The store
+  alone, claim + answer, one process: 31 → 19-22 ms and 6.3 → 4.2-5.0 ms of CPU per task. This
+  benchmark's claims, before/after interleaved at load 15-20: 31, 34 → 38, 45 tasks/s.
+- **What is left**: 5.5-8 ms of CPU per task in the workstations and 1.7-2.7 ms in the server,
+  so two cores cannot pass ~185-280 tasks/s even with nothing else running; 500 needs several
+  tasks per transaction (claims handed out ahead of free slots, answers written in groups) or
+  psycopg's pipeline mode under SQLAlchemy — the same rebuild of the fenced write path B3
+  declined, for throughput a team of API accounts does not reach (100 accounts × 5 slots of
+  8 s tasks are ~60 tasks/s). main has since folded the limits' read and the slot's two
+  statements into the claim (two round trips fewer): run B8 again there.
+- **A follower on a saturated machine**: at load 8-12 another workstation's change reached a
+  follower in 0.3-0.4 s (p95); at load 16-22 in 1-3 s. Timed inside the workstations at load 21:
+  NOTIFY → the follower's look up to 1.9 s, the look itself up to 1.2 s, its events reaching
+  the loop up to 1.75 s — every step waiting for a CPU, none waiting for the other.
+- **rpm and the server's clock** (tests/faults/test_team_processes.py): the claims of an rpm-30
+  account are exactly 2.0 s apart on the database's clock; the API server receives each
+  request 10-50 ms after its claim, a process's first request 0.1-0.4 s after (once 1.7 s at
+  load 12), so a provider counting arrivals in a strict sliding minute can see rpm + 1 right
+  after a workstation starts."""
+
+
 def markdown(r: dict[str, Any]) -> str:
     parts = ["## B8 — team mode: three workstation processes on one PostgreSQL", ""]
     load = r.get("load_avg_1min", [float("nan")] * 2)
@@ -653,7 +688,7 @@ def markdown(r: dict[str, Any]) -> str:
                 ],
             ),
         ]
-    parts += ["", targets_table(r["targets"])]
+    parts += ["", targets_table(r["targets"]), "", NOTES]
     keys = (
         "duplicate_runs, web_conflicts, api_max_in_flight, api_concurrency, visible_p95_s, "
         "reclaim_s, dead_after_s, claims_per_s, makespan_ratio"
