@@ -1,5 +1,5 @@
-"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,breakage,all} [--quick]
-[--json] [--out FILE]``
+"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,all}
+[--quick] [--json] [--out FILE]``
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
 ``markdown(result) -> str``. ``all`` runs every one of them and writes ``BENCHMARKS.md`` (or
@@ -33,6 +33,7 @@ BENCHMARKS = {
     "gui": "benchmarks.bench_gui",
     "cancel": "benchmarks.bench_cancel",
     "io": "benchmarks.bench_io",
+    "team": "benchmarks.bench_team",
     "breakage": "benchmarks.bench_breakage",
 }
 TITLES = {
@@ -43,6 +44,7 @@ TITLES = {
     "gui": "B5 — GUI (bench_gui)",
     "cancel": "B6 — cancel latency",
     "io": "B7 — the window never waits",
+    "team": "B8 — team mode",
     "breakage": "B9 — a site changes its page",
 }
 DEFAULT_OUT = "BENCHMARKS.md"

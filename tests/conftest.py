@@ -109,7 +109,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of this test process's own (tests/support/postgres.py)."""
+    """A PostgreSQL server of this test process's own (benchmarks/postgres_server.py)."""
     server = start_server()
     if server is None:
         if os.environ.get("MA_REQUIRE_POSTGRES") == "1":

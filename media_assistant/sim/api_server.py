@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from aiohttp import web
@@ -68,6 +68,9 @@ class ApiSimConfig:
     # Durations in headers (rate-limit resets, Retry-After) are real seconds by default. Set this
     # when the client runs on a ScaledClock(speed=1/time_scale), which counts simulated seconds.
     sim_time_headers: bool = False
+    # Simulated seconds for a request, from its last user message (None: drawn from latency_s):
+    # a benchmark serves each task the duration its workload gives it.
+    latency_of: Callable[[str], float | None] | None = None
 
     def __post_init__(self) -> None:
         low, high = self.latency_s
@@ -260,7 +263,7 @@ class ApiSimulator(ThreadedServer):
 
         rejected = self._key_rejected(key)
         if rejected is not None:
-            self._stats.count(key, "errors")
+            self._stats.count(key, "errors", record)
             return rejected
 
         rule = self._faults.take(user_text, key)
@@ -270,15 +273,15 @@ class ApiSimulator(ThreadedServer):
         decision = self._reported(decision)
         limit_headers = decision.headers() if decision else {}
         if decision is not None and not decision.allowed and rule is None:
-            self._stats.count(key, "rate_limited")
+            self._stats.count(key, "rate_limited", record)
             return self._rate_limited(decision, limit_headers)
         if rule is not None and rule.fault.answers_with_status:
-            return self._status_fault(rule, key, limit_headers)
+            return self._status_fault(rule, key, limit_headers, record)
 
         fault = rule.fault if rule else None
         reply = make_reply(self.config.seed, model, messages, self.config.answer_chars)
         reply = poor_reply(reply, fault)
-        latency = self._rng.uniform(*self.config.latency_s) * self.config.time_scale
+        latency = self._latency(user_text)
         assert self._replies is not None
         with self._stats.in_flight(key):
             try:
@@ -302,10 +305,15 @@ class ApiSimulator(ThreadedServer):
                         headers=limit_headers,
                     )
             except (asyncio.CancelledError, ConnectionError):
-                self._stats.count(key, "errors" if fault else "client_closed")
+                self._stats.count(key, "errors" if fault else "client_closed", record)
                 raise
-        self._stats.count(key, "errors" if fault else "served")
+        self._stats.count(key, "errors" if fault else "served", record)
         return response
+
+    def _latency(self, user_text: str) -> float:
+        chosen = self.config.latency_of(user_text) if self.config.latency_of else None
+        seconds = self._rng.uniform(*self.config.latency_s) if chosen is None else chosen
+        return seconds * self.config.time_scale
 
     def _reported(self, decision: WindowDecision | None) -> WindowDecision | None:
         if decision is None or not self.config.sim_time_headers:
@@ -320,9 +328,11 @@ class ApiSimulator(ThreadedServer):
         body = error_body(message, "rate_limit_exceeded", "rate_limit_exceeded")
         return _json_error(429, body, {**headers, **decision.retry_headers()})
 
-    def _status_fault(self, rule: FaultRule, key: str, headers: dict[str, str]) -> web.Response:
+    def _status_fault(
+        self, rule: FaultRule, key: str, headers: dict[str, str], record: RequestRecord
+    ) -> web.Response:
         fault = rule.fault
-        self._stats.count(key, "rate_limited" if fault is Fault.RATE_LIMIT else "errors")
+        self._stats.count(key, "rate_limited" if fault is Fault.RATE_LIMIT else "errors", record)
         reply = ERROR_REPLIES[fault]
         body = error_body(reply.message, reply.type, reply.code, reply.param)
         if fault is Fault.RATE_LIMIT and rule.retry_after_header is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal, NotRequired, TypedDict
@@ -27,6 +28,10 @@ class RequestRecord(TypedDict):
     stream: bool
     at: float  # wall-clock time received
     task_marker: NotRequired[str]  # from "[task:<id>]" in the last user message
+    # How it ended and when (wall clock), once it has: which prompts were *answered* more than
+    # once, as opposed to asked again after a client went away mid-answer (a killed process).
+    outcome: NotRequired[Outcome]
+    ended_at: NotRequired[float]
 
 
 class SimStats(TypedDict):
@@ -61,10 +66,14 @@ class StatsBook:
             self._requests.append(record)
             self._both(record["key"])
 
-    def count(self, key: str, outcome: Outcome) -> None:
+    def count(self, key: str, outcome: Outcome, record: RequestRecord | None = None) -> None:
+        """One more ``outcome`` for ``key``; ``record`` (the request's) is marked with it."""
         with self._lock:
             for stats in self._both(key):
                 stats[outcome] += 1
+            if record is not None:
+                record["outcome"] = outcome
+                record["ended_at"] = time.time()
 
     @contextmanager
     def in_flight(self, key: str) -> Iterator[None]:

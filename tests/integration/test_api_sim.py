@@ -424,6 +424,34 @@ async def test_stats_count_concurrency_and_record_requests() -> None:
     assert first["at"] > 0
 
 
+async def test_each_request_records_how_it_ended_and_a_latency_can_be_chosen_per_prompt() -> None:
+    """A process killed mid-answer asks again elsewhere: a test tells "answered twice" from
+    "asked again after the client went away" by each request's outcome."""
+    slow = {"slow [task:s]": 2000.0}  # simulated ms-scale: 2 s real at FAST
+    sim = ApiSimulator(ApiSimConfig(latency_s=(5, 5), time_scale=FAST, latency_of=slow.get))
+    base = await sim.start()
+    try:
+        async with httpx.AsyncClient(
+            base_url=base + "/", headers={"Authorization": "Bearer k"}
+        ) as http:
+            t0 = time.monotonic()
+            assert (await http.post("chat/completions", json=chat("quick"))).status_code == 200
+            assert time.monotonic() - t0 < 1.0  # 5 ms: latency_s, as latency_of said None
+            gone = asyncio.ensure_future(http.post("chat/completions", json=chat("slow [task:s]")))
+            await _until(lambda: sim.stats()["keys"].get("k", {}).get("in_flight") == 1)
+            gone.cancel()  # the client goes away mid-answer
+            await asyncio.gather(gone, return_exceptions=True)
+            await _until(lambda: sim.stats()["keys"]["k"]["in_flight"] == 0)
+    finally:
+        await sim.stop()
+    records = sim.stats()["requests"]
+    assert [(r.get("task_marker"), r.get("outcome")) for r in records] == [
+        (None, "served"),
+        ("s", "client_closed"),
+    ]
+    assert all(r["ended_at"] >= r["at"] for r in records)
+
+
 async def test_reset_forgets_stats_and_faults(sim: ApiSimulator, client: httpx.AsyncClient) -> None:
     sim.inject("500", count=5)
     assert (await client.post("chat/completions", json=chat("x"))).status_code == 500

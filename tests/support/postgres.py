@@ -1,180 +1,22 @@
-"""A real PostgreSQL server for the tests, started by the suite itself in a temporary folder.
+"""The suite's PostgreSQL server: the helper lives in benchmarks/postgres_server.py, which the
+benchmarks use too (they never import the tests)."""
 
-Debian's ``postgresql`` package (scripts/setup.sh installs it) puts its programs in
-``/usr/lib/postgresql/<version>/bin``, off the PATH. ``initdb`` and ``pg_ctl`` refuse to run as
-root (CI runs as root), so under root they run as the ``postgres`` user (``runuser``) in a
-folder that user owns. pytest-postgresql's self-started server fails as root for the same
-reason, hence this small helper. One server per test process (pytest-xdist worker); each test
-gets a database of its own (:meth:`PostgresServer.new_database`).
+from benchmarks.postgres_server import (
+    PASSWORD,
+    PASSWORD_ROLE,
+    SUPERUSER,
+    PostgresServer,
+    free_port,
+    pg_bin,
+    start_server,
+)
 
-The server listens on 127.0.0.1 only. Authentication: ``trust`` for every role except
-``ma_pw``, which must give its password (``scram-sha-256``): the tests of the keyring and of
-``PGPASSWORD`` use that one.
-"""
-
-from __future__ import annotations
-
-import contextlib
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
-import uuid
-from pathlib import Path
-
-import psycopg
-
-SUPERUSER = "ma_admin"
-PASSWORD_ROLE = "ma_pw"
-PASSWORD = "pw-for-tests-only"
-
-
-def pg_bin() -> Path | None:
-    """The newest PostgreSQL's programs folder on this machine, or None."""
-    env = os.environ.get("MA_PG_BIN")
-    if env:
-        return Path(env)
-    root = Path("/usr/lib/postgresql")
-    versions = sorted(
-        (p for p in root.glob("*/bin") if (p / "initdb").exists()),
-        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
-    )
-    return versions[-1] if versions else None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class PostgresServer:
-    def __init__(self, bin_dir: Path) -> None:
-        self.bin = bin_dir
-        self.root = Path(tempfile.mkdtemp(prefix="ma-pg-"))
-        self.data = self.root / "data"
-        self.sockets = self.root / "run"
-        self.port = free_port()
-        self.as_postgres = os.geteuid() == 0
-        self.running = False
-
-    # ------------------------------------------------------------------ lifecycle
-
-    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        command = [str(self.bin / args[0]), *args[1:]]
-        if self.as_postgres:
-            command = ["runuser", "-u", "postgres", "--", *command]
-        return _checked(command)
-
-    def init(self) -> None:
-        self.sockets.mkdir()
-        if self.as_postgres:
-            shutil.chown(self.root, "postgres", "postgres")
-            shutil.chown(self.sockets, "postgres", "postgres")
-        self._run(
-            "initdb",
-            "-D",
-            str(self.data),
-            "-U",
-            SUPERUSER,
-            "--auth=trust",
-            "--no-sync",
-            "-E",
-            "UTF8",
-            "--locale=C",
-        )
-        hba = self.data / "pg_hba.conf"
-        rules = (
-            f"host all {PASSWORD_ROLE} 127.0.0.1/32 scram-sha-256\n"
-            "host all all 127.0.0.1/32 trust\n"
-            "local all all trust\n"
-        )
-        _write_as(hba, rules, self.as_postgres)
-        conf = self.data / "postgresql.conf"
-        settings = (
-            f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
-            f"unix_socket_directories = '{self.sockets}'\n"
-            "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
-            "max_connections = 200\nshared_buffers = 32MB\n"
-        )
-        _write_as(conf, conf.read_text() + settings, self.as_postgres)
-
-    def start(self) -> None:
-        log = str(self.root / "server.log")
-        self._run("pg_ctl", "-D", str(self.data), "-l", log, "-w", "-t", "60", "start")
-        self.running = True
-
-    def stop(self, mode: str = "fast") -> None:
-        """``mode``: fast (disconnect everyone, shut down cleanly) or immediate (a crash)."""
-        if self.running:
-            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop")
-            self.running = False
-
-    def destroy(self) -> None:
-        with contextlib.suppress(Exception):
-            self.stop("immediate")
-        shutil.rmtree(self.root, ignore_errors=True)
-
-    # ------------------------------------------------------------------ databases
-
-    def admin_url(self, database: str = "postgres") -> str:
-        return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
-
-    def new_database(self, prefix: str = "t") -> str:
-        """A fresh, empty database owned by the superuser; its URL."""
-        name = f"{prefix}_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(self.admin_url(), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return self.admin_url(name)
-
-    def ensure_password_role(self) -> None:
-        with psycopg.connect(self.admin_url(), autocommit=True) as conn:
-            found = conn.execute(
-                "SELECT 1 FROM pg_roles WHERE rolname = %s", (PASSWORD_ROLE,)
-            ).fetchone()
-            if not found:
-                conn.execute(f"CREATE ROLE {PASSWORD_ROLE} LOGIN PASSWORD '{PASSWORD}' CREATEDB")
-
-    def wait_ready(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with psycopg.connect(self.admin_url(), connect_timeout=2):
-                    return
-            except psycopg.OperationalError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-
-
-def _checked(command: list[str]) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(  # noqa: PLW1510 - checked below with the server's own words
-        command, capture_output=True, text=True, timeout=120
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed: {result.stderr or result.stdout}")
-    return result
-
-
-def _write_as(path: Path, text: str, as_postgres: bool) -> None:
-    path.write_text(text)
-    if as_postgres:
-        shutil.chown(path, "postgres", "postgres")
-
-
-def start_server() -> PostgresServer | None:
-    """A running server, or None where PostgreSQL is not installed."""
-    bin_dir = pg_bin()
-    if bin_dir is None:
-        return None
-    server = PostgresServer(bin_dir)
-    try:
-        server.init()
-        server.start()
-        server.wait_ready()
-    except BaseException:
-        server.destroy()
-        raise
-    return server
+__all__ = [
+    "PASSWORD",
+    "PASSWORD_ROLE",
+    "SUPERUSER",
+    "PostgresServer",
+    "free_port",
+    "pg_bin",
+    "start_server",
+]
