@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 EXIT_OK, EXIT_SOME_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
 EXIT_STORE_UNREACHABLE = 8
 PROGRESS_EVERY_S = 1.0
+TEAM_REFRESH_S = 5.0  # a team run reads its tasks' states from the store this often
 
 
 def cmd_run(paths: Paths, args: argparse.Namespace) -> int:
@@ -185,11 +186,16 @@ async def _run(
     link = scheduler.link
     gave_up_on_disk = gave_up_on_store = False
     pauses = PauseNotice(store)  # a paused queue waits: say so
+    refreshed = time.monotonic()
     try:
         while not runner.done() and not interrupted.is_set():
             await asyncio.wait(
                 {runner, stopper}, timeout=PROGRESS_EVERY_S, return_when=asyncio.FIRST_COMPLETED
             )
+            if services.store_url is not None and time.monotonic() - refreshed >= TEAM_REFRESH_S:
+                refreshed = time.monotonic()
+                with contextlib.suppress(Exception):  # an outage: the link says so
+                    await progress.refresh()
             progress.print_changed()
             await pauses.update()
             if disk.full and disk.full_for() >= disk_wait_s:
@@ -283,6 +289,8 @@ async def _run(
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    # What the batch came to, also where other workstations ran some of it (team mode).
+    await progress.refresh()
     return await _summary(scheduler, progress, runner.result(), time.monotonic() - started)
 
 

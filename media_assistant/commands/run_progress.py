@@ -1,4 +1,8 @@
-"""What ``run`` prints as it goes: one line per lane whenever its tasks move."""
+"""What ``run`` prints as it goes: one line per lane whenever its tasks move.
+
+The store's events say what this process changed; on a team database other workstations run
+the same tasks, so :meth:`Progress.refresh` reads the states of the tasks not yet ended from
+the store (every few seconds during a team run, and always before the summary)."""
 
 from __future__ import annotations
 
@@ -27,6 +31,13 @@ class Progress:
         for r in rows:
             self.tasks[r["task_id"]] = (r["model_kind"], r["state"])
         self._dirty = True
+
+    async def refresh(self) -> None:
+        """The states of the tasks not yet ended, read from the store (another workstation may
+        have run them)."""
+        open_ids = [t for t, (_, s) in self.tasks.items() if not TaskState(s).terminal]
+        if open_ids:
+            self.add_rows(await self.store.view_rows(sorted(open_ids)))
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, TasksAdded):

@@ -316,18 +316,12 @@ def online(url: str) -> set[str]:
     return {r[0] for r in rows}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="commands/run.py counts only its own workstation's changes (no follower): each run "
-    "ends with 'N left pending' and exit 1 although the team finished the batch",
-)
 def test_each_run_s_summary_and_exit_code_tell_the_team_s_outcome(
     team: Callable[..., Team],
 ) -> None:
     """Two workstations run one batch together and both end when it is done: each one's last
     line and exit code must say what happened to the batch (4 succeeded, exit 0), not what it
-    saw itself (2 succeeded, 2 "left pending", exit 1 — what they say now)."""
+    saw itself (2 succeeded, 2 "left pending", exit 1 — what they said before)."""
     t = team(latency_s=(0.5, 1.0))
     for name in NAMES[:2]:
         t.join(name, web_latency_s=(1.0, 1.5))
