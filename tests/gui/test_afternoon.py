@@ -152,35 +152,31 @@ async def test_after_fetch_the_focus_stays_on_the_button_not_the_name_field(
     from media_assistant.core.model.states import ModelKind
     from media_assistant.gui.accounts.setup_dialog import SetupDialog
     from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
+    from tests.support.keyrings import MemoryKeyring, use_keyring
 
     api = ApiSimulator(ApiSimConfig(latency_s=(0.1, 0.2), time_scale=0.01, seed=1))
     api.start_in_thread()
-    try:
-        async with running_app(data, qtbot, start_scheduler=False) as env:
-            setup = env.window.open_setup()
-            assert isinstance(setup, SetupDialog)
-            editor = setup.edit_account(ModelKind.API, None)
-            editor.activateWindow()
-            await until(lambda: QApplication.activeWindow() is editor)
-            editor.id_edit.setText("sim-api")
-            editor.base_url.setText(api.base_url)
-            editor.key.setText("sk-afternoon-test-key")
-            editor.fetch_button.setFocus()
-            await until(lambda: QApplication.focusWidget() is editor.fetch_button)
-            editor.fetch_button.click()
-            await asyncio.sleep(0)  # the click's task starts: the buttons are disabled
-            assert editor.busy
-            await until(lambda: editor.models.count() > 0 and not editor.busy)
-            print(
-                "AFTER",
-                QApplication.focusWidget(),
-                editor.focusWidget(),
-                editor.fetch_button,
-                editor.id_edit,
-            )
-            assert editor.focusWidget() is editor.fetch_button
-            assert not editor.id_edit.hasSelectedText()
-            editor.close()
-            setup.close()
-    finally:
-        api.stop_in_thread()
+    # A computer with a keyring (without one the key field is closed: test_api_key_keyring).
+    with use_keyring(MemoryKeyring()):
+        try:
+            async with running_app(data, qtbot, start_scheduler=False) as env:
+                setup = env.window.open_setup()
+                assert isinstance(setup, SetupDialog)
+                editor = setup.edit_account(ModelKind.API, None)
+                editor.activateWindow()
+                await until(lambda: QApplication.activeWindow() is editor)
+                editor.id_edit.setText("sim-api")
+                editor.base_url.setText(api.base_url)
+                editor.key.setText("sk-afternoon-test-key")
+                editor.fetch_button.setFocus()
+                await until(lambda: QApplication.focusWidget() is editor.fetch_button)
+                editor.fetch_button.click()
+                await asyncio.sleep(0)  # the click's task starts: the buttons are disabled
+                assert editor.busy
+                await until(lambda: editor.models.count() > 0 and not editor.busy)
+                assert editor.focusWidget() is editor.fetch_button
+                assert not editor.id_edit.hasSelectedText()
+                editor.close()
+                setup.close()
+        finally:
+            api.stop_in_thread()

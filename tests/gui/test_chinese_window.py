@@ -272,6 +272,7 @@ def test_notices_read_chinese_in_the_list_and_in_group_chats(zh: None) -> None:
         chinese("\n".join(notice_text(notice, "zh")), f"webhook {notice.kind}")
 
 
+@pytest.mark.expect_errors(r"no API key for account .api-1.")  # the account the test leaves keyless
 async def test_account_tooltips_name_no_command_to_type(
     zh: None, tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -53,6 +53,7 @@ def signin_failure() -> None:
         )
 
 
+@pytest.mark.expect_errors(r"sign-in failed: Timeout")  # the line the test logs itself
 def test_a_traceback_is_one_short_row_and_the_rows_after_it_stay_one_line_high(
     logged: tuple[logging.Logger, LogPanel],
 ) -> None:

@@ -205,8 +205,10 @@ class ApiLane(Lane):
     ) -> Claim | None:
         """The task claimed for the slot after an answer's write, if it is to run here."""
         if handover.claim_error is not None:
-            if not self.rt.disk.absorb(handover.claim_error):
-                log.error("claiming the next task failed: %s", handover.claim_error)
+            # A full disk or an unreachable team database is said once, by its guard.
+            error = handover.claim_error
+            if not self.rt.disk.absorb(error) and not self.rt.link.absorb(error):
+                log.error("claiming the next task failed: %s", error)
             return None
         claim = handover.next_claim
         if claim is not None and (
