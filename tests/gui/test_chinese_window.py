@@ -52,7 +52,9 @@ ALLOWED = {
         "AI API ID URL Base HTTP HTTPS MB KB GB Token Tokens CSV TSV XLSX JSON JSONL Lines "
         "Markdown Excel Word Zip Webhook Webhooks Chromium Chrome Edge Google Microsoft "
         "Playwright Windows macOS Linux Open WebUI DeepSeek ChatGPT Kimi Qwen Doubao Yuanbao "
-        "OpenAI Ctrl Enter Shift Alt Esc Tab"
+        "OpenAI Ctrl Enter Shift Alt Esc Tab PostgreSQL TLS SSL"
+        # libpq and its own names (a team database: its parameters, where a password may be kept)
+        " PGPASSWORD pgpass libpq sslmode"
         # the one command a damaged store's notice names (store_recovery.py)
         " restore"
     ).split()
@@ -60,12 +62,15 @@ ALLOWED = {
 CJK = re.compile(r"[\u4e00-\u9fff]")
 _REMOVED = (
     re.compile(r"<[^>]+>"),  # rich-text markup
-    re.compile(r"https?://\S*"),  # addresses
+    re.compile(r"(?:https?|postgres(?:ql)?)://\S*"),  # addresses
     re.compile(r"(?<![\w/])(?:[A-Za-z]:)?[\\/][^\s，。：）]*"),  # paths: /data, C:\Users
+    re.compile(r"%\w+%\S*"),  # Windows paths through a variable: %APPDATA%\postgresql
     re.compile(r"%L?n|%\d"),  # placeholders
     re.compile(r"&\w"),  # keyboard accelerators
     re.compile(r"\S+\.(toml|csv|tsv|xlsx|jsonl|json|md|docx|zip|db|txt|log|qm)\b"),  # files
     re.compile(r"`[^`]*`"),  # code
+    re.compile(r"GRANT [A-Z ]+ ON SCHEMA \w+ TO"),  # SQL for a database's administrator
+    re.compile(r"\?\w+=[\w-]+"),  # a URL's parameters: ?sslmode=require
     re.compile(r"\b[\w.]*[-_0-9.][\w.-]*\b"),  # ids, variables, commands: ds-web-1, API_KEY
 )
 

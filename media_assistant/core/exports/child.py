@@ -251,7 +251,12 @@ def child_main(
     except (UserError, StoreLocked, StoreDamaged) as exc:  # worded for the operator already
         answer = ("failed", str(exc), None)
     except Exception as exc:  # a bug or a damaged store: say it, keep the details for the log
-        answer = ("failed", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        from media_assistant.core.store.backends.postgres import is_unreachable, redacted
+
+        if is_unreachable(exc):  # not a bug: the team database is away (the window says so)
+            answer = ("failed", f"the team database cannot be reached: {redacted(url)}", None)
+        else:
+            answer = ("failed", f"{type(exc).__name__}: {exc}", traceback.format_exc())
     finally:
         stop_beating.set()
         if engine is not None:

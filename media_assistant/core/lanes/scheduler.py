@@ -220,7 +220,10 @@ class Scheduler:
                     account.id, AccountProblem.NEEDS_ATTENTION, str(exc), exc.code
                 )
                 self.providers[account.id] = UnavailableProvider(str(exc))
-                log.error("[%s %s] %s", account.kind.value, account.id, exc)
+                # An account switched off is no error yet: switching it on builds it again
+                # (and says so then, if it still cannot start).
+                level = logging.ERROR if account.enabled else logging.WARNING
+                log.log(level, "[%s %s] %s", account.kind.value, account.id, exc)
         await view.refresh()
         self.lanes = {
             ModelKind.WEB: WebLane(self.rt, self.runner, self.providers, self._profile_dir),
