@@ -285,6 +285,9 @@ def test_the_team_database_stopped_for_20_s_mid_run_loses_nothing_and_asks_nothi
         t.join(name, concurrency=2, heartbeat_s=1.0, dead_after_s=60.0, web_latency_s=(2.0, 3.0))
     t.submit(web=6, api=12)
     t.start()
+    # Every workstation past its start — its first progress line comes after it (a start the
+    # outage cuts short is exit 8 at once: not this test's case) — and work under way.
+    wait_until(lambda: all("[web]" in s.stdout() for s in t.stations), 60, "all three started")
     wait_until(lambda: sum(r["state"] == "running" for r in t.rows()) >= 4, 60, "4 tasks running")
     pg_server.stop("fast")
     try:
