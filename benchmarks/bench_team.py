@@ -567,13 +567,14 @@ load average 8-22 throughout); not this run's figures.
   connection that sat idle for a second (a dead one is still replaced before use). The store
   alone, claim + answer, one process: 31 → 19-22 ms and 6.3 → 4.2-5.0 ms of CPU per task. This
   benchmark's claims, before/after interleaved at load 15-20: 31, 34 → 38, 45 tasks/s.
-- **What is left**: 5.5-8 ms of CPU per task in the workstations and 1.7-2.7 ms in the server,
-  so two cores cannot pass ~185-280 tasks/s even with nothing else running; 500 needs several
-  tasks per transaction (claims handed out ahead of free slots, answers written in groups) or
-  psycopg's pipeline mode under SQLAlchemy — the same rebuild of the fenced write path B3
-  declined, for throughput a team of API accounts does not reach (100 accounts × 5 slots of
-  8 s tasks are ~60 tasks/s). main has since folded the limits' read and the slot's two
-  statements into the claim (two round trips fewer): run B8 again there.
+- **CPU per task depends on the load**: at load 15-20 the workstations spent 5.5-8 ms of CPU
+  per task and the server 1.7-2.7 ms (~185-280 tasks/s at most on two cores); after the limits'
+  read and the slot's two statements were folded into the claim (two round trips fewer), on a
+  quiet machine (load 2.3) 1.5 ms and 0.64 ms: 897 tasks/s. With a duplicate-code scan beside
+  it, 2.96 ms and 1.26 ms: 441 tasks/s. The phase is CPU-bound; several tasks per transaction
+  (claims ahead of free slots, answers written in groups) would cut the statements per task
+  further, for throughput a team of API accounts does not reach (100 accounts × 5 slots of
+  8 s tasks are ~60 tasks/s).
 - **A follower on a saturated machine**: at load 8-12 another workstation's change reached a
   follower in 0.3-0.4 s (p95); at load 16-22 in 1-3 s. Timed inside the workstations at load 21:
   NOTIFY → the follower's look up to 1.9 s, the look itself up to 1.2 s, its events reaching
