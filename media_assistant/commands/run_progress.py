@@ -32,11 +32,12 @@ class Progress:
             self.tasks[r["task_id"]] = (r["model_kind"], r["state"])
         self._dirty = True
 
-    async def refresh(self) -> None:
+    async def refresh(self, at_most: int | None = None) -> None:
         """The states of the tasks not yet ended, read from the store (another workstation may
-        have run them)."""
+        have run them). ``at_most``: skip the read while more tasks than that are open (a
+        100,000-task batch is read once, before the summary, not every few seconds)."""
         open_ids = [t for t, (_, s) in self.tasks.items() if not TaskState(s).terminal]
-        if open_ids:
+        if open_ids and (at_most is None or len(open_ids) <= at_most):
             self.add_rows(await self.store.view_rows(sorted(open_ids)))
 
     def on_event(self, event: Event) -> None:
