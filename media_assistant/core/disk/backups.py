@@ -35,6 +35,7 @@ from media_assistant.core.disk.backup_files import (
 )
 from media_assistant.core.disk.full import is_disk_full
 from media_assistant.core.disk.store_file import damaged, quick_check
+from media_assistant.core.files.atomic import fsync_folder
 from media_assistant.core.files.private_files import (
     create_private,
     make_private,
@@ -184,7 +185,7 @@ def restore_backup(
                 if aside.exists():
                     os.replace(aside, current)
         raise
-    _fsync_dir(database.parent)
+    fsync_folder(database.parent)
     if kept is not None:
         make_private(sqlite_files(kept))
     return RestoreResult(tasks, kept)
@@ -234,7 +235,7 @@ def _copy_verified(
             os.fsync(f.fileno())
         if not stage_only:
             os.replace(tmp, target)
-            _fsync_dir(target.parent)
+            fsync_folder(target.parent)
         return tasks
     except sqlite3.OperationalError as exc:
         with contextlib.suppress(OSError):
@@ -250,13 +251,3 @@ def _copy_verified(
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -20,6 +20,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from media_assistant.core.disk.backups import BackupResult
+from media_assistant.core.files.atomic import fsync_folder
 from media_assistant.core.files.private_files import create_private, private_dir, sqlite_files
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.store.copy import CopyReport, Progress, copy_store
@@ -62,20 +63,10 @@ def snapshot_store(
         with tmp.open("rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmp, target)
-        _fsync_dir(target.parent)
+        fsync_folder(target.parent)
     except BaseException:
         for leftover in sqlite_files(tmp):
             with contextlib.suppress(OSError):
                 leftover.unlink()
         raise
     return BackupResult(target, tasks, target.stat().st_size), report
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -39,7 +39,7 @@ def write_atomically(path: Path, write: Callable[[Path], int]) -> int:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise as_input_error(exc, path) from exc
-    _fsync_folder(target.parent)
+    fsync_folder(target.parent)
     return count
 
 
@@ -51,9 +51,9 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
     """The rename is durable once the folder is flushed (POSIX; Windows has no such call and
-    makes renames durable itself)."""
+    makes renames durable itself). Also for backups and snapshots (core/disk)."""
     if os.name != "posix":
         return
     with contextlib.suppress(OSError):  # a file system that cannot: the rename still holds
