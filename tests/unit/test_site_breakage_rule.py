@@ -7,7 +7,12 @@ from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.core.model.states import NoticeKind
 from media_assistant.core.notices.center import Notice, notice_text
 from media_assistant.core.rules.retry import Backoff, Hold, decide
-from media_assistant.core.rules.site_breakage import AdapterStep, BreakageWatch, verdict_message
+from media_assistant.core.rules.site_breakage import (
+    AdapterStep,
+    BreakageWatch,
+    verdict_message,
+    verdict_step,
+)
 from media_assistant.providers.web.diagnose import cap, redact_text
 
 
@@ -97,3 +102,22 @@ def test_a_chinese_group_chat_hears_the_step_in_chinese_not_the_selector() -> No
     assert text.startswith("在步骤“找到输入框”处页面与适配文件不符；"), text
     assert "textarea" not in text
     assert notice_text(notice, "en")[1].startswith(reason)
+
+
+def test_a_verdict_names_its_step_back_and_its_chinese_words_are_the_windows() -> None:
+    import xml.etree.ElementTree as ET
+    from pathlib import Path
+
+    catalogue = Path(__file__).parents[2] / "resources/i18n/media_assistant_zh_CN.ts"
+    [context] = [
+        c
+        for c in ET.parse(catalogue).getroot().iter("context")
+        if c.findtext("name") == "AdapterStep"
+    ]
+    window = {m.findtext("source"): m.findtext("translation") for m in context.iter("message")}
+    for step in AdapterStep:
+        assert verdict_step(verdict_message(step, "div#x, [role='textbox']")) is step
+        assert verdict_step(verdict_message(step, "")) is step
+        assert step.words_zh == window[step.words], step
+    assert verdict_step("needs attention: no API key") is None
+    assert verdict_step("the site's page changed: something else") is None

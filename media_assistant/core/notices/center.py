@@ -42,7 +42,7 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.states import AccountState, NoticeKind, TaskState
-from media_assistant.core.rules.site_breakage import AdapterStep
+from media_assistant.core.rules.site_breakage import verdict_step
 
 if TYPE_CHECKING:
     from media_assistant.core.store.facade import AsyncStore
@@ -112,28 +112,13 @@ _REASON_WORDS_ZH = {
     "provider_failed": "无法启动（内部错误，见日志）",
 }
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-# The adapter steps a site-change verdict names (core/rules/site_breakage.py), as the window
-# words them (resources/i18n, context AdapterStep).
-_STEP_WORDS_ZH = {
-    AdapterStep.PAGE_LOADED: "页面已加载",
-    AdapterStep.SIGNED_IN: "已登录",
-    AdapterStep.COMPOSER_FOUND: "找到输入框",
-    AdapterStep.TEXT_ENTERED: "已输入并回读文字",
-    AdapterStep.SENT: "已发送",
-    AdapterStep.GENERATING_SEEN: "看到生成中",
-    AdapterStep.DONE_SEEN: "看到完成标记",
-    AdapterStep.ANSWER_READ: "已读取回答",
-    AdapterStep.MARKDOWN_REBUILT: "已还原 Markdown",
-    AdapterStep.NEW_CHAT: "新对话",
-}
 
 
 def _step_zh(reason: str) -> str:
-    """The step a verdict's English reason names, in Chinese ("" when it names none)."""
-    for step, words in _STEP_WORDS_ZH.items():
-        if f": {step.words}" in reason:
-            return f"在步骤“{words}”处"
-    return ""
+    """Where a verdict's English reason says the page changed, in Chinese ("" if it names no
+    step)."""
+    step = verdict_step(reason)
+    return f"在步骤“{step.words_zh}”处" if step is not None else ""
 
 
 def message_language(setting: str) -> str:

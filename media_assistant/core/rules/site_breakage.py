@@ -47,6 +47,12 @@ class AdapterStep(StrEnum):
         """The step in plain English (logs, the CLI, webhooks; the window has its own)."""
         return _WORDS[self]
 
+    @property
+    def words_zh(self) -> str:
+        """The step in Chinese, as the window says it (resources/i18n, context AdapterStep):
+        for Chinese webhooks, which the core words without Qt."""
+        return _WORDS_ZH[self]
+
 
 _WORDS = {
     AdapterStep.PAGE_LOADED: "page loaded",
@@ -59,6 +65,19 @@ _WORDS = {
     AdapterStep.ANSWER_READ: "answer read",
     AdapterStep.MARKDOWN_REBUILT: "Markdown rebuilt",
     AdapterStep.NEW_CHAT: "new chat",
+}
+
+_WORDS_ZH = {
+    AdapterStep.PAGE_LOADED: "页面已加载",
+    AdapterStep.SIGNED_IN: "已登录",
+    AdapterStep.COMPOSER_FOUND: "找到输入框",
+    AdapterStep.TEXT_ENTERED: "已输入并回读文字",
+    AdapterStep.SENT: "已发送",
+    AdapterStep.GENERATING_SEEN: "看到生成中",
+    AdapterStep.DONE_SEEN: "看到完成标记",
+    AdapterStep.ANSWER_READ: "已读取回答",
+    AdapterStep.MARKDOWN_REBUILT: "已还原 Markdown",
+    AdapterStep.NEW_CHAT: "新对话",
 }
 
 # Consecutive failures at one step that make the verdict.
@@ -80,9 +99,24 @@ class Verdict:
         return verdict_message(self.step, self.selector)
 
 
+_VERDICT = "the site's page changed: "
+
+
 def verdict_message(step: AdapterStep, selector: str) -> str:
     """ "the site's page changed: composer found (div#composer)" — the account's problem."""
-    return f"the site's page changed: {step.words}" + (f" ({selector})" if selector else "")
+    return f"{_VERDICT}{step.words}" + (f" ({selector})" if selector else "")
+
+
+def verdict_step(message: str) -> AdapterStep | None:
+    """The step a :func:`verdict_message` names (an account's problem detail keeps only the
+    text), or None."""
+    if not message.startswith(_VERDICT):
+        return None
+    rest = message[len(_VERDICT) :]
+    for step in AdapterStep:
+        if rest == step.words or rest.startswith(f"{step.words} ("):
+            return step
+    return None
 
 
 class BreakageWatch:
