@@ -16,6 +16,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QPainter
 from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
+from media_assistant.core.rules.pacing import time_of_day
 from media_assistant.gui.bridge.queue_holds import QueueHolds
 from media_assistant.gui.common.pacing_labels import minutes
 from media_assistant.gui.common.style import AMBER, RED, STATE_COLORS, format_duration
@@ -233,9 +234,7 @@ class BatchListModel(QAbstractTableModel):
         if line.status == "pausing":
             return self.tr("Pausing after the current task")
         if line.status == "scheduled" and line.until is not None:
-            moment = dt.datetime.fromtimestamp(line.until)
-            today = dt.datetime.fromtimestamp(now).date()
-            when = moment.strftime("%H:%M" if moment.date() == today else "%m-%d %H:%M")
+            when = time_of_day(line.until, now)  # as the lane panels say it
             if line.finish is not None:  # its durations are known: how long from that start
                 return (
                     self.tr("After %1 + %2", "a start time of day + how long it takes")
