@@ -30,6 +30,7 @@ from media_assistant.providers.api.classify import (
 from media_assistant.providers.api.headers import throttle_hint
 from media_assistant.providers.api.sse import SseDecoder
 from media_assistant.providers.secrets import resolve_api_key, without_secret
+from media_assistant.providers.tls import client_ssl_context
 
 MAX_CONCURRENCY = 5  # the most requests an API account may run at once (config allows 1..5)
 HEARTBEAT_EVERY_S = 0.5  # at most this often while chunks stream in
@@ -232,6 +233,7 @@ class ApiProvider:
         if self._http is None:
             self._http = httpx.AsyncClient(
                 base_url=self.base_url,
+                verify=client_ssl_context(),
                 headers={
                     "Authorization": f"Bearer {self._api_key}",
                     "User-Agent": f"media-assistant/{__version__}",
