@@ -434,7 +434,19 @@ def _setup_logging(verbose: int, log_file: Path | None = None) -> Path | None:
     return log_file
 
 
+def _console_safe_output() -> None:
+    """A character the console's code page cannot show (Chinese on a cp1252 PC, an emoji on
+    cp936, output redirected to a file on Windows) is written as '?', never a
+    UnicodeEncodeError that would end the command with exit 4 halfway through its output."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _console_safe_output()
     args = build_parser().parse_args(argv)
     from media_assistant.providers.web.executable import prepare_frozen_playwright
 

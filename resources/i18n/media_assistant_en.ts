@@ -934,6 +934,10 @@ Download it now? API accounts work either way.</translation>
         <translation>Use letters, digits and - _ . only (no spaces), starting with a letter or digit</translation>
     </message>
     <message>
+        <source>Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, and not ending in a dot</source>
+        <translation>Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, and not ending in a dot</translation>
+    </message>
+    <message>
         <source>Choose at least one model for this account</source>
         <translation>Choose at least one model for this account</translation>
     </message>

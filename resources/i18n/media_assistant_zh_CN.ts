@@ -931,6 +931,10 @@ Download it now? API accounts work either way.</source>
         <translation>只能使用字母、数字和 - _ .（不能有空格），并以字母或数字开头</translation>
     </message>
     <message>
+        <source>Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, and not ending in a dot</source>
+        <translation>Windows 无法用这个名字建文件夹：不能是 CON、PRN、AUX、NUL、COM1-9 或 LPT1-9，也不能以英文句点结尾</translation>
+    </message>
+    <message>
         <source>Choose at least one model for this account</source>
         <translation>请为此账号至少选择一个模型</translation>
     </message>

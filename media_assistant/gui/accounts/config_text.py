@@ -84,6 +84,13 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
             "Use letters, digits and - _ . only (no spaces), starting with a letter or digit",
         )
     ),
+    "account_id_windows": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem",
+            "Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or "
+            "LPT1-9, and not ending in a dot",
+        )
+    ),
     "account_without_model": lambda p: _t(
         QT_TRANSLATE_NOOP("ConfigProblem", "Choose at least one model for this account")
     ),
