@@ -125,6 +125,7 @@ def _run(
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from media_assistant.gui.bridge.event_loop import AppEventLoop
+    from media_assistant.gui.bridge.session_end import run_app_loop
     from media_assistant.gui.common.i18n import install_translators
     from media_assistant.gui.window.log_panel import LogModel, QtLogHandler
 
@@ -207,10 +208,8 @@ def _run(
     _install_excepthook(app, log_file)
     try:
         with loop:
-            return int(
-                loop.run_until_complete(
-                    _amain(app, services, log_model, demo=demo, setup=first_start)
-                )
+            return run_app_loop(
+                loop, _amain(app, services, log_model, demo=demo, setup=first_start)
             )
     finally:
         logging.getLogger().removeHandler(handler)
@@ -252,8 +251,10 @@ async def _amain(
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
+    from media_assistant.core.lanes.session_end import release_at_session_end
     from media_assistant.gui.bridge.controller import AppController
     from media_assistant.gui.bridge.jobs import stop_jobs
+    from media_assistant.gui.bridge.session_end import SessionEndGuard
     from media_assistant.gui.bridge.shutdown_signals import ShutdownSignals
     from media_assistant.gui.window.log_panel import LogModel
     from media_assistant.gui.window.main_window import MainWindow
@@ -284,6 +285,10 @@ async def _amain(
     # SIGTERM / SIGHUP / SIGINT: the same graceful path as closing the window.
     signals = ShutdownSignals(lambda _name: window.close())
     signals.install()
+    # Windows ending the session: the rows go back at once, then the same graceful path.
+    session_end = SessionEndGuard(
+        app, lambda: release_at_session_end(scheduler), window.close
+    )
     cursor = await window.load()
     await controller.follower.start(cursor)  # changes other processes make, from here on
     window.show_startup_findings(findings)
@@ -314,6 +319,7 @@ async def _amain(
         await closing.wait()
     finally:
         signals.uninstall()
+        session_end.uninstall()
     window.statusBar().showMessage(
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )

@@ -314,6 +314,13 @@ def build_parser() -> argparse.ArgumentParser:
     wh_set.add_argument("name", metavar="NAME", help="the url_env / secret_env name")
     wh_set.add_argument("--stdin", action="store_true", help="read the value from standard input")
 
+    sub.add_parser(
+        "forget-secrets",
+        help="delete every secret the app kept in the OS keyring (API keys, webhook addresses "
+        "and secrets, the team database's password; on Windows every Credential Manager entry "
+        "of the app); the uninstaller runs it when you delete your data",
+    )
+
     sites = sub.add_parser("sites", help="site adapters for web models")
     sites_sub = sites.add_subparsers(dest="sites_command", metavar="ACTION", required=True)
     sites_sub.add_parser("list", help="built-in and user adapters, with when they were verified")
@@ -494,6 +501,7 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
     from media_assistant.commands import (
         accounts,
         demo,
+        forget,
         queue,
         run,
         sites,
@@ -526,6 +534,7 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "restore": store.cmd_restore,
         "support-bundle": support.cmd_support_bundle,
         "webhooks": support.cmd_webhooks,
+        "forget-secrets": forget.cmd_forget_secrets,
     }
     return handlers[command](paths, args)
 
