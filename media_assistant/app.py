@@ -64,6 +64,9 @@ def main(
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)  # closing the window starts a graceful shutdown
+    from media_assistant.gui.bridge.app_mutex import hold_app_mutex
+
+    hold_app_mutex()  # Windows: the installer asks to close the app rather than replace files
     from media_assistant.gui.common.app_icon import DESKTOP_ID, app_icon
 
     app.setWindowIcon(app_icon())  # every window, the taskbar, the dock
@@ -92,6 +95,7 @@ def main(
             demo_env.start()  # takes <data-dir>/demo's lock before it writes anything
         except SchedulerBusy as exc:
             print(f"error: the demo is already running: {exc}", file=sys.stderr)
+            _say_already_running(app, str(exc), translators=True)  # no stderr in a window
             return exc.exit_code
         paths, held = Paths.resolve(demo_env.data_dir), demo_env.lock
     else:
@@ -189,15 +193,7 @@ def _run(
         if held_lock is None:
             lock.acquire()
     except SchedulerBusy as exc:
-        QMessageBox.warning(
-            None,
-            QCoreApplication.translate("App", "Media Assistant is already running"),
-            QCoreApplication.translate(
-                "App",
-                "Another Media Assistant is working on this data folder:\n"
-                "%1\n\nSwitch to its window, or close it first.",
-            ).replace("%1", str(exc)),
-        )
+        _say_already_running(app, str(exc))
         services.close()
         return exc.exit_code
     log_model = LogModel()
@@ -215,6 +211,28 @@ def _run(
         logging.getLogger().removeHandler(handler)
         services.close()
         lock.release()
+
+
+def _say_already_running(app: object, detail: str, *, translators: bool = False) -> None:
+    """A second start, said in a message box: the windowed app has no console to print to.
+    ``translators``: install them first (none yet at this point of the start)."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QMessageBox
+
+    from media_assistant.gui.common.i18n import install_translators
+
+    if translators:
+        assert isinstance(app, QCoreApplication)
+        install_translators(app, "auto")
+    QMessageBox.warning(
+        None,
+        QCoreApplication.translate("App", "Media Assistant is already running"),
+        QCoreApplication.translate(
+            "App",
+            "Another Media Assistant is working on this data folder:\n"
+            "%1\n\nSwitch to its window, or close it first.",
+        ).replace("%1", detail),
+    )
 
 
 def _open_services(
@@ -286,9 +304,7 @@ async def _amain(
     signals = ShutdownSignals(lambda _name: window.close())
     signals.install()
     # Windows ending the session: the rows go back at once, then the same graceful path.
-    session_end = SessionEndGuard(
-        app, lambda: release_at_session_end(scheduler), window.close
-    )
+    session_end = SessionEndGuard(app, lambda: release_at_session_end(scheduler), window.close)
     cursor = await window.load()
     await controller.follower.start(cursor)  # changes other processes make, from here on
     window.show_startup_findings(findings)

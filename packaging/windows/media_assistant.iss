@@ -44,7 +44,7 @@ WizardStyle=modern
 ; Close a running Media Assistant before files are replaced (it shuts down gracefully).
 CloseApplications=yes
 RestartApplications=no
-; The app holds these mutexes while it runs (media_assistant/app_mutex.py): setup and the
+; The app holds these mutexes while it runs (media_assistant/gui/bridge/app_mutex.py): setup and the
 ; uninstaller ask the operator to close it first instead of replacing files under it.
 AppMutex=MediaAssistantAppMutex,Global\MediaAssistantAppMutex
 
