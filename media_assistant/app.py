@@ -64,6 +64,9 @@ def main(
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)  # closing the window starts a graceful shutdown
+    from media_assistant.gui.common.app_style import apply_app_style
+
+    apply_app_style(app)  # Fusion, light: the hard-coded colours read on every PC
     from media_assistant.gui.bridge.app_mutex import hold_app_mutex
 
     hold_app_mutex()  # Windows: the installer asks to close the app rather than replace files
