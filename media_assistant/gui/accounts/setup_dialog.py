@@ -404,8 +404,12 @@ class SetupDialog(QDialog):
 def show_setup(
     window: QWidget, controller: AppController, current: QWidget | None, first_start: bool
 ) -> QWidget | None:
-    """Raise the open set-up window, or open one (a config that cannot be read is said)."""
-    if isinstance(current, SetupDialog) and current.isVisible():
+    """Raise the open set-up window, or open one (a config that cannot be read is said).
+
+    ``current`` is the window opened last: closed, Qt has deleted it (WA_DeleteOnClose) and
+    only its Python wrapper is left — asked anything, it raises (issue 26: *Accounts…* opened
+    only once)."""
+    if isinstance(current, SetupDialog) and shiboken6.isValid(current) and current.isVisible():
         current.raise_()
         current.activateWindow()
         return current

@@ -154,14 +154,21 @@ class SiteActions(QObject):
             return dialog
         dialog = SiteCheckDialog(account_id, self.window)
         self.dialogs[account_id] = dialog
-        dialog.destroyed.connect(lambda _=None, a=account_id: self.dialogs.pop(a, None))
+        # Forgotten when it closes (not when Qt deletes it later): a check asked again at
+        # once opens a new window instead of raising the closed one.
+        dialog.finished.connect(lambda _=0, a=account_id, d=dialog: self._forget(a, d))
+        dialog.destroyed.connect(lambda _=None, a=account_id, d=dialog: self._forget(a, d))
         dialog.show()
         spawn(self._run_check(account_id, dialog), f"site-check:{account_id}")
         return dialog
 
+    def _forget(self, account_id: str, dialog: SiteCheckDialog) -> None:
+        if self.dialogs.get(account_id) is dialog:
+            del self.dialogs[account_id]
+
     async def _run_check(self, account_id: str, dialog: SiteCheckDialog) -> None:
         report = await self.controller.check_site(account_id)
-        if account_id not in self.dialogs:  # closed meanwhile: the check still ran
+        if self.dialogs.get(account_id) is not dialog:  # closed meanwhile: the check still ran
             return
         dialog.show_report(report)
         status = self.controller.account_status(account_id)

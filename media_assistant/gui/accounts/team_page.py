@@ -21,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import socket
 
+import shiboken6
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -155,6 +157,8 @@ class TeamPage(QWidget):
     # ---------------------------------------------------------------- the keyring
 
     def _look_at_keyring_soon(self) -> None:
+        if not shiboken6.isValid(self):  # the set-up window closed before the timer ran
+            return
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # a timer Qt ran at a shutdown, outside the loop: never mind
@@ -163,8 +167,12 @@ class TeamPage(QWidget):
 
     async def look_at_keyring(self) -> str:
         """Whether a password can be kept here (and is, for this address): off the GUI thread."""
+        if not shiboken6.isValid(self.url):  # the set-up window closed before this ran
+            return self.keyring
         url = self.url.text().strip() or None
         state = await asyncio.to_thread(keyring_state, url)
+        if not shiboken6.isValid(self.url):  # closed meanwhile
+            return state
         if (self.url.text().strip() or None) == url:  # not typed over meanwhile
             self.keyring = state
             self.keyring_note.setText(team_words.keyring_text(state))
