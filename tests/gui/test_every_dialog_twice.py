@@ -151,6 +151,8 @@ async def twice_each_way(open_it: Callable[[], object], name: str, kind: type[QD
 
 
 async def test_every_dialog_opens_again_however_it_was_closed(env: Env, qtbot: Any) -> None:
+    from PySide6.QtWidgets import QInputDialog
+
     from media_assistant.gui.accounts.account_editor import AccountEditor
     from media_assistant.gui.accounts.model_editor import ModelEditor
     from media_assistant.gui.accounts.setup_dialog import SetupDialog
@@ -160,7 +162,6 @@ async def test_every_dialog_opens_again_however_it_was_closed(env: Env, qtbot: A
     from media_assistant.gui.tasks.details import TaskDetailsDialog
     from media_assistant.gui.tasks.export_dialog import ExportDialog
     from media_assistant.gui.window.settings_dialog import SettingsDialog
-    from PySide6.QtWidgets import QInputDialog
 
     window = env.window
     result = await env.controller.submit(

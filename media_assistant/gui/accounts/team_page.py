@@ -22,7 +22,6 @@ import asyncio
 import socket
 
 import shiboken6
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
