@@ -58,6 +58,9 @@ def main(
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
+    from media_assistant.gui.bridge import restart
+
+    restart.remember_start()  # what *Restart now* starts again with
     QCoreApplication.setOrganizationName("MediaAssistant")
     QCoreApplication.setApplicationName("Media Assistant")
     QCoreApplication.setApplicationVersion(__version__)
@@ -103,8 +106,6 @@ def main(
     finally:
         if demo_env is not None:
             demo_env.stop()
-    from media_assistant.gui.bridge import restart
-
     if restart.requested():  # the set-up window's team page: the data folder is free now
         restart.start_again()
     return code

@@ -252,7 +252,11 @@ class SetupDialog(QDialog):
 
     def _on_editor_saved(self, name: str) -> None:
         self.refresh()
-        self.say(self.tr("%1 saved; the scheduler already works with it").replace("%1", name))
+        note = str(getattr(self.editor, "saved_note", "") or "")
+        if note:  # saved, but it cannot work yet: say exactly what is missing
+            self.say(self.tr("%1 saved.").replace("%1", name) + " " + note, error=True)
+        else:
+            self.say(self.tr("%1 saved; the scheduler already works with it").replace("%1", name))
         self.changed.emit()
         account = self.session.account(name)
         if account is not None and account.get("kind") == "web" and account.get("site") != "fake":
