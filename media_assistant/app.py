@@ -67,6 +67,12 @@ def main(
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)  # closing the window starts a graceful shutdown
+    screen = app.primaryScreen()
+    if screen is not None:  # a web account's browser window fits it (providers/web/launch.py)
+        from media_assistant.providers.web.launch import set_screen
+
+        area = screen.availableGeometry()
+        set_screen(area.width(), area.height())
     from media_assistant.gui.common.app_icon import DESKTOP_ID, app_icon
 
     app.setWindowIcon(app_icon())  # every window, the taskbar, the dock
