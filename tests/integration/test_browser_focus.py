@@ -84,7 +84,7 @@ def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             stderr=subprocess.DEVNULL,
         )
         try:
-            wait_for(lambda: typed.exists(), "the app window did not start")
+            wait_for(typed.exists, "the app window did not start")
             wait_for(
                 lambda: xdotool("getactivewindow", "getwindowname") == "operator-app",
                 "the app window never had the focus",
