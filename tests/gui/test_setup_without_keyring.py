@@ -109,8 +109,8 @@ async def fetch_then_save(env: Env, api: ApiSimulator, monkeypatch: pytest.Monke
     editor.fetch_button.click()  # named, but this app's environment does not have it
     await until(lambda: "not set" in problem(editor, "api_key_env"), "unset variable said")
     words = problem(editor, "api_key_env")
-    assert "DS_API_KEY" in words and "setx DS_API_KEY" in words  # Windows
-    assert "export DS_API_KEY=" in words and "~/.profile" in words  # Linux
+    assert "DS_API_KEY" in words and "`setx DS_API_KEY your-key`" in words  # Windows
+    assert "`export DS_API_KEY=your-key`" in words and "~/.profile" in words  # Linux
 
     monkeypatch.setenv("DS_API_KEY", KEY)
     editor.fetch_button.click()

@@ -246,9 +246,9 @@ def variable_unset_text(variable: str) -> str:
     return QCoreApplication.translate(
         "ApiChecks",
         "The variable %1 is not set in this app's environment. Set it for your user, then quit "
-        "Media Assistant and start it again. Windows: in a Command Prompt type  setx %1 "
-        '"your-key"  (or System → Advanced system settings → Environment Variables → New). '
-        "Linux: add the line  export %1=your-key  to ~/.profile, then log out and in again.",
+        "Media Assistant and start it again. Windows: in a Command Prompt type `setx %1 "
+        "your-key` (or System → Advanced system settings → Environment Variables → New). "
+        "Linux: add the line `export %1=your-key` to ~/.profile, then log out and in again.",
     ).replace("%1", variable)
 
 

@@ -33,9 +33,11 @@ from PySide6.QtWidgets import (
 
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.rules.site_breakage import SiteCheckReport, StepStatus
+from media_assistant.gui.accounts.config_text import adapter_error_text
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
+from media_assistant.gui.common.site_findings import finding_text
 
 
 class SiteCheckDialog(QDialog):
@@ -100,8 +102,8 @@ class SiteCheckDialog(QDialog):
                 result.setForeground(Qt.GlobalColor.red)
             elif step.status is StepStatus.SKIPPED:
                 result.setForeground(Qt.GlobalColor.gray)
-            detail = QTableWidgetItem(step.detail)
-            detail.setToolTip(step.detail)  # the site's own words, as they came
+            detail = QTableWidgetItem(finding_text(step.detail))
+            detail.setToolTip(step.detail)  # the check's own words, as they came
             cells = (
                 QTableWidgetItem(labels.adapter_step(step.step.value)),
                 result,
@@ -197,7 +199,8 @@ class SiteActions(QObject):
             self._box(
                 QMessageBox.Icon.Warning,
                 self.tr("Adapter not installed"),
-                self.tr("%1 was not installed:").replace("%1", path.name) + f"\n\n{exc}",
+                self.tr("%1 was not installed:").replace("%1", path.name)
+                + f"\n\n{adapter_error_text(exc)}",
             )
             return None
         text = (
