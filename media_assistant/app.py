@@ -321,6 +321,7 @@ async def _amain(
         await closing.wait()
     finally:
         signals.uninstall()
+    scheduler.close_claims()  # a closing workstation claims nothing more, from this instant
     window.statusBar().showMessage(
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )
