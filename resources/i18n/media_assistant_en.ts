@@ -1791,6 +1791,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>ETA: no account can take these tasks now</translation>
     </message>
     <message>
+        <source>%1: served on %2, which cannot take it now</source>
+        <translation>%1: served on %2, which cannot take it now</translation>
+    </message>
+    <message>
+        <source>%1: served on %2</source>
+        <translation>%1: served on %2</translation>
+    </message>
+    <message>
         <source>ETA after the first task finishes</source>
         <translation>ETA after the first task finishes</translation>
     </message>

@@ -1781,6 +1781,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>预计时间：目前没有账号能处理这些任务</translation>
     </message>
     <message>
+        <source>%1: served on %2, which cannot take it now</source>
+        <translation>%1：由 %2 上的账号处理，但它现在无法接手</translation>
+    </message>
+    <message>
+        <source>%1: served on %2</source>
+        <translation>%1：由 %2 上的账号处理</translation>
+    </message>
+    <message>
         <source>ETA after the first task finishes</source>
         <translation>首个任务完成后给出预计时间</translation>
     </message>
