@@ -3809,6 +3809,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 </context>
 <context>
     <name>TeamView</name>
+    <message>
+        <source>Team: unknown while the database is unreachable</source>
+        <translation>Team: unknown while the database is unreachable</translation>
+    </message>
     <message numerus="yes">
         <source>Team: %n workstation(s) online</source>
         <translation>

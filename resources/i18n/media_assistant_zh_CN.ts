@@ -3770,6 +3770,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 </context>
 <context>
     <name>TeamView</name>
+    <message>
+        <source>Team: unknown while the database is unreachable</source>
+        <translation>团队：数据库无法连接，工作站情况未知</translation>
+    </message>
     <message numerus="yes">
         <source>Team: %n workstation(s) online</source>
         <translation>
