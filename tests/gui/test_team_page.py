@@ -99,6 +99,13 @@ async def opened_page(
         dialog.tabs.setCurrentWidget(dialog.team_page)
         await asyncio.wait_for(dialog.team_page.looked.wait(), 10)
         yield dialog.team_page
+        # The page's own looks at the keyring (one after each save) end before the app does:
+        # one still on its worker thread would resume after the test's loop has stopped.
+        from media_assistant.gui.bridge import jobs
+
+        looks = [t for t in jobs._spawned if t.get_name().startswith("team:")]
+        if looks:
+            await asyncio.wait(looks, timeout=30)
         if shiboken6.isValid(dialog):  # a restart closed the window, and the dialog with it
             dialog.close()
     app.setQuitOnLastWindowClosed(quits)
