@@ -58,6 +58,9 @@ def main(
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
+    from media_assistant.gui.bridge import restart
+
+    restart.remember_start()  # what *Restart now* starts again with
     QCoreApplication.setOrganizationName("MediaAssistant")
     QCoreApplication.setApplicationName("Media Assistant")
     QCoreApplication.setApplicationVersion(__version__)
@@ -70,6 +73,12 @@ def main(
     from media_assistant.gui.bridge.app_mutex import hold_app_mutex
 
     hold_app_mutex()  # Windows: the installer asks to close the app rather than replace files
+    screen = app.primaryScreen()
+    if screen is not None:  # a web account's browser window fits it (providers/web/launch.py)
+        from media_assistant.providers.web.launch import set_screen
+
+        area = screen.availableGeometry()
+        set_screen(area.width(), area.height())
     from media_assistant.gui.common.app_icon import DESKTOP_ID, app_icon
 
     app.setWindowIcon(app_icon())  # every window, the taskbar, the dock
@@ -110,8 +119,6 @@ def main(
     finally:
         if demo_env is not None:
             demo_env.stop()
-    from media_assistant.gui.bridge import restart
-
     if restart.requested():  # the set-up window's team page: the data folder is free now
         restart.start_again()
     return code
@@ -339,6 +346,7 @@ async def _amain(
     finally:
         signals.uninstall()
         session_end.uninstall()
+    scheduler.close_claims()  # a closing workstation claims nothing more, from this instant
     window.statusBar().showMessage(
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )
@@ -374,24 +382,43 @@ def exit_within(seconds: float, code: int) -> None:
 
 
 def _install_excepthook(app: object, log_file: Path) -> None:
-    """Unexpected errors are logged and shown, not lost (and do not kill the scheduler)."""
+    """Unexpected errors are logged and shown, not lost (and do not kill the scheduler).
+
+    The operator sees one plain sentence and where the log is; the traceback goes to the log
+    only (issue 26: a ``RuntimeError: libshiboken …`` with its traceback in the dialog). The box
+    is non-modal: a nested event loop inside the hook would stall the scheduler's loop."""
 
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         text = "".join(traceback.format_exception(kind, exc, tb))
         log.error("unexpected error\n%s", text)
         if os.environ.get("MEDIA_ASSISTANT_NO_ERROR_DIALOG"):
             return
-        from PySide6.QtCore import QCoreApplication
-        from PySide6.QtWidgets import QMessageBox
-
-        box = QMessageBox(
-            QMessageBox.Icon.Critical,
-            QCoreApplication.translate("App", "Media Assistant"),
-            QCoreApplication.translate("App", "%1\n\n(log: %2)")
-            .replace("%1", f"{kind.__name__}: {exc}")
-            .replace("%2", str(log_file)),
-        )
-        box.setDetailedText(text)
-        box.exec()
+        show_error_box(log_file)
 
     sys.excepthook = hook
+
+
+_error_boxes: list[object] = []  # the open error boxes (a parentless box needs a reference)
+
+
+def show_error_box(log_file: Path) -> object:
+    """The operator's word on an unexpected error: what happened in plain words, what to do,
+    where the details are — never the exception's own text or a traceback."""
+    from PySide6.QtCore import QCoreApplication, Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(
+        QMessageBox.Icon.Critical,
+        QCoreApplication.translate("App", "Media Assistant"),
+        QCoreApplication.translate(
+            "App",
+            "Something went wrong inside the app; your tasks are safe and work goes on. If it "
+            "happens again, send a support bundle (Help menu). The details are in the log: %1",
+        ).replace("%1", str(log_file)),
+    )
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    _error_boxes.append(box)
+    box.finished.connect(lambda _r: _error_boxes.remove(box) if box in _error_boxes else None)
+    box.show()
+    return box

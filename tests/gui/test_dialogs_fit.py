@@ -231,3 +231,28 @@ async def test_the_task_table_gets_the_room_and_all_batches_stays_in_sight(
     assert "全部批次" in batches.all_button.text()
     batches.view.scrollToBottom()  # however far the list scrolls, "all batches" is in sight
     assert batches.all_button.isVisible()
+
+
+async def test_the_task_column_keeps_room_for_a_title_on_a_laptop(env: Env) -> None:
+    """Issue 26 item 7: at 1366×768, in Chinese, on a team database (its Workstation column),
+    the Task column showed two characters: the column that tells tasks apart gets the room,
+    the others scroll sideways if they must."""
+    from media_assistant.gui.tasks.rows import COL_TASK
+
+    window = env.window
+    window.resize(1366 * 9 // 10, 728 - 2 * FRAME_ALLOWANCE)
+    window.table.show_workstation_column(True)
+    await settle()
+    view = window.table.view
+    width = view.horizontalHeader().sectionSize(COL_TASK)
+    title = view.fontMetrics().horizontalAdvance("春季新品连衣裙文案一二")
+    assert width >= title, (width, title, view.viewport().width())
+    window.resize(1900, 1000)  # room enough: it stretches over what is left
+    await settle()
+    header = view.horizontalHeader()
+    others = sum(
+        header.sectionSize(c)
+        for c in range(header.count())
+        if c != COL_TASK and not header.isSectionHidden(c)
+    )
+    assert header.sectionSize(COL_TASK) + others >= view.viewport().width() - 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -211,8 +212,13 @@ class ApiProvider:
             try:
                 api_key = resolve_api_key(account.id, account.api_key_env, fresh=True)
             except ProviderError as exc:  # the words name the case; the message says where
+                variable = account.api_key_env
+                unset = bool(variable) and not os.environ.get(str(variable), "").strip()
                 raise ProviderError(
-                    exc.kind, exc.message, code="no_api_key", params={"account": account.id}
+                    exc.kind,
+                    exc.message,
+                    code="key_env_unset" if unset else "no_api_key",
+                    params={"account": account.id, "variable": variable or ""},
                 ) from None
         lane = config.lanes.api
         models = {name: model for name in account.models if (model := config.model(name))}
