@@ -57,6 +57,8 @@ ALLOWED = {
         " PGPASSWORD pgpass libpq sslmode"
         # the one command a damaged store's notice names (store_recovery.py)
         " restore"
+        # Windows' device names, which an account id cannot be (config_text.py)
+        " CON PRN AUX NUL"
     ).split()
 }
 CJK = re.compile(r"[\u4e00-\u9fff]")
