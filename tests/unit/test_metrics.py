@@ -114,7 +114,7 @@ def test_figures_of_a_batch_with_known_times(store: Store, clock: ManualClock) -
     series = figures.series
     assert series is not None and sum(series.finished["api"]) == 10
     assert series.backlog["api"][-1] == 3
-    assert sum(sum(v) for v in series.timeouts.values()) == 1
+    assert series.rpm_use["api-1"][0] == 3 / 10  # started at +5 s, +20 s, +45 s
 
 
 def test_quota_use_counts_the_last_minute_and_what_is_in_flight(

@@ -4,17 +4,18 @@ Synchronous: run it on a database reader thread (``DbThreads.read``), never on a
 Everything comes from the store, so a restart and every workstation of a team see the same
 figures. What each figure means is in core/metrics/figures.py.
 
-Busy share: an account's generating time (its attempts, from the event log) ÷ the time it could
-have generated — the window's part in which a scheduler ran (the sessions table) times its
-slots (1 for a web account, its concurrency for an API account). Rates and busy time are per
-lane and account (the event log names both); per model and workstation only the task figures.
+Busy share: an account's generating time (its attempts: the answered ones from the tasks' rows,
+the others paired with their start in the event log) ÷ the time it could have generated — the
+window's part in which a scheduler ran (the sessions table) times its slots (1 for a web account,
+its concurrency for an API account). Rates are per lane and account (the event log names both);
+per model and workstation the task figures only.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from typing import Any
 
 from media_assistant.core.metrics.figures import (
     AccountFigures,
@@ -26,155 +27,109 @@ from media_assistant.core.metrics.figures import (
     Series,
     percentile,
 )
-from media_assistant.core.store.metrics_reads import MetricsReads
+from media_assistant.core.store.metrics_reads import DEFERRAL_ENDS, FAILURE_ENDS, MetricsReads
 
 LANES = ("web", "api")
-# How far before the window an attempt's start is looked for (an attempt ending in the window).
-LOOKBACK_S = 3 * 3600.0
 QUOTA_S = 60.0  # quota use is per minute
 
-FAILURE_CODES = frozenset({"failed", "retry_scheduled", "lost", "quality_rejected"})
-DEFERRAL_CODES = frozenset({"deferred"})
-Interval = tuple[str | None, str | None, float, float]  # account, lane, start, end
+
+class _Times:
+    __slots__ = ("lane", "wait", "run", "total")
+
+    def __init__(self) -> None:
+        self.lane = ""
+        self.wait: list[float] = []
+        self.run: list[float] = []
+        self.total: list[float] = []
 
 
 def compute_figures(
     reads: MetricsReads, since: float, until: float, *, bucket_s: float | None = None
 ) -> Figures:
     """The figures of [since, until); with ``bucket_s`` also their series per bucket."""
-    lanes = {lane: LaneFigures() for lane in LANES}
+    minutes = max(until - since, 1e-9) / 60.0
+    lanes: dict[str, GroupFigures] = {lane: LaneFigures() for lane in LANES}
     models: dict[str, GroupFigures] = {}
     workstations: dict[str, GroupFigures] = {}
-    by_account: dict[str, AccountFigures] = {}
-    minutes = max(until - since, 1e-9) / 60.0
-
-    def account(name: str, lane: str | None) -> AccountFigures:
-        found = by_account.get(name)
-        if found is None:
-            found = by_account[name] = AccountFigures(account=name, lane=lane or "")
-        return found
-
-    # tasks that ended in the window: counts and times
-    times: dict[int, tuple[list[float], list[float], list[float]]] = {}
-    rows = reads.finished_tasks(since, until)
-    n_buckets = _buckets(since, until, bucket_s)
-    finished_b = {lane: [0] * n_buckets for lane in LANES}
-    totals_b: dict[str, list[list[float]]] = {
-        lane: [[] for _ in range(n_buckets)] for lane in LANES
-    }
-    for lane, model, acc, ws, state, _kind, created, started, finished in rows:
-        lane_fig = lanes.setdefault(lane, LaneFigures())
-        groups: list[GroupFigures] = [lane_fig, models.setdefault(model, GroupFigures())]
-        if acc:
-            groups.append(account(acc, lane))
-        if ws:
-            groups.append(workstations.setdefault(ws, GroupFigures()))
-        answered = state == "success" and started is not None
-        for g in groups:
-            g.finished += 1
-            if state == "success":
-                g.succeeded += 1
-            elif state == "failed":
-                g.failed += 1
-            else:
-                g.canceled += 1
-            if answered:
-                lists = times.get(id(g))
-                if lists is None:
-                    lists = times[id(g)] = ([], [], [])
-                lists[0].append(started - created)  # type: ignore[operator]
-                lists[1].append(finished - started)  # type: ignore[operator]
-                lists[2].append(finished - created)
-        if n_buckets and bucket_s:
-            b = min(int((finished - since) // bucket_s), n_buckets - 1)
-            finished_b[lane][b] += 1
-            if answered:
-                totals_b[lane][b].append(finished - created)
-    for g in (*lanes.values(), *models.values(), *by_account.values(), *workstations.values()):
-        g.per_minute = g.finished / minutes
-        lists = times.get(id(g))
-        if lists:
-            g.wait, g.run, g.total = (Quantiles.of(values) for values in lists)
-
-    # attempts that ended in the window: rates; every attempt: busy time
-    intervals: list[Interval] = []
-    opened: dict[str, tuple[float, str | None, str | None]] = {}
-    attempt_b: dict[str, dict[str, list[int]]] = {
-        name: {lane: [0] * n_buckets for lane in LANES}
-        for name in ("attempts", "timeouts", "failures", "deferrals")
-    }
-    api_starts: dict[str, list[float]] = defaultdict(list)
-    for at, code, ev_lane, ev_acc, task_id, params in reads.attempt_events(
-        since - LOOKBACK_S, until
-    ):
-        if code == "started":
-            opened[task_id] = (at, ev_lane, ev_acc)
-            if ev_lane == "api" and ev_acc and at >= since:
-                api_starts[ev_acc].append(at)
-            continue
-        opener = opened.pop(task_id, None)
-        if opener is not None:
-            intervals.append((opener[2], opener[1], opener[0], at))
-        if at < since:
-            continue
-        failure, deferral = code in FAILURE_CODES, code in DEFERRAL_CODES
-        if not (failure or deferral or code == "succeeded"):
-            continue  # canceled or handed back: not the lane's doing
-        kind = _error_kind(params) or code
-        counted: list[GroupFigures] = []
-        if ev_lane:
-            counted.append(lanes.setdefault(ev_lane, LaneFigures()))
-        if ev_acc:
-            counted.append(account(ev_acc, ev_lane))
-        for g in counted:
-            g.attempts += 1
-            if failure:
-                g.failures += 1
-                g.failures_by_kind[kind] = g.failures_by_kind.get(kind, 0) + 1
-                g.timeouts += kind == "timeout"
-            if deferral:
-                g.deferrals += 1
-                g.deferrals_by_kind[kind] = g.deferrals_by_kind.get(kind, 0) + 1
-        if n_buckets and bucket_s and ev_lane in LANES:
-            b = min(int((at - since) // bucket_s), n_buckets - 1)
-            attempt_b["attempts"][ev_lane][b] += 1
-            attempt_b["timeouts"][ev_lane][b] += failure and kind == "timeout"
-            attempt_b["failures"][ev_lane][b] += failure
-            attempt_b["deferrals"][ev_lane][b] += deferral
-    intervals += [(acc, lane, at, until) for at, lane, acc in opened.values()]
-
-    # accounts: busy share and quota
-    sessions = reads.session_spans(since, until)
-    ran_s = _union_length(sessions, since, until)
+    by_account: dict[str, GroupFigures] = {}
     limits = {row[0]: row for row in reads.accounts()}
     for acc_id, kind, enabled, *_ in limits.values():
         if enabled:
-            account(acc_id, kind)
-    busy: dict[str, float] = defaultdict(float)
-    in_flight: dict[str, int] = defaultdict(int)
-    for who, _lane, began, ended in intervals:
-        if who is None:
-            continue
-        busy[who] += max(0.0, min(ended, until) - max(began, since))
-        in_flight[who] += began < until <= ended  # open attempts end at ``until``
-    tokens = reads.api_tokens(since if n_buckets else max(since, until - QUOTA_S), until)
-    for fig in by_account.values():
-        row = limits.get(fig.account)
-        if row is not None:
-            fig.lane, fig.enabled = row[1], bool(row[2])
-        slots = _slots(row)
-        fig.busy_s = busy.get(fig.account, 0.0)
-        fig.enabled_s = ran_s * slots if (fig.enabled or fig.busy_s) else 0.0
-        fig.per_minute = fig.finished / minutes
-        if fig.lane == "api":
-            last = until - QUOTA_S
-            rpm = sum(1 for at in api_starts.get(fig.account, ()) if at >= last)
-            tpm = sum(_tokens(u) for a, at, u in tokens if a == fig.account and at >= last)
-            fig.quota = _quota(row, rpm, tpm, in_flight.get(fig.account, 0))
+            by_account[acc_id] = AccountFigures(account=acc_id, lane=kind)
+    dims: list[tuple[int, dict[str, GroupFigures], type[GroupFigures]]] = [
+        (0, lanes, LaneFigures),
+        (1, models, GroupFigures),
+        (2, by_account, AccountFigures),
+        (3, workstations, GroupFigures),
+    ]
+
+    # tasks that ended in the window: counts
+    for row in reads.ended_counts(since, until):
+        state, n = row[4], int(row[5])
+        for col, groups, make in dims:
+            if row[col] is None:
+                continue
+            g = groups.get(row[col]) or groups.setdefault(row[col], _new(make, row, col))
+            g.finished += n
+            if state == "success":
+                g.succeeded += n
+            elif state == "failed":
+                g.failed += n
+            else:
+                g.canceled += n
+
+    # answered tasks: exact percentiles, one pass per dimension
+    answered = reads.answered(since, until)
+    for col, groups, make in dims:
+        times: dict[Any, _Times] = defaultdict(_Times)
+        for row in answered:
+            t = times[row[col]]
+            t.lane = row[0]
+            t.wait.append(row[4])
+            t.run.append(row[5])
+            t.total.append(row[6])
+        for key, t in times.items():
+            if key is None:
+                continue
+            g = groups.get(key) or groups.setdefault(key, _new(make, (t.lane, key), 1))
+            g.wait, g.run, g.total = (
+                Quantiles.of(t.wait),
+                Quantiles.of(t.run),
+                Quantiles.of(t.total),
+            )
+    for g in (*lanes.values(), *models.values(), *by_account.values(), *workstations.values()):
+        g.per_minute = g.finished / minutes
+
+    # attempts that ended in the window: rates
+    for lane, acc, code, params, n in reads.attempt_ends(since, until):
+        failure, deferral = code in FAILURE_ENDS, code in DEFERRAL_ENDS
+        kind = _error_kind(params) or code
+        counted: list[GroupFigures] = []
+        if lane:
+            counted.append(lanes.get(lane) or lanes.setdefault(lane, LaneFigures()))
+        if acc:
+            counted.append(
+                by_account.get(acc)
+                or by_account.setdefault(acc, AccountFigures(account=acc, lane=lane or ""))
+            )
+        for g in counted:
+            g.attempts += n
+            if failure:
+                g.failures += n
+                g.failures_by_kind[kind] = g.failures_by_kind.get(kind, 0) + n
+                g.timeouts += n if kind == "timeout" else 0
+            if deferral:
+                g.deferrals += n
+                g.deferrals_by_kind[kind] = g.deferrals_by_kind.get(kind, 0) + n
+
+    # accounts: busy share and quota
+    accounts = [a for a in by_account.values() if isinstance(a, AccountFigures)]
+    _busy_and_quota(reads, accounts, limits, since, until)
 
     # backlog
     counts = reads.backlog([since, until])
     for name, lane_fig in lanes.items():
+        assert isinstance(lane_fig, LaneFigures)
         lane_fig.backlog_at_start = counts[since].get(name, 0)
         lane_fig.backlog = counts[until].get(name, 0)
         lane_fig.backlog_trend = (lane_fig.backlog - lane_fig.backlog_at_start) / minutes
@@ -182,23 +137,50 @@ def compute_figures(
     figures = Figures(
         since=since,
         until=until,
-        lanes=lanes,
+        lanes={k: v for k, v in lanes.items() if isinstance(v, LaneFigures)},
         models=models,
-        accounts=sorted(by_account.values(), key=lambda f: (f.lane, f.account)),
+        accounts=sorted(accounts, key=lambda f: (f.lane, f.account)),
         workstations=workstations,
     )
-    if n_buckets and bucket_s:
-        figures.series = _series(
-            reads, figures, bucket_s, n_buckets, finished_b, totals_b, attempt_b, intervals,
-            api_starts, tokens, limits, rows,
-        )  # fmt: skip
+    if bucket_s:
+        figures.series = _series(reads, figures, bucket_s, answered, limits)
     return figures
 
 
-def _buckets(since: float, until: float, bucket_s: float | None) -> int:
-    if not bucket_s:
-        return 0
-    return max(1, int(-(-(until - since) // bucket_s)))
+def _new(make: type[GroupFigures], row: Any, col: int) -> GroupFigures:
+    """A group met first in ``row`` (its lane first, its key at ``col``)."""
+    if make is AccountFigures:
+        return AccountFigures(account=str(row[col]), lane=str(row[0]))
+    return make()
+
+
+def _busy_and_quota(
+    reads: MetricsReads,
+    accounts: list[AccountFigures],
+    limits: dict[str, Any],
+    since: float,
+    until: float,
+) -> None:
+    ran_s = _union_length(reads.session_spans(since, until), since, until)
+    busy: dict[str | None, float] = defaultdict(float)
+    for acc, seconds in reads.busy(since, until):
+        busy[acc] += seconds
+    last = max(since, until - QUOTA_S)
+    starts = dict(reads.api_starts(last, until))
+    flying = dict(reads.in_flight(until))
+    tokens: dict[str | None, int] = defaultdict(int)
+    for acc, _at, usage in reads.api_tokens(last, until):
+        tokens[acc] += _tokens(usage)
+    for fig in accounts:
+        row = limits.get(fig.account)
+        if row is not None:
+            fig.lane, fig.enabled = str(row[1]), bool(row[2])
+        fig.busy_s = busy.get(fig.account, 0.0)
+        fig.enabled_s = ran_s * _slots(row) if (fig.enabled or fig.busy_s) else 0.0
+        if fig.lane == "api":
+            fig.quota = _quota(
+                row, starts.get(fig.account, 0), tokens[fig.account], flying.get(fig.account, 0)
+            )
 
 
 def _error_kind(params: str | None) -> str | None:
@@ -213,13 +195,12 @@ def _error_kind(params: str | None) -> str | None:
 
 def _tokens(usage: str) -> int:
     try:
-        value = json.loads(usage)
-        return int(value.get("total_tokens") or 0)
+        return int(json.loads(usage).get("total_tokens") or 0)
     except (ValueError, AttributeError, TypeError):
         return 0
 
 
-def _slots(row: tuple[object, ...] | None) -> int:
+def _slots(row: Any) -> int:
     if row is None or row[1] != "api":
         return 1
     override, configured = row[3], row[4]
@@ -227,10 +208,12 @@ def _slots(row: tuple[object, ...] | None) -> int:
     return max(1, value) if isinstance(value, int) else 1
 
 
-def _quota(row: tuple[object, ...] | None, rpm: int, tpm: int, flying: int) -> Quota:
-    rpm_limit = row[5] if row is not None and isinstance(row[5], int) else None
-    tpm_limit = row[6] if row is not None and isinstance(row[6], int) else None
-    slots = _slots(row)
+def _limit(row: Any, index: int) -> int | None:
+    return row[index] if row is not None and isinstance(row[index], int) and row[index] else None
+
+
+def _quota(row: Any, rpm: int, tpm: int, flying: int) -> Quota:
+    rpm_limit, tpm_limit, slots = _limit(row, 5), _limit(row, 6), _slots(row)
     return Quota(
         rpm_use=rpm / rpm_limit if rpm_limit else None,
         tpm_use=tpm / tpm_limit if tpm_limit else None,
@@ -244,7 +227,7 @@ def _quota(row: tuple[object, ...] | None, rpm: int, tpm: int, flying: int) -> Q
     )
 
 
-def _union_length(spans: Iterable[tuple[float, float]], since: float, until: float) -> float:
+def _union_length(spans: list[tuple[float, float]], since: float, until: float) -> float:
     """How much of [since, until) the spans cover together."""
     total, reach = 0.0, since
     for began, ended in sorted(spans):
@@ -259,83 +242,52 @@ def _series(
     reads: MetricsReads,
     figures: Figures,
     bucket_s: float,
-    n: int,
-    finished_b: dict[str, list[int]],
-    totals_b: dict[str, list[list[float]]],
-    attempt_b: dict[str, dict[str, list[int]]],
-    intervals: list[Interval],
-    api_starts: dict[str, list[float]],
-    tokens: list[tuple[str | None, float, str]],
-    limits: dict[str, tuple[str, str, bool, int | None, int | None, int | None, int | None]],
-    rows: list[
-        tuple[str, str, str | None, str | None, str, str | None, float, float | None, float]
-    ],
+    answered: list[Any],
+    limits: dict[str, Any],
 ) -> Series:
     since, until = figures.since, figures.until
-    starts = [since + i * bucket_s for i in range(n)]
+    n = max(1, int(-(-(until - since) // bucket_s)))
 
     def bucket(at: float) -> int:
         return min(max(int((at - since) // bucket_s), 0), n - 1)
 
-    # backlog at each bucket's end: the start's, plus submitted, minus ended so far
-    delta = {lane: [0] * n for lane in LANES}
-    for lane, at in reads.submitted(since, until):
-        if lane in delta:
-            delta[lane][bucket(at)] += 1
-    for task in rows:
-        if task[0] in delta:
-            delta[task[0]][bucket(task[8])] -= 1
+    totals: dict[str, list[list[float]]] = {lane: [[] for _ in range(n)] for lane in LANES}
+    for row in answered:
+        if row[0] in totals:
+            totals[row[0]][bucket(row[7])].append(row[6])
+    counts = reads.per_bucket(since, until, bucket_s)
     backlog: dict[str, list[int]] = {}
+    ended: dict[str, list[int]] = {}
     for lane in LANES:
         level, out = figures.lanes[lane].backlog_at_start, []
-        for d in delta[lane]:
-            level += d
+        ended[lane] = [counts["ended"].get((lane, b), 0) for b in range(n)]
+        for b in range(n):
+            level += counts["submitted"].get((lane, b), 0) - ended[lane][b]
             out.append(level)
         backlog[lane] = out
-    busy_s: dict[str, list[float]] = {f.account: [0.0] * n for f in figures.accounts}
-    for who, _lane, began, ended in intervals:
-        if who not in busy_s:
-            continue
-        t, end = max(began, since), min(ended, until)
-        while t < end:
-            b = bucket(t)
-            edge = min(end, since + (b + 1) * bucket_s)
-            busy_s[who][b] += edge - t
-            t = edge if edge > t else end
     per_min = bucket_s / 60.0
-    busy: dict[str, list[float]] = {}
+    tokens: dict[tuple[str, int], int] = defaultdict(int)
+    for acc, at, usage in reads.api_tokens(since, until):
+        tokens[(str(acc), bucket(at))] += _tokens(usage)
     rpm_use: dict[str, list[float | None]] = {}
     tpm_use: dict[str, list[float | None]] = {}
-    flying: dict[str, list[float | None]] = {}
     for fig in figures.accounts:
-        row = limits.get(fig.account)
-        slots = _slots(row)
-        busy[fig.account] = [min(1.0, s / (bucket_s * slots)) for s in busy_s[fig.account]]
         if fig.lane != "api":
             continue
-        flying[fig.account] = [s / bucket_s / slots for s in busy_s[fig.account]]
-        starts_n = [0] * n
-        for at in api_starts.get(fig.account, ()):
-            starts_n[bucket(at)] += 1
-        tokens_n = [0] * n
-        for who, at, usage in tokens:
-            if who == fig.account:
-                tokens_n[bucket(at)] += _tokens(usage)
-        rpm_limit = row[5] if row is not None else None
-        tpm_limit = row[6] if row is not None else None
-        rpm_use[fig.account] = [c / per_min / rpm_limit if rpm_limit else None for c in starts_n]
-        tpm_use[fig.account] = [c / per_min / tpm_limit if tpm_limit else None for c in tokens_n]
+        row = limits.get(fig.account)
+        rpm_limit, tpm_limit = _limit(row, 5), _limit(row, 6)
+        rpm_use[fig.account] = [
+            counts["started"].get((fig.account, b), 0) / per_min / rpm_limit if rpm_limit else None
+            for b in range(n)
+        ]
+        tpm_use[fig.account] = [
+            tokens[(fig.account, b)] / per_min / tpm_limit if tpm_limit else None for b in range(n)
+        ]
     return Series(
-        starts=starts,
-        finished=finished_b,
-        p90_total={lane: [percentile(sorted(v), 0.9) for v in totals_b[lane]] for lane in LANES},
+        starts=[since + i * bucket_s for i in range(n)],
+        finished=ended,
+        p90_total={lane: [percentile(sorted(v), 0.9) for v in totals[lane]] for lane in LANES},
         backlog=backlog,
-        attempts=attempt_b["attempts"],
-        timeouts=attempt_b["timeouts"],
-        failures=attempt_b["failures"],
-        deferrals=attempt_b["deferrals"],
-        busy=busy,
         rpm_use=rpm_use,
         tpm_use=tpm_use,
-        in_flight_use=flying,
     )

@@ -123,20 +123,16 @@ class AccountFigures(GroupFigures):
 
 @dataclass(frozen=True)
 class Series:
-    """Per-minute buckets over the window, for the charts and the alarms."""
+    """Buckets over the window, for the charts: per lane the tasks that ended, the p90
+    end-to-end time of the bucket's answers and the backlog at the bucket's end; per API account
+    the use of its requests and tokens per minute (None: no such limit)."""
 
     starts: list[float]  # each bucket's start
-    finished: dict[str, list[int]]  # lane → finished per bucket
-    p90_total: dict[str, list[float | None]]  # lane → p90 end-to-end of the bucket's answers
-    backlog: dict[str, list[int]]  # lane → backlog at each bucket's end
-    attempts: dict[str, list[int]]  # lane → attempts ended per bucket
-    timeouts: dict[str, list[int]]
-    failures: dict[str, list[int]]
-    deferrals: dict[str, list[int]]
-    busy: dict[str, list[float]]  # account → busy share per bucket
-    rpm_use: dict[str, list[float | None]]  # API account → use of its rpm per bucket
+    finished: dict[str, list[int]]
+    p90_total: dict[str, list[float | None]]
+    backlog: dict[str, list[int]]
+    rpm_use: dict[str, list[float | None]]
     tpm_use: dict[str, list[float | None]]
-    in_flight_use: dict[str, list[float | None]]
 
 
 @dataclass
