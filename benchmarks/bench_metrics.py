@@ -7,7 +7,8 @@ figures (``core/metrics/compute.py``: exact percentiles per lane, model, account
 rates; busy share; quota; backlog) are computed on a database reader thread (``DbThreads.read``,
 as the window and the Prometheus endpoint do) while an asyncio loop ticks every 5 ms: the time
 to the figures (median of 5; also the reader thread's CPU time, which other processes' turns
-on a shared machine do not inflate) and the loop's worst lateness meanwhile. On SQLite and PostgreSQL.
+on a shared machine do not inflate) and the loop's worst lateness meanwhile. On SQLite and
+PostgreSQL.
 """
 
 from __future__ import annotations

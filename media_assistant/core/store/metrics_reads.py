@@ -54,6 +54,7 @@ NEUTRAL_ENDS = tuple(
 STARTED = EventCode.STARTED.value
 # The clock skew between a team's workstations an id bisection tolerates.
 SKEW_S = 120.0
+CHUNK = 2_000
 
 AnsweredRow = tuple[str, str, str | None, str | None, float, float, float, float]
 """lane, model, account, workstation, wait, run, total, finished — of an answered task"""
@@ -63,6 +64,17 @@ def _clip(column: Any, lo: float, hi: float) -> Any:
     """``column`` held inside [lo, hi] (portable: no LEAST/GREATEST in SQLite)."""
     upper = case((column > hi, literal(hi)), else_=column)
     return case((upper < lo, literal(lo)), else_=upper)
+
+
+def _chunked(conn: Any, stmt: Any) -> list[Any]:
+    """Every row of ``stmt``, fetched a chunk at a time: one ``fetchall`` of 100,000 rows holds
+    the GIL for its whole length (the window's loop stood still for a second in B10); between
+    chunks the loop's thread gets its turn."""
+    result = conn.execute(stmt)
+    rows: list[Any] = []
+    while chunk := result.fetchmany(CHUNK):
+        rows += chunk
+    return rows
 
 
 class MetricsReads:
@@ -81,7 +93,7 @@ class MetricsReads:
             .group_by(T.c.model_kind, T.c.model, T.c.account_id, T.c.workstation, T.c.state)
         )
         with read_tx(self.engine) as conn:
-            return list(conn.execute(stmt).all())
+            return list(_chunked(conn, stmt))
 
     def answered(self, since: float, until: float) -> list[AnsweredRow]:
         """Tasks answered in the window, with their wait, generation and end-to-end seconds."""
@@ -97,7 +109,7 @@ class MetricsReads:
             T.c.finished_at,
         ).where(T.c.finished_at >= since, T.c.finished_at < until, T.c.state == "success")
         with read_tx(self.engine) as conn:
-            return list(conn.execute(stmt).all())
+            return list(_chunked(conn, stmt))
 
     def attempt_ends(self, since: float, until: float) -> list[tuple[Any, ...]]:
         """(lane, account, code, params JSON of a failure or deferral, count) of the attempts
@@ -115,7 +127,7 @@ class MetricsReads:
                 )
                 .group_by(E.c.lane, E.c.account_id, E.c.code, params)
             )
-            return list(conn.execute(stmt).all())
+            return list(_chunked(conn, stmt))
 
     def busy(self, since: float, until: float) -> list[tuple[str | None, float]]:
         """(account, seconds generating inside the window) per account: answered attempts from
@@ -136,7 +148,7 @@ class MetricsReads:
         )
         out: list[tuple[str | None, float]] = []
         with read_tx(self.engine) as conn:
-            out += [(a, float(s or 0.0)) for a, s in conn.execute(answered).all()]
+            out += [(a, float(s or 0.0)) for a, s in _chunked(conn, answered)]
             first = self._first_id_at(conn, since - SKEW_S)
             s = E.alias("s")
             start = (
@@ -150,7 +162,7 @@ class MetricsReads:
                 E.c.at < until,
                 E.c.code.in_(FAILURE_ENDS + DEFERRAL_ENDS + NEUTRAL_ENDS),
             )
-            for account, at, began in conn.execute(others).all():
+            for account, at, began in _chunked(conn, others):
                 if began is not None:
                     out.append((account, float(at) - max(float(began), since)))
         return out
@@ -170,7 +182,7 @@ class MetricsReads:
                 )
                 .group_by(E.c.account_id)
             )
-            return [(a, int(n)) for a, n in conn.execute(stmt).all()]
+            return [(a, int(n)) for a, n in _chunked(conn, stmt)]
 
     def api_tokens(self, since: float, until: float) -> list[tuple[str | None, float, str]]:
         """(account, finished, usage JSON) of API answers in [since, until)."""
@@ -181,7 +193,7 @@ class MetricsReads:
             T.c.usage_json.is_not(None),
         )
         with read_tx(self.engine) as conn:
-            return list(conn.execute(stmt).all())
+            return list(_chunked(conn, stmt))
 
     def in_flight(self, at: float) -> list[tuple[str | None, int]]:
         """(account, attempts running) at the moment ``at`` (each task's last attempt)."""
@@ -198,7 +210,7 @@ class MetricsReads:
             .group_by(T.c.account_id)
         )
         with read_tx(self.engine) as conn:
-            return [(a, int(n)) for a, n in conn.execute(stmt).all()]
+            return [(a, int(n)) for a, n in _chunked(conn, stmt)]
 
     @staticmethod
     def _first_id_at(conn: Any, at: float) -> int:
@@ -232,7 +244,7 @@ class MetricsReads:
                     )
                     .group_by(T.c.model_kind)
                 )
-                out[moment] = {str(k): int(n) for k, n in conn.execute(stmt).all()}
+                out[moment] = {str(k): int(n) for k, n in _chunked(conn, stmt)}
         return out
 
     def accounts(self) -> list[tuple[Any, ...]]:
@@ -247,14 +259,14 @@ class MetricsReads:
             A.c.limit_tpm,
         ).order_by(A.c.account_id)
         with read_tx(self.engine) as conn:
-            return list(conn.execute(stmt).all())
+            return list(_chunked(conn, stmt))
 
     def session_spans(self, since: float, until: float) -> list[tuple[float, float]]:
         """When a scheduler ran in [since, until): (start, last sign of life) per session."""
         end = func.coalesce(S.c.ended_at, S.c.heartbeat_at)
         stmt = select(S.c.started_at, end).where(and_(S.c.started_at < until, end >= since))
         with read_tx(self.engine) as conn:
-            return [(float(a), float(b)) for a, b in conn.execute(stmt).all()]
+            return [(float(a), float(b)) for a, b in _chunked(conn, stmt)]
 
     def per_bucket(
         self, since: float, until: float, bucket_s: float
@@ -279,7 +291,25 @@ class MetricsReads:
             )
             for name, stmt in (("submitted", submitted), ("ended", ended), ("started", started)):
                 counts = out[name]
-                for key, at in conn.execute(stmt).all():
+                for key, at in _chunked(conn, stmt):
                     slot = (str(key), int((float(at) - since) // bucket_s))
                     counts[slot] = counts.get(slot, 0) + 1
         return out
+
+    def ended(self, since: float, until: float) -> list[tuple[Any, ...]]:
+        """(lane, model, account, state, error kind, wait, run, total) of the tasks that ended
+        in [since, until); the three times only for answers (None otherwise)."""
+        started = func.coalesce(T.c.started_at, T.c.created_at)
+        answered = T.c.state == "success"
+        stmt = select(
+            T.c.model_kind,
+            T.c.model,
+            T.c.account_id,
+            T.c.state,
+            T.c.error_kind,
+            case((answered, cast(started - T.c.created_at, Float)), else_=None),
+            case((answered, cast(T.c.finished_at - started, Float)), else_=None),
+            case((answered, cast(T.c.finished_at - T.c.created_at, Float)), else_=None),
+        ).where(T.c.finished_at >= since, T.c.finished_at < until)
+        with read_tx(self.engine) as conn:
+            return list(_chunked(conn, stmt))
