@@ -165,3 +165,24 @@ def test_metrics_serves_histograms_that_match_the_store(tmp_path: Path) -> None:
     assert samples[("media_assistant_backlog", (("lane", "api"),))] == 2
     for secret in ("prompt api-", "ANSWER-TEXT-31"):
         assert secret not in body
+
+
+def test_metrics_listen_serves_while_the_app_runs_and_stops_with_it(tmp_path: Path) -> None:
+    from media_assistant.core.files.paths import Paths
+    from media_assistant.services import Services
+
+    data = tmp_path / "data"
+    runs, _ = seed(data)
+    port = _free_port()
+    (data / "config.toml").write_text(f'[metrics]\nlisten = "127.0.0.1:{port}"\n', "utf-8")
+    services = Services.open(Paths.resolve(data, None), require_config=True, read_only=True)
+    try:
+        services.serve_metrics()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as response:
+            body = response.read().decode()
+    finally:
+        services.close()
+    labels = '{account="api-1",lane="api",model="api-model"}'
+    assert f"media_assistant_task_run_seconds_count{labels} {len(runs)}.0" in body
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass  # closed with the app
