@@ -2101,6 +2101,70 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <source>Disk almost full</source>
         <translation>Disk almost full</translation>
     </message>
+    <message>
+        <source>web</source>
+        <translation>web</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Too many timeouts on the %1 lane</source>
+        <translation>Too many timeouts on the %1 lane</translation>
+    </message>
+    <message>
+        <source>Too many failures and deferrals on the %1 lane</source>
+        <translation>Too many failures and deferrals on the %1 lane</translation>
+    </message>
+    <message>
+        <source>API account %1 is near its quota</source>
+        <translation>API account %1 is near its quota</translation>
+    </message>
+    <message>
+        <source>The %1 lane&apos;s backlog keeps growing</source>
+        <translation>The %1 lane&apos;s backlog keeps growing</translation>
+    </message>
+    <message>
+        <source>Tasks take too long on the %1 lane</source>
+        <translation>Tasks take too long on the %1 lane</translation>
+    </message>
+    <message>
+        <source>Alarm: %1</source>
+        <translation>Alarm: %1</translation>
+    </message>
+    <message>
+        <source>Cleared: %1</source>
+        <translation>Cleared: %1</translation>
+    </message>
+    <message>
+        <source>Back in bounds</source>
+        <translation>Back in bounds</translation>
+    </message>
+    <message>
+        <source>From %1 to %2 tasks in %3 min while an account of the lane sat idle</source>
+        <translation>From %1 to %2 tasks in %3 min while an account of the lane sat idle</translation>
+    </message>
+    <message>
+        <source>p90 end to end %1 s in the last %3 min (bound %2 s)</source>
+        <translation>p90 end to end %1 s in the last %3 min (bound %2 s)</translation>
+    </message>
+    <message>
+        <source>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>At least %1 of its per-minute limit for %3 min (threshold %2)</source>
+        <translation>At least %1 of its per-minute limit for %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>%1 (threshold %2)</source>
+        <translation>%1 (threshold %2)</translation>
+    </message>
     <message numerus="yes">
         <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>
         <translation>

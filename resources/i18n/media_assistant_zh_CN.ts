@@ -2085,6 +2085,70 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <source>Disk almost full</source>
         <translation>磁盘空间不足</translation>
     </message>
+    <message>
+        <source>web</source>
+        <translation>网页</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Too many timeouts on the %1 lane</source>
+        <translation>%1通道超时过多</translation>
+    </message>
+    <message>
+        <source>Too many failures and deferrals on the %1 lane</source>
+        <translation>%1通道失败和延后过多</translation>
+    </message>
+    <message>
+        <source>API account %1 is near its quota</source>
+        <translation>API 账号 %1 的配额快用完了</translation>
+    </message>
+    <message>
+        <source>The %1 lane&apos;s backlog keeps growing</source>
+        <translation>%1通道积压在增长</translation>
+    </message>
+    <message>
+        <source>Tasks take too long on the %1 lane</source>
+        <translation>%1通道任务耗时过长</translation>
+    </message>
+    <message>
+        <source>Alarm: %1</source>
+        <translation>告警：%1</translation>
+    </message>
+    <message>
+        <source>Cleared: %1</source>
+        <translation>已恢复：%1</translation>
+    </message>
+    <message>
+        <source>Back in bounds</source>
+        <translation>已回到阈值以内</translation>
+    </message>
+    <message>
+        <source>From %1 to %2 tasks in %3 min while an account of the lane sat idle</source>
+        <translation>最近 %3 分钟积压从 %1 增加到 %2 个任务，而该通道有账号空闲</translation>
+    </message>
+    <message>
+        <source>p90 end to end %1 s in the last %3 min (bound %2 s)</source>
+        <translation>最近 %3 分钟端到端 P90 为 %1 秒（上限 %2 秒）</translation>
+    </message>
+    <message>
+        <source>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>最近 %3 分钟的尝试中超时占 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>最近 %3 分钟的尝试中失败和延后占 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>At least %1 of its per-minute limit for %3 min (threshold %2)</source>
+        <translation>连续 %3 分钟每分钟用量至少为限额的 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>%1 (threshold %2)</source>
+        <translation>%1（阈值 %2）</translation>
+    </message>
     <message numerus="yes">
         <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>
         <translation>

@@ -95,7 +95,7 @@ CORE = {
     "batches": {"model", "rules", "store"},
     "exports": {"model", "files", "rules", "config", "store"},
     "notices": {"model", "files", "rules", "config", "store"},
-    "metrics": {"model", "files", "rules", "config", "store"},
+    "metrics": {"model", "files", "rules", "config", "store", "notices"},
     "accounts": {"model", "files", "rules", "config", "store", "disk"},
     "lanes": {"model", "files", "rules", "config", "store", "disk", "accounts"},
 }
