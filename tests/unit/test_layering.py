@@ -104,10 +104,20 @@ GUI = {
     "bridge": {"common"},
     "tasks": {"common", "bridge"},
     "timeline": {"common"},
+    "metrics": {"common", "bridge"},
     "notices": {"common"},
     "batches": {"common", "bridge", "tasks"},
     "accounts": {"common", "bridge"},
-    "window": {"common", "bridge", "tasks", "timeline", "notices", "batches", "accounts"},
+    "window": {
+        "common",
+        "bridge",
+        "tasks",
+        "timeline",
+        "notices",
+        "batches",
+        "accounts",
+        "metrics",
+    },
 }
 LEVELS = {"media_assistant": TOP, "media_assistant.core": CORE, "media_assistant.gui": GUI}
 
