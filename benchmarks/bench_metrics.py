@@ -45,7 +45,7 @@ TARGET_MS = 200.0
 RUNS = 5
 
 
-def seed(url: str, n: int) -> None:
+def seed(url: str, n: int, *, start: float = START, day_s: float = DAY_S) -> None:
     rng = random.Random(31)
     engine = open_engine(url)
     tasks: list[dict[str, Any]] = []
@@ -53,7 +53,7 @@ def seed(url: str, n: int) -> None:
     for i in range(n):
         api = rng.random() < 0.7
         account = f"api-{i % 5}" if api else f"web-{i % 12}"
-        created = START + DAY_S * i / n
+        created = start + day_s * i / n
         started = created + rng.expovariate(1 / 30)
         run = rng.lognormvariate(2.5 if api else 4.0, 0.6)
         lane = "api" if api else "web"
@@ -122,7 +122,7 @@ def seed(url: str, n: int) -> None:
         conn.execute(insert(A), accounts)
         conn.execute(
             insert(S).values(
-                session_id="s", pid=1, host="h", started_at=START, heartbeat_at=START + DAY_S * 2
+                session_id="s", pid=1, host="h", started_at=start, heartbeat_at=start + day_s * 2
             )
         )
     engine.dispose()

@@ -2001,6 +2001,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>This workstation</translation>
     </message>
     <message>
+        <source>Times: p50 / p90 / p99 in seconds</source>
+        <translation>Times: p50 / p90 / p99 in seconds</translation>
+    </message>
+    <message>
         <source>Lane</source>
         <translation>Lane</translation>
     </message>
@@ -2013,16 +2017,16 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Per minute</translation>
     </message>
     <message>
-        <source>Wait s (p50 / p90 / p99)</source>
-        <translation>Wait s (p50 / p90 / p99)</translation>
+        <source>Wait (s)</source>
+        <translation>Wait (s)</translation>
     </message>
     <message>
-        <source>Generation s (p50 / p90 / p99)</source>
-        <translation>Generation s (p50 / p90 / p99)</translation>
+        <source>Generation (s)</source>
+        <translation>Generation (s)</translation>
     </message>
     <message>
-        <source>End to end s (p50 / p90 / p99)</source>
-        <translation>End to end s (p50 / p90 / p99)</translation>
+        <source>End to end (s)</source>
+        <translation>End to end (s)</translation>
     </message>
     <message>
         <source>Timeouts</source>

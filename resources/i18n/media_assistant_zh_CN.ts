@@ -1986,6 +1986,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>本工作站</translation>
     </message>
     <message>
+        <source>Times: p50 / p90 / p99 in seconds</source>
+        <translation>时间列为 P50 / P90 / P99（秒）</translation>
+    </message>
+    <message>
         <source>Lane</source>
         <translation>通道</translation>
     </message>
@@ -1998,16 +2002,16 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>每分钟</translation>
     </message>
     <message>
-        <source>Wait s (p50 / p90 / p99)</source>
-        <translation>排队等待（秒，P50 / P90 / P99）</translation>
+        <source>Wait (s)</source>
+        <translation>排队等待</translation>
     </message>
     <message>
-        <source>Generation s (p50 / p90 / p99)</source>
-        <translation>生成耗时（秒，P50 / P90 / P99）</translation>
+        <source>Generation (s)</source>
+        <translation>生成耗时</translation>
     </message>
     <message>
-        <source>End to end s (p50 / p90 / p99)</source>
-        <translation>端到端（秒，P50 / P90 / P99）</translation>
+        <source>End to end (s)</source>
+        <translation>端到端</translation>
     </message>
     <message>
         <source>Timeouts</source>

@@ -67,4 +67,7 @@ class Chart(pg.PlotWidget):  # type: ignore[misc]
     def bars(self, names: Sequence[str], values: Sequence[float]) -> None:
         xs = list(range(len(names)))
         self.addItem(pg.BarGraphItem(x=xs, height=list(values), width=0.6, brush=COLOURS[2]))
-        self.getAxis("bottom").setTicks([list(zip(xs, names, strict=True))])
+        # Every other name one line lower: a dozen accounts' names side by side do not overlap.
+        labels = [name if i % 2 == 0 else f"\n{name}" for i, name in enumerate(names)]
+        self.getAxis("bottom").setTicks([list(zip(xs, labels, strict=True))])
+        self.getAxis("bottom").setHeight(2.6 * self.fontMetrics().height())

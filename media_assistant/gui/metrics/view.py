@@ -80,12 +80,13 @@ class MetricsWindow(QWidget):
             self.tr("All workstations of the team") if team else self.tr("This workstation"), self
         )
         self.updated = QLabel(self)
+        self.legend = QLabel(self.tr("Times: p50 / p90 / p99 in seconds"), self)
         self.alarms = QLabel(self)
         self.alarms.setWordWrap(True)
         self.lanes = self._table(
             [self.tr("Lane"), self.tr("Ended"), self.tr("Per minute"),
-             self.tr("Wait s (p50 / p90 / p99)"), self.tr("Generation s (p50 / p90 / p99)"),
-             self.tr("End to end s (p50 / p90 / p99)"), self.tr("Timeouts"),
+             self.tr("Wait (s)"), self.tr("Generation (s)"), self.tr("End to end (s)"),
+             self.tr("Timeouts"),
              self.tr("Failures"), self.tr("Deferrals"), self.tr("Backlog")]
         )  # fmt: skip
         self.accounts = self._table(
@@ -110,6 +111,8 @@ class MetricsWindow(QWidget):
         top.addWidget(QLabel(self.tr("Span:"), self))
         top.addWidget(self.span)
         top.addWidget(self.scope)
+        top.addSpacing(24)
+        top.addWidget(self.legend)
         top.addStretch(1)
         top.addWidget(self.updated)
         tables = QHBoxLayout()
@@ -136,8 +139,9 @@ class MetricsWindow(QWidget):
         table.setHorizontalHeaderLabels(headers)
         table.verticalHeader().setVisible(False)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        table.horizontalHeader().setStretchLastSection(True)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         return table
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
@@ -177,7 +181,7 @@ class MetricsWindow(QWidget):
         )
         self.lanes.setRowCount(len(span.lanes))
         for row, (lane, fig) in enumerate(span.lanes.items()):
-            trend = f" ({fig.backlog_trend:+.1f}/min)" if fig.backlog_trend else ""
+            trend = f" ({fig.backlog_trend:+.1f}/min)" if abs(fig.backlog_trend) >= 0.05 else ""
             cells = [
                 self.lane_word(lane), str(fig.finished), f"{fig.per_minute:.1f}", _q(fig.wait),
                 _q(fig.run), _q(fig.total), _pct(fig.timeout_rate), _pct(fig.failure_rate),
