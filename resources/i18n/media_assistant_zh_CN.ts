@@ -2087,11 +2087,11 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
     <message>
         <source>Web</source>
-        <translation>网页</translation>
+        <translation>网页版</translation>
     </message>
     <message>
         <source>API</source>
-        <translation>API</translation>
+        <translation>接口</translation>
     </message>
     <message>
         <source>Updated %1</source>
@@ -2266,11 +2266,11 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
     <message>
         <source>web</source>
-        <translation>网页</translation>
+        <translation>网页版</translation>
     </message>
     <message>
         <source>API</source>
-        <translation>API</translation>
+        <translation>接口</translation>
     </message>
     <message>
         <source>Too many timeouts on the %1 lane</source>

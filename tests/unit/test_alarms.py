@@ -147,9 +147,9 @@ def test_alarm_words_in_chinese_and_english() -> None:
     alarm = Alarm("failure_rate", "web", 0.0, 0.125, 0.1)
     notice = alarm_notice(alarm, 600.0)
     assert notice_text(notice, "zh") == (
-        "网页通道失败和延后过多",
+        "网页版通道失败和延后过多",
         "最近 10 分钟的尝试中失败和延后占 12%（阈值 10%）",
     )
     assert notice_text(notice, "en")[0] == "Too many failures and deferrals on the web lane"
     cleared = alarm_notice(alarm, 900.0, cleared=True)
-    assert notice_text(cleared, "zh")[0] == "已恢复：网页通道失败和延后过多"
+    assert notice_text(cleared, "zh")[0] == "已恢复：网页版通道失败和延后过多"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-_LANE_ZH = {"web": "网页", "api": "API"}
+_LANE_ZH = {"web": "网页版", "api": "接口"}  # as the window names the lanes
 _TITLES = {
     "timeout_rate": ("{lane}通道超时过多", "Too many timeouts on the {lane} lane"),
     "failure_rate": (
