@@ -63,8 +63,8 @@ def compute_figures(
         (3, workstations, GroupFigures),
     ]
 
-    # tasks that ended in the window: counts
-    for row in reads.ended_counts(since, until):
+    # tasks that ended in the window without an answer: counts
+    for row in reads.unanswered_counts(since, until):
         state, n = row[4], int(row[5])
         for col, groups, make in dims:
             if row[col] is None:
@@ -92,6 +92,8 @@ def compute_figures(
             if key is None:
                 continue
             g = groups.get(key) or groups.setdefault(key, _new(make, (t.lane, key), 1))
+            g.finished += len(t.total)
+            g.succeeded += len(t.total)
             g.wait, g.run, g.total = (
                 Quantiles.of(t.wait),
                 Quantiles.of(t.run),
