@@ -101,6 +101,12 @@ def compute_figures(
             )
     for g in (*lanes.values(), *models.values(), *by_account.values(), *workstations.values()):
         g.per_minute = g.finished / minutes
+    # each answer ended one attempt (its ``succeeded`` line): counted from the tasks, not the log
+    for g in (*lanes.values(), *by_account.values()):
+        g.attempts += g.succeeded
+    answered_busy: dict[str | None, float] = defaultdict(float)
+    for row in answered:
+        answered_busy[row[2]] += row[7] - max(row[7] - row[5], since)
 
     # attempts that ended in the window: rates
     for lane, acc, code, params, n in reads.attempt_ends(since, until):
@@ -126,7 +132,7 @@ def compute_figures(
 
     # accounts: busy share and quota
     accounts = [a for a in by_account.values() if isinstance(a, AccountFigures)]
-    _busy_and_quota(reads, accounts, limits, since, until)
+    _busy_and_quota(reads, accounts, limits, since, until, answered_busy)
 
     # backlog
     counts = reads.backlog([since, until])
@@ -162,9 +168,10 @@ def _busy_and_quota(
     limits: dict[str, Any],
     since: float,
     until: float,
+    answered_busy: dict[str | None, float],
 ) -> None:
     ran_s = _union_length(reads.session_spans(since, until), since, until)
-    busy: dict[str | None, float] = defaultdict(float)
+    busy: dict[str | None, float] = defaultdict(float, answered_busy)
     for acc, seconds in reads.busy(since, until):
         busy[acc] += seconds
     last = max(since, until - QUOTA_S)

@@ -114,9 +114,9 @@ class MetricsReads:
             return list(_chunked(conn, stmt))
 
     def attempt_ends(self, since: float, until: float) -> list[tuple[Any, ...]]:
-        """(lane, account, code, params JSON of a failure or deferral, count) of the attempts
-        that ended in the window."""
-        params = case((E.c.code.in_(FAILURE_ENDS + DEFERRAL_ENDS), E.c.params_json), else_=None)
+        """(lane, account, code, params JSON, count) of the attempts that ended in the window in
+        a failure or a deferral (the answered ones are the tasks of :meth:`answered`)."""
+        params = E.c.params_json
         with read_tx(self.engine) as conn:
             first = self._first_id_at(conn, since - SKEW_S)
             stmt = (
@@ -125,26 +125,24 @@ class MetricsReads:
                     E.c.id >= first,
                     E.c.at >= since,
                     E.c.at < until,
-                    E.c.code.in_((SUCCESS_END, *FAILURE_ENDS, *DEFERRAL_ENDS)),
+                    E.c.code.in_((*FAILURE_ENDS, *DEFERRAL_ENDS)),
                 )
                 .group_by(E.c.lane, E.c.account_id, E.c.code, params)
             )
             return list(_chunked(conn, stmt))
 
     def busy(self, since: float, until: float) -> list[tuple[str | None, float]]:
-        """(account, seconds generating inside the window) per account: answered attempts from
-        the tasks' rows, attempts still running at the window's end, and every other attempt
-        that ended in the window (a failure, a deferral…) from the log, paired with its start."""
+        """(account, seconds generating inside the window) per account, but for the answers
+        that came in the window (core/metrics/compute.py has them from :meth:`answered`):
+        attempts still running at the window's end (or that ended after it), and every other
+        attempt that ended in the window (a failure, a deferral…) from the log, paired with its
+        start."""
         final_start = _clip(T.c.started_at, since, until)
-        final_end = _clip(func.coalesce(T.c.finished_at, until), since, until)
         answered = (
-            select(T.c.account_id, func.sum(final_end - final_start))
+            select(T.c.account_id, func.sum(literal(until) - final_start))
             .where(
                 T.c.started_at < until,
-                or_(
-                    and_(T.c.state == "success", T.c.finished_at >= since),
-                    T.c.state == "running",
-                ),
+                or_(T.c.state == "running", T.c.finished_at >= until),
             )
             .group_by(T.c.account_id)
         )
