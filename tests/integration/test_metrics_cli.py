@@ -186,3 +186,14 @@ def test_metrics_listen_serves_while_the_app_runs_and_stops_with_it(tmp_path: Pa
     assert f"media_assistant_task_run_seconds_count{labels} {len(runs)}.0" in body
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=5):
         pass  # closed with the app
+
+
+def test_metrics_on_an_address_in_use_is_exit_2_without_a_traceback(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = cli(tmp_path / "data", "metrics", "--listen", f"127.0.0.1:{port}")
+    assert result.returncode == 2
+    assert f"cannot serve the metrics at 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
