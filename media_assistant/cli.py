@@ -334,6 +334,13 @@ def build_parser() -> argparse.ArgumentParser:
     wh_set.add_argument("name", metavar="NAME", help="the url_env / secret_env name")
     wh_set.add_argument("--stdin", action="store_true", help="read the value from standard input")
 
+    sub.add_parser(
+        "forget-secrets",
+        help="delete every secret the app kept in the OS keyring (API keys, webhook addresses "
+        "and secrets, the team database's password; on Windows every Credential Manager entry "
+        "of the app); the uninstaller runs it when you delete your data",
+    )
+
     sites = sub.add_parser("sites", help="site adapters for web models")
     sites_sub = sites.add_subparsers(dest="sites_command", metavar="ACTION", required=True)
     sites_sub.add_parser("list", help="built-in and user adapters, with when they were verified")
@@ -454,7 +461,19 @@ def _setup_logging(verbose: int, log_file: Path | None = None) -> Path | None:
     return log_file
 
 
+def _console_safe_output() -> None:
+    """A character the console's code page cannot show (Chinese on a cp1252 PC, an emoji on
+    cp936, output redirected to a file on Windows) is written as '?', never a
+    UnicodeEncodeError that would end the command with exit 4 halfway through its output."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _console_safe_output()
     args = build_parser().parse_args(argv)
     from media_assistant.providers.web.executable import prepare_frozen_playwright
 
@@ -502,6 +521,7 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
     from media_assistant.commands import (
         accounts,
         demo,
+        forget,
         metrics_serve,
         queue,
         run,
@@ -538,6 +558,7 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "restore": store.cmd_restore,
         "support-bundle": support.cmd_support_bundle,
         "webhooks": support.cmd_webhooks,
+        "forget-secrets": forget.cmd_forget_secrets,
     }
     return handlers[command](paths, args)
 

@@ -367,6 +367,10 @@
         <translation>系统密钥环拒绝保存密钥（可能已锁定）：请解锁后再次保存，或把密钥放进环境变量，并在下方填写变量名。</translation>
     </message>
     <message>
+        <source>Enter the name of the variable that holds the key</source>
+        <translation>请填写存放密钥的环境变量名</translation>
+    </message>
+    <message>
         <source>Paste the API key first</source>
         <translation>请先粘贴 API 密钥</translation>
     </message>
@@ -399,6 +403,10 @@
     <message>
         <source>Connected: %1 answered in %2 s: “%3”</source>
         <translation>已连接：%1 用时 %2 秒回答：“%3”</translation>
+    </message>
+    <message>
+        <source>The variable %1 is not set in this app&apos;s environment. Set it for your user, then quit Media Assistant and start it again. Windows: in a Command Prompt type `setx %1 your-key` (or System → Advanced system settings → Environment Variables → New). Linux: add the line `export %1=your-key` to ~/.profile, then log out and in again.</source>
+        <translation>本程序的运行环境中没有环境变量 %1。请为当前用户设置它，然后退出本程序并重新打开。Windows：在命令提示符中输入 `setx %1 你的密钥`（或：系统 → 高级系统设置 → 环境变量 → 新建）。Linux：在 ~/.profile 中加入一行 `export %1=你的密钥`，然后注销并重新登录。</translation>
     </message>
 </context>
 <context>
@@ -466,12 +474,8 @@ Switch to its window, or close it first.</source>
         <translation>正在退出：运行中的任务将放回队列…</translation>
     </message>
     <message>
-        <source>%1
-
-(log: %2)</source>
-        <translation>%1
-
-（日志：%2）</translation>
+        <source>Something went wrong inside the app; your tasks are safe and work goes on. If it happens again, send a support bundle (Help menu). The details are in the log: %1</source>
+        <translation>程序内部出了点问题；任务都安全，工作会继续。如果再次出现，请生成支持包（“帮助”菜单）发给技术支持。详细信息在日志中：%1</translation>
     </message>
 </context>
 <context>
@@ -929,6 +933,10 @@ Download it now? API accounts work either way.</source>
     <message>
         <source>Use letters, digits and - _ . only (no spaces), starting with a letter or digit</source>
         <translation>只能使用字母、数字和 - _ .（不能有空格），并以字母或数字开头</translation>
+    </message>
+    <message>
+        <source>Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, and not ending in a dot</source>
+        <translation>Windows 无法用这个名字建文件夹：不能是 CON、PRN、AUX、NUL、COM1-9 或 LPT1-9，也不能以英文句点结尾</translation>
     </message>
     <message>
         <source>Choose at least one model for this account</source>
@@ -1777,6 +1785,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>预计时间：目前没有账号能处理这些任务</translation>
     </message>
     <message>
+        <source>%1: served on %2, which cannot take it now</source>
+        <translation>%1：由 %2 上的账号处理，但它现在无法接手</translation>
+    </message>
+    <message>
+        <source>%1: served on %2</source>
+        <translation>%1：由 %2 上的账号处理</translation>
+    </message>
+    <message>
         <source>ETA after the first task finishes</source>
         <translation>首个任务完成后给出预计时间</translation>
     </message>
@@ -2440,6 +2456,29 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Drive</source>
+        <translation>驱动器</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Alias</source>
+        <translation>别名</translation>
+    </message>
+    <message>
+        <source>Shortcut</source>
+        <translation>快捷方式</translation>
+    </message>
+</context>
+<context>
     <name>QFileDialog</name>
     <message>
         <source>&amp;Look in:</source>
@@ -2511,6 +2550,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</source>
         <translation>没有 API 密钥：打开“账号…”，编辑此账号并粘贴密钥，或填写保存密钥的环境变量名</translation>
+    </message>
+    <message>
+        <source>The variable %2 that should hold the API key is not set in this app&apos;s environment: set it for your user, then quit Media Assistant and start it again</source>
+        <translation>存放 API 密钥的环境变量 %2 在本程序的运行环境中未设置：请为当前用户设置它，然后退出本程序并重新打开</translation>
     </message>
     <message>
         <source>It needs the built-in simulated site, which this start does not have</source>
@@ -2683,6 +2726,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>系统提示词</translation>
     </message>
     <message>
+        <source>%1 saved.</source>
+        <translation>%1 已保存。</translation>
+    </message>
+    <message>
         <source>%1 saved; the scheduler already works with it</source>
         <translation>%1 已保存，调度器已开始使用</translation>
     </message>
@@ -2850,6 +2897,129 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Reset %1</source>
         <translation>重置 %1</translation>
+    </message>
+</context>
+<context>
+    <name>SiteFinding</name>
+    <message>
+        <source>%1 characters with input.method %2, read back equal</source>
+        <translation>%1 个字符，%2，回读一致</translation>
+    </message>
+    <message>
+        <source>%1 characters with input.method %2 (not read back: input.verify off)</source>
+        <translation>%1 个字符，%2（未回读：input.verify 已关闭）</translation>
+    </message>
+    <message>
+        <source>the send control %1 matched nothing: pressed Enter, and the page showed the message</source>
+        <translation>发送按钮 %1 没有匹配到任何元素：改按回车，页面显示了这条消息</translation>
+    </message>
+    <message>
+        <source>clicked %1; the page showed the message</source>
+        <translation>点击了 %1，页面显示了这条消息</translation>
+    </message>
+    <message>
+        <source>pressed Enter; the page showed the message</source>
+        <translation>按了回车，页面显示了这条消息</translation>
+    </message>
+    <message>
+        <source>the adapter declares no generating indicator</source>
+        <translation>适配文件没有声明“正在生成”标志</translation>
+    </message>
+    <message>
+        <source>the adapter declares no done marker (taken when the generating indicator went away)</source>
+        <translation>适配文件没有声明完成标志（以“正在生成”标志消失为准）</translation>
+    </message>
+    <message>
+        <source>the adapter declares no done marker (taken when the text held still)</source>
+        <translation>适配文件没有声明完成标志（以文字不再变化为准）</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing while the answer was written</source>
+        <translation>生成回答期间 %1 没有匹配到任何元素</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing (the answer was taken after %2 s of stable text, done_grace_s)</source>
+        <translation>%1 没有匹配到任何元素（文字稳定 %2 秒后取用了回答，done_grace_s）</translation>
+    </message>
+    <message>
+        <source>answer.format = &quot;text&quot;: the text taken as shown</source>
+        <translation>适配文件设定了 `answer.format = &quot;text&quot;`：按页面显示的文字取用</translation>
+    </message>
+    <message>
+        <source>the answer&apos;s HTML gave no Markdown</source>
+        <translation>回答的 HTML 没有还原出 Markdown</translation>
+    </message>
+    <message>
+        <source>%1 characters of Markdown</source>
+        <translation>%1 个字符的 Markdown</translation>
+    </message>
+    <message>
+        <source>the answer had no markup: its text taken as shown</source>
+        <translation>回答没有格式标记：按页面显示的文字取用</translation>
+    </message>
+    <message>
+        <source>the adapter declares no New chat control (the page is loaded per task)</source>
+        <translation>适配文件没有声明“新对话”控件（每个任务重新加载页面）</translation>
+    </message>
+    <message>
+        <source>%1 gave no empty chat within %2 s</source>
+        <translation>%1 在 %2 秒内没有打开空白对话</translation>
+    </message>
+    <message>
+        <source>%1: an empty chat</source>
+        <translation>%1：打开了空白对话</translation>
+    </message>
+    <message>
+        <source>no sign-in marker showed (the adapter declares none)</source>
+        <translation>没有出现登录提示（适配文件未声明登录标志）</translation>
+    </message>
+    <message>
+        <source>no sign-in marker showed (%1)</source>
+        <translation>没有出现登录提示（%1）</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>canceled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>browser or page error: %1</source>
+        <translation>浏览器或页面出错：%1</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing (more in the tooltip)</source>
+        <translation>%1 没有匹配到任何元素（详见提示）</translation>
+    </message>
+    <message>
+        <source>%1 showed</source>
+        <translation>出现了 %1</translation>
+    </message>
+    <message>
+        <source>%1 appeared</source>
+        <translation>出现了 %1</translation>
+    </message>
+    <message>
+        <source>%1 visible</source>
+        <translation>%1 可见</translation>
+    </message>
+    <message>
+        <source>%1 characters</source>
+        <translation>%1 个字符</translation>
+    </message>
+    <message>
+        <source>inserted as text</source>
+        <translation>以文本插入</translation>
+    </message>
+    <message>
+        <source>typed key by key</source>
+        <translation>逐键输入</translation>
+    </message>
+    <message>
+        <source>filled in</source>
+        <translation>直接填入</translation>
     </message>
 </context>
 <context>
@@ -3657,8 +3827,8 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>保存</translation>
     </message>
     <message>
-        <source>only to test the connection: it cannot be kept here</source>
-        <translation>仅用于测试连接：本机无法保存密码</translation>
+        <source>kept in the password file if you agree when saving</source>
+        <translation>保存时如您同意，将写入密码文件</translation>
     </message>
     <message>
         <source>the password of the database&apos;s user</source>
@@ -3691,6 +3861,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>The system keyring did not keep the password: %1</source>
         <translation>系统钥匙串没有保存密码：%1</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring to keep the password in. Write it to PostgreSQL&apos;s own password file, %1? Only your user account can read that file; Media Assistant (and psql) find the password there at every start.</source>
+        <translation>这台电脑没有系统钥匙串，无法保存密码。要把它写入 PostgreSQL 自己的密码文件 %1 吗？该文件只有您的用户账户可以读取；本程序（以及其他 PostgreSQL 客户端）每次启动时都会从那里读取密码。</translation>
+    </message>
+    <message>
+        <source>Write the password file</source>
+        <translation>写入密码文件</translation>
+    </message>
+    <message>
+        <source>The password was not kept: save again and let it be written to the password file, or leave the field empty and set PGPASSWORD.</source>
+        <translation>密码没有保存：请再次保存并允许写入密码文件，或者将此栏留空并设置 PGPASSWORD 环境变量。</translation>
+    </message>
+    <message>
+        <source>The password is in %1.</source>
+        <translation>密码保存在 %1。</translation>
     </message>
     <message>
         <source>Restart Media Assistant</source>
@@ -3777,8 +3963,8 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>在这里输入的密码会存入系统钥匙串，不会写进 config.toml。也可以留空，改用 PGPASSWORD 或 pgpass 文件。</translation>
     </message>
     <message>
-        <source>This computer has no system keyring: a password typed here is only used to test the connection. Keep it in the PGPASSWORD environment variable or in the pgpass file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere).</source>
-        <translation>这台电脑没有系统钥匙串：在这里输入的密码只用于测试连接。请把密码放在环境变量 PGPASSWORD 中，或放在 pgpass 文件中（Windows 上是 %APPDATA%\postgresql\pgpass.conf，其他系统是 ~/.pgpass）。</translation>
+        <source>This computer has no system keyring: a password typed here can be written, when you save, to PostgreSQL&apos;s own password file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere), or set the PGPASSWORD environment variable.</source>
+        <translation>这台电脑没有系统钥匙串：在此输入的密码可在保存时写入 PostgreSQL 自己的密码文件（Windows 上为 %APPDATA%\postgresql\pgpass.conf，其他系统为 ~/.pgpass），也可以设置 PGPASSWORD 环境变量。</translation>
     </message>
     <message>
         <source>The system keyring does not answer (locked?): unlock it, or keep the password in PGPASSWORD or the pgpass file.</source>
@@ -3831,6 +4017,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 </context>
 <context>
     <name>TeamView</name>
+    <message>
+        <source>Team: unknown while the database is unreachable</source>
+        <translation>团队：数据库无法连接，工作站情况未知</translation>
+    </message>
     <message numerus="yes">
         <source>Team: %n workstation(s) online</source>
         <translation>

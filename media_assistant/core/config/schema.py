@@ -197,6 +197,8 @@ class ModelConfig(BaseModel):
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+# Windows' reserved device names: "con" or "nul.txt" opens the device, never a folder.
+_WINDOWS_DEVICE = re.compile(r"(?i)con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]")
 
 
 class FieldProblem(RuleBroken):
@@ -278,6 +280,13 @@ class AccountConfig(BaseModel):
                 "account_id_chars",
                 "an account id is letters, digits and - _ . only (no spaces), starting with a "
                 "letter or digit",
+            )
+        if value.endswith(".") or _WINDOWS_DEVICE.fullmatch(value.split(".", maxsplit=1)[0]):
+            raise RuleBroken(
+                "account_id_windows",
+                f"{value!r} cannot name a folder on Windows (the account's browser profile and "
+                "diagnostics are folders named by it): not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, "
+                "with or without an extension, and not ending in a dot",
             )
         return value
 

@@ -107,6 +107,7 @@ _REASON_WORDS_ZH = {
     "profile_in_use": "浏览器配置文件被其他程序占用",
     "bad_config": "无法启动，请检查账号设置",
     "no_api_key": "没有 API 密钥，请在“账号…”中为它保存密钥",
+    "key_env_unset": "存放 API 密钥的环境变量在本程序的环境中未设置",
     "adapter_unreadable": "站点适配文件无法使用",
     "model_choice_missing": "站点适配文件无法选择模型",
     "no_simulated_site": "需要内置的模拟站点",

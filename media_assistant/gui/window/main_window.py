@@ -56,6 +56,7 @@ from media_assistant.gui.window.lane_panel import LanePanel
 from media_assistant.gui.window.log_panel import LogModel, LogPanel
 from media_assistant.gui.window.notice_tab import NoticeTab
 from media_assistant.gui.window.queue_controls import QueueControls
+from media_assistant.gui.window.table_room import TableRoom
 from media_assistant.gui.window.team_view import TeamView
 
 log = logging.getLogger(__name__)
@@ -149,6 +150,8 @@ class MainWindow(QMainWindow):
         vertical.setStretchFactor(0, 4)
         vertical.setStretchFactor(1, 1)
         vertical.setSizes([rows * 20, rows * 5])
+        # Its tab bar and three lines at least: the window fits a laptop at 150 % scaling.
+        self.bottom.setMinimumHeight(rows * 4)
         central = QWidget(self)
         layout = QVBoxLayout(central)
         self.disk_banner = DiskFullBanner(controller.services.bus, self)  # hidden until full
@@ -158,6 +161,8 @@ class MainWindow(QMainWindow):
         layout.addLayout(lanes)
         layout.addWidget(vertical, 1)
         self.setCentralWidget(central)
+        # A short window (125 %/150 % scaling on a laptop): the table keeps its rows in sight.
+        self.table_room = TableRoom(self, vertical, tasks, self.table.view)
         self.status = QLabel(self)
         self.statusBar().addPermanentWidget(self.queue.pause_status)
         self.statusBar().addPermanentWidget(self.status)
