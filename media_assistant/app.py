@@ -292,6 +292,7 @@ async def _amain(
     assert isinstance(app, QApplication) and isinstance(services, Services)
     assert isinstance(log_model, LogModel)
     services.bind_loop()  # events on this loop; a statement on its thread is reported
+    services.serve_metrics()  # [metrics] listen: the figures for Prometheus
     findings: list[str] = []
     offer_download = False
     if any(a.kind.value == "web" for a in services.config.accounts):

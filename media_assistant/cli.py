@@ -117,6 +117,26 @@ def build_parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="counts per lane and state; accounts")
     status.add_argument("--json", action="store_true")
 
+    stats = sub.add_parser(
+        "stats", help="the lanes' figures over a window: percentiles, rates, busy share, quota"
+    )
+    stats.add_argument(
+        "--since",
+        default="1h",
+        metavar="SPAN",
+        help="how far back: 15m, 1h, 2h30m, 1d, today, or YYYY-MM-DDTHH:MM (default 1h)",
+    )
+    stats.add_argument("--lane", choices=("web", "api"), help="one lane only")
+    stats.add_argument("--json", action="store_true")
+    metrics = sub.add_parser(
+        "metrics", help="serve the lanes' figures for Prometheus until interrupted"
+    )
+    metrics.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="where to serve them (default [metrics] listen, else 127.0.0.1:9464)",
+    )
+
     export = sub.add_parser(
         "export", help="write one record per task: its input row beside its results"
     )
@@ -502,9 +522,11 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         accounts,
         demo,
         forget,
+        metrics_serve,
         queue,
         run,
         sites,
+        stats,
         store,
         support,
         tasks,
@@ -521,6 +543,8 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "run": run.cmd_run,
         "submit": tasks.cmd_submit,
         "status": tasks.cmd_status,
+        "stats": stats.cmd_stats,
+        "metrics": metrics_serve.cmd_metrics,
         "export": tasks.cmd_export,
         "cancel": tasks.cmd_cancel,
         "retry": tasks.cmd_retry,

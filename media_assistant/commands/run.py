@@ -115,6 +115,7 @@ async def _run(
     db_wait_s: float = 30.0,
 ) -> int:
     services.bind_loop()
+    services.serve_metrics()  # [metrics] listen
     store = services.async_store
     progress = Progress(store)
     progress.add_rows(await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING]))

@@ -1927,6 +1927,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Settings…</translation>
     </message>
     <message>
+        <source>Metrics</source>
+        <translation>Metrics</translation>
+    </message>
+    <message>
         <source>%1: %2/%3 done — Media Assistant</source>
         <comment>batch: done/total</comment>
         <translation>%1: %2/%3 done — Media Assistant</translation>
@@ -1984,6 +1988,181 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
             <numerusform>Self-check: %n finding — see the log</numerusform>
             <numerusform>Self-check: %n findings — see the log</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>MetricsWindow</name>
+    <message>
+        <source>Metrics</source>
+        <translation>Metrics</translation>
+    </message>
+    <message>
+        <source>Last 15 minutes</source>
+        <translation>Last 15 minutes</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>Last hour</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>Today</translation>
+    </message>
+    <message>
+        <source>All workstations of the team</source>
+        <translation>All workstations of the team</translation>
+    </message>
+    <message>
+        <source>This workstation</source>
+        <translation>This workstation</translation>
+    </message>
+    <message>
+        <source>Times: p50 / p90 / p99 in seconds</source>
+        <translation>Times: p50 / p90 / p99 in seconds</translation>
+    </message>
+    <message>
+        <source>Lane</source>
+        <translation>Lane</translation>
+    </message>
+    <message>
+        <source>Ended</source>
+        <translation>Ended</translation>
+    </message>
+    <message>
+        <source>Per minute</source>
+        <translation>Per minute</translation>
+    </message>
+    <message>
+        <source>Wait (s)</source>
+        <translation>Wait (s)</translation>
+    </message>
+    <message>
+        <source>Generation (s)</source>
+        <translation>Generation (s)</translation>
+    </message>
+    <message>
+        <source>End to end (s)</source>
+        <translation>End to end (s)</translation>
+    </message>
+    <message>
+        <source>Timeouts</source>
+        <translation>Timeouts</translation>
+    </message>
+    <message>
+        <source>Failures</source>
+        <translation>Failures</translation>
+    </message>
+    <message>
+        <source>Deferrals</source>
+        <translation>Deferrals</translation>
+    </message>
+    <message>
+        <source>Backlog</source>
+        <translation>Backlog</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>Account</translation>
+    </message>
+    <message>
+        <source>Busy</source>
+        <translation>Busy</translation>
+    </message>
+    <message>
+        <source>Requests/min</source>
+        <translation>Requests/min</translation>
+    </message>
+    <message>
+        <source>Tokens/min</source>
+        <translation>Tokens/min</translation>
+    </message>
+    <message>
+        <source>In flight</source>
+        <translation>In flight</translation>
+    </message>
+    <message>
+        <source>Finished per minute, today</source>
+        <translation>Finished per minute, today</translation>
+    </message>
+    <message>
+        <source>tasks/min</source>
+        <translation>tasks/min</translation>
+    </message>
+    <message>
+        <source>p90 end to end, today</source>
+        <translation>p90 end to end, today</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>minutes</translation>
+    </message>
+    <message>
+        <source>Busy share per account</source>
+        <translation>Busy share per account</translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <source>API quota use, today</source>
+        <translation>API quota use, today</translation>
+    </message>
+    <message>
+        <source>% of limit</source>
+        <translation>% of limit</translation>
+    </message>
+    <message>
+        <source>Span:</source>
+        <translation>Span:</translation>
+    </message>
+    <message>
+        <source>Web</source>
+        <translation>Web</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Updated %1</source>
+        <translation>Updated %1</translation>
+    </message>
+    <message>
+        <source>No alarm</source>
+        <translation>No alarm</translation>
+    </message>
+    <message>
+        <source>timeouts</source>
+        <translation>timeouts</translation>
+    </message>
+    <message>
+        <source>failures and deferrals</source>
+        <translation>failures and deferrals</translation>
+    </message>
+    <message>
+        <source>quota use</source>
+        <translation>quota use</translation>
+    </message>
+    <message>
+        <source>backlog growing</source>
+        <translation>backlog growing</translation>
+    </message>
+    <message>
+        <source>p90 end to end</source>
+        <translation>p90 end to end</translation>
+    </message>
+    <message>
+        <source>Alarms: %1</source>
+        <translation>Alarms: %1</translation>
+    </message>
+    <message>
+        <source>limit</source>
+        <translation>limit</translation>
+    </message>
+    <message>
+        <source>alarm</source>
+        <translation>alarm</translation>
     </message>
 </context>
 <context>
@@ -2116,6 +2295,70 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Disk almost full</source>
         <translation>Disk almost full</translation>
+    </message>
+    <message>
+        <source>web</source>
+        <translation>web</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Too many timeouts on the %1 lane</source>
+        <translation>Too many timeouts on the %1 lane</translation>
+    </message>
+    <message>
+        <source>Too many failures and deferrals on the %1 lane</source>
+        <translation>Too many failures and deferrals on the %1 lane</translation>
+    </message>
+    <message>
+        <source>API account %1 is near its quota</source>
+        <translation>API account %1 is near its quota</translation>
+    </message>
+    <message>
+        <source>The %1 lane&apos;s backlog keeps growing</source>
+        <translation>The %1 lane&apos;s backlog keeps growing</translation>
+    </message>
+    <message>
+        <source>Tasks take too long on the %1 lane</source>
+        <translation>Tasks take too long on the %1 lane</translation>
+    </message>
+    <message>
+        <source>Alarm: %1</source>
+        <translation>Alarm: %1</translation>
+    </message>
+    <message>
+        <source>Cleared: %1</source>
+        <translation>Cleared: %1</translation>
+    </message>
+    <message>
+        <source>Back in bounds</source>
+        <translation>Back in bounds</translation>
+    </message>
+    <message>
+        <source>From %1 to %2 tasks in %3 min while an account of the lane sat idle</source>
+        <translation>From %1 to %2 tasks in %3 min while an account of the lane sat idle</translation>
+    </message>
+    <message>
+        <source>p90 end to end %1 s in the last %3 min (bound %2 s)</source>
+        <translation>p90 end to end %1 s in the last %3 min (bound %2 s)</translation>
+    </message>
+    <message>
+        <source>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>At least %1 of its per-minute limit for %3 min (threshold %2)</source>
+        <translation>At least %1 of its per-minute limit for %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>%1 (threshold %2)</source>
+        <translation>%1 (threshold %2)</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>

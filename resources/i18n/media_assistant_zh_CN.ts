@@ -1915,6 +1915,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>设置…</translation>
     </message>
     <message>
+        <source>Metrics</source>
+        <translation>运行指标</translation>
+    </message>
+    <message>
         <source>%1: %2/%3 done — Media Assistant</source>
         <comment>batch: done/total</comment>
         <translation>%1：已完成 %2/%3 — AI 智能媒体助理</translation>
@@ -1969,6 +1973,181 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>
             <numerusform>自检：发现 %n 个问题，详见日志</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>MetricsWindow</name>
+    <message>
+        <source>Metrics</source>
+        <translation>运行指标</translation>
+    </message>
+    <message>
+        <source>Last 15 minutes</source>
+        <translation>最近 15 分钟</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>最近 1 小时</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>All workstations of the team</source>
+        <translation>团队全部工作站</translation>
+    </message>
+    <message>
+        <source>This workstation</source>
+        <translation>本工作站</translation>
+    </message>
+    <message>
+        <source>Times: p50 / p90 / p99 in seconds</source>
+        <translation>时间列为 P50 / P90 / P99（秒）</translation>
+    </message>
+    <message>
+        <source>Lane</source>
+        <translation>通道</translation>
+    </message>
+    <message>
+        <source>Ended</source>
+        <translation>已结束</translation>
+    </message>
+    <message>
+        <source>Per minute</source>
+        <translation>每分钟</translation>
+    </message>
+    <message>
+        <source>Wait (s)</source>
+        <translation>排队等待</translation>
+    </message>
+    <message>
+        <source>Generation (s)</source>
+        <translation>生成耗时</translation>
+    </message>
+    <message>
+        <source>End to end (s)</source>
+        <translation>端到端</translation>
+    </message>
+    <message>
+        <source>Timeouts</source>
+        <translation>超时率</translation>
+    </message>
+    <message>
+        <source>Failures</source>
+        <translation>失败率</translation>
+    </message>
+    <message>
+        <source>Deferrals</source>
+        <translation>延后率</translation>
+    </message>
+    <message>
+        <source>Backlog</source>
+        <translation>积压</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <source>Busy</source>
+        <translation>忙碌占比</translation>
+    </message>
+    <message>
+        <source>Requests/min</source>
+        <translation>每分钟请求</translation>
+    </message>
+    <message>
+        <source>Tokens/min</source>
+        <translation>每分钟 Token</translation>
+    </message>
+    <message>
+        <source>In flight</source>
+        <translation>并发</translation>
+    </message>
+    <message>
+        <source>Finished per minute, today</source>
+        <translation>今日每分钟完成数</translation>
+    </message>
+    <message>
+        <source>tasks/min</source>
+        <translation>任务/分钟</translation>
+    </message>
+    <message>
+        <source>p90 end to end, today</source>
+        <translation>今日端到端 P90</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>Busy share per account</source>
+        <translation>各账号忙碌占比</translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <source>API quota use, today</source>
+        <translation>今日 API 配额用量</translation>
+    </message>
+    <message>
+        <source>% of limit</source>
+        <translation>占限额 %</translation>
+    </message>
+    <message>
+        <source>Span:</source>
+        <translation>时间范围：</translation>
+    </message>
+    <message>
+        <source>Web</source>
+        <translation>网页版</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>接口</translation>
+    </message>
+    <message>
+        <source>Updated %1</source>
+        <translation>更新于 %1</translation>
+    </message>
+    <message>
+        <source>No alarm</source>
+        <translation>无告警</translation>
+    </message>
+    <message>
+        <source>timeouts</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>failures and deferrals</source>
+        <translation>失败和延后</translation>
+    </message>
+    <message>
+        <source>quota use</source>
+        <translation>配额用量</translation>
+    </message>
+    <message>
+        <source>backlog growing</source>
+        <translation>积压增长</translation>
+    </message>
+    <message>
+        <source>p90 end to end</source>
+        <translation>端到端 P90</translation>
+    </message>
+    <message>
+        <source>Alarms: %1</source>
+        <translation>告警：%1</translation>
+    </message>
+    <message>
+        <source>limit</source>
+        <translation>限额</translation>
+    </message>
+    <message>
+        <source>alarm</source>
+        <translation>告警线</translation>
     </message>
 </context>
 <context>
@@ -2100,6 +2279,70 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Disk almost full</source>
         <translation>磁盘空间不足</translation>
+    </message>
+    <message>
+        <source>web</source>
+        <translation>网页版</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>接口</translation>
+    </message>
+    <message>
+        <source>Too many timeouts on the %1 lane</source>
+        <translation>%1通道超时过多</translation>
+    </message>
+    <message>
+        <source>Too many failures and deferrals on the %1 lane</source>
+        <translation>%1通道失败和延后过多</translation>
+    </message>
+    <message>
+        <source>API account %1 is near its quota</source>
+        <translation>API 账号 %1 的配额快用完了</translation>
+    </message>
+    <message>
+        <source>The %1 lane&apos;s backlog keeps growing</source>
+        <translation>%1通道积压在增长</translation>
+    </message>
+    <message>
+        <source>Tasks take too long on the %1 lane</source>
+        <translation>%1通道任务耗时过长</translation>
+    </message>
+    <message>
+        <source>Alarm: %1</source>
+        <translation>告警：%1</translation>
+    </message>
+    <message>
+        <source>Cleared: %1</source>
+        <translation>已恢复：%1</translation>
+    </message>
+    <message>
+        <source>Back in bounds</source>
+        <translation>已回到阈值以内</translation>
+    </message>
+    <message>
+        <source>From %1 to %2 tasks in %3 min while an account of the lane sat idle</source>
+        <translation>最近 %3 分钟积压从 %1 增加到 %2 个任务，而该通道有账号空闲</translation>
+    </message>
+    <message>
+        <source>p90 end to end %1 s in the last %3 min (bound %2 s)</source>
+        <translation>最近 %3 分钟端到端 P90 为 %1 秒（上限 %2 秒）</translation>
+    </message>
+    <message>
+        <source>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>最近 %3 分钟的尝试中超时占 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>最近 %3 分钟的尝试中失败和延后占 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>At least %1 of its per-minute limit for %3 min (threshold %2)</source>
+        <translation>连续 %3 分钟每分钟用量至少为限额的 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>%1 (threshold %2)</source>
+        <translation>%1（阈值 %2）</translation>
     </message>
     <message numerus="yes">
         <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from media_assistant.core.config.metrics import AlarmsConfig, MetricsConfig
 from media_assistant.core.config.notifications import NotificationsConfig, WebhookConfig
 from media_assistant.core.config.team import checked_store_url
 from media_assistant.core.files.diagnostics import (
@@ -354,6 +355,9 @@ class AppConfig(BaseModel):
     # Issue 12 item 5 (core/config/notifications.py): notices and the webhooks that carry them.
     notifications: NotificationsConfig = NotificationsConfig()
     webhooks: list[WebhookConfig] = Field(default_factory=list)
+    # Issue 31 (core/config/metrics.py): the Prometheus endpoint and the alarms' thresholds.
+    metrics: MetricsConfig = MetricsConfig()
+    alarms: AlarmsConfig = AlarmsConfig()
 
     def model(self, name: str) -> ModelConfig | None:
         return next((m for m in self.models if m.name == name), None)

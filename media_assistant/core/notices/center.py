@@ -42,6 +42,7 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.states import AccountState, NoticeKind, TaskState
+from media_assistant.core.notices.alarm_words import alarm_text
 from media_assistant.core.rules.site_breakage import verdict_step
 
 if TYPE_CHECKING:
@@ -137,6 +138,10 @@ def message_language(setting: str) -> str:
 
 def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
     """(title, text) of a notice in ``zh`` or ``en``: for webhooks and the terminal."""
+    if notice.kind in (NoticeKind.ALARM, NoticeKind.ALARM_CLEARED):
+        return alarm_text(
+            notice.kind is NoticeKind.ALARM_CLEARED, notice.subject, notice.params, language
+        )
     p = notice.params
     s = notice.subject
     zh = language == "zh"
@@ -307,6 +312,10 @@ class NoticeCenter:
                 )
         else:
             self._attention.discard(event.account_id)
+
+    def post(self, notice: Notice) -> None:
+        """A notice raised outside the center (an alarm: core/metrics/watch.py)."""
+        self._post(notice)
 
     def _post(self, notice: Notice) -> None:
         self.sent.append(notice)

@@ -39,6 +39,7 @@ from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.bridge.local_state import LocalStateKeeper, migrate_qsettings
 from media_assistant.gui.common import labels
 from media_assistant.gui.common.app_icon import app_icon
+from media_assistant.gui.metrics.view import MetricsWindow
 from media_assistant.gui.tasks.actions import TaskActions
 from media_assistant.gui.tasks.details import TaskDetailsDialog
 from media_assistant.gui.tasks.model import TaskTableModel
@@ -232,6 +233,10 @@ class MainWindow(QMainWindow):
         self.act_settings = self.task_actions.add(
             bar, self.tr("Settings…"), sp.SP_FileDialogDetailedView, self._open_settings
         )
+        self.act_metrics = self.task_actions.add(
+            bar, self.tr("Metrics"), sp.SP_FileDialogInfoView, self.open_metrics
+        )
+        self.metrics_window: MetricsWindow | None = None
         self.help_actions = HelpActions(self, self.controller.services)
         assert self.task_actions.cancel is not None and self.task_actions.retry is not None
         self.act_cancel, self.act_retry = self.task_actions.cancel, self.task_actions.retry
@@ -443,6 +448,14 @@ class MainWindow(QMainWindow):
             self.skipped_notice = SkippedIdsNotice(result, self)
             self.skipped_notice.open()
         self._notify(self.tr("Batch %1 submitted").replace("%1", result.batch_id), text)
+
+    def open_metrics(self) -> None:
+        """The lanes' figures and charts (gui/metrics/), in a window of their own."""
+        if self.metrics_window is None:
+            self.metrics_window = MetricsWindow(self.controller.services, self)
+        self.metrics_window.show()
+        self.metrics_window.raise_()
+        self.metrics_window.activateWindow()
 
     def _open_settings(self) -> None:
         from media_assistant.gui.window.settings_dialog import SettingsDialog
