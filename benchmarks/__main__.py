@@ -47,7 +47,7 @@ TITLES = {
     "io": "B7 — the window never waits",
     "team": "B8 — team mode",
     "breakage": "B9 — a site changes its page",
-    "metrics": "B10 — the lanes measured",
+    "metrics": "B12 — the lanes measured",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 

@@ -1,4 +1,4 @@
-"""B10 — the lanes measured: the figures of 100,000 tasks, off the loop (issue 31 item 1).
+"""B12 — the lanes measured: the figures of 100,000 tasks, off the loop (issue 31 item 1).
 
 A store is seeded with 100,000 finished tasks over one day (70 % API on 5 accounts, 30 % web on
 12 accounts; 5 % timeouts retried, 5 % deferrals) and their event lines, as the scheduler writes
@@ -240,7 +240,7 @@ def markdown(result: dict[str, Any]) -> str:
         if engine in result
     ]
     return (
-        "## B10 — the lanes measured: a day's figures of 100,000 tasks\n\n"
+        "## B12 — the lanes measured: a day's figures of 100,000 tasks\n\n"
         + (__doc__ or "").split("\n\n", 1)[1].strip()
         + "\n\n"
         + table(

@@ -1,4 +1,4 @@
-"""B10's harness, shrunk (benchmarks/bench_metrics.py): the seeded day is what the figures read
+"""B12's harness, shrunk (benchmarks/bench_metrics.py): the seeded day is what the figures read
 back, the measurement runs on a reader thread and the section renders."""
 
 from __future__ import annotations
