@@ -29,6 +29,14 @@ from media_assistant.providers.api.classify import (
 )
 from media_assistant.providers.api.headers import throttle_hint
 from media_assistant.providers.api.sse import SseDecoder
+from media_assistant.providers.proxy import (
+    ProxyBackoff,
+    ProxyRoute,
+    explain_transport_error,
+    httpx_options,
+    proxy_error,
+    route_for,
+)
 from media_assistant.providers.secrets import resolve_api_key, without_secret
 
 MAX_CONCURRENCY = 5  # the most requests an API account may run at once (config allows 1..5)
@@ -177,8 +185,10 @@ class ApiProvider:
         idle_timeout_s: float = 60.0,
         models: Mapping[str, ModelInfo] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        proxy: ProxyRoute | None = None,
     ) -> None:
-        """``models``: the models this account serves (None: any). ``transport``: for tests."""
+        """``models``: the models this account serves (None: any). ``transport``: for tests.
+        ``proxy``: the account's way out (providers/proxy.py; None: the system's settings)."""
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"account {account_id!r}: base_url must start with http(s)://")
         self.account_id = account_id
@@ -188,6 +198,8 @@ class ApiProvider:
         self._api_key = api_key
         self._models = dict(models) if models is not None else None
         self._transport = transport
+        self.proxy = proxy
+        self.proxy_backoff = ProxyBackoff()
         self._http: httpx.AsyncClient | None = None
 
     @classmethod
@@ -213,6 +225,7 @@ class ApiProvider:
                 raise ProviderError(
                     exc.kind, exc.message, code="no_api_key", params={"account": account.id}
                 ) from None
+        proxy = route_for(config, account)  # BAD_CONFIG (no_proxy_password) if none is kept
         lane = config.lanes.api
         models = {name: model for name in account.models if (model := config.model(name))}
         return cls(
@@ -223,6 +236,7 @@ class ApiProvider:
             idle_timeout_s=lane.idle_timeout_s,
             models=models,
             transport=transport,
+            proxy=proxy,
         )
 
     def __repr__(self) -> str:  # never the key
@@ -247,6 +261,7 @@ class ApiProvider:
                     max_connections=MAX_CONCURRENCY, max_keepalive_connections=MAX_CONCURRENCY
                 ),
                 transport=self._transport,
+                **httpx_options(self.proxy, self.base_url),
             )
         return self._http
 
@@ -289,13 +304,17 @@ class ApiProvider:
             ctx.checkpoint()  # the operator asked to cancel: raises TaskCanceled
             raise TaskCanceled(ctx.task.task_id)
         try:
-            return attempt.result()
+            result = attempt.result()
         except ProviderError as exc:
+            if exc.kind in (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH):
+                raise self.proxy_backoff.failed(exc, ctx.clock.now()) from exc.__cause__
             redacted = without_secret(exc, self._api_key)
             if redacted is exc:
                 raise
             # Not "from exc": the original, key and all, would print with the traceback.
             raise redacted from exc.__cause__
+        self.proxy_backoff.passed()
+        return result
 
     async def _attempt(self, ctx: TaskContext, body: dict[str, Any]) -> GenerationResult:
         if body["messages"][0]["role"] == "system":
@@ -311,6 +330,9 @@ class ApiProvider:
         )
         try:
             async with self._client().stream("POST", "chat/completions", json=body) as response:
+                if response.status_code == 407 and self.proxy is not None:
+                    # A plain-HTTP request through an HTTP proxy: its refusal comes as a status.
+                    raise proxy_error(self.proxy, ErrorKind.PROXY_AUTH, "proxy_auth")
                 if response.status_code != 200:
                     raw = await response.aread()
                     raise classify_http_error(
@@ -324,6 +346,10 @@ class ApiProvider:
                 else:
                     answer = await self._read_stream(ctx, response)
         except httpx.RequestError as exc:
+            if (
+                failing := await explain_transport_error(self.proxy, self.base_url, exc)
+            ) is not None:
+                raise failing from exc
             raise classify_transport_error(
                 exc, connect_timeout_s=self.connect_timeout_s, idle_timeout_s=self.idle_timeout_s
             ) from exc

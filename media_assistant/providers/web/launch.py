@@ -24,6 +24,7 @@ from typing import Any
 import psutil
 from playwright.async_api import BrowserContext, Playwright, async_playwright
 
+from media_assistant.providers.proxy import ProxyRoute, browser_args, playwright_proxy
 from media_assistant.providers.web.executable import BrowserChoice
 from media_assistant.providers.web.processes import browser_processes, stop_process_tree
 
@@ -45,9 +46,16 @@ def prepare_profile(profile: Path) -> None:
 
 
 async def launch_profile(
-    pw: Playwright, profile: Path, choice: BrowserChoice, *, headless: bool
+    pw: Playwright,
+    profile: Path,
+    choice: BrowserChoice,
+    *,
+    headless: bool,
+    proxy: ProxyRoute | None = None,
 ) -> BrowserContext:
-    """The profile's browser, launched on ``pw`` (a persistent context)."""
+    """The profile's browser, launched on ``pw`` (a persistent context), through the
+    account's ``proxy`` (providers/proxy.py: its password goes over Playwright's pipe, never
+    on the browser's command line)."""
     prepare_profile(profile)
     return await pw.chromium.launch_persistent_context(
         user_data_dir=str(profile),
@@ -55,7 +63,8 @@ async def launch_profile(
         channel=choice.channel,
         headless=headless,
         viewport=VIEWPORT,  # type: ignore[arg-type]
-        args=list(LAUNCH_ARGS),
+        args=[*LAUNCH_ARGS, *browser_args(proxy)],
+        proxy=playwright_proxy(proxy),  # type: ignore[arg-type]
     )
 
 
@@ -122,14 +131,14 @@ async def stop_driver(manager: Any, pw: Playwright | None) -> None:
 
 @contextlib.asynccontextmanager
 async def open_profile(
-    profile: Path, choice: BrowserChoice, *, headless: bool
+    profile: Path, choice: BrowserChoice, *, headless: bool, proxy: ProxyRoute | None = None
 ) -> AsyncIterator[BrowserContext]:
     """A driver and the profile's browser for one job (signing in, a check, a probe); both
     are gone when it ends, however it ends."""
     manager, pw = await start_driver()
     try:
         try:
-            context = await launch_profile(pw, profile, choice, headless=headless)
+            context = await launch_profile(pw, profile, choice, headless=headless, proxy=proxy)
         except BaseException:  # a browser that started and then failed is not left running
             await asyncio.shield(asyncio.to_thread(kill_profile_processes, profile))
             raise

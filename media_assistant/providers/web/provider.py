@@ -39,6 +39,7 @@ from media_assistant.core.rules.site_breakage import (
     Verdict,
     full_report,
 )
+from media_assistant.providers.proxy import ProxyBackoff, ProxyRoute
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
@@ -87,6 +88,7 @@ class WebProvider:
         diagnostics_retention: diagnostics.DiagnosticsRetention | None = None,
         record_browser: RecordBrowser | None = None,
         recorded_browser: RecordedLookup | None = None,
+        proxy: ProxyRoute | None = None,
     ) -> None:
         self.driver = driver
         self.account_id = account_id
@@ -96,6 +98,9 @@ class WebProvider:
         # One browser per account, shared with the provider this one may replace (a rebuild):
         # it takes this provider's adapter and origin when this provider first uses it.
         self.browser: AccountBrowser = driver.account(account_id, profile_dir, adapter, origin)
+        # The account's way out (issue 32): the browser (re)launches through it.
+        self.proxy = proxy
+        self.proxy_backoff = ProxyBackoff()
         self.diagnostics_dir = diagnostics_dir
         self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
         self._record_browser = record_browser
@@ -116,7 +121,9 @@ class WebProvider:
         lane's worker between two tasks, or the CLI with the profile lock) and its pacing."""
         call = self.driver.service.call
         try:
-            await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
+            await call(
+                self.browser.ensure(adapter=self.adapter, origin=self.origin, proxy=self.proxy)
+            )
         except PlaywrightError as exc:
             detail = f"the browser did not start: {_first_line(exc)}"
             failed = StepResult(AdapterStep.PAGE_LOADED, StepStatus.FAILED, detail, 0.0)
@@ -150,7 +157,9 @@ class WebProvider:
             raise self._site_changed(self._verdict)
         await self._selfcheck(ctx)
         try:
-            info = await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
+            info = await call(
+                self.browser.ensure(adapter=self.adapter, origin=self.origin, proxy=self.proxy)
+            )
         except PlaywrightError as exc:
             raise ProviderError(
                 ErrorKind.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}"
