@@ -172,27 +172,6 @@ async def proxy_answers(route: ProxyRoute, timeout_s: float = PROBE_TIMEOUT_S) -
     return True
 
 
-async def explain_transport_error(
-    route: ProxyRoute | None, url: str, exc: Exception
-) -> ProviderError | None:
-    """An httpx error on the way to ``url``, as the proxy's failure if the proxy caused it;
-    None: it was not the proxy (the caller classifies it as before)."""
-    if route is None or not route.applies_to(url):
-        return None
-    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if isinstance(exc, httpx.ProxyError):
-        if "407" in detail or "auth" in detail.lower():
-            return proxy_error(route, ErrorKind.PROXY_AUTH, "proxy_auth", detail)
-        if not await proxy_answers(route):
-            return proxy_error(route, ErrorKind.PROXY_UNREACHABLE, "proxy_down", detail)
-        return proxy_error(route, ErrorKind.PROXY_UNREACHABLE, "proxy_no_route", detail)
-    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout) and not await proxy_answers(
-        route
-    ):
-        return proxy_error(route, ErrorKind.PROXY_UNREACHABLE, "proxy_down", detail)
-    return None
-
-
 @dataclass
 class ProxyBackoff:
     """How long an account whose proxy fails waits before it tries again: 15 s, doubled each

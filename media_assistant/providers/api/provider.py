@@ -32,11 +32,11 @@ from media_assistant.providers.api.sse import SseDecoder
 from media_assistant.providers.proxy import (
     ProxyBackoff,
     ProxyRoute,
-    explain_transport_error,
     httpx_options,
     proxy_error,
     route_for,
 )
+from media_assistant.providers.proxy_check import blame_proxy
 from media_assistant.providers.secrets import resolve_api_key, without_secret
 
 MAX_CONCURRENCY = 5  # the most requests an API account may run at once (config allows 1..5)
@@ -44,6 +44,20 @@ HEARTBEAT_EVERY_S = 0.5  # at most this often while chunks stream in
 # wait_cancel returns as soon as a cancel comes; this only bounds each wait of the watcher (short
 # waits would spin under a fast ScaledClock in benchmarks).
 CANCEL_WAIT_S = 10.0
+
+
+# Failures a proxy in the way can cause as well as the API: a refused password (tinyproxy
+# answers 401), a dropped or refused connection, a proxy's own 5xx page.
+_MAYBE_THE_PROXY = frozenset(
+    {
+        ErrorKind.AUTH_REJECTED,
+        ErrorKind.NETWORK,
+        ErrorKind.TIMEOUT,
+        ErrorKind.PROTOCOL,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.PROXY_AUTH,
+    }
+)
 
 
 class ModelInfo(Protocol):
@@ -306,6 +320,8 @@ class ApiProvider:
         try:
             result = attempt.result()
         except ProviderError as exc:
+            if exc.kind in _MAYBE_THE_PROXY:  # believed once the proxy is known to work
+                exc = await blame_proxy(self.proxy, self.base_url, exc)
             if exc.kind in (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH):
                 raise self.proxy_backoff.failed(exc, ctx.clock.now()) from exc.__cause__
             redacted = without_secret(exc, self._api_key)
@@ -346,10 +362,6 @@ class ApiProvider:
                 else:
                     answer = await self._read_stream(ctx, response)
         except httpx.RequestError as exc:
-            if (
-                failing := await explain_transport_error(self.proxy, self.base_url, exc)
-            ) is not None:
-                raise failing from exc
             raise classify_transport_error(
                 exc, connect_timeout_s=self.connect_timeout_s, idle_timeout_s=self.idle_timeout_s
             ) from exc

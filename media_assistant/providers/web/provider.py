@@ -39,7 +39,7 @@ from media_assistant.core.rules.site_breakage import (
     Verdict,
     full_report,
 )
-from media_assistant.providers.proxy import ProxyBackoff, ProxyRoute
+from media_assistant.providers.proxy import ProxyBackoff, ProxyRoute, proxy_error, web_proxy_error
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
@@ -67,6 +67,9 @@ _DIAGNOSE = {
     ErrorKind.SERVER_ERROR,
     ErrorKind.SITE_CHANGED,
 }
+
+
+_PROXY_KINDS = (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH)
 
 
 def page_text(task: TaskSpec) -> str:
@@ -208,6 +211,7 @@ class WebProvider:
             await self.leftover.forget()  # the answer is complete: nothing runs on the site
             self.leftover.answered()
             await self._passed_or_limped(ctx, watch)
+            self.proxy_backoff.passed()
             return result
         except TaskCanceled:
             raise
@@ -218,6 +222,8 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
+            if exc.kind in _PROXY_KINDS:  # the proxy's failure: nothing was sent
+                raise self._proxy_failed(ctx, exc) from None
             # A generation this account left (before a crash) met this prompt: our own doing,
             # not the site's verdict on the task. It waits; no attempt used (leftover.py).
             exc = self.leftover.blame(exc)
@@ -229,6 +235,8 @@ class WebProvider:
             await self._quiesce()
             raise exc from None
         except PlaywrightError as exc:
+            if (failing := web_proxy_error(self.proxy, str(exc))) is not None:
+                raise self._proxy_failed(ctx, failing) from None
             await self._diagnose(ctx)
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
             raise self.leftover.blame(
@@ -236,6 +244,15 @@ class WebProvider:
             ) from None
         finally:
             self.leftover.attempt_ended()
+
+    # ---------------------------------------------------------------- a failing proxy
+
+    def _proxy_failed(self, ctx: TaskContext, exc: ProviderError) -> ProviderError:
+        """The proxy failed before anything reached the site: said as the proxy's failure
+        (never a lost login or a changed page), the account pausing with a growing back-off."""
+        if self.proxy is not None and exc.code == "proxy_auth" and not exc.params.get("proxy"):
+            exc = proxy_error(self.proxy, exc.kind, "proxy_auth")
+        return self.proxy_backoff.failed(exc, ctx.clock.now())
 
     # ---------------------------------------------------------------- a broken adapter
 
