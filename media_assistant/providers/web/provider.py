@@ -40,6 +40,7 @@ from media_assistant.core.rules.site_breakage import (
     full_report,
 )
 from media_assistant.providers.proxy import ProxyBackoff, ProxyRoute, proxy_error, web_proxy_error
+from media_assistant.providers.proxy_check import blame_proxy, check_proxy
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
@@ -70,6 +71,20 @@ _DIAGNOSE = {
 
 
 _PROXY_KINDS = (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH)
+# What a failing proxy looks like to the page: a load that fails or times out, the proxy's own
+# 401/5xx page (no composer, a sign-in wall), a crash of the page.
+_MAYBE_THE_PROXY = frozenset(
+    {
+        ErrorKind.NETWORK,
+        ErrorKind.TIMEOUT,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.PROTOCOL,
+        ErrorKind.BROWSER_CRASHED,
+        ErrorKind.LOGIN_REQUIRED,
+        ErrorKind.SITE_BUSY,
+        ErrorKind.PROXY_AUTH,
+    }
+)
 
 
 def page_text(task: TaskSpec) -> str:
@@ -175,6 +190,8 @@ class WebProvider:
             )
             if self._record_browser is not None:
                 self._record_browser(self.account_id, info.pid, info.started_at)
+        if info.launched or self.proxy_backoff.failures:
+            await self._proxy_first(ctx)
         chat = self.browser.chat
         assert chat is not None
         try:
@@ -222,7 +239,9 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
-            if exc.kind in _PROXY_KINDS:  # the proxy's failure: nothing was sent
+            if exc.kind in _MAYBE_THE_PROXY:  # believed once the proxy is known to work
+                exc = await blame_proxy(self.proxy, self.site_url, exc)
+            if exc.kind in _PROXY_KINDS:  # the proxy's failure: nothing reached the site
                 raise self._proxy_failed(ctx, exc) from None
             # A generation this account left (before a crash) met this prompt: our own doing,
             # not the site's verdict on the task. It waits; no attempt used (leftover.py).
@@ -235,7 +254,12 @@ class WebProvider:
             await self._quiesce()
             raise exc from None
         except PlaywrightError as exc:
-            if (failing := web_proxy_error(self.proxy, str(exc))) is not None:
+            failing = web_proxy_error(self.proxy, str(exc))
+            if failing is None and self.proxy is not None:
+                crashed = ProviderError(ErrorKind.BROWSER_CRASHED, str(exc))
+                if (blamed := await blame_proxy(self.proxy, self.site_url, crashed)) is not crashed:
+                    failing = blamed
+            if failing is not None:
                 raise self._proxy_failed(ctx, failing) from None
             await self._diagnose(ctx)
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
@@ -246,6 +270,20 @@ class WebProvider:
             self.leftover.attempt_ended()
 
     # ---------------------------------------------------------------- a failing proxy
+
+    @property
+    def site_url(self) -> str:
+        return self.origin or self.adapter.origin
+
+    async def _proxy_first(self, ctx: TaskContext) -> None:
+        """A fresh browser, or a proxy that failed last time: asked first whether it reaches
+        the site (a proxy refusing the password may answer with a page of its own, which the
+        page would only show as no composer after the page-load timeout)."""
+        if self.proxy is None or not self.proxy.applies_to(self.site_url):
+            return
+        verdict = await check_proxy(self.proxy, self.site_url)
+        if (failing := verdict.error(self.proxy)) is not None:
+            raise self._proxy_failed(ctx, failing)
 
     def _proxy_failed(self, ctx: TaskContext, exc: ProviderError) -> ProviderError:
         """The proxy failed before anything reached the site: said as the proxy's failure
