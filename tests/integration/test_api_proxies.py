@@ -6,6 +6,10 @@ attempt used, and the account comes back by itself once the proxy answers."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -218,3 +222,74 @@ async def test_the_proxy_check_says_what_happened_in_four_ways(
     assert verdicts["http down"].message().startswith("cannot reach the proxy")
     assert "cannot reach 127.0.0.1:" in verdicts["socks cannot reach"].message()
     assert not any("proxy-pw-7" in v.message() for v in verdicts.values())
+
+
+def test_the_proxy_password_from_the_keyring_and_test_proxy_on_the_command_line(
+    tmp_path: Path, api_sim: ApiSimulator, http_proxy: TinyProxy
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(
+        f"""
+[network]
+proxy = "{http_proxy.url.replace("http://", "http://alice@")}"
+no_proxy = ["db.example.com"]
+
+[[models]]
+name = "api-model"
+kind = "api"
+
+[[accounts]]
+id = "api-a"
+kind = "api"
+base_url = "{api_sim.base_url}"
+api_key_env = "MA_KEY_A"
+models = ["api-model"]
+""",
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MA_PROXY_PW"}
+    env.update(
+        PYTHON_KEYRING_BACKEND="tests.support.file_keyring.FileKeyring",
+        MA_TEST_KEYRING_FILE=str(tmp_path / "keyring.json"),
+        PYTHONPATH=str(Path(__file__).parents[2]),
+    )
+
+    def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(  # noqa: PLW1510 - the exit code is the subject
+            [sys.executable, "-m", "media_assistant", "--data-dir", str(data), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            input=stdin,
+        )
+
+    missing = cli("accounts", "test-proxy", "api-a")
+    assert missing.returncode == 2
+    assert "set-proxy-password api-a" in missing.stderr
+    stored = cli("accounts", "set-proxy-password", "api-a", "--stdin", stdin="proxy-pw-7\n")
+    assert stored.returncode == 0, stored.stderr
+    assert "stored in the OS keyring" in stored.stdout
+    assert "proxy-pw-7" in (tmp_path / "keyring.json").read_text(encoding="utf-8")
+    tested = cli("accounts", "test-proxy", "api-a", "--json")
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert json.loads(tested.stdout)["outcome"] == "ok"
+    before = http_proxy.requests_to(sim_port(api_sim))  # test-proxy's CONNECT
+    batch = tmp_path / "b.csv"
+    batch.write_text("task_id,prompt,model\nk1,hello,api-model\nk2,again,api-model\n")
+    ran = cli("run", str(batch))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert http_proxy.requests_to(sim_port(api_sim)) - before == 2
+    assert sum("tinyproxy" in r.get("via", "") for r in api_sim.stats()["requests"]) == 2
+    cli("accounts", "set-proxy-password", "api-a", "--stdin", stdin="wrong\n")
+    refused = cli("accounts", "test-proxy", "api-a")
+    assert refused.returncode == 1
+    assert "refused the user name or password (407)" in refused.stdout
+    http_proxy.stop()
+    down = cli("accounts", "test-proxy", "api-a")
+    assert down.returncode == 1 and "cannot reach the proxy" in down.stdout
+    # The password lives in the keyring only: not in the config, the database or the logs.
+    for path in data.rglob("*"):
+        if path.is_file():
+            assert b"proxy-pw-7" not in path.read_bytes(), path
