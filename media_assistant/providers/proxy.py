@@ -56,6 +56,22 @@ _PROXY_AUTH = (
 )
 _PROXY_NO_ROUTE = ("ERR_TUNNEL_CONNECTION_FAILED", "ERR_SOCKS_CONNECTION_HOST_UNREACHABLE")
 
+PROXY_KINDS = (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH)
+# What a failing proxy looks like to the page: a load that fails or times out, the proxy's own
+# 401/5xx page (no composer, a sign-in wall), a crash of the page.
+PAGE_FAILURES_OF_A_PROXY = frozenset(
+    {
+        ErrorKind.NETWORK,
+        ErrorKind.TIMEOUT,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.PROTOCOL,
+        ErrorKind.BROWSER_CRASHED,
+        ErrorKind.LOGIN_REQUIRED,
+        ErrorKind.SITE_BUSY,
+        ErrorKind.PROXY_AUTH,
+    }
+)
+
 
 @dataclass(frozen=True, slots=True)
 class ProxyRoute:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
+from media_assistant.core.rules.site_breakage import AdapterStep, StepResult, StepStatus
 from media_assistant.providers.proxy import PROBE_TIMEOUT_S, ProxyRoute, proxy_error
 
 OK = "ok"
@@ -184,3 +185,17 @@ async def blame_proxy(route: ProxyRoute | None, url: str, error: ProviderError) 
         return error
     verdict = await check_proxy(route, url)
     return verdict.error(route) or error
+
+
+async def site_check_step(
+    route: ProxyRoute | None, url: str
+) -> tuple[StepResult, ProviderError | None]:
+    """The site check's first step (``sites check``, *Check site*): does the account's proxy
+    reach its site? Skipped without a proxy; a failure is the proxy's, never the adapter's."""
+    step = AdapterStep.THROUGH_PROXY
+    if route is None or not route.applies_to(url):
+        why = "no proxy" if route is None else "this site goes direct (no_proxy)"
+        return StepResult(step, StepStatus.SKIPPED, why, 0.0), None
+    verdict = await check_proxy(route, url)
+    status = StepStatus.OK if verdict.ok else StepStatus.FAILED
+    return StepResult(step, status, verdict.message(), verdict.ms / 1000), verdict.error(route)

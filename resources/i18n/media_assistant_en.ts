@@ -159,6 +159,18 @@
         <translation>Its browser profile is in use by another program</translation>
     </message>
     <message>
+        <source>Its proxy cannot be reached (or cannot reach the site): it waits and tries again by itself</source>
+        <translation>Its proxy cannot be reached (or cannot reach the site): it waits and tries again by itself</translation>
+    </message>
+    <message>
+        <source>Its proxy refused the user name or password (407): store the right proxy password</source>
+        <translation>Its proxy refused the user name or password (407): store the right proxy password</translation>
+    </message>
+    <message>
+        <source>Its proxy needs a password: store it in the account&apos;s settings</source>
+        <translation>Its proxy needs a password: store it in the account&apos;s settings</translation>
+    </message>
+    <message>
         <source>It cannot start: check its settings (see the tooltip)</source>
         <translation>It cannot start: check its settings (see the tooltip)</translation>
     </message>
@@ -299,6 +311,10 @@
 </context>
 <context>
     <name>AdapterStep</name>
+    <message>
+        <source>through the proxy</source>
+        <translation>through the proxy</translation>
+    </message>
     <message>
         <source>page loaded</source>
         <translation>page loaded</translation>
@@ -1026,6 +1042,34 @@ Download it now? API accounts work either way.</translation>
         <translation>The address holds a password: take it out (it is not shown here) and type it in the password field, which keeps it in the system keyring; or use PGPASSWORD or the pgpass file</translation>
     </message>
     <message>
+        <source>A proxy is http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (a user name may come first: http://USER@HOST:PORT); empty to go direct</source>
+        <translation>A proxy is http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (a user name may come first: http://USER@HOST:PORT); empty to go direct</translation>
+    </message>
+    <message>
+        <source>The proxy needs a host and a port, e.g. http://10.0.0.5:3128</source>
+        <translation>The proxy needs a host and a port, e.g. http://10.0.0.5:3128</translation>
+    </message>
+    <message>
+        <source>The proxy holds a password: take it out (it is not shown here) and type it in the proxy password field, which keeps it in the system keyring</source>
+        <translation>The proxy holds a password: take it out (it is not shown here) and type it in the proxy password field, which keeps it in the system keyring</translation>
+    </message>
+    <message>
+        <source>Name an environment variable here, not the password itself</source>
+        <translation>Name an environment variable here, not the password itself</translation>
+    </message>
+    <message>
+        <source>A proxy password needs a user name: http://USER@HOST:PORT</source>
+        <translation>A proxy password needs a user name: http://USER@HOST:PORT</translation>
+    </message>
+    <message>
+        <source>Not a host name, IP address or network (10.0.0.0/8): %1</source>
+        <translation>Not a host name, IP address or network (10.0.0.0/8): %1</translation>
+    </message>
+    <message>
+        <source>The browser cannot sign in to a SOCKS5 proxy with a user name and password: use an HTTP or HTTPS proxy with the password, or a SOCKS5 proxy that needs none</source>
+        <translation>The browser cannot sign in to a SOCKS5 proxy with a user name and password: use an HTTP or HTTPS proxy with the password, or a SOCKS5 proxy that needs none</translation>
+    </message>
+    <message>
         <source>The site adapter cannot be used: %1</source>
         <translation>The site adapter cannot be used: %1</translation>
     </message>
@@ -1177,6 +1221,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>The site&apos;s page changed</source>
         <translation>The site&apos;s page changed</translation>
+    </message>
+    <message>
+        <source>Proxy unreachable</source>
+        <translation>Proxy unreachable</translation>
+    </message>
+    <message>
+        <source>Proxy refused the password</source>
+        <translation>Proxy refused the password</translation>
     </message>
     <message>
         <source>Server error</source>

@@ -22,9 +22,10 @@ from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.core.model.provider import TaskSpec
 from media_assistant.core.model.states import ModelKind
+from media_assistant.core.rules.site_breakage import AdapterStep, StepStatus
 from media_assistant.providers.api.provider import ApiProvider
 from media_assistant.providers.proxy import ProxyRoute
-from media_assistant.providers.proxy_check import check_proxy
+from media_assistant.providers.proxy_check import check_proxy, site_check_step
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 from tests.integration.test_api_lane import Run
 from tests.integration.test_api_provider import FakeContext
@@ -293,3 +294,18 @@ models = ["api-model"]
     for path in data.rglob("*"):
         if path.is_file():
             assert b"proxy-pw-7" not in path.read_bytes(), path
+
+
+async def test_the_site_checks_first_step_is_through_the_proxy(
+    api_sim: ApiSimulator, http_proxy: TinyProxy
+) -> None:
+    route = ProxyRoute(parse_proxy(http_proxy.url.replace("://", "://alice@")), "proxy-pw-7")
+    passed, none = await site_check_step(route, api_sim.base_url)
+    assert passed.step is AdapterStep.THROUGH_PROXY and passed.status is StepStatus.OK
+    assert none is None and passed.detail.startswith("connected to 127.0.0.1:")
+    skipped, _ = await site_check_step(None, api_sim.base_url)
+    assert skipped.status is StepStatus.SKIPPED
+    http_proxy.stop()
+    failed, error = await site_check_step(route, api_sim.base_url)
+    assert failed.status is StepStatus.FAILED and "cannot reach the proxy" in failed.detail
+    assert error is not None and error.kind is ErrorKind.PROXY_UNREACHABLE

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -39,8 +40,15 @@ from media_assistant.core.rules.site_breakage import (
     Verdict,
     full_report,
 )
-from media_assistant.providers.proxy import ProxyBackoff, ProxyRoute, proxy_error, web_proxy_error
-from media_assistant.providers.proxy_check import blame_proxy, check_proxy
+from media_assistant.providers.proxy import (
+    PAGE_FAILURES_OF_A_PROXY,
+    PROXY_KINDS,
+    ProxyBackoff,
+    ProxyRoute,
+    proxy_error,
+    web_proxy_error,
+)
+from media_assistant.providers.proxy_check import blame_proxy, check_proxy, site_check_step
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
@@ -68,23 +76,6 @@ _DIAGNOSE = {
     ErrorKind.SERVER_ERROR,
     ErrorKind.SITE_CHANGED,
 }
-
-
-_PROXY_KINDS = (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH)
-# What a failing proxy looks like to the page: a load that fails or times out, the proxy's own
-# 401/5xx page (no composer, a sign-in wall), a crash of the page.
-_MAYBE_THE_PROXY = frozenset(
-    {
-        ErrorKind.NETWORK,
-        ErrorKind.TIMEOUT,
-        ErrorKind.SERVER_ERROR,
-        ErrorKind.PROTOCOL,
-        ErrorKind.BROWSER_CRASHED,
-        ErrorKind.LOGIN_REQUIRED,
-        ErrorKind.SITE_BUSY,
-        ErrorKind.PROXY_AUTH,
-    }
-)
 
 
 def page_text(task: TaskSpec) -> str:
@@ -138,6 +129,12 @@ class WebProvider:
         account's page, step by step (:mod:`canary`). Its caller holds the account (the web
         lane's worker between two tasks, or the CLI with the profile lock) and its pacing."""
         call = self.driver.service.call
+        through, failing = await site_check_step(self.proxy, self.site_url)
+        if failing is not None:  # the proxy's failure: nothing else can be checked
+            report = full_report(
+                self.account_id, self.adapter.id, [through], reason="the proxy failed"
+            )
+            return report, CheckOutcome(error=failing)
         try:
             await call(
                 self.browser.ensure(adapter=self.adapter, origin=self.origin, proxy=self.proxy)
@@ -145,7 +142,7 @@ class WebProvider:
         except PlaywrightError as exc:
             detail = f"the browser did not start: {_first_line(exc)}"
             failed = StepResult(AdapterStep.PAGE_LOADED, StepStatus.FAILED, detail, 0.0)
-            report = full_report(self.account_id, self.adapter.id, [failed])
+            report = full_report(self.account_id, self.adapter.id, [through, failed])
             return report, CheckOutcome(error=ProviderError(ErrorKind.BROWSER_CRASHED, detail))
         chat = self.browser.chat
         assert chat is not None
@@ -155,6 +152,8 @@ class WebProvider:
             )
         finally:
             self.leftover.attempt_ended()
+        steps = tuple(r for r in report.steps if r.step is not AdapterStep.THROUGH_PROXY)
+        report = dataclasses.replace(report, steps=(through, *steps))
         if outcome.error is not None and outcome.error.kind is ErrorKind.BROWSER_CRASHED:
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
         return report, outcome
@@ -239,9 +238,9 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
-            if exc.kind in _MAYBE_THE_PROXY:  # believed once the proxy is known to work
+            if exc.kind in PAGE_FAILURES_OF_A_PROXY:  # believed once the proxy is known to work
                 exc = await blame_proxy(self.proxy, self.site_url, exc)
-            if exc.kind in _PROXY_KINDS:  # the proxy's failure: nothing reached the site
+            if exc.kind in PROXY_KINDS:  # the proxy's failure: nothing reached the site
                 raise self._proxy_failed(ctx, exc) from None
             # A generation this account left (before a crash) met this prompt: our own doing,
             # not the site's verdict on the task. It waits; no attempt used (leftover.py).
