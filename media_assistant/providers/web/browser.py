@@ -166,6 +166,25 @@ class AccountBrowser:
                     await extra.close()
         self.chat = ChatPage(page, self.adapter, self.origin)
 
+    async def challenge_gone(self) -> bool:
+        """The page is past a verification: no challenge or sign-in marker, the composer
+        shows. A closed browser or a page in the middle of navigating: not yet."""
+        if not self.alive or self.chat is None or self.chat.page.is_closed():
+            return False
+        try:
+            snap = await self.chat.snapshot()
+        except Exception:  # navigating (the challenge let the page through): look again
+            return False
+        return (
+            snap.composer and not snap.markers.get("captcha") and not snap.markers.get("login_lost")
+        )
+
+    async def bring_forward(self) -> None:
+        """The page to the front of its window: a person has something to do there."""
+        if self.alive and self.chat is not None and not self.chat.page.is_closed():
+            with contextlib.suppress(Exception):
+                await self.chat.page.bring_to_front()
+
     async def close(self) -> None:
         """Graceful, then the whole process tree is killed if it lingers (launch.py)."""
         context, pid = self.context, self.pid

@@ -158,6 +158,13 @@ class WebProvider:
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
         return report, outcome
 
+    async def challenge_passed(self) -> bool:
+        """The account's page is past the verification that held it (core/lanes/web.py asks
+        while the account waits; nothing is sent)."""
+        if not self.driver.service.running:
+            return False
+        return await self.driver.service.call(self.browser.challenge_gone())
+
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
         await self.aclose()
@@ -248,6 +255,9 @@ class WebProvider:
             exc = self._judge(ctx, exc)
             if exc.kind in _DIAGNOSE:
                 await self._diagnose(ctx, exc)
+            if exc.kind is ErrorKind.CAPTCHA:  # a person passes it there: the browser stays
+                await call(self.browser.bring_forward())
+                raise exc from None
             # A generation abandoned mid-way keeps running on the site and breaks the
             # account's next task: stop it, and make sure it stopped.
             await self._quiesce()
