@@ -257,6 +257,14 @@
         <translation>Requests in flight (1..5)</translation>
     </message>
     <message>
+        <source>Through one proxy (%1): %2</source>
+        <translation>Through one proxy (%1): %2</translation>
+    </message>
+    <message>
+        <source>%1 are web accounts of %2 behind one proxy: the site may ban them together, whatever their pacing; give each its own proxy</source>
+        <translation>%1 are web accounts of %2 behind one proxy: the site may ban them together, whatever their pacing; give each its own proxy</translation>
+    </message>
+    <message>
         <source>Paused</source>
         <translation>Paused</translation>
     </message>
@@ -2263,6 +2271,65 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>site conflict</source>
         <translation>site conflict</translation>
+    </message>
+</context>
+<context>
+    <name>ProxyFields</name>
+    <message>
+        <source>optional: http://USER@HOST:PORT, https://… or socks5://HOST:PORT</source>
+        <translation>optional: http://USER@HOST:PORT, https://… or socks5://HOST:PORT</translation>
+    </message>
+    <message>
+        <source>This account&apos;s way out. Empty: the default proxy of every account, if one is set; a proxy per account keeps a site from banning accounts together</source>
+        <translation>This account&apos;s way out. Empty: the default proxy of every account, if one is set; a proxy per account keeps a site from banning accounts together</translation>
+    </message>
+    <message>
+        <source>Proxy:</source>
+        <translation>Proxy:</translation>
+    </message>
+    <message>
+        <source>the proxy&apos;s password, if it asks for one; kept in the system&apos;s keyring</source>
+        <translation>the proxy&apos;s password, if it asks for one; kept in the system&apos;s keyring</translation>
+    </message>
+    <message>
+        <source>Test proxy</source>
+        <translation>Test proxy</translation>
+    </message>
+    <message>
+        <source>Connect through the proxy to this account&apos;s site and say what happened</source>
+        <translation>Connect through the proxy to this account&apos;s site and say what happened</translation>
+    </message>
+    <message>
+        <source>Proxy password:</source>
+        <translation>Proxy password:</translation>
+    </message>
+    <message>
+        <source>A proxy password needs a user name: http://USER@HOST:PORT</source>
+        <translation>A proxy password needs a user name: http://USER@HOST:PORT</translation>
+    </message>
+    <message>
+        <source>Testing the proxy…</source>
+        <translation>Testing the proxy…</translation>
+    </message>
+    <message>
+        <source>No proxy for this account: it goes out directly</source>
+        <translation>No proxy for this account: it goes out directly</translation>
+    </message>
+    <message>
+        <source>Connected to %1 through the proxy in %2 ms</source>
+        <translation>Connected to %1 through the proxy in %2 ms</translation>
+    </message>
+    <message>
+        <source>The proxy refused the user name or password (407)</source>
+        <translation>The proxy refused the user name or password (407)</translation>
+    </message>
+    <message>
+        <source>Cannot reach the proxy</source>
+        <translation>Cannot reach the proxy</translation>
+    </message>
+    <message>
+        <source>The proxy cannot reach the site (%1)</source>
+        <translation>The proxy cannot reach the site (%1)</translation>
     </message>
 </context>
 <context>

@@ -257,6 +257,14 @@
         <translation>并发请求数（1～5）</translation>
     </message>
     <message>
+        <source>Through one proxy (%1): %2</source>
+        <translation>共用同一代理（%1）：%2</translation>
+    </message>
+    <message>
+        <source>%1 are web accounts of %2 behind one proxy: the site may ban them together, whatever their pacing; give each its own proxy</source>
+        <translation>%1 是 %2 的网页账号，却共用同一代理：无论节奏如何设置，网站都可能把它们一起封禁；请为每个账号各配一个代理</translation>
+    </message>
+    <message>
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
@@ -2246,6 +2254,65 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>site conflict</source>
         <translation>会话冲突</translation>
+    </message>
+</context>
+<context>
+    <name>ProxyFields</name>
+    <message>
+        <source>optional: http://USER@HOST:PORT, https://… or socks5://HOST:PORT</source>
+        <translation>可选：http://用户名@主机:端口、https://… 或 socks5://主机:端口</translation>
+    </message>
+    <message>
+        <source>This account&apos;s way out. Empty: the default proxy of every account, if one is set; a proxy per account keeps a site from banning accounts together</source>
+        <translation>此账号的出口。留空：使用所有账号的默认代理（如已设置）；每个账号各用一个代理，可避免网站把多个账号一起封禁</translation>
+    </message>
+    <message>
+        <source>Proxy:</source>
+        <translation>代理：</translation>
+    </message>
+    <message>
+        <source>the proxy&apos;s password, if it asks for one; kept in the system&apos;s keyring</source>
+        <translation>代理密码（如代理需要）；保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>Test proxy</source>
+        <translation>测试代理</translation>
+    </message>
+    <message>
+        <source>Connect through the proxy to this account&apos;s site and say what happened</source>
+        <translation>经由代理连接此账号的网站，并说明结果</translation>
+    </message>
+    <message>
+        <source>Proxy password:</source>
+        <translation>代理密码：</translation>
+    </message>
+    <message>
+        <source>A proxy password needs a user name: http://USER@HOST:PORT</source>
+        <translation>代理密码需要配合用户名使用：http://用户名@主机:端口</translation>
+    </message>
+    <message>
+        <source>Testing the proxy…</source>
+        <translation>正在测试代理…</translation>
+    </message>
+    <message>
+        <source>No proxy for this account: it goes out directly</source>
+        <translation>此账号未使用代理：直接连接</translation>
+    </message>
+    <message>
+        <source>Connected to %1 through the proxy in %2 ms</source>
+        <translation>已经由代理连接到 %1，用时 %2 毫秒</translation>
+    </message>
+    <message>
+        <source>The proxy refused the user name or password (407)</source>
+        <translation>代理拒绝了用户名或密码（407）</translation>
+    </message>
+    <message>
+        <source>Cannot reach the proxy</source>
+        <translation>无法连接代理</translation>
+    </message>
+    <message>
+        <source>The proxy cannot reach the site (%1)</source>
+        <translation>代理无法访问网站（%1）</translation>
     </message>
 </context>
 <context>

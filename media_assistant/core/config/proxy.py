@@ -233,3 +233,53 @@ WEB_SOCKS_PASSWORD = (
     "through this one: use an HTTP or HTTPS proxy with the password (http://USER@HOST:PORT), "
     "or a SOCKS5 proxy that admits this computer without one (socks5://HOST:PORT)"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyShare:
+    """Accounts that leave through one proxy (the accounts panel shows it): ``risky`` names
+    the sites two or more of whose web accounts share it — a site that bans one address bans
+    them together, which no pacing setting prevents."""
+
+    proxy: str  # as shown: scheme://user@host:port, never a password
+    accounts: tuple[str, ...]
+    risky: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+class SharingAccount(ProxyKeys, Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def site(self) -> str | None: ...
+
+    @property
+    def site_file(self) -> str | None: ...
+
+
+def proxy_sharing(network: NetworkConfig, accounts: list[SharingAccount]) -> list[ProxyShare]:
+    """Every proxy two or more accounts go through, in the order first met."""
+    users: dict[str, list[SharingAccount]] = {}
+    for account in accounts:
+        setting = effective_proxy(network, account)
+        if setting is not None and not setting.direct:
+            # One proxy, whoever signs in to it: the address is what a site sees.
+            users.setdefault(setting.server, []).append(account)
+    shares = []
+    for server, group in users.items():
+        if len(group) < 2:
+            continue
+        sites: dict[str, list[str]] = {}
+        for a in group:
+            if a.site is not None or a.site_file is not None:  # web accounts
+                sites.setdefault(a.site or a.site_file or "", []).append(a.id)
+        risky = tuple((site, tuple(ids)) for site, ids in sites.items() if len(ids) > 1)
+        shown = effective_proxy(network, group[0])
+        assert shown is not None
+        name = (
+            shown.shown
+            if all((effective_proxy(network, a) or shown).shown == shown.shown for a in group)
+            else server
+        )
+        shares.append(ProxyShare(name, tuple(a.id for a in group), risky))
+    return shares
