@@ -31,6 +31,7 @@ class ProxyFields(QObject):
         super().__init__(editor)
         self.editor = editor
         proxy = current.get("proxy")
+        self._direct = proxy == ""  # 'proxy = ""' (direct) written by hand stays direct
         self.proxy = QLineEdit("" if proxy is None else str(proxy), editor)
         self.proxy.setPlaceholderText(
             self.tr("optional: http://USER@HOST:PORT, https://… or socks5://HOST:PORT")
@@ -62,7 +63,7 @@ class ProxyFields(QObject):
 
     def values(self) -> dict[str, Any]:
         """The account's ``proxy`` key (None: removed, the [network] default applies)."""
-        return {"proxy": self.proxy.text().strip() or None}
+        return {"proxy": self.proxy.text().strip() or ("" if self._direct else None)}
 
     # ---------------------------------------------------------------- the password
 
