@@ -80,12 +80,30 @@ async def check_proxy(
     if route.setting.scheme == "socks5":
         outcome, detail = await _socks(route, host, port, timeout_s)
     else:
-        outcome, detail = await _connect(route, host, port, timeout_s)
+        plain = urlsplit(url).scheme == "http"
+        outcome, detail = await _connect(route, host, port, timeout_s, plain_http=plain)
     ms = round((time.monotonic() - started) * 1000)
     return ProxyVerdict(outcome, ms, route.shown, target, detail)
 
 
-async def _connect(route: ProxyRoute, host: str, port: int, timeout_s: float) -> tuple[str, str]:
+async def _connect(
+    route: ProxyRoute, host: str, port: int, timeout_s: float, *, plain_http: bool = False
+) -> tuple[str, str]:
+    """``CONNECT host:port``. A proxy that allows tunnels only to port 443 (a common rule)
+    refuses one to a plain-HTTP site it would forward: then a forwarded ``HEAD`` asks again."""
+    outcome, detail, status = await _ask(route, f"CONNECT {host}:{port}", host, port, timeout_s)
+    if plain_http and status in (403, 405, 501):
+        url = f"http://{host}:{port}/"
+        outcome, detail, status = await _ask(route, f"HEAD {url}", host, port, timeout_s)
+        if outcome == PROXY_NO_ROUTE and status is not None and status < 500:
+            return OK, ""  # the site itself answered (a 404, a redirect, its own 403)
+    return outcome, detail
+
+
+async def _ask(
+    route: ProxyRoute, request: str, host: str, port: int, timeout_s: float
+) -> tuple[str, str, int | None]:
+    """One request line to the proxy, with its credentials; its answer's status read."""
     setting = route.setting
     tls = ssl.create_default_context() if setting.scheme == "https" else None
     try:
@@ -93,9 +111,9 @@ async def _connect(route: ProxyRoute, host: str, port: int, timeout_s: float) ->
             asyncio.open_connection(setting.host, setting.port, ssl=tls), timeout_s
         )
     except (OSError, TimeoutError) as exc:
-        return PROXY_DOWN, _words(exc)
+        return PROXY_DOWN, _words(exc), None
     try:
-        lines = [f"CONNECT {host}:{port} HTTP/1.1", f"Host: {host}:{port}"]
+        lines = [f"{request} HTTP/1.1", f"Host: {host}:{port}", "Connection: close"]
         if setting.username:
             token = f"{setting.username}:{route.password or ''}".encode()
             lines.append(f"Proxy-Authorization: Basic {base64.b64encode(token).decode()}")
@@ -103,7 +121,7 @@ async def _connect(route: ProxyRoute, host: str, port: int, timeout_s: float) ->
         await writer.drain()
         status_line = await asyncio.wait_for(reader.readline(), timeout_s)
     except (OSError, TimeoutError) as exc:
-        return PROXY_DOWN, f"no answer to CONNECT: {_words(exc)}"
+        return PROXY_DOWN, f"no answer: {_words(exc)}", None
     finally:
         writer.close()
         with contextlib.suppress(OSError, ssl.SSLError):
@@ -111,13 +129,17 @@ async def _connect(route: ProxyRoute, host: str, port: int, timeout_s: float) ->
     words = status_line.decode("latin-1").strip()
     parts = words.split(" ", 2)
     if len(parts) < 2 or not parts[1].isdigit():
-        return PROXY_DOWN, f"not an HTTP proxy's answer: {words[:80]!r}" if words else "closed"
+        return (
+            PROXY_DOWN,
+            f"not an HTTP proxy's answer: {words[:80]!r}" if words else "closed",
+            None,
+        )
     status = int(parts[1])
     if 200 <= status < 300:
-        return OK, ""
+        return OK, "", status
     if status in (401, 407):
-        return PROXY_AUTH, words
-    return PROXY_NO_ROUTE, words
+        return PROXY_AUTH, words, status
+    return PROXY_NO_ROUTE, words, status
 
 
 async def _socks(route: ProxyRoute, host: str, port: int, timeout_s: float) -> tuple[str, str]:

@@ -309,3 +309,21 @@ async def test_the_site_checks_first_step_is_through_the_proxy(
     failed, error = await site_check_step(route, api_sim.base_url)
     assert failed.status is StepStatus.FAILED and "cannot reach the proxy" in failed.detail
     assert error is not None and error.kind is ErrorKind.PROXY_UNREACHABLE
+
+
+async def test_a_proxy_that_tunnels_only_to_443_is_asked_by_forwarding_for_a_plain_http_site(
+    tmp_path: Path, api_sim: ApiSimulator
+) -> None:
+    """Many proxies refuse CONNECT to any port but 443 and still forward plain HTTP, which is
+    how a browser and httpx reach an http:// site through them: not a proxy that fails."""
+    proxy = TinyProxy(tmp_path / "strict", "alice", "proxy-pw-7", connect_ports=(443,))
+    proxy.start()
+    try:
+        route = ProxyRoute(parse_proxy(proxy.url.replace("://", "://alice@")), "proxy-pw-7")
+        assert (await check_proxy(route, api_sim.base_url)).outcome == "ok"
+        closed = f"http://127.0.0.1:{free_port()}/v1"
+        assert (await check_proxy(route, closed)).outcome == "proxy_no_route"
+        wrong = ProxyRoute(route.setting, "nope")
+        assert (await check_proxy(wrong, api_sim.base_url)).outcome == "proxy_auth"
+    finally:
+        proxy.stop()

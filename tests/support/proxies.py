@@ -94,7 +94,15 @@ class TinyProxy(_Proxy):
 
     scheme = "http"
 
-    def __init__(self, folder: Path, user: str | None = None, password: str | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        user: str | None = None,
+        password: str | None = None,
+        connect_ports: tuple[int, ...] = (),
+    ) -> None:
+        """``connect_ports``: the only ports it tunnels to (CONNECT), as many proxies allow
+        only 443; empty: any."""
         super().__init__(folder)
         self.user, self.password = user, password
         lines = [
@@ -108,6 +116,7 @@ class TinyProxy(_Proxy):
         ]
         if user and password:
             lines.append(f"BasicAuth {user} {password}")
+        lines += [f"ConnectPort {port}" for port in connect_ports]
         self.conf = folder / "tinyproxy.conf"
         self.conf.write_text("\n".join(lines) + "\n")
 

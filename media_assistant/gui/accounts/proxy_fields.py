@@ -10,7 +10,7 @@ asked off the window's thread (providers/secrets.py).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QObject
@@ -22,14 +22,33 @@ from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.bridge.jobs import spawn
 
 if TYPE_CHECKING:
-    from media_assistant.gui.accounts.account_editor import AccountEditor
+    from media_assistant.gui.accounts.setup_session import SetupSession
+    from media_assistant.gui.common.form_problems import FormProblems
     from media_assistant.providers.proxy import ProxyRoute
 
 
+class Editor(Protocol):
+    """What the fields need of the account editor (gui/accounts/account_editor.py)."""
+
+    problems: FormProblems
+    session: SetupSession
+
+    def _changed(self, key: str) -> None: ...
+
+    def check(self, *, everything: bool) -> Any: ...
+
+    def account_id(self) -> str: ...
+
+    def set_busy(self, busy: bool, text: str = "") -> None: ...
+
+    def show_note(self, text: str, *, error: bool = False) -> None: ...
+
+
 class ProxyFields(QObject):
-    def __init__(self, editor: AccountEditor, form: QFormLayout, current: dict[str, Any]) -> None:
+    def __init__(self, editor: Any, form: QFormLayout, current: dict[str, Any]) -> None:
+        """``editor``: the account editor (an :class:`Editor` and the fields' parent)."""
         super().__init__(editor)
-        self.editor = editor
+        self.editor: Editor = editor
         proxy = current.get("proxy")
         self._direct = proxy == ""  # 'proxy = ""' (direct) written by hand stays direct
         self.proxy = QLineEdit("" if proxy is None else str(proxy), editor)
