@@ -1068,7 +1068,7 @@ Download it now? API accounts work either way.</source>
     </message>
     <message>
         <source>Not a host name, IP address or network (10.0.0.0/8): %1</source>
-        <translation>不是有效的主机名、IP 地址或网段（如 10.0.0.0/8）：%1</translation>
+        <translation>不是有效的主机名、网络地址或网段（如 10.0.0.0/8）：%1</translation>
     </message>
     <message>
         <source>The browser cannot sign in to a SOCKS5 proxy with a user name and password: use an HTTP or HTTPS proxy with the password, or a SOCKS5 proxy that needs none</source>
