@@ -219,6 +219,18 @@ def build_parser() -> argparse.ArgumentParser:
     set_key = acc.add_parser("set-key", help="store an API key in the OS keyring")
     set_key.add_argument("account_id", metavar="ID")
     set_key.add_argument("--stdin", action="store_true", help="read the key from standard input")
+    proxy_pw = acc.add_parser(
+        "set-proxy-password", help="store the password of an account's proxy in the OS keyring"
+    )
+    proxy_pw.add_argument("account_id", metavar="ID")
+    proxy_pw.add_argument(
+        "--stdin", action="store_true", help="read the password from standard input"
+    )
+    test_proxy = acc.add_parser(
+        "test-proxy", help="can the account's proxy reach its site? (exit 0 yes, 1 no)"
+    )
+    test_proxy.add_argument("account_id", metavar="ID")
+    test_proxy.add_argument("--json", action="store_true")
     acc.add_parser(
         "login", help="open a web account's profile in a window to sign in"
     ).add_argument("account_id", metavar="ID")
@@ -523,6 +535,7 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         demo,
         forget,
         metrics_serve,
+        proxy,
         queue,
         run,
         sites,
@@ -536,8 +549,11 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
 
     if command == "accounts" and args.accounts_command in ("login", "check"):
         command = "accounts-web"
+    if command == "accounts" and args.accounts_command in ("set-proxy-password", "test-proxy"):
+        command = "accounts-proxy"
     handlers = {
         "accounts-web": web.cmd_login_or_check,
+        "accounts-proxy": proxy.cmd_proxy,
         "selfcheck": web.cmd_selfcheck,
         "sites": sites.cmd_sites,
         "run": run.cmd_run,

@@ -11,7 +11,8 @@ APT_PACKAGES=(chromium xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 l
               libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-noto-cjk
               postgresql   # the tests start their own PostgreSQL server for team mode
               openbox xdotool  # a window manager on Xvfb: a browser must not take the focus
-              prometheus)  # a real Prometheus scrapes `media-assistant metrics` in one test
+              prometheus  # a real Prometheus scrapes `media-assistant metrics` in one test
+              tinyproxy dante-server)  # the tests' own HTTP and SOCKS5 proxies (account proxies)
 
 missing=()
 echo "setup: checking system packages"

@@ -99,6 +99,14 @@ def known_secrets(services: Services) -> list[str]:
         for name in (hook.url_env, hook.secret_env)
         if name
     ]
+    from media_assistant.core.config.proxy import effective_proxy
+
+    for a in config.accounts:  # issue 32: proxy passwords, wherever they are kept
+        proxy = effective_proxy(config.network, a)
+        if proxy is not None and proxy.needs_password:
+            wanted.append(
+                (secrets.PROXY_PASSWORD, secrets.proxy_password_name(proxy), proxy.password_env)
+            )
     out: list[str] = []
     for kind, name, env in wanted:
         if env and (from_env := os.environ.get(env, "").strip()):

@@ -10,11 +10,12 @@ from media_assistant.commands.common import open_services
 from media_assistant.core.config.schema import FAKE_SITE, AccountConfig
 from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.files.paths import Paths
-from media_assistant.core.model.errors import InputError
+from media_assistant.core.model.errors import InputError, ProviderError
 from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.services import Services
 
 if TYPE_CHECKING:
+    from media_assistant.providers.proxy import ProxyRoute
     from media_assistant.providers.web.adapter import SiteAdapter
 
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_CONFIG = 0, 1, 2
@@ -67,6 +68,7 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
         account = account_for_browser(services, args.account_id)
         adapter = load_adapter(site=account.site, site_file=account.site_file, user_dir=paths.sites)
         choice = resolve_browser(services.config.browser.executable)
+        proxy = account_proxy(services, account)
         lock = ProfileLock(paths.profile(account.id))
         if not lock.try_acquire():
             raise InputError(
@@ -77,11 +79,15 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
             if args.accounts_command == "login":
                 print(f"{account.id}: sign in in the browser window, then close it")
                 state = asyncio.run(
-                    login_interactive(paths.profile(account.id), choice, adapter, account.origin)
+                    login_interactive(
+                        paths.profile(account.id), choice, adapter, account.origin, proxy=proxy
+                    )
                 )
             else:
                 state = asyncio.run(
-                    check_login(paths.profile(account.id), choice, adapter, account.origin)
+                    check_login(
+                        paths.profile(account.id), choice, adapter, account.origin, proxy=proxy
+                    )
                 )
         finally:
             lock.release()
@@ -98,6 +104,16 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
     verdict = {LoginOutcome.SIGNED_IN: "logged in", LoginOutcome.SIGNED_OUT: "needs login"}
     print(f"{account.id}: {verdict.get(state.outcome, 'login unchanged')} ({state.detail})")
     return EXIT_OK if state.logged_in else EXIT_PROBLEM
+
+
+def account_proxy(services: Services, account: AccountConfig) -> ProxyRoute | None:
+    """The account's proxy, password found (issue 32); InputError (exit 2) when it has none."""
+    from media_assistant.providers.proxy import route_for
+
+    try:
+        return route_for(services.config, account)
+    except ProviderError as exc:
+        raise InputError(exc.message) from None
 
 
 def site_adapter(services: Services, account: AccountConfig) -> SiteAdapter:

@@ -104,6 +104,12 @@ class ProviderRegistry:
                     "saying how to pick the site's model (see docs/ADAPTERS.md)",
                     "model_choice_missing",
                 )
+        from media_assistant.providers.proxy import route_for
+
+        try:
+            proxy = route_for(self.config, account)
+        except ProviderError as exc:
+            raise AccountUnavailable(exc.message, exc.code or exc.kind.value) from None
         return WebProvider(
             self.driver,
             account.id,
@@ -114,4 +120,5 @@ class ProviderRegistry:
             diagnostics_retention=self.config.diagnostics.retention(),
             record_browser=self._record_browser,
             recorded_browser=self._recorded_browser,
+            proxy=proxy,
         )

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from media_assistant.core.config.proxy import ProxySetting
 from media_assistant.core.model.errors import ConfigError, ErrorKind, ProviderError
 
 T = TypeVar("T")
@@ -48,7 +49,10 @@ class SecretKind:
 API_KEY = SecretKind("media-assistant", "API key")
 WEBHOOK = SecretKind("media-assistant-webhooks", "webhook address or secret")
 STORE_PASSWORD = SecretKind("media-assistant", "database password")  # team mode's store
-KINDS = (API_KEY, WEBHOOK, STORE_PASSWORD)
+# An account's proxy (issue 32): entries named by the proxy and its user (core/config/proxy.py
+# ProxySetting.shown), so accounts that share one proxy share its password.
+PROXY_PASSWORD = SecretKind("media-assistant-proxies", "proxy password")
+KINDS = (API_KEY, WEBHOOK, STORE_PASSWORD, PROXY_PASSWORD)
 
 KEYRING_SERVICE = API_KEY.service
 
@@ -304,6 +308,55 @@ def store_api_key(account_id: str, key: str) -> None:
         raise SecretStoreUnavailable(
             f"{exc}; put the key in an environment variable and name it with "
             f'api_key_env = "..." in the account\'s config instead',
+            exc.reason,
+        ) from None
+
+
+# ------------------------------------------------------------------------------ proxy passwords
+
+
+def proxy_password_name(proxy: ProxySetting) -> str:
+    """The keyring entry of a proxy's password: its scheme, user, host and port."""
+    return proxy.shown
+
+
+def resolve_proxy_password(
+    account_id: str, proxy: ProxySetting, *, fresh: bool = False
+) -> str | None:
+    """The password of ``proxy`` (None: it names no user, so it needs none):
+    ``$proxy_password_env`` if set, else the keyring. Raises ``ProviderError(BAD_CONFIG)``
+    (code ``no_proxy_password``) naming the account and where it looked."""
+    if not proxy.needs_password:
+        return None
+    found = lookup(PROXY_PASSWORD, proxy_password_name(proxy), proxy.password_env, fresh=fresh)
+    if found.value:
+        return found.value
+    raise ProviderError(
+        ErrorKind.BAD_CONFIG,
+        f"no password for account {account_id!r}'s proxy {proxy.shown}: looked in "
+        f"{' and '.join(found.looked)}; run 'media-assistant accounts set-proxy-password "
+        f"{account_id}' or name an environment variable with proxy_password_env",
+        code="no_proxy_password",
+        params={"account": account_id},
+    )
+
+
+def store_proxy_password(account_id: str, proxy: ProxySetting, password: str) -> None:
+    """``accounts set-proxy-password``, the account editor: keep it in the OS keyring;
+    ConfigError (a :class:`SecretStoreUnavailable`) when the keyring cannot."""
+    if not password.strip():
+        raise ConfigError(f"account {account_id!r}: the proxy password is empty")
+    try:
+        store(
+            PROXY_PASSWORD,
+            proxy_password_name(proxy),
+            password,
+            label=f"account {account_id!r}: the password of proxy {proxy.shown}",
+        )
+    except SecretStoreUnavailable as exc:
+        raise SecretStoreUnavailable(
+            f"{exc}; put the password in an environment variable and name it with "
+            'proxy_password_env = "..." in the account\'s config instead',
             exc.reason,
         ) from None
 

@@ -261,6 +261,8 @@ class ApiSimulator(ThreadedServer):
         record = RequestRecord(
             key=key, model=model, messages=messages, stream=stream, at=time.time()
         )
+        if via := request.headers.get("Via"):  # an HTTP proxy on the way (issue 32's tests)
+            record["via"] = via
         marker = task_marker(user_text)
         if marker is not None:
             record["task_marker"] = marker

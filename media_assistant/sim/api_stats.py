@@ -28,6 +28,7 @@ class RequestRecord(TypedDict):
     stream: bool
     at: float  # wall-clock time received
     task_marker: NotRequired[str]  # from "[task:<id>]" in the last user message
+    via: NotRequired[str]  # the Via header: an HTTP proxy passed the request on
     # How it ended and when (wall clock), once it has: which prompts were *answered* more than
     # once, as opposed to asked again after a client went away mid-answer (a killed process).
     outcome: NotRequired[Outcome]

@@ -18,6 +18,7 @@ from typing import Any
 from aiohttp import web
 
 from media_assistant.sim.chat_api import ChatApi
+from media_assistant.sim.chat_challenges import ChallengeBook, challenge_page
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_faults import ChatFault, ChatFaultBook
 from media_assistant.sim.chat_sessions import COOKIE_MAX_AGE_S, COOKIE_NAME, SessionBook
@@ -78,7 +79,9 @@ class ChatPages:
         api: ChatApi,
         config: ChatSiteConfig | None = None,
         stats: ChatStatsBook | None = None,
+        challenges: ChallengeBook | None = None,
     ) -> None:
+        self.challenges = challenges or ChallengeBook()
         self._sessions = sessions
         self._faults = faults
         self._api = api
@@ -97,6 +100,8 @@ class ChatPages:
         app.router.add_get("/chat", self._handle_chat)
         app.router.add_get("/chat/{conversation_id}", self._handle_chat)
         app.router.add_get("/_sim/autologin", self._handle_autologin)
+        app.router.add_get("/api/challenge/state", self._handle_challenge_state)
+        app.router.add_post("/api/challenge/pass", self._handle_challenge_pass)
 
     def _user(self, request: web.Request) -> str | None:
         return self._sessions.valid_user(request.cookies.get(COOKIE_NAME))
@@ -138,10 +143,22 @@ class ChatPages:
             raise web.HTTPForbidden(text=f"unknown user {user!r}")
         raise self._logged_in(user)
 
+    async def _handle_challenge_state(self, request: web.Request) -> web.Response:
+        user = self._user(request) or ""
+        return web.json_response({"open": self.challenges.open_for(user) is not None})
+
+    async def _handle_challenge_pass(self, request: web.Request) -> web.Response:
+        if (user := self._user(request)) is not None:
+            self.challenges.pass_challenge(user)
+        return web.json_response({"ok": True})
+
     async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
         user = self._user(request)
         if user is None:
             raise web.HTTPFound("/login")
+        if (shape := self.challenges.open_for(user)) is not None:  # a verification page
+            page, status = challenge_page(shape)
+            return _html(page, status=status)
         if self._stats is not None:
             self._stats.page_loaded(user)
         low, high = self._config.page_load_s

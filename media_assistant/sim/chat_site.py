@@ -51,6 +51,10 @@ login lost          overlay ``div.login-required`` with ``a.login-button`` "登�
 captcha             overlay ``div.captcha-challenge`` with "人机验证 / Verify you are human" and
                     ``iframe[title="captcha"]``; ``button.captcha-verify`` is the human's answer.
                     Inserted only while a challenge is open (presence = state).
+verification page   (issue 32) ``show_challenge(user, shape)`` / ``POST /_sim/challenge``: every
+                    chat page load shows Cloudflare's interstitial (403), Turnstile, reCAPTCHA,
+                    hCaptcha, GeeTest, Aliyun's or Tencent's slider instead of the chat, in
+                    their vendors' markup (sim/chat_challenges.py), until a person passes it
 preset text         ``div.preset-instructions``: page text that must never be sent
 ==================  ===============================================================================
 
@@ -133,6 +137,7 @@ class ChatSiteSimulator(ThreadedServer):
         app.router.add_post("/_sim/reset", self._handle_reset)
         app.router.add_post("/_sim/break", self._handle_break)
         app.router.add_get("/_sim/stats", self._handle_stats)
+        app.router.add_post("/_sim/challenge", self._handle_challenge)
         # handler_cancellation: a page that goes away ends its handler (not its generation).
         runner = web.AppRunner(
             app, handler_cancellation=True, access_log=None, shutdown_timeout=_STOP_GRACE_S
@@ -177,6 +182,16 @@ class ChatSiteSimulator(ThreadedServer):
             raise ValueError(f"unknown breakage {breakage!r} (known: {sorted(BREAKAGES)})")
         self._pages.breakage = breakage or ""
 
+    def show_challenge(self, user: str, shape: str) -> None:
+        """From the next page load on, ``user`` meets a verification page of ``shape``
+        (chat_challenges.SHAPES: cloudflare, turnstile, recaptcha, hcaptcha, geetest, aliyun,
+        tencent) instead of the chat, until a person passes it."""
+        self._pages.challenges.show(user, shape)
+
+    def pass_challenge(self, user: str) -> None:
+        """A person passed ``user``'s verification page: its page goes on to the chat."""
+        self._pages.challenges.pass_challenge(user)
+
     def stats(self) -> dict[str, UserStats]:
         """Per user; see :class:`UserStats`."""
         return self._stats.snapshot()
@@ -190,8 +205,10 @@ class ChatSiteSimulator(ThreadedServer):
         return self._stats.user(user)
 
     def reset(self) -> None:
-        """Forget stats, pending faults and open captchas (revoked logins stay revoked)."""
+        """Forget stats, pending faults, open captchas and verification pages (revoked logins
+        stay revoked)."""
         self._faults.clear()
+        self._pages.challenges.clear()
         self._stats.clear()
 
     # -- control over HTTP -----------------------------------------------------------------------
@@ -215,6 +232,19 @@ class ChatSiteSimulator(ThreadedServer):
         except (ValueError, AttributeError, TypeError) as exc:
             return error_response(400, "sim_error", f"bad breakage ({exc})")
         return web.json_response({"ok": True, "breakage": self._pages.breakage})
+
+    async def _handle_challenge(self, request: web.Request) -> web.Response:
+        """``{"user": U, "shape": S}`` shows one; ``"shape": null`` passes it."""
+        try:
+            spec = await request.json()
+            user, shape = str(spec["user"]), spec.get("shape")
+            if shape is None:
+                self.pass_challenge(user)
+            else:
+                self.show_challenge(user, str(shape))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return error_response(400, "sim_error", f"bad challenge spec ({exc!r})")
+        return web.json_response({"ok": True})
 
     async def _handle_reset(self, request: web.Request) -> web.Response:
         self.reset()

@@ -159,6 +159,18 @@
         <translation>Its browser profile is in use by another program</translation>
     </message>
     <message>
+        <source>Its proxy cannot be reached (or cannot reach the site): it waits and tries again by itself</source>
+        <translation>Its proxy cannot be reached (or cannot reach the site): it waits and tries again by itself</translation>
+    </message>
+    <message>
+        <source>Its proxy refused the user name or password (407): store the right proxy password</source>
+        <translation>Its proxy refused the user name or password (407): store the right proxy password</translation>
+    </message>
+    <message>
+        <source>Its proxy needs a password: store it in the account&apos;s settings</source>
+        <translation>Its proxy needs a password: store it in the account&apos;s settings</translation>
+    </message>
+    <message>
         <source>It cannot start: check its settings (see the tooltip)</source>
         <translation>It cannot start: check its settings (see the tooltip)</translation>
     </message>
@@ -245,6 +257,14 @@
         <translation>Requests in flight (1..5)</translation>
     </message>
     <message>
+        <source>Through one proxy (%1): %2</source>
+        <translation>Through one proxy (%1): %2</translation>
+    </message>
+    <message>
+        <source>%1 are web accounts of %2 behind one proxy: the site may ban them together, whatever their pacing; give each its own proxy</source>
+        <translation>%1 are web accounts of %2 behind one proxy: the site may ban them together, whatever their pacing; give each its own proxy</translation>
+    </message>
+    <message>
         <source>Paused</source>
         <translation>Paused</translation>
     </message>
@@ -299,6 +319,10 @@
 </context>
 <context>
     <name>AdapterStep</name>
+    <message>
+        <source>through the proxy</source>
+        <translation>through the proxy</translation>
+    </message>
     <message>
         <source>page loaded</source>
         <translation>page loaded</translation>
@@ -1034,6 +1058,34 @@ Download it now? API accounts work either way.</translation>
         <translation>The address holds a password: take it out (it is not shown here) and type it in the password field, which keeps it in the system keyring; or use PGPASSWORD or the pgpass file</translation>
     </message>
     <message>
+        <source>A proxy is http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (a user name may come first: http://USER@HOST:PORT); empty to go direct</source>
+        <translation>A proxy is http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (a user name may come first: http://USER@HOST:PORT); empty to go direct</translation>
+    </message>
+    <message>
+        <source>The proxy needs a host and a port, e.g. http://10.0.0.5:3128</source>
+        <translation>The proxy needs a host and a port, e.g. http://10.0.0.5:3128</translation>
+    </message>
+    <message>
+        <source>The proxy holds a password: take it out (it is not shown here) and type it in the proxy password field, which keeps it in the system keyring</source>
+        <translation>The proxy holds a password: take it out (it is not shown here) and type it in the proxy password field, which keeps it in the system keyring</translation>
+    </message>
+    <message>
+        <source>Name an environment variable here, not the password itself</source>
+        <translation>Name an environment variable here, not the password itself</translation>
+    </message>
+    <message>
+        <source>A proxy password needs a user name: http://USER@HOST:PORT</source>
+        <translation>A proxy password needs a user name: http://USER@HOST:PORT</translation>
+    </message>
+    <message>
+        <source>Not a host name, IP address or network (10.0.0.0/8): %1</source>
+        <translation>Not a host name, IP address or network (10.0.0.0/8): %1</translation>
+    </message>
+    <message>
+        <source>The browser cannot sign in to a SOCKS5 proxy with a user name and password: use an HTTP or HTTPS proxy with the password, or a SOCKS5 proxy that needs none</source>
+        <translation>The browser cannot sign in to a SOCKS5 proxy with a user name and password: use an HTTP or HTTPS proxy with the password, or a SOCKS5 proxy that needs none</translation>
+    </message>
+    <message>
         <source>The site adapter cannot be used: %1</source>
         <translation>The site adapter cannot be used: %1</translation>
     </message>
@@ -1185,6 +1237,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>The site&apos;s page changed</source>
         <translation>The site&apos;s page changed</translation>
+    </message>
+    <message>
+        <source>Proxy unreachable</source>
+        <translation>Proxy unreachable</translation>
+    </message>
+    <message>
+        <source>Proxy refused the password</source>
+        <translation>Proxy refused the password</translation>
     </message>
     <message>
         <source>Server error</source>
@@ -2470,6 +2530,65 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>site conflict</source>
         <translation>site conflict</translation>
+    </message>
+</context>
+<context>
+    <name>ProxyFields</name>
+    <message>
+        <source>optional: http://USER@HOST:PORT, https://… or socks5://HOST:PORT</source>
+        <translation>optional: http://USER@HOST:PORT, https://… or socks5://HOST:PORT</translation>
+    </message>
+    <message>
+        <source>This account&apos;s way out. Empty: the default proxy of every account, if one is set; a proxy per account keeps a site from banning accounts together</source>
+        <translation>This account&apos;s way out. Empty: the default proxy of every account, if one is set; a proxy per account keeps a site from banning accounts together</translation>
+    </message>
+    <message>
+        <source>Proxy:</source>
+        <translation>Proxy:</translation>
+    </message>
+    <message>
+        <source>the proxy&apos;s password, if it asks for one; kept in the system&apos;s keyring</source>
+        <translation>the proxy&apos;s password, if it asks for one; kept in the system&apos;s keyring</translation>
+    </message>
+    <message>
+        <source>Test proxy</source>
+        <translation>Test proxy</translation>
+    </message>
+    <message>
+        <source>Connect through the proxy to this account&apos;s site and say what happened</source>
+        <translation>Connect through the proxy to this account&apos;s site and say what happened</translation>
+    </message>
+    <message>
+        <source>Proxy password:</source>
+        <translation>Proxy password:</translation>
+    </message>
+    <message>
+        <source>A proxy password needs a user name: http://USER@HOST:PORT</source>
+        <translation>A proxy password needs a user name: http://USER@HOST:PORT</translation>
+    </message>
+    <message>
+        <source>Testing the proxy…</source>
+        <translation>Testing the proxy…</translation>
+    </message>
+    <message>
+        <source>No proxy for this account: it goes out directly</source>
+        <translation>No proxy for this account: it goes out directly</translation>
+    </message>
+    <message>
+        <source>Connected to %1 through the proxy in %2 ms</source>
+        <translation>Connected to %1 through the proxy in %2 ms</translation>
+    </message>
+    <message>
+        <source>The proxy refused the user name or password (407)</source>
+        <translation>The proxy refused the user name or password (407)</translation>
+    </message>
+    <message>
+        <source>Cannot reach the proxy</source>
+        <translation>Cannot reach the proxy</translation>
+    </message>
+    <message>
+        <source>The proxy cannot reach the site (%1)</source>
+        <translation>The proxy cannot reach the site (%1)</translation>
     </message>
 </context>
 <context>

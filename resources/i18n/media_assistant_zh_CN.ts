@@ -159,6 +159,18 @@
         <translation>浏览器配置文件正被其他程序占用</translation>
     </message>
     <message>
+        <source>Its proxy cannot be reached (or cannot reach the site): it waits and tries again by itself</source>
+        <translation>无法连接它的代理（或代理无法访问网站）：账号暂停，稍后会自动重试</translation>
+    </message>
+    <message>
+        <source>Its proxy refused the user name or password (407): store the right proxy password</source>
+        <translation>代理拒绝了用户名或密码（407）：请保存正确的代理密码</translation>
+    </message>
+    <message>
+        <source>Its proxy needs a password: store it in the account&apos;s settings</source>
+        <translation>它的代理需要密码：请在账号设置中保存代理密码</translation>
+    </message>
+    <message>
         <source>It cannot start: check its settings (see the tooltip)</source>
         <translation>无法启动：请检查该账号的设置（详见提示）</translation>
     </message>
@@ -245,6 +257,14 @@
         <translation>并发请求数（1～5）</translation>
     </message>
     <message>
+        <source>Through one proxy (%1): %2</source>
+        <translation>共用同一代理（%1）：%2</translation>
+    </message>
+    <message>
+        <source>%1 are web accounts of %2 behind one proxy: the site may ban them together, whatever their pacing; give each its own proxy</source>
+        <translation>%1 是 %2 的网页账号，却共用同一代理：无论节奏如何设置，网站都可能把它们一起封禁；请为每个账号各配一个代理</translation>
+    </message>
+    <message>
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
@@ -299,6 +319,10 @@
 </context>
 <context>
     <name>AdapterStep</name>
+    <message>
+        <source>through the proxy</source>
+        <translation>经由代理连通</translation>
+    </message>
     <message>
         <source>page loaded</source>
         <translation>页面已加载</translation>
@@ -1031,6 +1055,34 @@ Download it now? API accounts work either way.</source>
         <translation>地址中含有密码：请把它删掉（此处不会显示），改为填在“密码”栏中，它会存入系统钥匙串；或者使用 PGPASSWORD 或 pgpass 文件</translation>
     </message>
     <message>
+        <source>A proxy is http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (a user name may come first: http://USER@HOST:PORT); empty to go direct</source>
+        <translation>代理的写法是 http://主机:端口、https://主机:端口 或 socks5://主机:端口（前面可加用户名：http://用户名@主机:端口）；留空表示直连</translation>
+    </message>
+    <message>
+        <source>The proxy needs a host and a port, e.g. http://10.0.0.5:3128</source>
+        <translation>代理需要主机和端口，例如 http://10.0.0.5:3128</translation>
+    </message>
+    <message>
+        <source>The proxy holds a password: take it out (it is not shown here) and type it in the proxy password field, which keeps it in the system keyring</source>
+        <translation>代理地址中含有密码：请删去（此处不显示），并在“代理密码”一栏输入，密码会保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>Name an environment variable here, not the password itself</source>
+        <translation>这里应填写环境变量的名称，而不是密码本身</translation>
+    </message>
+    <message>
+        <source>A proxy password needs a user name: http://USER@HOST:PORT</source>
+        <translation>代理密码需要配合用户名使用：http://用户名@主机:端口</translation>
+    </message>
+    <message>
+        <source>Not a host name, IP address or network (10.0.0.0/8): %1</source>
+        <translation>不是有效的主机名、网络地址或网段（如 10.0.0.0/8）：%1</translation>
+    </message>
+    <message>
+        <source>The browser cannot sign in to a SOCKS5 proxy with a user name and password: use an HTTP or HTTPS proxy with the password, or a SOCKS5 proxy that needs none</source>
+        <translation>浏览器无法使用用户名和密码登录 SOCKS5 代理：请改用带密码的 HTTP 或 HTTPS 代理，或无需密码的 SOCKS5 代理</translation>
+    </message>
+    <message>
         <source>The site adapter cannot be used: %1</source>
         <translation>站点适配器无法使用：%1</translation>
     </message>
@@ -1181,6 +1233,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>The site&apos;s page changed</source>
         <translation>网站页面已改版</translation>
+    </message>
+    <message>
+        <source>Proxy unreachable</source>
+        <translation>代理无法连接</translation>
+    </message>
+    <message>
+        <source>Proxy refused the password</source>
+        <translation>代理拒绝了密码</translation>
     </message>
     <message>
         <source>Server error</source>
@@ -2453,6 +2513,65 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>site conflict</source>
         <translation>会话冲突</translation>
+    </message>
+</context>
+<context>
+    <name>ProxyFields</name>
+    <message>
+        <source>optional: http://USER@HOST:PORT, https://… or socks5://HOST:PORT</source>
+        <translation>可选：http://用户名@主机:端口、https://… 或 socks5://主机:端口</translation>
+    </message>
+    <message>
+        <source>This account&apos;s way out. Empty: the default proxy of every account, if one is set; a proxy per account keeps a site from banning accounts together</source>
+        <translation>此账号的出口。留空：使用所有账号的默认代理（如已设置）；每个账号各用一个代理，可避免网站把多个账号一起封禁</translation>
+    </message>
+    <message>
+        <source>Proxy:</source>
+        <translation>代理：</translation>
+    </message>
+    <message>
+        <source>the proxy&apos;s password, if it asks for one; kept in the system&apos;s keyring</source>
+        <translation>代理密码（如代理需要）；保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>Test proxy</source>
+        <translation>测试代理</translation>
+    </message>
+    <message>
+        <source>Connect through the proxy to this account&apos;s site and say what happened</source>
+        <translation>经由代理连接此账号的网站，并说明结果</translation>
+    </message>
+    <message>
+        <source>Proxy password:</source>
+        <translation>代理密码：</translation>
+    </message>
+    <message>
+        <source>A proxy password needs a user name: http://USER@HOST:PORT</source>
+        <translation>代理密码需要配合用户名使用：http://用户名@主机:端口</translation>
+    </message>
+    <message>
+        <source>Testing the proxy…</source>
+        <translation>正在测试代理…</translation>
+    </message>
+    <message>
+        <source>No proxy for this account: it goes out directly</source>
+        <translation>此账号未使用代理：直接连接</translation>
+    </message>
+    <message>
+        <source>Connected to %1 through the proxy in %2 ms</source>
+        <translation>已经由代理连接到 %1，用时 %2 毫秒</translation>
+    </message>
+    <message>
+        <source>The proxy refused the user name or password (407)</source>
+        <translation>代理拒绝了用户名或密码（407）</translation>
+    </message>
+    <message>
+        <source>Cannot reach the proxy</source>
+        <translation>无法连接代理</translation>
+    </message>
+    <message>
+        <source>The proxy cannot reach the site (%1)</source>
+        <translation>代理无法访问网站（%1）</translation>
     </message>
 </context>
 <context>

@@ -338,6 +338,7 @@ def our_rule_codes() -> set[str]:
     for source in (
         "core/config/schema.py",
         "core/config/team.py",
+        "core/config/proxy.py",
         "core/rules/pacing.py",
         "providers/adapter_check.py",
     ):

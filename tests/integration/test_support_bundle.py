@@ -45,6 +45,7 @@ base_url = "http://127.0.0.1:9/v1"
 api_key_env = "MA_BUNDLE_API_KEY"
 models = ["api-model"]
 enabled = false
+proxy = "http://ops@127.0.0.1:9"
 
 [[accounts]]
 id = "api-2"
@@ -109,12 +110,26 @@ def test_the_bundle_holds_what_support_needs_and_no_secret(tmp_path: Path) -> No
         ).returncode
         == 0
     )
+    proxy_password = "proxyPassw0rdFake123"  # issue 32: a proxy's password, in the keyring
+    assert (
+        run(
+            data,
+            env,
+            "accounts",
+            "set-proxy-password",
+            "api-1",
+            "--stdin",
+            stdin=proxy_password + "\n",
+        ).returncode
+        == 0
+    )
     batch = write_batch(tmp_path / "b.csv", 2)
     assert run(data, env, "run", str(batch), "--batch-id", "bundle-batch").returncode == 0
     # A log line that leaked secrets (a third-party library, an old version): redacted too.
     with (data / "logs" / "cli.log").open("a", encoding="utf-8") as log:
         log.write(f"2026-12-01 DEBUG leaked {HOOK_URL} and {API_KEY} and {STORED_KEY}\n")
         log.write(f"2026-12-01 DEBUG also {FEISHU_URL} sign={HOOK_SECRET}\n")
+        log.write(f"2026-12-01 DEBUG proxy auth {proxy_password}\n")
 
     out = tmp_path / "bundle.zip"
     result = run(data, env, "support-bundle", "-o", str(out))
@@ -143,6 +158,7 @@ def test_the_bundle_holds_what_support_needs_and_no_secret(tmp_path: Path) -> No
         HOOK_SECRET,
         FEISHU_URL,
         "11111111-2222-3333-4444-555555555555",
+        proxy_password,
     ):
         assert secret.encode() not in everything, secret
     assert b"<redacted>" in contents["logs/cli.log"]

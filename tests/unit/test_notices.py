@@ -163,3 +163,17 @@ async def test_disk_low_once_until_there_is_room_again(setup: Setup) -> None:
     setup.free_mb[0] = 500
     assert await setup.center.check_disk() is not None
     assert notice_text(notice, "en")[0] == "Disk almost full"
+
+
+async def test_a_failing_proxy_is_announced_as_the_proxy_once(setup: Setup) -> None:
+    """Issue 32: the account only cools down (it tries again by itself), but a person may
+    have to fix the proxy: said once, in its own words — not "needs login"."""
+    await setup.accounts.cool_down("web-1", 30.0, ErrorKind.PROXY_UNREACHABLE.value)
+    await setup.accounts.cool_down("web-1", 60.0, ErrorKind.PROXY_UNREACHABLE.value)
+    (notice,) = await settled(setup, 1)
+    assert notice.kind is NoticeKind.ACCOUNT_ATTENTION
+    assert notice.params["code"] == "proxy_unreachable"
+    title, text = notice_text(notice, "zh")
+    assert title == "账号 web-1 的代理出现问题" and "代理无法连接" in text
+    assert notice_text(notice, "en")[0] == "Account web-1: its proxy fails"
+    assert "login" not in " ".join(notice_text(notice, "en"))

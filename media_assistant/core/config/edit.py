@@ -41,6 +41,7 @@ ACCOUNT_KEYS = (
     "concurrency",
     "rpm",
     "tpm",
+    "proxy",  # issue 32: the account editor's proxy (its password lives in the keyring)
 )
 MODEL_KEYS = ("name", "kind", "need_empty_prompt", "upstream", "system_prompt")
 # Single settings the set-up window edits outside the lists: where the queue lives and this

@@ -23,6 +23,15 @@ from pydantic import (
 
 from media_assistant.core.config.metrics import AlarmsConfig, MetricsConfig
 from media_assistant.core.config.notifications import NotificationsConfig, WebhookConfig
+from media_assistant.core.config.proxy import (
+    WEB_SOCKS_PASSWORD,
+    NetworkConfig,
+    checked_env_name,
+    checked_no_proxy,
+    checked_proxy,
+    effective_proxy,
+    user_needed,
+)
 from media_assistant.core.config.team import checked_store_url
 from media_assistant.core.files.diagnostics import (
     DEFAULT_KEEP_DAYS,
@@ -271,6 +280,33 @@ class AccountConfig(BaseModel):
     concurrency: int = Field(3, ge=1, le=5, description="Requests in flight (API accounts).")
     rpm: int | None = Field(None, ge=1, description="Requests per minute (API accounts).")
     tpm: int | None = Field(None, ge=1, description="Tokens per minute (API accounts).")
+    # both kinds (issue 32; core/config/proxy.py)
+    proxy: str | None = Field(
+        None,
+        description='This account\'s proxy: http://, https:// or socks5:// [USER@]HOST:PORT; "" '
+        "= direct. Default: [network] proxy.",
+    )
+    proxy_password_env: str | None = Field(
+        None, description="Environment variable holding the proxy's password; else the keyring."
+    )
+    no_proxy: list[str] | None = Field(
+        None, description="Hosts this account reaches without its proxy. Default: [network]'s."
+    )
+
+    @field_validator("proxy")
+    @classmethod
+    def _a_proxy(cls, value: str | None) -> str | None:
+        return None if value is None else checked_proxy(value)
+
+    @field_validator("proxy_password_env")
+    @classmethod
+    def _an_env_name(cls, value: str | None) -> str | None:
+        return checked_env_name(value)
+
+    @field_validator("no_proxy")
+    @classmethod
+    def _hosts(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else checked_no_proxy(value)
 
     @field_validator("id")
     @classmethod
@@ -301,6 +337,10 @@ class AccountConfig(BaseModel):
 
     @model_validator(mode="after")
     def _kind_specific(self) -> AccountConfig:
+        try:
+            user_needed(self.proxy, self.proxy_password_env)
+        except RuleBroken as exc:
+            raise FieldProblem("proxy_password_env", exc.code, str(exc)) from None
         if self.kind is ModelKind.WEB:
             if (self.site is None) == (self.site_file is None):
                 raise FieldProblem(
@@ -350,6 +390,7 @@ class AppConfig(BaseModel):
     simulation: SimulationConfig = SimulationConfig()
     store: StoreConfig = StoreConfig()
     team: TeamConfig = TeamConfig()
+    network: NetworkConfig = NetworkConfig()
     models: list[ModelConfig] = Field(default_factory=list)
     accounts: list[AccountConfig] = Field(default_factory=list)
     # Issue 12 item 5 (core/config/notifications.py): notices and the webhooks that carry them.
@@ -447,6 +488,16 @@ def _cross_check(cfg: AppConfig) -> list[ConfigProblem]:
                 )
             )
         seen_accounts.setdefault(a.id.casefold(), a.id)
+        proxy = effective_proxy(cfg.network, a)
+        if a.kind is ModelKind.WEB and proxy and proxy.scheme == "socks5" and proxy.username:
+            problems.append(
+                ConfigProblem(
+                    ("accounts", i, "proxy" if a.proxy is not None else "id"),
+                    WEB_SOCKS_PASSWORD
+                    + ("" if a.proxy is not None else " (the proxy is [network] proxy)"),
+                    "web_socks_password",
+                )
+            )
         for name in a.models:
             model = cfg.model(name)
             if model is None:

@@ -108,6 +108,8 @@ ZH_VALUES: dict[str, dict[str, str]] = {
         "protocol": "响应格式异常",
         "session_conflict": "同一会话中回答重叠",
         "site_changed": "网站页面已改版",
+        "proxy_unreachable": "代理无法连接",
+        "proxy_auth": "代理拒绝了密码",
         "browser_crashed": "浏览器崩溃",
         "lost": "心跳丢失",
         "quality_rejected": "回答未通过质量检查",

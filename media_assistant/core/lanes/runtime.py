@@ -106,6 +106,10 @@ class AccountView:
         await self.store.set_problem(account_id, problem, detail, code)
         await self.refresh()
 
+    async def clear_problem(self, account_id: str, *, cool_down_too: bool = False) -> None:
+        await self.store.clear_problem(account_id, cool_down_too=cool_down_too)
+        await self.refresh()
+
     async def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:
         slowed = await self.store.cool_down(account_id, seconds, reason)
         await self.refresh()

@@ -18,7 +18,7 @@ from media_assistant.core.lanes.site_checks import CheckSite, SiteChecks, not_ru
 from media_assistant.core.model.clock import wait_event
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
-from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.provider import ChallengeWatch, Provider
 from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.core.rules.pacing import resolve_policy
 from media_assistant.core.rules.site_breakage import SiteCheckReport
@@ -32,6 +32,8 @@ WEB_CANCEL_GRACE_S = 4.0
 PROFILE_RETRY_S = 5.0
 PROFILE_RETRY_CAP_S = 60.0
 PROFILE_PATIENCE_S = 600.0
+# How often the page of an account a verification holds is looked at (nothing is sent).
+CHALLENGE_POLL_S = 2.0
 
 
 class ProfileConflict:
@@ -100,6 +102,8 @@ class WebLane(Lane):
                         await self._serve_check(account, profile_lock, log)
                         continue
                     if not self.rt.accounts.available(account.id):
+                        if await self._held_by_a_challenge(account, wake, log):
+                            continue
                         if (
                             profile_lock is not None
                             and profile_lock.held
@@ -154,6 +158,36 @@ class WebLane(Lane):
         finally:
             if profile_lock is not None:
                 profile_lock.release()
+
+    # ---------------------------------------------------------------- verification pages
+
+    async def _held_by_a_challenge(
+        self, account: AccountConfig, wake: asyncio.Event, log: LaneLog
+    ) -> bool:
+        """A verification page holds the account (issue 32): its browser stays open on it for
+        a person to pass, and every :data:`CHALLENGE_POLL_S` its page is looked at; once past,
+        the account works again by itself. False: something else holds it."""
+        status = self.rt.accounts.statuses.get(account.id)
+        provider = self.providers.get(account.id)
+        if (
+            status is None
+            or status.problem is not AccountProblem.NEEDS_ATTENTION
+            or status.problem_code != ErrorKind.CAPTCHA.value
+            or not status.enabled
+            or not isinstance(provider, ChallengeWatch)
+        ):
+            return False
+        try:
+            passed = await provider.challenge_passed()
+        except Exception:  # a browser gone meanwhile: the operator's Reset or Sign in helps
+            log.debug("looking at the verification page failed", exc_info=True)
+            passed = False
+        if passed:
+            await self.rt.accounts.clear_problem(account.id, cool_down_too=True)
+            log.info("the verification page is past: the account works again")
+            return True
+        await wait_event(wake, CHALLENGE_POLL_S, self.rt.clock)
+        return True
 
     # ---------------------------------------------------------------- site checks
 

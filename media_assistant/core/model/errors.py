@@ -30,6 +30,12 @@ class ErrorKind(StrEnum):
     # its page (core/rules/site_breakage.py). The task goes back to the queue, its attempt not
     # used up; the account waits for the operator (a fixed adapter, then Reset).
     SITE_CHANGED = "site_changed"
+    # The account's proxy (issue 32): it does not answer, cannot reach the site
+    # (``code`` proxy_down / proxy_no_route), or refused the user name or password (407). Not
+    # the site's doing and not the task's: the task goes back (other accounts may take it),
+    # the account pauses with a growing back-off and tries again by itself.
+    PROXY_UNREACHABLE = "proxy_unreachable"
+    PROXY_AUTH = "proxy_auth"
     # Retryable: up to max_attempts.
     SERVER_ERROR = "server_error"  # 5xx, 408, 409
     NETWORK = "network"
@@ -69,6 +75,8 @@ DEFERRING: frozenset[ErrorKind] = frozenset(
         ErrorKind.CAPTCHA,
         ErrorKind.LEFTOVER_GENERATION,
         ErrorKind.SITE_CHANGED,
+        ErrorKind.PROXY_UNREACHABLE,
+        ErrorKind.PROXY_AUTH,
     }
 )
 

@@ -95,6 +95,14 @@ class Provider(Protocol):
     async def aclose(self) -> None: ...
 
 
+@runtime_checkable
+class ChallengeWatch(Protocol):
+    """A web provider whose account a verification page holds (issue 32): its browser stays
+    open for the person to pass it, and the lane asks now and then whether it is past."""
+
+    async def challenge_passed(self) -> bool: ...
+
+
 class UnavailableProvider:
     """Stands in for an account whose provider could not be built; fails with the reason."""
 

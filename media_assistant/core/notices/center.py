@@ -13,7 +13,8 @@ Where they come from:
   when any task failed, else ``batch_done``. Batches with work at start are known from one
   read (:meth:`Store.open_batches`); a retried batch ends again and is announced again.
 - **account_attention**: an ``AccountChanged`` whose state is "needs login", "key rejected" or
-  "needs attention", once until the account is back.
+  "needs attention", or a cool-down because its proxy fails (issue 32: ``code``
+  proxy_unreachable / proxy_auth), once until the account is back.
 - **disk_low**: the data folder's disk has less than ``disk_low_mb`` free (checked every
   :data:`DISK_EVERY_S`), once until it has 20 % more than that again.
 
@@ -112,6 +113,22 @@ _REASON_WORDS_ZH = {
     "model_choice_missing": "站点适配文件无法选择模型",
     "no_simulated_site": "需要内置的模拟站点",
     "provider_failed": "无法启动（内部错误，见日志）",
+    "no_proxy_password": "代理需要密码：请在“账号…”中为它保存代理密码",
+}
+# A failing proxy (issue 32): the account waits and tries again by itself, but a person may
+# have to fix the proxy or its password; said once until the account works again.
+PROXY_REASONS = frozenset({"proxy_unreachable", "proxy_auth"})
+_PROXY_WORDS = {
+    "zh": {
+        "proxy_unreachable": "代理无法连接（或代理无法访问网站），账号暂停并会自动重试",
+        "proxy_auth": "代理拒绝了用户名或密码（407），请保存正确的代理密码",
+    },
+    "en": {
+        "proxy_unreachable": "its proxy cannot be reached (or cannot reach the site); the "
+        "account waits and tries again by itself",
+        "proxy_auth": "its proxy refused the user name or password (407); store the right "
+        "proxy password",
+    },
 }
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -185,6 +202,11 @@ def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
                 f"Account {s}: the site's page changed",
                 f"{reason}; install a fixed adapter file, then reset the account",
             )
+        if p.get("code") in PROXY_REASONS:
+            proxy_words = _PROXY_WORDS["zh" if zh else "en"][str(p["code"])]
+            if zh:
+                return f"账号 {s} 的代理出现问题", proxy_words
+            return f"Account {s}: its proxy fails", proxy_words
         if zh:
             # Our reason in words; a site's own detail only when it speaks Chinese itself.
             reason = _REASON_WORDS_ZH.get(str(p.get("code") or ""), reason)
@@ -290,7 +312,8 @@ class NoticeCenter:
         assert status is not None
         now = self.store.clock.now()
         state = status.state(now)
-        if state in ATTENTION_STATES:
+        proxy = state is AccountState.COOLING_DOWN and status.cooldown_reason in PROXY_REASONS
+        if state in ATTENTION_STATES or proxy:
             if event.account_id not in self._attention:
                 self._attention.add(event.account_id)
                 reason = status.problem_detail or ""
@@ -305,7 +328,8 @@ class NoticeCenter:
                         {
                             "state": state.value,
                             "reason": reason,
-                            "code": status.problem_code or "",
+                            "code": (status.cooldown_reason if proxy else status.problem_code)
+                            or "",
                             "version": status.version,
                         },
                     )

@@ -31,6 +31,9 @@ from typing import Any
 class AdapterStep(StrEnum):
     """The steps of one prompt through a chat page, in order (ADAPTERS.md "How a task runs")."""
 
+    # The account's proxy reaches the site (issue 32; skipped without a proxy). A failure here
+    # is the proxy's: never a verdict on the adapter.
+    THROUGH_PROXY = "through_proxy"
     PAGE_LOADED = "page_loaded"
     SIGNED_IN = "signed_in"
     COMPOSER_FOUND = "composer_found"
@@ -55,6 +58,7 @@ class AdapterStep(StrEnum):
 
 
 _WORDS = {
+    AdapterStep.THROUGH_PROXY: "through the proxy",
     AdapterStep.PAGE_LOADED: "page loaded",
     AdapterStep.SIGNED_IN: "signed in",
     AdapterStep.COMPOSER_FOUND: "composer found",
@@ -68,6 +72,7 @@ _WORDS = {
 }
 
 _WORDS_ZH = {
+    AdapterStep.THROUGH_PROXY: "经由代理连通",
     AdapterStep.PAGE_LOADED: "页面已加载",
     AdapterStep.SIGNED_IN: "已登录",
     AdapterStep.COMPOSER_FOUND: "找到输入框",

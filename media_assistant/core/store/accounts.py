@@ -195,8 +195,11 @@ class AccountStore:
             account_id, problem=problem.value, problem_detail=detail, problem_code=code
         )
 
-    def clear_problem(self, account_id: str) -> bool:
-        return self._update(account_id, problem="", problem_detail=None, problem_code=None)
+    def clear_problem(self, account_id: str, *, cool_down_too: bool = False) -> bool:
+        """End the account's problem (``cool_down_too``: and the cool-down that came with it,
+        as when a verification page it waited on is past)."""
+        ended = {"cooldown_until": None, "cooldown_reason": None} if cool_down_too else {}
+        return self._update(account_id, problem="", problem_detail=None, problem_code=None, **ended)
 
     def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:
         """Cool the account down for ``seconds``, unless it already cools down at least that

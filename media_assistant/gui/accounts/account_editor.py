@@ -44,6 +44,7 @@ from media_assistant.gui.accounts.api_checks import (
     variable_unset_text,
 )
 from media_assistant.gui.accounts.config_text import problem_text, save_error_text
+from media_assistant.gui.accounts.proxy_fields import ProxyFields
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
@@ -98,6 +99,7 @@ class AccountEditor(QDialog):
             self._web_fields(form, current)
         else:
             self._api_fields(form, current)
+        self.proxy_fields = ProxyFields(self, form, current)  # issue 32: its own way out
 
         self.models = QListWidget(self)
         self.models.setMinimumHeight(self.fontMetrics().height() * 5)
@@ -329,7 +331,7 @@ class AccountEditor(QDialog):
             values["rpm"] = self.rpm.value() or None
             values["tpm"] = self.tpm.value() or None
         values["models"] = self.checked_models()
-        return values
+        return values | self.proxy_fields.values()
 
     def draft(self) -> tuple[ConfigDocument, int]:
         doc = self.session.draft()
@@ -400,6 +402,10 @@ class AccountEditor(QDialog):
                     return
                 if self.original_id is not None:  # a running provider holds the old key
                     await self.session.controller.reset_account(account_id)
+            if self.proxy_fields.password.text():  # kept in the keyring, never the config
+                config, _ = self.session.check(doc)
+                if config is None or not await self.proxy_fields.store_password(account_id, config):
+                    return
             try:
                 await self.session.commit(doc)
             except (ConfigError, InputError) as exc:

@@ -195,6 +195,50 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
             "the pgpass file",
         )
     ),
+    # an account's proxy (core/config/proxy.py, issue 32)
+    "proxy_scheme": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem",
+            "A proxy is http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (a user name "
+            "may come first: http://USER@HOST:PORT); empty to go direct",
+        )
+    ),
+    "proxy_host_port": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem", "The proxy needs a host and a port, e.g. http://10.0.0.5:3128"
+        )
+    ),
+    "proxy_password_in_url": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem",
+            "The proxy holds a password: take it out (it is not shown here) and type it in the "
+            "proxy password field, which keeps it in the system keyring",
+        )
+    ),
+    "proxy_password_env_name": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem", "Name an environment variable here, not the password itself"
+        )
+    ),
+    "proxy_password_without_user": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem", "A proxy password needs a user name: http://USER@HOST:PORT"
+        )
+    ),
+    "no_proxy_host": lambda p: _fill(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem",
+            "Not a host name, IP address or network (10.0.0.0/8): %1",
+        ),
+        p.get("host"),
+    ),
+    "web_socks_password": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem",
+            "The browser cannot sign in to a SOCKS5 proxy with a user name and password: use "
+            "an HTTP or HTTPS proxy with the password, or a SOCKS5 proxy that needs none",
+        )
+    ),
     "adapter_unusable": lambda p: _fill(
         QT_TRANSLATE_NOOP("ConfigProblem", "The site adapter cannot be used: %1"),
         adapter_problem_line(p["problem"])

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from media_assistant.core.config.proxy import proxy_sharing
 from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.model.accounts import MAX_CONCURRENCY, MIN_CONCURRENCY, AccountStatus
 from media_assistant.core.model.states import AccountState, ModelKind
@@ -84,6 +85,9 @@ class AccountsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
         layout.addWidget(self.empty_hint)
+        self.proxies_note = QLabel(self)  # accounts that share a proxy (issue 32)
+        self.proxies_note.setWordWrap(True)
+        layout.addWidget(self.proxies_note)
         self.team = TeamAccounts(controller, self, self)  # other workstations' web accounts
         layout.addWidget(self.team)
         self.menu: QMenu | None = None
@@ -117,6 +121,7 @@ class AccountsPanel(QWidget):
     def _build(self) -> None:
         accounts = self._accounts = list(self.controller.accounts)  # the rows shown
         self.empty_hint.setVisible(not accounts)
+        self._show_proxy_sharing(accounts)
         self.table.setRowCount(len(accounts))
         for row, account in enumerate(accounts):
             self._rows[account.id] = row
@@ -150,6 +155,32 @@ class AccountsPanel(QWidget):
                 self._spins[account.id] = spin
                 self.table.setCellWidget(row, COL_ACTION, spin)
         self.refresh()
+
+    def _show_proxy_sharing(self, accounts: list[AccountConfig]) -> None:
+        """Which accounts leave through one proxy; a warning when web accounts of one site
+        do (a site that bans the address bans them together)."""
+        network = self.controller.services.config.network
+        lines = []
+        for share in proxy_sharing(network, list(accounts)):
+            lines.append(
+                self.tr("Through one proxy (%1): %2")
+                .replace("%1", share.proxy)
+                .replace("%2", ", ".join(share.accounts))
+            )
+            for site, ids in share.risky:
+                lines.append(
+                    "⚠ "
+                    + self.tr(
+                        "%1 are web accounts of %2 behind one proxy: the site may ban them "
+                        "together, whatever their pacing; give each its own proxy"
+                    )
+                    .replace("%1", ", ".join(ids))
+                    .replace("%2", site)
+                )
+        self.proxies_note.setText("\n".join(lines))
+        self.proxies_note.setVisible(bool(lines))
+        risky = any(share.risky for share in proxy_sharing(network, list(accounts)))
+        self.proxies_note.setStyleSheet(f"color: {AMBER};" if risky else "")
 
     def refresh(self) -> None:
         now = self.controller.now()

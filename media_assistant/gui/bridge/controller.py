@@ -316,12 +316,16 @@ class AppController(QObject):
                 await asyncio.sleep(0.1)
             try:
                 adapter, choice = await asyncio.to_thread(self._browser_for, account)
+                from media_assistant.providers.proxy import route_for
+
+                proxy = await asyncio.to_thread(route_for, self.services.config, account)
                 return await login_apart(
                     profile,
                     choice,
                     adapter,
                     account.origin,
                     timeout_s=self.login_timeout_s or LOGIN_TIMEOUT_S,
+                    proxy=proxy,
                 )
             except Exception as exc:  # no browser, a broken adapter, a browser that died
                 log.warning("[web %s] sign-in failed", account.id, exc_info=True)

@@ -48,6 +48,8 @@ _ERROR_KINDS: dict[str, object] = {
         "ErrorKind", "An earlier answer of this account is still running on the site"
     ),
     ErrorKind.SITE_CHANGED: QT_TRANSLATE_NOOP("ErrorKind", "The site's page changed"),
+    ErrorKind.PROXY_UNREACHABLE: QT_TRANSLATE_NOOP("ErrorKind", "Proxy unreachable"),
+    ErrorKind.PROXY_AUTH: QT_TRANSLATE_NOOP("ErrorKind", "Proxy refused the password"),
     ErrorKind.SERVER_ERROR: QT_TRANSLATE_NOOP("ErrorKind", "Server error"),
     ErrorKind.NETWORK: QT_TRANSLATE_NOOP("ErrorKind", "Network error"),
     ErrorKind.TIMEOUT: QT_TRANSLATE_NOOP("ErrorKind", "Timed out"),
@@ -96,6 +98,7 @@ _EVENT_KINDS: dict[str, object] = {
 # The steps of a prompt through a chat page (core/rules/site_breakage.py): a verdict, a task's
 # log and the site check name them.
 _ADAPTER_STEPS: dict[str, object] = {
+    AdapterStep.THROUGH_PROXY: QT_TRANSLATE_NOOP("AdapterStep", "through the proxy"),
     AdapterStep.PAGE_LOADED: QT_TRANSLATE_NOOP("AdapterStep", "page loaded"),
     AdapterStep.SIGNED_IN: QT_TRANSLATE_NOOP("AdapterStep", "signed in"),
     AdapterStep.COMPOSER_FOUND: QT_TRANSLATE_NOOP("AdapterStep", "composer found"),
@@ -122,6 +125,18 @@ _PROBLEMS: dict[str, object] = {
     ),
     ErrorKind.PROFILE_IN_USE: QT_TRANSLATE_NOOP(
         "AccountProblem", "Its browser profile is in use by another program"
+    ),
+    ErrorKind.PROXY_UNREACHABLE: QT_TRANSLATE_NOOP(
+        "AccountProblem",
+        "Its proxy cannot be reached (or cannot reach the site): it waits and tries again by "
+        "itself",
+    ),
+    ErrorKind.PROXY_AUTH: QT_TRANSLATE_NOOP(
+        "AccountProblem",
+        "Its proxy refused the user name or password (407): store the right proxy password",
+    ),
+    "no_proxy_password": QT_TRANSLATE_NOOP(
+        "AccountProblem", "Its proxy needs a password: store it in the account's settings"
     ),
     ErrorKind.BAD_CONFIG: QT_TRANSLATE_NOOP(
         "AccountProblem", "It cannot start: check its settings (see the tooltip)"
@@ -221,6 +236,8 @@ _OWN_MESSAGE_KINDS = frozenset(
         ErrorKind.BAD_CONFIG,
         ErrorKind.LOGIN_REQUIRED,
         ErrorKind.CAPTCHA,
+        ErrorKind.PROXY_UNREACHABLE,  # ours: "cannot reach the proxy …; since 14:02 …"
+        ErrorKind.PROXY_AUTH,
     }
 )
 

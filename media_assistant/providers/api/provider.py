@@ -30,6 +30,14 @@ from media_assistant.providers.api.classify import (
 )
 from media_assistant.providers.api.headers import throttle_hint
 from media_assistant.providers.api.sse import SseDecoder
+from media_assistant.providers.proxy import (
+    ProxyBackoff,
+    ProxyRoute,
+    httpx_options,
+    proxy_error,
+    route_for,
+)
+from media_assistant.providers.proxy_check import blame_proxy
 from media_assistant.providers.secrets import resolve_api_key, without_secret
 from media_assistant.providers.tls import client_ssl_context
 
@@ -38,6 +46,20 @@ HEARTBEAT_EVERY_S = 0.5  # at most this often while chunks stream in
 # wait_cancel returns as soon as a cancel comes; this only bounds each wait of the watcher (short
 # waits would spin under a fast ScaledClock in benchmarks).
 CANCEL_WAIT_S = 10.0
+
+
+# Failures a proxy in the way can cause as well as the API: a refused password (tinyproxy
+# answers 401), a dropped or refused connection, a proxy's own 5xx page.
+_MAYBE_THE_PROXY = frozenset(
+    {
+        ErrorKind.AUTH_REJECTED,
+        ErrorKind.NETWORK,
+        ErrorKind.TIMEOUT,
+        ErrorKind.PROTOCOL,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.PROXY_AUTH,
+    }
+)
 
 
 class ModelInfo(Protocol):
@@ -179,8 +201,10 @@ class ApiProvider:
         idle_timeout_s: float = 60.0,
         models: Mapping[str, ModelInfo] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        proxy: ProxyRoute | None = None,
     ) -> None:
-        """``models``: the models this account serves (None: any). ``transport``: for tests."""
+        """``models``: the models this account serves (None: any). ``transport``: for tests.
+        ``proxy``: the account's way out (providers/proxy.py; None: the system's settings)."""
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"account {account_id!r}: base_url must start with http(s)://")
         self.account_id = account_id
@@ -190,6 +214,8 @@ class ApiProvider:
         self._api_key = api_key
         self._models = dict(models) if models is not None else None
         self._transport = transport
+        self.proxy = proxy
+        self.proxy_backoff = ProxyBackoff()
         self._http: httpx.AsyncClient | None = None
 
     @classmethod
@@ -220,6 +246,7 @@ class ApiProvider:
                     code="key_env_unset" if unset else "no_api_key",
                     params={"account": account.id, "variable": variable or ""},
                 ) from None
+        proxy = route_for(config, account)  # BAD_CONFIG (no_proxy_password) if none is kept
         lane = config.lanes.api
         models = {name: model for name in account.models if (model := config.model(name))}
         return cls(
@@ -230,6 +257,7 @@ class ApiProvider:
             idle_timeout_s=lane.idle_timeout_s,
             models=models,
             transport=transport,
+            proxy=proxy,
         )
 
     def __repr__(self) -> str:  # never the key
@@ -255,6 +283,7 @@ class ApiProvider:
                     max_connections=MAX_CONCURRENCY, max_keepalive_connections=MAX_CONCURRENCY
                 ),
                 transport=self._transport,
+                **httpx_options(self.proxy, self.base_url),
             )
         return self._http
 
@@ -297,13 +326,19 @@ class ApiProvider:
             ctx.checkpoint()  # the operator asked to cancel: raises TaskCanceled
             raise TaskCanceled(ctx.task.task_id)
         try:
-            return attempt.result()
+            result = attempt.result()
         except ProviderError as exc:
+            if exc.kind in _MAYBE_THE_PROXY:  # believed once the proxy is known to work
+                exc = await blame_proxy(self.proxy, self.base_url, exc)
+            if exc.kind in (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH):
+                raise self.proxy_backoff.failed(exc, ctx.clock.now()) from exc.__cause__
             redacted = without_secret(exc, self._api_key)
             if redacted is exc:
                 raise
             # Not "from exc": the original, key and all, would print with the traceback.
             raise redacted from exc.__cause__
+        self.proxy_backoff.passed()
+        return result
 
     async def _attempt(self, ctx: TaskContext, body: dict[str, Any]) -> GenerationResult:
         if body["messages"][0]["role"] == "system":
@@ -319,6 +354,9 @@ class ApiProvider:
         )
         try:
             async with self._client().stream("POST", "chat/completions", json=body) as response:
+                if response.status_code == 407 and self.proxy is not None:
+                    # A plain-HTTP request through an HTTP proxy: its refusal comes as a status.
+                    raise proxy_error(self.proxy, ErrorKind.PROXY_AUTH, "proxy_auth")
                 if response.status_code != 200:
                     raw = await response.aread()
                     raise classify_http_error(

@@ -19,6 +19,7 @@ from pathlib import Path
 import psutil
 from playwright.async_api import BrowserContext, Page, Playwright
 
+from media_assistant.providers.proxy import ProxyRoute
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.executable import BrowserChoice, resolve_browser
 from media_assistant.providers.web.launch import (
@@ -76,6 +77,10 @@ class AccountBrowser:
         self.started_at: float | None = None
         self.tasks_done = 0
         self._closed_by_itself = False
+        # The account's proxy (providers/proxy.py) as its provider has it, and the one the
+        # running browser was launched with: a change relaunches it.
+        self.proxy: ProxyRoute | None = None
+        self._launched_proxy: ProxyRoute | None = None
 
     @property
     def alive(self) -> bool:
@@ -98,14 +103,18 @@ class AccountBrowser:
         headless: bool | None = None,
         adapter: SiteAdapter | None = None,
         origin: str | None = None,
+        proxy: ProxyRoute | None = None,
     ) -> LaunchInfo:
-        """Reuse the warm browser, or (re)launch it. ``adapter`` / ``origin``: those of the
-        provider asking (a rebuilt provider brings a fixed adapter: the page is driven with it
-        from now on)."""
+        """Reuse the warm browser, or (re)launch it. ``adapter`` / ``origin`` / ``proxy``:
+        those of the provider asking (a rebuilt provider brings a fixed adapter: the page is
+        driven with it from now on; a new proxy relaunches the browser)."""
         if adapter is not None and (adapter is not self.adapter or origin != self.origin):
             self.adapter, self.origin = adapter, origin
             self.chat = None  # rebuilt on the same tab with the new adapter
-        if self.alive and self.tasks_done < self.driver.recycle_after:
+        if adapter is not None:
+            self.proxy = proxy
+        fresh = self.proxy == self._launched_proxy
+        if self.alive and fresh and self.tasks_done < self.driver.recycle_after:
             await self._ensure_page()
             return LaunchInfo(self.pid, self.started_at, False, "warm")
         if self.context is not None:
@@ -117,7 +126,10 @@ class AccountBrowser:
     async def _launch(self, choice: BrowserChoice, headless: bool) -> None:
         pw = await self.driver.playwright()
         try:
-            self.context = await launch_profile(pw, self.profile_dir, choice, headless=headless)
+            self.context = await launch_profile(
+                pw, self.profile_dir, choice, headless=headless, proxy=self.proxy
+            )
+            self._launched_proxy = self.proxy
         except BaseException:  # a browser that started and then failed is not left running
             await asyncio.shield(asyncio.to_thread(kill_profile_processes, self.profile_dir))
             raise
@@ -153,6 +165,25 @@ class AccountBrowser:
                 with contextlib.suppress(Exception):
                     await extra.close()
         self.chat = ChatPage(page, self.adapter, self.origin)
+
+    async def challenge_gone(self) -> bool:
+        """The page is past a verification: no challenge or sign-in marker, the composer
+        shows. A closed browser or a page in the middle of navigating: not yet."""
+        if not self.alive or self.chat is None or self.chat.page.is_closed():
+            return False
+        try:
+            snap = await self.chat.snapshot()
+        except Exception:  # navigating (the challenge let the page through): look again
+            return False
+        return (
+            snap.composer and not snap.markers.get("captcha") and not snap.markers.get("login_lost")
+        )
+
+    async def bring_forward(self) -> None:
+        """The page to the front of its window: a person has something to do there."""
+        if self.alive and self.chat is not None and not self.chat.page.is_closed():
+            with contextlib.suppress(Exception):
+                await self.chat.page.bring_to_front()
 
     async def close(self) -> None:
         """Graceful, then the whole process tree is killed if it lingers (launch.py)."""

@@ -34,6 +34,7 @@ from typing import Any
 import psutil
 from playwright.async_api import BrowserContext, Playwright, async_playwright
 
+from media_assistant.providers.proxy import ProxyRoute, browser_args, playwright_proxy
 from media_assistant.providers.web.executable import BrowserChoice
 from media_assistant.providers.web.processes import browser_processes, stop_process_tree
 
@@ -78,11 +79,14 @@ async def launch_profile(
     *,
     headless: bool,
     foreground: bool = False,
+    proxy: ProxyRoute | None = None,
 ) -> BrowserContext:
-    """The profile's browser, launched on ``pw`` (a persistent context). Shown, it opens
-    minimised within the screen, unless ``foreground`` (the operator asked to see it)."""
+    """The profile's browser, launched on ``pw`` (a persistent context), through the
+    account's ``proxy`` (providers/proxy.py: its password goes over Playwright's pipe, never
+    on the browser's command line). Shown, it opens minimised within the screen, unless
+    ``foreground`` (the operator asked to see it)."""
     prepare_profile(profile)
-    args = list(LAUNCH_ARGS)
+    args = [*LAUNCH_ARGS, *browser_args(proxy)]
     if headless:
         return await pw.chromium.launch_persistent_context(
             user_data_dir=str(profile),
@@ -91,6 +95,7 @@ async def launch_profile(
             headless=True,
             viewport=VIEWPORT,  # type: ignore[arg-type]
             args=args,
+            proxy=playwright_proxy(proxy),  # type: ignore[arg-type]
         )
     width, height = window_size()
     args.append(f"--window-size={width},{height}")
@@ -103,6 +108,7 @@ async def launch_profile(
         headless=False,
         no_viewport=True,  # the page takes the window's size, which fits the screen
         args=args,
+        proxy=playwright_proxy(proxy),  # type: ignore[arg-type]
     )
     try:
         await place_window(context, foreground=foreground)
@@ -201,7 +207,12 @@ async def stop_driver(manager: Any, pw: Playwright | None) -> None:
 
 @contextlib.asynccontextmanager
 async def open_profile(
-    profile: Path, choice: BrowserChoice, *, headless: bool, foreground: bool = False
+    profile: Path,
+    choice: BrowserChoice,
+    *,
+    headless: bool,
+    foreground: bool = False,
+    proxy: ProxyRoute | None = None,
 ) -> AsyncIterator[BrowserContext]:
     """A driver and the profile's browser for one job (signing in, a check, a probe); both
     are gone when it ends, however it ends. ``foreground``: see :func:`launch_profile`."""
@@ -209,7 +220,7 @@ async def open_profile(
     try:
         try:
             context = await launch_profile(
-                pw, profile, choice, headless=headless, foreground=foreground
+                pw, profile, choice, headless=headless, foreground=foreground, proxy=proxy
             )
         except BaseException:  # a browser that started and then failed is not left running
             await asyncio.shield(asyncio.to_thread(kill_profile_processes, profile))

@@ -26,6 +26,7 @@ from media_assistant.providers.web.adapter import (
     Marker,
     SiteAdapter,
 )
+from media_assistant.providers.web.challenges import with_builtin_challenges
 from media_assistant.providers.web.diagnose import save_page_evidence
 from media_assistant.providers.web.new_chat import click_new_chat
 from media_assistant.providers.web.page_load import (
@@ -64,7 +65,11 @@ class ChatPage:
             "done": s.done,
             "user_message": s.user_message,
             "alert_regions": m.alert_regions,
-            "markers": {name: _marker_cfg(getattr(m, name)) for name in MARKERS},
+            "markers": {
+                name: _marker_cfg(getattr(m, name)) for name in MARKERS if name != "captcha"
+            }
+            # Every adapter knows the common verification pages (challenges.py).
+            | {"captcha": with_builtin_challenges(_marker_cfg(m.captcha))},
             # Text markers never read inside these (the promise in ADAPTERS.md).
             "conversation": [
                 *s.conversation,

@@ -77,6 +77,14 @@ async def load_page(chat: ChatPage, url: str) -> None:
         raise ProviderError(
             ErrorKind.NETWORK, f"{url} did not load within {timing.page_load_timeout_s:.0f} s"
         ) from None
+    if response is not None and response.status == 407:
+        # Only a proxy answers 407 (the password it was given is wrong): the provider names it.
+        raise ProviderError(
+            ErrorKind.PROXY_AUTH,
+            "the proxy refused the user name or password (407)",
+            status=407,
+            code="proxy_auth",
+        )
     kind = PAGE_STATUS_ERRORS.get(response.status) if response is not None else None
     if response is not None and kind is not None:
         headers = await response.all_headers()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -39,6 +40,15 @@ from media_assistant.core.rules.site_breakage import (
     Verdict,
     full_report,
 )
+from media_assistant.providers.proxy import (
+    PAGE_FAILURES_OF_A_PROXY,
+    PROXY_KINDS,
+    ProxyBackoff,
+    ProxyRoute,
+    proxy_error,
+    web_proxy_error,
+)
+from media_assistant.providers.proxy_check import blame_proxy, check_proxy, site_check_step
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
@@ -87,6 +97,7 @@ class WebProvider:
         diagnostics_retention: diagnostics.DiagnosticsRetention | None = None,
         record_browser: RecordBrowser | None = None,
         recorded_browser: RecordedLookup | None = None,
+        proxy: ProxyRoute | None = None,
     ) -> None:
         self.driver = driver
         self.account_id = account_id
@@ -96,6 +107,9 @@ class WebProvider:
         # One browser per account, shared with the provider this one may replace (a rebuild):
         # it takes this provider's adapter and origin when this provider first uses it.
         self.browser: AccountBrowser = driver.account(account_id, profile_dir, adapter, origin)
+        # The account's way out (issue 32): the browser (re)launches through it.
+        self.proxy = proxy
+        self.proxy_backoff = ProxyBackoff()
         self.diagnostics_dir = diagnostics_dir
         self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
         self._record_browser = record_browser
@@ -115,12 +129,20 @@ class WebProvider:
         account's page, step by step (:mod:`canary`). Its caller holds the account (the web
         lane's worker between two tasks, or the CLI with the profile lock) and its pacing."""
         call = self.driver.service.call
+        through, failing = await site_check_step(self.proxy, self.site_url)
+        if failing is not None:  # the proxy's failure: nothing else can be checked
+            report = full_report(
+                self.account_id, self.adapter.id, [through], reason="the proxy failed"
+            )
+            return report, CheckOutcome(error=failing)
         try:
-            await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
+            await call(
+                self.browser.ensure(adapter=self.adapter, origin=self.origin, proxy=self.proxy)
+            )
         except PlaywrightError as exc:
             detail = f"the browser did not start: {_first_line(exc)}"
             failed = StepResult(AdapterStep.PAGE_LOADED, StepStatus.FAILED, detail, 0.0)
-            report = full_report(self.account_id, self.adapter.id, [failed])
+            report = full_report(self.account_id, self.adapter.id, [through, failed])
             return report, CheckOutcome(error=ProviderError(ErrorKind.BROWSER_CRASHED, detail))
         chat = self.browser.chat
         assert chat is not None
@@ -130,9 +152,18 @@ class WebProvider:
             )
         finally:
             self.leftover.attempt_ended()
+        steps = tuple(r for r in report.steps if r.step is not AdapterStep.THROUGH_PROXY)
+        report = dataclasses.replace(report, steps=(through, *steps))
         if outcome.error is not None and outcome.error.kind is ErrorKind.BROWSER_CRASHED:
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
         return report, outcome
+
+    async def challenge_passed(self) -> bool:
+        """The account's page is past the verification that held it (core/lanes/web.py asks
+        while the account waits; nothing is sent)."""
+        if not self.driver.service.running:
+            return False
+        return await self.driver.service.call(self.browser.challenge_gone())
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
@@ -150,7 +181,9 @@ class WebProvider:
             raise self._site_changed(self._verdict)
         await self._selfcheck(ctx)
         try:
-            info = await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
+            info = await call(
+                self.browser.ensure(adapter=self.adapter, origin=self.origin, proxy=self.proxy)
+            )
         except PlaywrightError as exc:
             raise ProviderError(
                 ErrorKind.BROWSER_CRASHED, f"the browser did not start: {_first_line(exc)}"
@@ -163,6 +196,8 @@ class WebProvider:
             )
             if self._record_browser is not None:
                 self._record_browser(self.account_id, info.pid, info.started_at)
+        if info.launched or self.proxy_backoff.failures:
+            await self._proxy_first(ctx)
         chat = self.browser.chat
         assert chat is not None
         try:
@@ -199,6 +234,7 @@ class WebProvider:
             await self.leftover.forget()  # the answer is complete: nothing runs on the site
             self.leftover.answered()
             await self._passed_or_limped(ctx, watch)
+            self.proxy_backoff.passed()
             return result
         except TaskCanceled:
             raise
@@ -209,17 +245,31 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
+            if exc.kind in PAGE_FAILURES_OF_A_PROXY:  # believed once the proxy is known to work
+                exc = await blame_proxy(self.proxy, self.site_url, exc)
+            if exc.kind in PROXY_KINDS:  # the proxy's failure: nothing reached the site
+                raise self._proxy_failed(ctx, exc) from None
             # A generation this account left (before a crash) met this prompt: our own doing,
             # not the site's verdict on the task. It waits; no attempt used (leftover.py).
             exc = self.leftover.blame(exc)
             exc = self._judge(ctx, exc)
             if exc.kind in _DIAGNOSE:
                 await self._diagnose(ctx, exc)
+            if exc.kind is ErrorKind.CAPTCHA:  # a person passes it there: the browser stays
+                await call(self.browser.bring_forward())
+                raise exc from None
             # A generation abandoned mid-way keeps running on the site and breaks the
             # account's next task: stop it, and make sure it stopped.
             await self._quiesce()
             raise exc from None
         except PlaywrightError as exc:
+            failing = web_proxy_error(self.proxy, str(exc))
+            if failing is None and self.proxy is not None:
+                crashed = ProviderError(ErrorKind.BROWSER_CRASHED, str(exc))
+                if (blamed := await blame_proxy(self.proxy, self.site_url, crashed)) is not crashed:
+                    failing = blamed
+            if failing is not None:
+                raise self._proxy_failed(ctx, failing) from None
             await self._diagnose(ctx)
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
             raise self.leftover.blame(
@@ -227,6 +277,29 @@ class WebProvider:
             ) from None
         finally:
             self.leftover.attempt_ended()
+
+    # ---------------------------------------------------------------- a failing proxy
+
+    @property
+    def site_url(self) -> str:
+        return self.origin or self.adapter.origin
+
+    async def _proxy_first(self, ctx: TaskContext) -> None:
+        """A fresh browser, or a proxy that failed last time: asked first whether it reaches
+        the site (a proxy refusing the password may answer with a page of its own, which the
+        page would only show as no composer after the page-load timeout)."""
+        if self.proxy is None or not self.proxy.applies_to(self.site_url):
+            return
+        verdict = await check_proxy(self.proxy, self.site_url)
+        if (failing := verdict.error(self.proxy)) is not None:
+            raise self._proxy_failed(ctx, failing)
+
+    def _proxy_failed(self, ctx: TaskContext, exc: ProviderError) -> ProviderError:
+        """The proxy failed before anything reached the site: said as the proxy's failure
+        (never a lost login or a changed page), the account pausing with a growing back-off."""
+        if self.proxy is not None and exc.code == "proxy_auth" and not exc.params.get("proxy"):
+            exc = proxy_error(self.proxy, exc.kind, "proxy_auth")
+        return self.proxy_backoff.failed(exc, ctx.clock.now())
 
     # ---------------------------------------------------------------- a broken adapter
 

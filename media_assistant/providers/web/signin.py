@@ -31,6 +31,7 @@ from pathlib import Path
 from playwright.async_api import Error as PlaywrightError
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
+from media_assistant.providers.proxy import ProxyRoute
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.executable import BrowserChoice
 from media_assistant.providers.web.launch import (
@@ -92,9 +93,14 @@ def _unreachable(url: str, exc: BaseException) -> LoginState:
 
 
 async def check_login(
-    profile: Path, choice: BrowserChoice, adapter: SiteAdapter, origin: str | None
+    profile: Path,
+    choice: BrowserChoice,
+    adapter: SiteAdapter,
+    origin: str | None,
+    *,
+    proxy: ProxyRoute | None = None,
 ) -> LoginState:
-    async with open_profile(profile, choice, headless=True) as context:
+    async with open_profile(profile, choice, headless=True, proxy=proxy) as context:
         page = context.pages[0] if context.pages else await context.new_page()
         chat = ChatPage(page, adapter, origin)
         try:
@@ -116,12 +122,16 @@ async def login_interactive(
     *,
     timeout_s: float = LOGIN_TIMEOUT_S,
     headless: bool = False,
+    proxy: ProxyRoute | None = None,
 ) -> LoginState:
     """A visible window on the site; returns once the page shows a composer and no login
     marker (signed in), or when the operator closes the window, or after ``timeout_s``.
-    ``headless``: the same without a window (tests; a site that signs in by a link)."""
+    ``headless``: the same without a window (tests; a site that signs in by a link).
+    ``proxy``: the account's (issue 32): it signs in from the address it will work from."""
     # The one browser the operator asked to see: in front, not minimised.
-    async with open_profile(profile, choice, headless=headless, foreground=True) as context:
+    async with open_profile(
+        profile, choice, headless=headless, foreground=True, proxy=proxy
+    ) as context:
         closed = asyncio.Event()
         context.on("close", lambda _c: closed.set())
         page = context.pages[0] if context.pages else await context.new_page()
@@ -164,6 +174,7 @@ async def login_apart(
     *,
     timeout_s: float = LOGIN_TIMEOUT_S,
     headless: bool = False,
+    proxy: ProxyRoute | None = None,
 ) -> LoginState:
     """:func:`login_interactive` on a thread and loop of its own, awaited from the caller's
     loop. Cancelling the caller stops it: the browser closes and the driver stops within
@@ -176,7 +187,13 @@ async def login_apart(
     async def tracked() -> LoginState:
         try:
             return await login_interactive(
-                profile, choice, adapter, origin, timeout_s=timeout_s, headless=headless
+                profile,
+                choice,
+                adapter,
+                origin,
+                timeout_s=timeout_s,
+                headless=headless,
+                proxy=proxy,
             )
         finally:
             finished.set()
@@ -193,8 +210,10 @@ async def login_apart(
         await asyncio.to_thread(service.stop, 2.0)
 
 
-async def visit(profile: Path, choice: BrowserChoice, url: str) -> None:
+async def visit(
+    profile: Path, choice: BrowserChoice, url: str, *, proxy: ProxyRoute | None = None
+) -> None:
     """Open ``url`` once in the profile (the simulator's autologin link, for demos and tests)."""
-    async with open_profile(profile, choice, headless=True) as context:
+    async with open_profile(profile, choice, headless=True, proxy=proxy) as context:
         page = context.pages[0] if context.pages else await context.new_page()
         await page.goto(url, wait_until="domcontentloaded")
