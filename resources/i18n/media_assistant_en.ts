@@ -1408,6 +1408,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Back in the queue: the app was closed (no attempt used)</translation>
     </message>
     <message>
+        <source>Back in the queue: the team database could not be reached for %1 (no attempt used)</source>
+        <translation>Back in the queue: the team database could not be reached for %1 (no attempt used)</translation>
+    </message>
+    <message>
+        <source>Answer held %1 while the team database was unreachable</source>
+        <translation>Answer held %1 while the team database was unreachable</translation>
+    </message>
+    <message>
         <source>Back in the queue: %1 was switched off as it took the task</source>
         <translation>Back in the queue: %1 was switched off as it took the task</translation>
     </message>

@@ -1404,6 +1404,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>应用已关闭，任务回到队列（不计尝试次数）</translation>
     </message>
     <message>
+        <source>Back in the queue: the team database could not be reached for %1 (no attempt used)</source>
+        <translation>团队数据库连续 %1 无法连接，任务已回到队列（不计尝试次数）</translation>
+    </message>
+    <message>
+        <source>Answer held %1 while the team database was unreachable</source>
+        <translation>团队数据库无法连接，回答在本机暂存了 %1</translation>
+    </message>
+    <message>
         <source>Back in the queue: %1 was switched off as it took the task</source>
         <translation>%1 在接手任务时被关闭，任务回到队列</translation>
     </message>
