@@ -101,8 +101,10 @@ async def test_an_outage_past_the_dead_threshold_burns_no_attempt_and_stops_no_r
         try:
             # Past the dead threshold the attempts are stopped, as an outage, not as lost.
             await _until(
-                lambda: runner.attempts
-                and all(ra.interrupt == "outage" for ra in runner.attempts.values()),
+                lambda: (
+                    runner.attempts
+                    and all(ra.interrupt == "outage" for ra in runner.attempts.values())
+                ),
                 "the attempts were never stopped for the outage",
             )
             assert st.scheduler.link.down
@@ -167,7 +169,9 @@ async def test_answers_held_through_an_outage_survive_a_crash_and_keep_their_tim
         await second.scheduler.start()
         try:
             rows = second.store.list_tasks()
-            assert {r.state for r in rows} == {"success"}, [(r.state, r.error_message) for r in rows]
+            assert {r.state for r in rows} == {"success"}, [
+                (r.state, r.error_message) for r in rows
+            ]
             assert set(provider.asked.values()) == {1}  # nothing asked twice
             assert {r.attempt for r in rows} == {1}
             for r in rows:
