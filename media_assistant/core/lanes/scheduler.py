@@ -502,14 +502,14 @@ class Scheduler:
 
     async def _check_clock(self) -> None:
         """Team mode: measure this workstation's offset from the server's clock again now and
-        then (core/store/team.py)."""
+        then, and at once when this PC's wall clock was stepped (core/model/clock.py)."""
         now = self.clock.monotonic()
-        if not isinstance(self.clock, ServerAlignedClock) or now - self._clock_checked < (
-            CLOCK_CHECK_S
+        if not isinstance(self.clock, ServerAlignedClock) or (
+            now - self._clock_checked < CLOCK_CHECK_S and not self.clock.diverged
         ):
             return
         self._clock_checked = now
-        offset = await self.store.db.read(clock_offset, self.store.engine)
+        offset = await self.store.db.read(clock_offset, self.store.engine, wall=self.clock.base.now)
         if abs(offset - self.clock.offset) > 1.0:
             log.warning(
                 "[scheduler] this workstation's clock moved %.1f s against the team database's",
@@ -564,13 +564,13 @@ class Scheduler:
                         )
                         runner.interrupt_all("outage")
                     continue
+                await self._check_clock()  # first: a beat after a suspend needs the new offset
                 if now - last_beat >= heartbeat_s and not rt.disk.full:
                     # (On a full disk a beat cannot be written; our own attempts are never
                     # reaped by us, and the next beat goes out as soon as there is room.)
                     last_beat = now
                     await self._beat()
                     self.link.beat_written()
-                await self._check_clock()
                 flagged = await self.store.cancel_flags(rt.owner_id)
                 if flagged:
                     runner.request_cancel(flagged)
