@@ -154,6 +154,14 @@ class Scheduler:
         cfg = self.config
         # Statements run on database threads and publish there: deliver events on this loop.
         self.store.bus.bind_loop(asyncio.get_running_loop())
+        # Team mode: a workstation name is one live session; a second PC (a cloned image, a
+        # config handed out with the name set) is refused here, before it touches anything
+        # (core/store/sessions.py, exit 2).
+        owner_id = await self.sessions.open(
+            self.workstation,
+            __version__,
+            dead_after=cfg.scheduler.dead_after_s if self.team else None,
+        )
         await self.accounts.sync_config(
             cfg.account_declarations(), workstation=self.workstation, take_over=not self.team
         )
@@ -167,7 +175,6 @@ class Scheduler:
                 and not status.belongs_elsewhere(self.workstation)
             ):
                 await self.accounts.clear_problem(status.account_id)
-        owner_id = await self.sessions.open(self.workstation, __version__)
         await take_in_spill(self.disk, self.store)  # a stop on a full disk saved some writes
         # A full disk (issue 9 item 3) is noticed by whoever meets it; fire-and-forget writes
         # (log lines) report theirs here, so it is said once, not once per line.
@@ -197,7 +204,9 @@ class Scheduler:
             await take_in_held(self.held, self.store)
         # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
         # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
-        for r in await self.store.recover_orphans([owner_id], self.workstation):
+        for r in await self.store.recover_orphans(
+            [owner_id], self.workstation, dead_after=cfg.scheduler.dead_after_s
+        ):
             log.warning(
                 "[%s] %s: orphaned attempt %d → %s",
                 "scheduler",

@@ -16,6 +16,7 @@ rows at once; another live workstation's rows are never touched there."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -84,7 +85,11 @@ class ReaperRoom(StoreBase):
         )
 
     def recover_orphans(
-        self, live_owner_ids: Sequence[str], workstation: str | None = None
+        self,
+        live_owner_ids: Sequence[str],
+        workstation: str | None = None,
+        *,
+        dead_after: float | None = None,
     ) -> list[ReleasedTask]:
         """At start: running rows owned by no live scheduler are handled at once, not in 90 s.
 
@@ -94,7 +99,12 @@ class ReaperRoom(StoreBase):
 
         ``workstation`` (team mode): only this workstation's own sessions' rows (and rows of
         sessions that name none: older ones, a copied store); another workstation's rows are
-        its own, or the reaper's once their heartbeat stops."""
+        its own, or the reaper's once their heartbeat stops.
+
+        ``dead_after`` (team mode): of this workstation's own sessions, only those that ended, or
+        stopped beating that long ago, or ran on this very host (its data dir's lock, held by
+        the caller, proves none of them runs) — never a live one elsewhere that shares the name
+        (a start refuses that case: core/store/sessions.py; this holds should one slip by)."""
         not_live = and_(
             IS_RUNNING,
             or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(list(live_owner_ids))),
@@ -104,6 +114,17 @@ class ReaperRoom(StoreBase):
                 S.c.workstation.is_not(None), S.c.workstation != workstation
             )
             not_live = and_(not_live, or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(others)))
+            if dead_after is not None:
+                alive_elsewhere = select(S.c.session_id).where(
+                    S.c.workstation == workstation,
+                    S.c.host != socket.gethostname(),
+                    S.c.ended_at.is_(None),
+                    S.c.heartbeat_at >= self.clock.now() - dead_after,
+                )
+                not_live = and_(
+                    not_live,
+                    or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(alive_elsewhere)),
+                )
         stopped = select(S.c.session_id).where(S.c.ended_at.is_not(None))
         released = self._release_lost(
             and_(not_live, T.c.owner_id.in_(stopped)),
