@@ -76,12 +76,14 @@ class ReaperRoom(StoreBase):
                 0.0,
                 cause=("workstation", dead_after),
                 blameless=True,
+                stale_before=cutoff,
             )
         return released + self._release_lost(
             and_(*where, T.c.task_id.in_(candidates)),
             f"no heartbeat for {dead_after:.0f} s: declared dead",
             lost_backoff,
             cause=("heartbeat", dead_after),
+            stale_before=cutoff,
         )
 
     def recover_orphans(
@@ -158,11 +160,15 @@ class ReaperRoom(StoreBase):
         cause: tuple[str, float],
         interrupted: bool = False,
         blameless: bool = False,
+        stale_before: float | None = None,
     ) -> list[ReleasedTask]:
         """``interrupted``: the attempt was stopped by its own scheduler, not lost: back to the
         queue with the attempt not used up (``keep_attempt``) and ``lost_count`` unchanged.
         ``blameless``: lost with its workstation: back with the attempt not used up, counted in
-        ``lost_count`` (failed once that reaches ``max_attempts``)."""
+        ``lost_count`` (failed once that reaches ``max_attempts``).
+        ``stale_before``: the reaper's cutoff, tested again by each row's UPDATE (issue 27 item 6):
+        a heartbeat that commits between the look and the write wins — on PostgreSQL the UPDATE
+        waits for the beat's row lock, then re-reads the row it changes."""
         now = self.clock.now()
         released: list[ReleasedTask] = []
         changes: list[TaskChange] = []
@@ -222,16 +228,11 @@ class ReaperRoom(StoreBase):
                     # the site every time must end, not loop forever.
                     values["lost_count"] = r.lost_count + 1
                 values["state"] = state.value
-                changed = conn.execute(
-                    update(T)
-                    .where(
-                        T.c.task_id == r.task_id,
-                        IS_RUNNING,
-                        T.c.attempt == r.attempt,
-                        T.c.lease == r.lease,
-                    )
-                    .values(**values)
-                ).rowcount
+                fence = [T.c.task_id == r.task_id, IS_RUNNING, T.c.attempt == r.attempt]
+                fence.append(T.c.lease == r.lease)
+                if stale_before is not None:
+                    fence.append(T.c.heartbeat_at < stale_before)
+                changed = conn.execute(update(T).where(*fence).values(**values)).rowcount
                 if changed != 1:
                     continue
                 what = (
