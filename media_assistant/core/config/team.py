@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+import urllib.parse
 
 from media_assistant.core.model.errors import ConfigError, RuleBroken
 
@@ -30,7 +31,7 @@ def checked_store_url(url: str) -> str:
         )
     rest = url.split("://", 1)[1] if "://" in url else ""
     userinfo = rest.split("@", 1)[0] if "@" in rest.split("/", 1)[0] else ""
-    if ":" in userinfo:
+    if ":" in userinfo or _password_in_query(rest):
         raise RuleBroken(
             "store_url_password",
             "the team database's url holds a password: remove it (it is not shown here) and "
@@ -38,6 +39,15 @@ def checked_store_url(url: str) -> str:
             "set-password')",
         )
     return url
+
+
+def _password_in_query(rest: str) -> bool:
+    """libpq reads ``?password=…`` (any case, percent-encoded or not) as the password too."""
+    query = rest.split("?", 1)[1] if "?" in rest else ""
+    return any(
+        key.strip().lower() == "password"
+        for key, _ in urllib.parse.parse_qsl(query, keep_blank_values=True)
+    )
 
 
 def store_url(

@@ -62,7 +62,10 @@ def redacted(url: str) -> str:
     """The URL without its password (for ``store info``, logs, support bundles)."""
     parsed = make_url(url)
     if parsed.password is not None:
-        parsed = parsed.set(password=None)
+        parsed = parsed._replace(password=None)  # (``set(password=None)`` keeps it)
+    secret = [k for k in parsed.query if k.strip().lower() == "password"]  # ?password=…
+    if secret:
+        parsed = parsed.difference_update_query(secret)
     return parsed.render_as_string(hide_password=False)
 
 
