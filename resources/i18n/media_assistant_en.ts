@@ -467,6 +467,14 @@ Switch to its window, or close it first.</translation>
         <translation>Shutting down: running tasks go back to the queue…</translation>
     </message>
     <message>
+        <source>The workstation name %1 is in use by Media Assistant on host %2 (this PC is %3): two PCs, or two data folders, cannot share a name. No task runs here.
+
+Give this PC a name of its own on the Team database page of the set-up window, then restart.</source>
+        <translation>The workstation name %1 is in use by Media Assistant on host %2 (this PC is %3): two PCs, or two data folders, cannot share a name. No task runs here.
+
+Give this PC a name of its own on the Team database page of the set-up window, then restart.</translation>
+    </message>
+    <message>
         <source>%1
 
 (log: %2)</source>

@@ -466,6 +466,14 @@ Switch to its window, or close it first.</source>
         <translation>正在退出：运行中的任务将放回队列…</translation>
     </message>
     <message>
+        <source>The workstation name %1 is in use by Media Assistant on host %2 (this PC is %3): two PCs, or two data folders, cannot share a name. No task runs here.
+
+Give this PC a name of its own on the Team database page of the set-up window, then restart.</source>
+        <translation>工作站名称 %1 正被主机 %2 上的 AI 智能媒体助理使用（本机是 %3）：两台电脑或两个数据文件夹不能共用一个名称。本机不会运行任何任务。
+
+请在设置窗口的“团队数据库”页为本机另起一个名称，然后重新启动。</translation>
+    </message>
+    <message>
         <source>%1
 
 (log: %2)</source>

@@ -48,9 +48,9 @@ PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
 def page_status_error(status: int) -> ErrorKind | None:
     """What a page load's status says. Beyond :data:`PAGE_STATUS_ERRORS`: a 403 or any other
     5xx is the error page of a CDN or a gateway in front of the site (Cloudflare's 403, 520-530,
-    a proxy's 502 or 504), not the chat page: the site is unavailable — deferred with a cool-down, no
-    attempt used — never "the composer is missing", which two loads in a row would make a
-    site-changed verdict holding the account all night (issue 27 item 8)."""
+    a proxy's 502 or 504), not the chat page: the site is unavailable — deferred with a
+    cool-down, no attempt used — never "the composer is missing", which two loads in a row would
+    make a site-changed verdict holding the account all night (issue 27 item 8)."""
     kind = PAGE_STATUS_ERRORS.get(status)
     if kind is None and (status == 403 or 500 <= status <= 599):
         kind = ErrorKind.SITE_BUSY
