@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from media_assistant.core.config.team import checked_store_url
+from media_assistant.core.config.team import checked_store_url, unauthenticated_server
 from media_assistant.core.model.errors import RuleBroken
 from media_assistant.core.store.backends.postgres import redacted
 
@@ -43,3 +43,24 @@ def test_redacted_shows_no_password(url: str) -> None:
     shown = redacted(url)
     assert "hunter2" not in shown
     assert shown.startswith("postgresql://ma@db.local:5432/media")
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("postgresql://ma@db.local/media", "sslmode=prefer"),
+        ("postgresql://ma@db.local/media?sslmode=require", "sslmode=require"),
+        ("postgresql://ma@db.local/media?sslmode=verify-ca", "sslmode=verify-ca"),
+        ("postgresql://ma@db.local/media?sslmode=verify-full&sslrootcert=/ca.pem", None),
+        ("postgresql://ma@127.0.0.1:5432/media", None),  # this PC's own server
+        ("postgresql://ma@/media?host=/var/run/postgresql", None),  # a socket
+    ],
+)
+def test_a_connection_that_does_not_authenticate_the_server_is_named(
+    url: str, said: str | None
+) -> None:
+    why = unauthenticated_server(url)
+    if said is None:
+        assert why is None
+    else:
+        assert why is not None and said in why and "verify-full" in why

@@ -50,6 +50,32 @@ def _password_in_query(rest: str) -> bool:
     )
 
 
+LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})
+
+
+def unauthenticated_server(url: str) -> str | None:
+    """Why a connection to this team database would not prove the server is ours (issue 27
+    item 9), or None: ``sslmode=verify-full`` checks its certificate and name; anything less
+    lets a machine on the network pose as the server and collect the password and the queue.
+    A server on this very PC (a socket, localhost) needs no proof."""
+    rest = url.split("://", 1)[1] if "://" in url else ""
+    netloc = rest.split("/", 1)[0].split("?", 1)[0]
+    host = netloc.rsplit("@", 1)[-1].split(":", 1)[0].strip("[]").lower()
+    query = dict(urllib.parse.parse_qsl(rest.split("?", 1)[1] if "?" in rest else ""))
+    params = {k.lower(): v for k, v in query.items()}
+    host = params.get("host", host).lower()
+    if host in LOCAL_HOSTS or host.startswith("/"):
+        return None
+    mode = params.get("sslmode", "prefer")
+    if mode == "verify-full":
+        return None
+    return (
+        f"the team database's connection (sslmode={mode}) does not check that the server is "
+        "yours: anyone on the network could pose as it. Use sslmode=verify-full with the "
+        "server's CA certificate (sslrootcert), as the README's team mode section says"
+    )
+
+
 def store_url(
     flag: str | None, config_url: str | None, config_file: str = "config.toml"
 ) -> str | None:

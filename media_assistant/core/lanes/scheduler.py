@@ -16,7 +16,7 @@ from pathlib import Path
 
 from media_assistant import __version__
 from media_assistant.core.config.schema import AppConfig
-from media_assistant.core.config.team import workstation_name
+from media_assistant.core.config.team import unauthenticated_server, workstation_name
 from media_assistant.core.disk.full import DiskGuard
 from media_assistant.core.disk.held import HeldOutcomes
 from media_assistant.core.disk.last_writes import (
@@ -162,6 +162,10 @@ class Scheduler:
             __version__,
             dead_after=cfg.scheduler.dead_after_s if self.team else None,
         )
+        if self.team:  # said in the log (the window's log tab, run's terminal) at each start
+            why = unauthenticated_server(self.store.engine.url.render_as_string())
+            if why is not None:
+                log.warning("[scheduler] %s", why)
         await self.accounts.sync_config(
             cfg.account_declarations(), workstation=self.workstation, take_over=not self.team
         )
