@@ -62,12 +62,27 @@ def main(
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
+    from media_assistant.gui.bridge import restart
+
+    restart.remember_start()  # what *Restart now* starts again with
     QCoreApplication.setOrganizationName("MediaAssistant")
     QCoreApplication.setApplicationName("Media Assistant")
     QCoreApplication.setApplicationVersion(__version__)
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)  # closing the window starts a graceful shutdown
+    from media_assistant.gui.common.app_style import apply_app_style
+
+    apply_app_style(app)  # Fusion, light: the hard-coded colours read on every PC
+    from media_assistant.gui.bridge.app_mutex import hold_app_mutex
+
+    hold_app_mutex()  # Windows: the installer asks to close the app rather than replace files
+    screen = app.primaryScreen()
+    if screen is not None:  # a web account's browser window fits it (providers/web/launch.py)
+        from media_assistant.providers.web.launch import set_screen
+
+        area = screen.availableGeometry()
+        set_screen(area.width(), area.height())
     from media_assistant.gui.common.app_icon import DESKTOP_ID, app_icon
 
     app.setWindowIcon(app_icon())  # every window, the taskbar, the dock
@@ -96,6 +111,7 @@ def main(
             demo_env.start()  # takes <data-dir>/demo's lock before it writes anything
         except SchedulerBusy as exc:
             print(f"error: the demo is already running: {exc}", file=sys.stderr)
+            _say_already_running(app, str(exc), translators=True)  # no stderr in a window
             return exc.exit_code
         paths, held = Paths.resolve(demo_env.data_dir), demo_env.lock
     else:
@@ -107,8 +123,6 @@ def main(
     finally:
         if demo_env is not None:
             demo_env.stop()
-    from media_assistant.gui.bridge import restart
-
     if restart.requested():  # the set-up window's team page: the data folder is free now
         restart.start_again()
     return code
@@ -129,6 +143,7 @@ def _run(
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from media_assistant.gui.bridge.event_loop import AppEventLoop
+    from media_assistant.gui.bridge.session_end import run_app_loop
     from media_assistant.gui.common.i18n import install_translators
     from media_assistant.gui.window.log_panel import LogModel, QtLogHandler
 
@@ -192,15 +207,7 @@ def _run(
         if held_lock is None:
             lock.acquire()
     except SchedulerBusy as exc:
-        QMessageBox.warning(
-            None,
-            QCoreApplication.translate("App", "Media Assistant is already running"),
-            QCoreApplication.translate(
-                "App",
-                "Another Media Assistant is working on this data folder:\n"
-                "%1\n\nSwitch to its window, or close it first.",
-            ).replace("%1", str(exc)),
-        )
+        _say_already_running(app, str(exc))
         services.close()
         return exc.exit_code
     log_model = LogModel()
@@ -211,15 +218,35 @@ def _run(
     _install_excepthook(app, log_file)
     try:
         with loop:
-            return int(
-                loop.run_until_complete(
-                    _amain(app, services, log_model, demo=demo, setup=first_start)
-                )
+            return run_app_loop(
+                loop, _amain(app, services, log_model, demo=demo, setup=first_start)
             )
     finally:
         logging.getLogger().removeHandler(handler)
         services.close()
         lock.release()
+
+
+def _say_already_running(app: object, detail: str, *, translators: bool = False) -> None:
+    """A second start, said in a message box: the windowed app has no console to print to.
+    ``translators``: install them first (none yet at this point of the start)."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QMessageBox
+
+    from media_assistant.gui.common.i18n import install_translators
+
+    if translators:
+        assert isinstance(app, QCoreApplication)
+        install_translators(app, "auto")
+    QMessageBox.warning(
+        None,
+        QCoreApplication.translate("App", "Media Assistant is already running"),
+        QCoreApplication.translate(
+            "App",
+            "Another Media Assistant is working on this data folder:\n"
+            "%1\n\nSwitch to its window, or close it first.",
+        ).replace("%1", detail),
+    )
 
 
 def _open_services(
@@ -256,8 +283,10 @@ async def _amain(
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
+    from media_assistant.core.lanes.session_end import release_at_session_end
     from media_assistant.gui.bridge.controller import AppController
     from media_assistant.gui.bridge.jobs import stop_jobs
+    from media_assistant.gui.bridge.session_end import SessionEndGuard
     from media_assistant.gui.bridge.shutdown_signals import ShutdownSignals
     from media_assistant.gui.window.log_panel import LogModel
     from media_assistant.gui.window.main_window import MainWindow
@@ -267,6 +296,7 @@ async def _amain(
     assert isinstance(app, QApplication) and isinstance(services, Services)
     assert isinstance(log_model, LogModel)
     services.bind_loop()  # events on this loop; a statement on its thread is reported
+    services.serve_metrics()  # [metrics] listen: the figures for Prometheus
     findings: list[str] = []
     offer_download = False
     if any(a.kind.value == "web" for a in services.config.accounts):
@@ -288,6 +318,8 @@ async def _amain(
     # SIGTERM / SIGHUP / SIGINT: the same graceful path as closing the window.
     signals = ShutdownSignals(lambda _name: window.close())
     signals.install()
+    # Windows ending the session: the rows go back at once, then the same graceful path.
+    session_end = SessionEndGuard(app, lambda: release_at_session_end(scheduler), window.close)
     cursor = await window.load()
     await controller.follower.start(cursor)  # changes other processes make, from here on
     window.show_startup_findings(findings)
@@ -325,6 +357,8 @@ async def _amain(
         await closing.wait()
     finally:
         signals.uninstall()
+        session_end.uninstall()
+    scheduler.close_claims()  # a closing workstation claims nothing more, from this instant
     window.statusBar().showMessage(
         QCoreApplication.translate("App", "Shutting down: running tasks go back to the queue…")
     )
@@ -388,24 +422,43 @@ def exit_within(seconds: float, code: int) -> None:
 
 
 def _install_excepthook(app: object, log_file: Path) -> None:
-    """Unexpected errors are logged and shown, not lost (and do not kill the scheduler)."""
+    """Unexpected errors are logged and shown, not lost (and do not kill the scheduler).
+
+    The operator sees one plain sentence and where the log is; the traceback goes to the log
+    only (issue 26: a ``RuntimeError: libshiboken …`` with its traceback in the dialog). The box
+    is non-modal: a nested event loop inside the hook would stall the scheduler's loop."""
 
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         text = "".join(traceback.format_exception(kind, exc, tb))
         log.error("unexpected error\n%s", text)
         if os.environ.get("MEDIA_ASSISTANT_NO_ERROR_DIALOG"):
             return
-        from PySide6.QtCore import QCoreApplication
-        from PySide6.QtWidgets import QMessageBox
-
-        box = QMessageBox(
-            QMessageBox.Icon.Critical,
-            QCoreApplication.translate("App", "Media Assistant"),
-            QCoreApplication.translate("App", "%1\n\n(log: %2)")
-            .replace("%1", f"{kind.__name__}: {exc}")
-            .replace("%2", str(log_file)),
-        )
-        box.setDetailedText(text)
-        box.exec()
+        show_error_box(log_file)
 
     sys.excepthook = hook
+
+
+_error_boxes: list[object] = []  # the open error boxes (a parentless box needs a reference)
+
+
+def show_error_box(log_file: Path) -> object:
+    """The operator's word on an unexpected error: what happened in plain words, what to do,
+    where the details are — never the exception's own text or a traceback."""
+    from PySide6.QtCore import QCoreApplication, Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(
+        QMessageBox.Icon.Critical,
+        QCoreApplication.translate("App", "Media Assistant"),
+        QCoreApplication.translate(
+            "App",
+            "Something went wrong inside the app; your tasks are safe and work goes on. If it "
+            "happens again, send a support bundle (Help menu). The details are in the log: %1",
+        ).replace("%1", str(log_file)),
+    )
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    _error_boxes.append(box)
+    box.finished.connect(lambda _r: _error_boxes.remove(box) if box in _error_boxes else None)
+    box.show()
+    return box

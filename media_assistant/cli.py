@@ -117,6 +117,26 @@ def build_parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="counts per lane and state; accounts")
     status.add_argument("--json", action="store_true")
 
+    stats = sub.add_parser(
+        "stats", help="the lanes' figures over a window: percentiles, rates, busy share, quota"
+    )
+    stats.add_argument(
+        "--since",
+        default="1h",
+        metavar="SPAN",
+        help="how far back: 15m, 1h, 2h30m, 1d, today, or YYYY-MM-DDTHH:MM (default 1h)",
+    )
+    stats.add_argument("--lane", choices=("web", "api"), help="one lane only")
+    stats.add_argument("--json", action="store_true")
+    metrics = sub.add_parser(
+        "metrics", help="serve the lanes' figures for Prometheus until interrupted"
+    )
+    metrics.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="where to serve them (default [metrics] listen, else 127.0.0.1:9464)",
+    )
+
     export = sub.add_parser(
         "export", help="write one record per task: its input row beside its results"
     )
@@ -314,6 +334,13 @@ def build_parser() -> argparse.ArgumentParser:
     wh_set.add_argument("name", metavar="NAME", help="the url_env / secret_env name")
     wh_set.add_argument("--stdin", action="store_true", help="read the value from standard input")
 
+    sub.add_parser(
+        "forget-secrets",
+        help="delete every secret the app kept in the OS keyring (API keys, webhook addresses "
+        "and secrets, the team database's password; on Windows every Credential Manager entry "
+        "of the app); the uninstaller runs it when you delete your data",
+    )
+
     sites = sub.add_parser("sites", help="site adapters for web models")
     sites_sub = sites.add_subparsers(dest="sites_command", metavar="ACTION", required=True)
     sites_sub.add_parser("list", help="built-in and user adapters, with when they were verified")
@@ -434,7 +461,19 @@ def _setup_logging(verbose: int, log_file: Path | None = None) -> Path | None:
     return log_file
 
 
+def _console_safe_output() -> None:
+    """A character the console's code page cannot show (Chinese on a cp1252 PC, an emoji on
+    cp936, output redirected to a file on Windows) is written as '?', never a
+    UnicodeEncodeError that would end the command with exit 4 halfway through its output."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _console_safe_output()
     args = build_parser().parse_args(argv)
     from media_assistant.providers.web.executable import prepare_frozen_playwright
 
@@ -482,9 +521,12 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
     from media_assistant.commands import (
         accounts,
         demo,
+        forget,
+        metrics_serve,
         queue,
         run,
         sites,
+        stats,
         store,
         support,
         tasks,
@@ -501,6 +543,8 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "run": run.cmd_run,
         "submit": tasks.cmd_submit,
         "status": tasks.cmd_status,
+        "stats": stats.cmd_stats,
+        "metrics": metrics_serve.cmd_metrics,
         "export": tasks.cmd_export,
         "cancel": tasks.cmd_cancel,
         "retry": tasks.cmd_retry,
@@ -514,6 +558,7 @@ def _dispatch(command: str, paths: Paths, args: argparse.Namespace) -> int:
         "restore": store.cmd_restore,
         "support-bundle": support.cmd_support_bundle,
         "webhooks": support.cmd_webhooks,
+        "forget-secrets": forget.cmd_forget_secrets,
     }
     return handlers[command](paths, args)
 

@@ -14,8 +14,11 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from media_assistant.core.metrics.alarms import Alarm, evaluate
+from media_assistant.core.metrics.watch import AlarmWatch, team_keys
 from media_assistant.core.model.states import NoticeKind
 from media_assistant.core.notices.center import Notice, NoticeCenter, message_language
+from media_assistant.core.store.metrics_reads import MetricsReads
 from media_assistant.providers.webhooks import WebhookSender
 from media_assistant.services import Services
 
@@ -38,6 +41,16 @@ class Notices:
         self._claims: set[asyncio.Task[None]] = set()
         if self.sender is not None:
             self.center.subscribe(self._to_webhooks)
+        alarms = config.alarms
+        reads = MetricsReads(services.engine)
+
+        async def judge(at: float) -> list[Alarm]:
+            return await services.db.read(evaluate, reads, alarms, at)
+
+        # [alarms]: each episode once, on this loop; the figures on a database reader thread
+        self.alarms = (
+            AlarmWatch(judge, self.center.post, services.clock) if alarms.enabled else None
+        )
 
     def _to_webhooks(self, notice: Notice) -> None:
         assert self.sender is not None
@@ -52,6 +65,17 @@ class Notices:
         assert self.sender is not None
         store = self.services.async_store
         try:
+            if notice.kind in (NoticeKind.ALARM, NoticeKind.ALARM_CLEARED):
+                slot = self.services.config.alarms.window_min * 60.0
+                won = [
+                    await store.claim_notice(k, self.services.workstation)
+                    for k in team_keys(notice, slot)
+                ]
+                if not all(won):
+                    log.info("notice %s: sent by another workstation", notice.kind.value)
+                    return
+                self.sender.send_soon(notice)
+                return
             key = await team_key(notice, store.batch_finished_at)
             if not await store.claim_notice(key, self.services.workstation):
                 log.info("notice %s: sent by another workstation", notice.kind.value)
@@ -65,9 +89,13 @@ class Notices:
 
     async def start(self) -> None:
         await self.center.start()
+        if self.alarms is not None:
+            self.alarms.start()
 
     async def stop(self, wait_s: float = 15.0) -> None:
         """Announce what already happened, let webhook deliveries finish (up to ``wait_s``)."""
+        if self.alarms is not None:
+            await self.alarms.stop()
         await self.center.stop()
         if self._claims:
             await asyncio.wait(set(self._claims), timeout=wait_s)

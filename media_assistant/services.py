@@ -7,9 +7,10 @@ the same operations, run on the database threads (``db``), awaited.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
@@ -35,6 +36,8 @@ from media_assistant.providers.adapter_check import check_site_adapters
 if TYPE_CHECKING:
     from media_assistant.providers.registry import FakeWebFactory
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class Services:
@@ -52,6 +55,7 @@ class Services:
     store_password: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        self._metrics_server: Any = None
         self.async_store = AsyncStore(self.store, self.db)
         self.async_accounts = AsyncAccounts(self.accounts, self.db)
 
@@ -160,9 +164,37 @@ class Services:
         self.bus.bind_loop(asyncio.get_running_loop())
         mark_loop_thread()
 
+    def serve_metrics(self) -> None:
+        """``[metrics] listen``: the lanes' figures for Prometheus while the window or ``run``
+        is open (core/metrics/prometheus.py), each scrape's reads on a database reader thread.
+        An address that cannot be had is logged; the app runs on without it."""
+        listen = self.config.metrics.listen
+        if listen is None or self._metrics_server is not None:
+            return
+        from media_assistant.core.config.metrics import parse_listen
+        from media_assistant.core.metrics.prometheus import serve
+        from media_assistant.core.store.metrics_reads import MetricsReads
+
+        def on_reader(fn: Callable[..., object], *args: object) -> object:
+            return self.db.submit_read(fn, *args).result(timeout=60)
+
+        host, port = parse_listen(listen)
+        try:
+            self._metrics_server, _ = serve(
+                host, port, MetricsReads(self.engine), self.clock, on_reader
+            )
+        except OSError as exc:
+            log.warning("[metrics] listen = %s: cannot serve the metrics there: %s", listen, exc)
+            return
+        log.info("serving the lanes' figures for Prometheus at http://%s/metrics", listen)
+
     def close(self) -> None:
         from media_assistant.core.store.db import unmark_loop_thread
 
+        if self._metrics_server is not None:
+            self._metrics_server.shutdown()
+            self._metrics_server.server_close()
+            self._metrics_server = None
         unmark_loop_thread()
         self.db.close()
         self.engine.dispose()

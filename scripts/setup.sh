@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(chromium xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0
               libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-noto-cjk
-              postgresql  # the tests start their own PostgreSQL server for team mode
+              postgresql   # the tests start their own PostgreSQL server for team mode
+              openbox xdotool  # a window manager on Xvfb: a browser must not take the focus
+              prometheus  # a real Prometheus scrapes `media-assistant metrics` in one test
               faketime)  # libfaketime: a workstation's wall clock stepped mid-run (team tests)
 
 missing=()

@@ -9,6 +9,9 @@ echo "== ruff"
 .venv/bin/ruff format --check media_assistant tests benchmarks packaging resources
 echo "== mypy"
 .venv/bin/mypy
+# The Windows branches (sys.platform == "win32") type-checked too: the operators' PCs run them.
+echo "== mypy --platform win32"
+.venv/bin/mypy --platform win32 --cache-dir .mypy_cache/win32
 echo "== pytest"
 # Two workers (pytest-xdist; PYTEST_WORKERS=0 for one process): the suite's real browsers,
 # servers and processes wait more than they compute, and CI's whole run must stay under 30 min.

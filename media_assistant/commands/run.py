@@ -10,8 +10,10 @@ import datetime as dt
 import logging
 import signal
 import sys
+import threading
 import time
 
+from media_assistant.commands import console_close
 from media_assistant.commands.common import (
     log_file_in_use,
     open_services,
@@ -35,6 +37,7 @@ from media_assistant.core.disk.upkeep import start_of_day
 from media_assistant.core.files.locks import DataDirLock, runtime_dir
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.lanes.scheduler import Scheduler, StuckModel
+from media_assistant.core.lanes.session_end import release_at_session_end
 from media_assistant.core.model.errors import StoreDamaged, StoreLocked
 from media_assistant.core.model.events import (
     DiskSpaceChanged,
@@ -112,6 +115,7 @@ async def _run(
     db_wait_s: float = 30.0,
 ) -> int:
     services.bind_loop()
+    services.serve_metrics()  # [metrics] listen
     store = services.async_store
     progress = Progress(store)
     progress.add_rows(await store.view_rows(states=[TaskState.PENDING, TaskState.RUNNING]))
@@ -181,6 +185,15 @@ async def _run(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no handlers
             loop.add_signal_handler(sig, on_signal, sig)
+    # Windows: the console closed, the session ending, Ctrl-C (console_close.py says how).
+    stopped = threading.Event()
+    console = console_close.install(
+        console_close.ConsoleEvents(
+            lambda: loop.call_soon_threadsafe(interrupted.set),
+            stopped,
+            lambda: release_at_session_end(scheduler, loop=loop),
+        )
+    )
     runner = asyncio.ensure_future(scheduler.run_until_idle())
     stopper = asyncio.ensure_future(interrupted.wait())
     disk = scheduler.disk
@@ -229,6 +242,8 @@ async def _run(
             )
         await notices.stop()
         unsubscribe()
+        stopped.set()
+        console()
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)

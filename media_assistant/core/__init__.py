@@ -26,6 +26,8 @@ package       what lives there                                             may i
               the export child process                                      config, store
 ``notices``   notices (a batch ended, an account needs you, the disk)      model, files, rules,
               derived from the store's events                               config, store
+``metrics``   the lanes measured: figures over a window from the store,  model, files, rules,
+              alarms and their episodes, the Prometheus collector           config, store, notices
 ``accounts``  accounts at work: the web pacer, the API gate               model, files, rules,
               (concurrency, rpm, tpm)                                       config, store, disk
 ``lanes``     the scheduler and its two lanes: routing, claims, attempts,  everything above

@@ -3,5 +3,5 @@
 
 Packages, from the bottom (imports point down, tests/unit/test_layering.py holds them to it):
 ``common`` (style, words, translations) → ``bridge`` (events as signals, the controller,
-jobs) → ``tasks``, ``timeline``, ``notices`` → ``batches`` (→ ``tasks``), ``accounts`` →
-``window`` (the main window, which assembles them all)."""
+jobs) → ``tasks``, ``timeline``, ``notices``, ``metrics`` → ``batches`` (→ ``tasks``),
+``accounts`` → ``window`` (the main window, which assembles them all)."""

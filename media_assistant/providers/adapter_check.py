@@ -40,6 +40,18 @@ def site_adapter_problems(config: AppConfig, paths: Paths) -> list[ConfigProblem
         try:
             _load(account, paths)
         except ConfigError as exc:
+            inner = getattr(exc, "problems", None)  # AdapterInvalid: each with its code
+            if inner:
+                problems.extend(
+                    ConfigProblem(
+                        ("accounts", i, key),
+                        line,
+                        "adapter_unusable",
+                        {"detail": line, "problem": problem},
+                    )
+                    for line, problem in zip(str(exc).splitlines(), inner, strict=False)
+                )
+                continue
             problems.extend(
                 ConfigProblem(("accounts", i, key), line, "adapter_unusable", {"detail": line})
                 for line in str(exc).splitlines()

@@ -50,7 +50,11 @@ WEBHOOK = SecretKind("media-assistant-webhooks", "webhook address or secret")
 STORE_PASSWORD = SecretKind("media-assistant", "database password")  # team mode's store
 KINDS = (API_KEY, WEBHOOK, STORE_PASSWORD)
 
-KEYRING_SERVICE = API_KEY.service  # kept for callers that name the API keys' service
+KEYRING_SERVICE = API_KEY.service
+
+# Windows' Credential Manager keeps a secret of at most 2,560 bytes (CRED_MAX_CREDENTIAL_BLOB_SIZE,
+# 5 × 512), stored as UTF-16: refused on every platform, so a config moves between PCs unchanged.
+MAX_SECRET_BYTES = 2560  # kept for callers that name the API keys' service
 
 
 class SecretStoreUnavailable(ConfigError):
@@ -236,6 +240,13 @@ def store(kind: SecretKind, name: str, value: str, *, label: str | None = None) 
 
     value = value.strip()
     subject = label or f"{kind.what} {name!r}"
+    size = len(value.encode("utf-16-le"))  # how Windows' Credential Manager stores it
+    if size > MAX_SECRET_BYTES:
+        raise ConfigError(
+            f"{subject}: too long for the OS keyring ({size:,} bytes as Windows keeps it; "
+            f"Credential Manager holds at most {MAX_SECRET_BYTES:,}, about "
+            f"{MAX_SECRET_BYTES // 2:,} characters): put it in an environment variable instead"
+        )
     try:
         _keyring_call(lambda: keyring.set_password(kind.service, name, value))
     except SecretStoreUnavailable as exc:

@@ -53,6 +53,7 @@ from media_assistant.core.config.notifications import WebhookConfig
 from media_assistant.core.model.states import NoticeKind
 from media_assistant.core.notices.center import Notice, notice_text
 from media_assistant.providers import secrets
+from media_assistant.providers.tls import client_ssl_context
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +262,9 @@ class WebhookSender:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False)
+            self._client = httpx.AsyncClient(
+                timeout=self.timeout_s, follow_redirects=False, verify=client_ssl_context()
+            )
         return self._client
 
     def send_soon(self, notice: Notice) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import ssl
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -98,8 +99,11 @@ class ApiSimulator(ThreadedServer):
 
     thread_name = "api-simulator"
 
-    def __init__(self, config: ApiSimConfig | None = None) -> None:
+    def __init__(
+        self, config: ApiSimConfig | None = None, *, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.config = config or ApiSimConfig()
+        self._tls = tls  # a server context: serve HTTPS (the trust tests' private CA)
         keys = self.config.keys or {}
         self._faults = FaultBook()
         self._stats = StatsBook()
@@ -138,7 +142,7 @@ class ApiSimulator(ThreadedServer):
         )
         await runner.setup()
         try:
-            await web.TCPSite(runner, HOST, port).start()
+            await web.TCPSite(runner, HOST, port, ssl_context=self._tls).start()
         except BaseException:
             await runner.cleanup()
             raise
@@ -146,7 +150,8 @@ class ApiSimulator(ThreadedServer):
         self._closing = asyncio.Event()
         self._replies = ReplySender(self._closing)
         bound_port = runner.addresses[0][1]
-        self._base_url = f"http://{HOST}:{bound_port}/v1"
+        scheme = "https" if self._tls is not None else "http"
+        self._base_url = f"{scheme}://{HOST}:{bound_port}/v1"
         return self._base_url
 
     async def stop(self) -> None:

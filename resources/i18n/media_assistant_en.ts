@@ -367,6 +367,10 @@
         <translation>The system keyring refused the key (locked?): unlock it and save again, or put the key in an environment variable and enter its name below.</translation>
     </message>
     <message>
+        <source>Enter the name of the variable that holds the key</source>
+        <translation>Enter the name of the variable that holds the key</translation>
+    </message>
+    <message>
         <source>Paste the API key first</source>
         <translation>Paste the API key first</translation>
     </message>
@@ -400,6 +404,10 @@
     <message>
         <source>Connected: %1 answered in %2 s: “%3”</source>
         <translation>Connected: %1 answered in %2 s: “%3”</translation>
+    </message>
+    <message>
+        <source>The variable %1 is not set in this app&apos;s environment. Set it for your user, then quit Media Assistant and start it again. Windows: in a Command Prompt type `setx %1 your-key` (or System → Advanced system settings → Environment Variables → New). Linux: add the line `export %1=your-key` to ~/.profile, then log out and in again.</source>
+        <translation>The variable %1 is not set in this app&apos;s environment. Set it for your user, then quit Media Assistant and start it again. Windows: in a Command Prompt type `setx %1 your-key` (or System → Advanced system settings → Environment Variables → New). Linux: add the line `export %1=your-key` to ~/.profile, then log out and in again.</translation>
     </message>
 </context>
 <context>
@@ -475,12 +483,8 @@ Give this PC a name of its own on the Team database page of the set-up window, t
 Give this PC a name of its own on the Team database page of the set-up window, then restart.</translation>
     </message>
     <message>
-        <source>%1
-
-(log: %2)</source>
-        <translation>%1
-
-(log: %2)</translation>
+        <source>Something went wrong inside the app; your tasks are safe and work goes on. If it happens again, send a support bundle (Help menu). The details are in the log: %1</source>
+        <translation>Something went wrong inside the app; your tasks are safe and work goes on. If it happens again, send a support bundle (Help menu). The details are in the log: %1</translation>
     </message>
 </context>
 <context>
@@ -940,6 +944,10 @@ Download it now? API accounts work either way.</translation>
     <message>
         <source>Use letters, digits and - _ . only (no spaces), starting with a letter or digit</source>
         <translation>Use letters, digits and - _ . only (no spaces), starting with a letter or digit</translation>
+    </message>
+    <message>
+        <source>Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, and not ending in a dot</source>
+        <translation>Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, and not ending in a dot</translation>
     </message>
     <message>
         <source>Choose at least one model for this account</source>
@@ -1803,6 +1811,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>ETA: no account can take these tasks now</translation>
     </message>
     <message>
+        <source>%1: served on %2, which cannot take it now</source>
+        <translation>%1: served on %2, which cannot take it now</translation>
+    </message>
+    <message>
+        <source>%1: served on %2</source>
+        <translation>%1: served on %2</translation>
+    </message>
+    <message>
         <source>ETA after the first task finishes</source>
         <translation>ETA after the first task finishes</translation>
     </message>
@@ -1927,6 +1943,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Settings…</translation>
     </message>
     <message>
+        <source>Metrics</source>
+        <translation>Metrics</translation>
+    </message>
+    <message>
         <source>%1: %2/%3 done — Media Assistant</source>
         <comment>batch: done/total</comment>
         <translation>%1: %2/%3 done — Media Assistant</translation>
@@ -1984,6 +2004,181 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
             <numerusform>Self-check: %n finding — see the log</numerusform>
             <numerusform>Self-check: %n findings — see the log</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>MetricsWindow</name>
+    <message>
+        <source>Metrics</source>
+        <translation>Metrics</translation>
+    </message>
+    <message>
+        <source>Last 15 minutes</source>
+        <translation>Last 15 minutes</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>Last hour</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>Today</translation>
+    </message>
+    <message>
+        <source>All workstations of the team</source>
+        <translation>All workstations of the team</translation>
+    </message>
+    <message>
+        <source>This workstation</source>
+        <translation>This workstation</translation>
+    </message>
+    <message>
+        <source>Times: p50 / p90 / p99 in seconds</source>
+        <translation>Times: p50 / p90 / p99 in seconds</translation>
+    </message>
+    <message>
+        <source>Lane</source>
+        <translation>Lane</translation>
+    </message>
+    <message>
+        <source>Ended</source>
+        <translation>Ended</translation>
+    </message>
+    <message>
+        <source>Per minute</source>
+        <translation>Per minute</translation>
+    </message>
+    <message>
+        <source>Wait (s)</source>
+        <translation>Wait (s)</translation>
+    </message>
+    <message>
+        <source>Generation (s)</source>
+        <translation>Generation (s)</translation>
+    </message>
+    <message>
+        <source>End to end (s)</source>
+        <translation>End to end (s)</translation>
+    </message>
+    <message>
+        <source>Timeouts</source>
+        <translation>Timeouts</translation>
+    </message>
+    <message>
+        <source>Failures</source>
+        <translation>Failures</translation>
+    </message>
+    <message>
+        <source>Deferrals</source>
+        <translation>Deferrals</translation>
+    </message>
+    <message>
+        <source>Backlog</source>
+        <translation>Backlog</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>Account</translation>
+    </message>
+    <message>
+        <source>Busy</source>
+        <translation>Busy</translation>
+    </message>
+    <message>
+        <source>Requests/min</source>
+        <translation>Requests/min</translation>
+    </message>
+    <message>
+        <source>Tokens/min</source>
+        <translation>Tokens/min</translation>
+    </message>
+    <message>
+        <source>In flight</source>
+        <translation>In flight</translation>
+    </message>
+    <message>
+        <source>Finished per minute, today</source>
+        <translation>Finished per minute, today</translation>
+    </message>
+    <message>
+        <source>tasks/min</source>
+        <translation>tasks/min</translation>
+    </message>
+    <message>
+        <source>p90 end to end, today</source>
+        <translation>p90 end to end, today</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>minutes</translation>
+    </message>
+    <message>
+        <source>Busy share per account</source>
+        <translation>Busy share per account</translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <source>API quota use, today</source>
+        <translation>API quota use, today</translation>
+    </message>
+    <message>
+        <source>% of limit</source>
+        <translation>% of limit</translation>
+    </message>
+    <message>
+        <source>Span:</source>
+        <translation>Span:</translation>
+    </message>
+    <message>
+        <source>Web</source>
+        <translation>Web</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Updated %1</source>
+        <translation>Updated %1</translation>
+    </message>
+    <message>
+        <source>No alarm</source>
+        <translation>No alarm</translation>
+    </message>
+    <message>
+        <source>timeouts</source>
+        <translation>timeouts</translation>
+    </message>
+    <message>
+        <source>failures and deferrals</source>
+        <translation>failures and deferrals</translation>
+    </message>
+    <message>
+        <source>quota use</source>
+        <translation>quota use</translation>
+    </message>
+    <message>
+        <source>backlog growing</source>
+        <translation>backlog growing</translation>
+    </message>
+    <message>
+        <source>p90 end to end</source>
+        <translation>p90 end to end</translation>
+    </message>
+    <message>
+        <source>Alarms: %1</source>
+        <translation>Alarms: %1</translation>
+    </message>
+    <message>
+        <source>limit</source>
+        <translation>limit</translation>
+    </message>
+    <message>
+        <source>alarm</source>
+        <translation>alarm</translation>
     </message>
 </context>
 <context>
@@ -2117,6 +2312,70 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <source>Disk almost full</source>
         <translation>Disk almost full</translation>
     </message>
+    <message>
+        <source>web</source>
+        <translation>web</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Too many timeouts on the %1 lane</source>
+        <translation>Too many timeouts on the %1 lane</translation>
+    </message>
+    <message>
+        <source>Too many failures and deferrals on the %1 lane</source>
+        <translation>Too many failures and deferrals on the %1 lane</translation>
+    </message>
+    <message>
+        <source>API account %1 is near its quota</source>
+        <translation>API account %1 is near its quota</translation>
+    </message>
+    <message>
+        <source>The %1 lane&apos;s backlog keeps growing</source>
+        <translation>The %1 lane&apos;s backlog keeps growing</translation>
+    </message>
+    <message>
+        <source>Tasks take too long on the %1 lane</source>
+        <translation>Tasks take too long on the %1 lane</translation>
+    </message>
+    <message>
+        <source>Alarm: %1</source>
+        <translation>Alarm: %1</translation>
+    </message>
+    <message>
+        <source>Cleared: %1</source>
+        <translation>Cleared: %1</translation>
+    </message>
+    <message>
+        <source>Back in bounds</source>
+        <translation>Back in bounds</translation>
+    </message>
+    <message>
+        <source>From %1 to %2 tasks in %3 min while an account of the lane sat idle</source>
+        <translation>From %1 to %2 tasks in %3 min while an account of the lane sat idle</translation>
+    </message>
+    <message>
+        <source>p90 end to end %1 s in the last %3 min (bound %2 s)</source>
+        <translation>p90 end to end %1 s in the last %3 min (bound %2 s)</translation>
+    </message>
+    <message>
+        <source>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>At least %1 of its per-minute limit for %3 min (threshold %2)</source>
+        <translation>At least %1 of its per-minute limit for %3 min (threshold %2)</translation>
+    </message>
+    <message>
+        <source>%1 (threshold %2)</source>
+        <translation>%1 (threshold %2)</translation>
+    </message>
     <message numerus="yes">
         <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>
         <translation>
@@ -2230,6 +2489,29 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <source>Folder</source>
+        <translation>Folder</translation>
+    </message>
+    <message>
+        <source>Drive</source>
+        <translation>Drive</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>File</translation>
+    </message>
+    <message>
+        <source>Alias</source>
+        <translation>Alias</translation>
+    </message>
+    <message>
+        <source>Shortcut</source>
+        <translation>Shortcut</translation>
+    </message>
+</context>
+<context>
     <name>QFileDialog</name>
     <message>
         <source>&amp;Look in:</source>
@@ -2302,6 +2584,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</source>
         <translation>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</translation>
+    </message>
+    <message>
+        <source>The variable %2 that should hold the API key is not set in this app&apos;s environment: set it for your user, then quit Media Assistant and start it again</source>
+        <translation>The variable %2 that should hold the API key is not set in this app&apos;s environment: set it for your user, then quit Media Assistant and start it again</translation>
     </message>
     <message>
         <source>It needs the built-in simulated site, which this start does not have</source>
@@ -2474,6 +2760,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>system prompt</translation>
     </message>
     <message>
+        <source>%1 saved.</source>
+        <translation>%1 saved.</translation>
+    </message>
+    <message>
         <source>%1 saved; the scheduler already works with it</source>
         <translation>%1 saved; the scheduler already works with it</translation>
     </message>
@@ -2641,6 +2931,129 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Reset %1</source>
         <translation>Reset %1</translation>
+    </message>
+</context>
+<context>
+    <name>SiteFinding</name>
+    <message>
+        <source>%1 characters with input.method %2, read back equal</source>
+        <translation>%1 characters with input.method %2, read back equal</translation>
+    </message>
+    <message>
+        <source>%1 characters with input.method %2 (not read back: input.verify off)</source>
+        <translation>%1 characters with input.method %2 (not read back: input.verify off)</translation>
+    </message>
+    <message>
+        <source>the send control %1 matched nothing: pressed Enter, and the page showed the message</source>
+        <translation>the send control %1 matched nothing: pressed Enter, and the page showed the message</translation>
+    </message>
+    <message>
+        <source>clicked %1; the page showed the message</source>
+        <translation>clicked %1; the page showed the message</translation>
+    </message>
+    <message>
+        <source>pressed Enter; the page showed the message</source>
+        <translation>pressed Enter; the page showed the message</translation>
+    </message>
+    <message>
+        <source>the adapter declares no generating indicator</source>
+        <translation>the adapter declares no generating indicator</translation>
+    </message>
+    <message>
+        <source>the adapter declares no done marker (taken when the generating indicator went away)</source>
+        <translation>the adapter declares no done marker (taken when the generating indicator went away)</translation>
+    </message>
+    <message>
+        <source>the adapter declares no done marker (taken when the text held still)</source>
+        <translation>the adapter declares no done marker (taken when the text held still)</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing while the answer was written</source>
+        <translation>%1 matched nothing while the answer was written</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing (the answer was taken after %2 s of stable text, done_grace_s)</source>
+        <translation>%1 matched nothing (the answer was taken after %2 s of stable text, done_grace_s)</translation>
+    </message>
+    <message>
+        <source>answer.format = &quot;text&quot;: the text taken as shown</source>
+        <translation>answer.format = &quot;text&quot;: the text taken as shown</translation>
+    </message>
+    <message>
+        <source>the answer&apos;s HTML gave no Markdown</source>
+        <translation>the answer&apos;s HTML gave no Markdown</translation>
+    </message>
+    <message>
+        <source>%1 characters of Markdown</source>
+        <translation>%1 characters of Markdown</translation>
+    </message>
+    <message>
+        <source>the answer had no markup: its text taken as shown</source>
+        <translation>the answer had no markup: its text taken as shown</translation>
+    </message>
+    <message>
+        <source>the adapter declares no New chat control (the page is loaded per task)</source>
+        <translation>the adapter declares no New chat control (the page is loaded per task)</translation>
+    </message>
+    <message>
+        <source>%1 gave no empty chat within %2 s</source>
+        <translation>%1 gave no empty chat within %2 s</translation>
+    </message>
+    <message>
+        <source>%1: an empty chat</source>
+        <translation>%1: an empty chat</translation>
+    </message>
+    <message>
+        <source>no sign-in marker showed (the adapter declares none)</source>
+        <translation>no sign-in marker showed (the adapter declares none)</translation>
+    </message>
+    <message>
+        <source>no sign-in marker showed (%1)</source>
+        <translation>no sign-in marker showed (%1)</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>passed</translation>
+    </message>
+    <message>
+        <source>canceled</source>
+        <translation>canceled</translation>
+    </message>
+    <message>
+        <source>browser or page error: %1</source>
+        <translation>browser or page error: %1</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing (more in the tooltip)</source>
+        <translation>%1 matched nothing (more in the tooltip)</translation>
+    </message>
+    <message>
+        <source>%1 showed</source>
+        <translation>%1 showed</translation>
+    </message>
+    <message>
+        <source>%1 appeared</source>
+        <translation>%1 appeared</translation>
+    </message>
+    <message>
+        <source>%1 visible</source>
+        <translation>%1 visible</translation>
+    </message>
+    <message>
+        <source>%1 characters</source>
+        <translation>%1 characters</translation>
+    </message>
+    <message>
+        <source>inserted as text</source>
+        <translation>inserted as text</translation>
+    </message>
+    <message>
+        <source>typed key by key</source>
+        <translation>typed key by key</translation>
+    </message>
+    <message>
+        <source>filled in</source>
+        <translation>filled in</translation>
     </message>
 </context>
 <context>
@@ -3469,8 +3882,8 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Save</translation>
     </message>
     <message>
-        <source>only to test the connection: it cannot be kept here</source>
-        <translation>only to test the connection: it cannot be kept here</translation>
+        <source>kept in the password file if you agree when saving</source>
+        <translation>kept in the password file if you agree when saving</translation>
     </message>
     <message>
         <source>the password of the database&apos;s user</source>
@@ -3503,6 +3916,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>The system keyring did not keep the password: %1</source>
         <translation>The system keyring did not keep the password: %1</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring to keep the password in. Write it to PostgreSQL&apos;s own password file, %1? Only your user account can read that file; Media Assistant (and psql) find the password there at every start.</source>
+        <translation>This computer has no system keyring to keep the password in. Write it to PostgreSQL&apos;s own password file, %1? Only your user account can read that file; Media Assistant (and psql) find the password there at every start.</translation>
+    </message>
+    <message>
+        <source>Write the password file</source>
+        <translation>Write the password file</translation>
+    </message>
+    <message>
+        <source>The password was not kept: save again and let it be written to the password file, or leave the field empty and set PGPASSWORD.</source>
+        <translation>The password was not kept: save again and let it be written to the password file, or leave the field empty and set PGPASSWORD.</translation>
+    </message>
+    <message>
+        <source>The password is in %1.</source>
+        <translation>The password is in %1.</translation>
     </message>
     <message>
         <source>Restart Media Assistant</source>
@@ -3589,8 +4018,8 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>A password typed here is kept in the system keyring, never in config.toml. Or leave it empty and use PGPASSWORD or the pgpass file.</translation>
     </message>
     <message>
-        <source>This computer has no system keyring: a password typed here is only used to test the connection. Keep it in the PGPASSWORD environment variable or in the pgpass file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere).</source>
-        <translation>This computer has no system keyring: a password typed here is only used to test the connection. Keep it in the PGPASSWORD environment variable or in the pgpass file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere).</translation>
+        <source>This computer has no system keyring: a password typed here can be written, when you save, to PostgreSQL&apos;s own password file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere), or set the PGPASSWORD environment variable.</source>
+        <translation>This computer has no system keyring: a password typed here can be written, when you save, to PostgreSQL&apos;s own password file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere), or set the PGPASSWORD environment variable.</translation>
     </message>
     <message>
         <source>The system keyring does not answer (locked?): unlock it, or keep the password in PGPASSWORD or the pgpass file.</source>
@@ -3643,6 +4072,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 </context>
 <context>
     <name>TeamView</name>
+    <message>
+        <source>Team: unknown while the database is unreachable</source>
+        <translation>Team: unknown while the database is unreachable</translation>
+    </message>
     <message numerus="yes">
         <source>Team: %n workstation(s) online</source>
         <translation>

@@ -367,6 +367,10 @@
         <translation>系统密钥环拒绝保存密钥（可能已锁定）：请解锁后再次保存，或把密钥放进环境变量，并在下方填写变量名。</translation>
     </message>
     <message>
+        <source>Enter the name of the variable that holds the key</source>
+        <translation>请填写存放密钥的环境变量名</translation>
+    </message>
+    <message>
         <source>Paste the API key first</source>
         <translation>请先粘贴 API 密钥</translation>
     </message>
@@ -399,6 +403,10 @@
     <message>
         <source>Connected: %1 answered in %2 s: “%3”</source>
         <translation>已连接：%1 用时 %2 秒回答：“%3”</translation>
+    </message>
+    <message>
+        <source>The variable %1 is not set in this app&apos;s environment. Set it for your user, then quit Media Assistant and start it again. Windows: in a Command Prompt type `setx %1 your-key` (or System → Advanced system settings → Environment Variables → New). Linux: add the line `export %1=your-key` to ~/.profile, then log out and in again.</source>
+        <translation>本程序的运行环境中没有环境变量 %1。请为当前用户设置它，然后退出本程序并重新打开。Windows：在命令提示符中输入 `setx %1 你的密钥`（或：系统 → 高级系统设置 → 环境变量 → 新建）。Linux：在 ~/.profile 中加入一行 `export %1=你的密钥`，然后注销并重新登录。</translation>
     </message>
 </context>
 <context>
@@ -474,12 +482,8 @@ Give this PC a name of its own on the Team database page of the set-up window, t
 请在设置窗口的“团队数据库”页为本机另起一个名称，然后重新启动。</translation>
     </message>
     <message>
-        <source>%1
-
-(log: %2)</source>
-        <translation>%1
-
-（日志：%2）</translation>
+        <source>Something went wrong inside the app; your tasks are safe and work goes on. If it happens again, send a support bundle (Help menu). The details are in the log: %1</source>
+        <translation>程序内部出了点问题；任务都安全，工作会继续。如果再次出现，请生成支持包（“帮助”菜单）发给技术支持。详细信息在日志中：%1</translation>
     </message>
 </context>
 <context>
@@ -937,6 +941,10 @@ Download it now? API accounts work either way.</source>
     <message>
         <source>Use letters, digits and - _ . only (no spaces), starting with a letter or digit</source>
         <translation>只能使用字母、数字和 - _ .（不能有空格），并以字母或数字开头</translation>
+    </message>
+    <message>
+        <source>Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, and not ending in a dot</source>
+        <translation>Windows 无法用这个名字建文件夹：不能是 CON、PRN、AUX、NUL、COM1-9 或 LPT1-9，也不能以英文句点结尾</translation>
     </message>
     <message>
         <source>Choose at least one model for this account</source>
@@ -1793,6 +1801,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>预计时间：目前没有账号能处理这些任务</translation>
     </message>
     <message>
+        <source>%1: served on %2, which cannot take it now</source>
+        <translation>%1：由 %2 上的账号处理，但它现在无法接手</translation>
+    </message>
+    <message>
+        <source>%1: served on %2</source>
+        <translation>%1：由 %2 上的账号处理</translation>
+    </message>
+    <message>
         <source>ETA after the first task finishes</source>
         <translation>首个任务完成后给出预计时间</translation>
     </message>
@@ -1915,6 +1931,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>设置…</translation>
     </message>
     <message>
+        <source>Metrics</source>
+        <translation>运行指标</translation>
+    </message>
+    <message>
         <source>%1: %2/%3 done — Media Assistant</source>
         <comment>batch: done/total</comment>
         <translation>%1：已完成 %2/%3 — AI 智能媒体助理</translation>
@@ -1969,6 +1989,181 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>
             <numerusform>自检：发现 %n 个问题，详见日志</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>MetricsWindow</name>
+    <message>
+        <source>Metrics</source>
+        <translation>运行指标</translation>
+    </message>
+    <message>
+        <source>Last 15 minutes</source>
+        <translation>最近 15 分钟</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>最近 1 小时</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>All workstations of the team</source>
+        <translation>团队全部工作站</translation>
+    </message>
+    <message>
+        <source>This workstation</source>
+        <translation>本工作站</translation>
+    </message>
+    <message>
+        <source>Times: p50 / p90 / p99 in seconds</source>
+        <translation>时间列为 P50 / P90 / P99（秒）</translation>
+    </message>
+    <message>
+        <source>Lane</source>
+        <translation>通道</translation>
+    </message>
+    <message>
+        <source>Ended</source>
+        <translation>已结束</translation>
+    </message>
+    <message>
+        <source>Per minute</source>
+        <translation>每分钟</translation>
+    </message>
+    <message>
+        <source>Wait (s)</source>
+        <translation>排队等待</translation>
+    </message>
+    <message>
+        <source>Generation (s)</source>
+        <translation>生成耗时</translation>
+    </message>
+    <message>
+        <source>End to end (s)</source>
+        <translation>端到端</translation>
+    </message>
+    <message>
+        <source>Timeouts</source>
+        <translation>超时率</translation>
+    </message>
+    <message>
+        <source>Failures</source>
+        <translation>失败率</translation>
+    </message>
+    <message>
+        <source>Deferrals</source>
+        <translation>延后率</translation>
+    </message>
+    <message>
+        <source>Backlog</source>
+        <translation>积压</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账号</translation>
+    </message>
+    <message>
+        <source>Busy</source>
+        <translation>忙碌占比</translation>
+    </message>
+    <message>
+        <source>Requests/min</source>
+        <translation>每分钟请求</translation>
+    </message>
+    <message>
+        <source>Tokens/min</source>
+        <translation>每分钟 Token</translation>
+    </message>
+    <message>
+        <source>In flight</source>
+        <translation>并发</translation>
+    </message>
+    <message>
+        <source>Finished per minute, today</source>
+        <translation>今日每分钟完成数</translation>
+    </message>
+    <message>
+        <source>tasks/min</source>
+        <translation>任务/分钟</translation>
+    </message>
+    <message>
+        <source>p90 end to end, today</source>
+        <translation>今日端到端 P90</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>Busy share per account</source>
+        <translation>各账号忙碌占比</translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <source>API quota use, today</source>
+        <translation>今日 API 配额用量</translation>
+    </message>
+    <message>
+        <source>% of limit</source>
+        <translation>占限额 %</translation>
+    </message>
+    <message>
+        <source>Span:</source>
+        <translation>时间范围：</translation>
+    </message>
+    <message>
+        <source>Web</source>
+        <translation>网页版</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>接口</translation>
+    </message>
+    <message>
+        <source>Updated %1</source>
+        <translation>更新于 %1</translation>
+    </message>
+    <message>
+        <source>No alarm</source>
+        <translation>无告警</translation>
+    </message>
+    <message>
+        <source>timeouts</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>failures and deferrals</source>
+        <translation>失败和延后</translation>
+    </message>
+    <message>
+        <source>quota use</source>
+        <translation>配额用量</translation>
+    </message>
+    <message>
+        <source>backlog growing</source>
+        <translation>积压增长</translation>
+    </message>
+    <message>
+        <source>p90 end to end</source>
+        <translation>端到端 P90</translation>
+    </message>
+    <message>
+        <source>Alarms: %1</source>
+        <translation>告警：%1</translation>
+    </message>
+    <message>
+        <source>limit</source>
+        <translation>限额</translation>
+    </message>
+    <message>
+        <source>alarm</source>
+        <translation>告警线</translation>
     </message>
 </context>
 <context>
@@ -2101,6 +2296,70 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <source>Disk almost full</source>
         <translation>磁盘空间不足</translation>
     </message>
+    <message>
+        <source>web</source>
+        <translation>网页版</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>接口</translation>
+    </message>
+    <message>
+        <source>Too many timeouts on the %1 lane</source>
+        <translation>%1通道超时过多</translation>
+    </message>
+    <message>
+        <source>Too many failures and deferrals on the %1 lane</source>
+        <translation>%1通道失败和延后过多</translation>
+    </message>
+    <message>
+        <source>API account %1 is near its quota</source>
+        <translation>API 账号 %1 的配额快用完了</translation>
+    </message>
+    <message>
+        <source>The %1 lane&apos;s backlog keeps growing</source>
+        <translation>%1通道积压在增长</translation>
+    </message>
+    <message>
+        <source>Tasks take too long on the %1 lane</source>
+        <translation>%1通道任务耗时过长</translation>
+    </message>
+    <message>
+        <source>Alarm: %1</source>
+        <translation>告警：%1</translation>
+    </message>
+    <message>
+        <source>Cleared: %1</source>
+        <translation>已恢复：%1</translation>
+    </message>
+    <message>
+        <source>Back in bounds</source>
+        <translation>已回到阈值以内</translation>
+    </message>
+    <message>
+        <source>From %1 to %2 tasks in %3 min while an account of the lane sat idle</source>
+        <translation>最近 %3 分钟积压从 %1 增加到 %2 个任务，而该通道有账号空闲</translation>
+    </message>
+    <message>
+        <source>p90 end to end %1 s in the last %3 min (bound %2 s)</source>
+        <translation>最近 %3 分钟端到端 P90 为 %1 秒（上限 %2 秒）</translation>
+    </message>
+    <message>
+        <source>Timeouts: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>最近 %3 分钟的尝试中超时占 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)</source>
+        <translation>最近 %3 分钟的尝试中失败和延后占 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>At least %1 of its per-minute limit for %3 min (threshold %2)</source>
+        <translation>连续 %3 分钟每分钟用量至少为限额的 %1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>%1 (threshold %2)</source>
+        <translation>%1（阈值 %2）</translation>
+    </message>
     <message numerus="yes">
         <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>
         <translation>
@@ -2213,6 +2472,29 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     </message>
 </context>
 <context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Drive</source>
+        <translation>驱动器</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Alias</source>
+        <translation>别名</translation>
+    </message>
+    <message>
+        <source>Shortcut</source>
+        <translation>快捷方式</translation>
+    </message>
+</context>
+<context>
     <name>QFileDialog</name>
     <message>
         <source>&amp;Look in:</source>
@@ -2284,6 +2566,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>No API key: open Accounts…, edit the account and paste its key, or name an environment variable that holds it</source>
         <translation>没有 API 密钥：打开“账号…”，编辑此账号并粘贴密钥，或填写保存密钥的环境变量名</translation>
+    </message>
+    <message>
+        <source>The variable %2 that should hold the API key is not set in this app&apos;s environment: set it for your user, then quit Media Assistant and start it again</source>
+        <translation>存放 API 密钥的环境变量 %2 在本程序的运行环境中未设置：请为当前用户设置它，然后退出本程序并重新打开</translation>
     </message>
     <message>
         <source>It needs the built-in simulated site, which this start does not have</source>
@@ -2456,6 +2742,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>系统提示词</translation>
     </message>
     <message>
+        <source>%1 saved.</source>
+        <translation>%1 已保存。</translation>
+    </message>
+    <message>
         <source>%1 saved; the scheduler already works with it</source>
         <translation>%1 已保存，调度器已开始使用</translation>
     </message>
@@ -2623,6 +2913,129 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Reset %1</source>
         <translation>重置 %1</translation>
+    </message>
+</context>
+<context>
+    <name>SiteFinding</name>
+    <message>
+        <source>%1 characters with input.method %2, read back equal</source>
+        <translation>%1 个字符，%2，回读一致</translation>
+    </message>
+    <message>
+        <source>%1 characters with input.method %2 (not read back: input.verify off)</source>
+        <translation>%1 个字符，%2（未回读：input.verify 已关闭）</translation>
+    </message>
+    <message>
+        <source>the send control %1 matched nothing: pressed Enter, and the page showed the message</source>
+        <translation>发送按钮 %1 没有匹配到任何元素：改按回车，页面显示了这条消息</translation>
+    </message>
+    <message>
+        <source>clicked %1; the page showed the message</source>
+        <translation>点击了 %1，页面显示了这条消息</translation>
+    </message>
+    <message>
+        <source>pressed Enter; the page showed the message</source>
+        <translation>按了回车，页面显示了这条消息</translation>
+    </message>
+    <message>
+        <source>the adapter declares no generating indicator</source>
+        <translation>适配文件没有声明“正在生成”标志</translation>
+    </message>
+    <message>
+        <source>the adapter declares no done marker (taken when the generating indicator went away)</source>
+        <translation>适配文件没有声明完成标志（以“正在生成”标志消失为准）</translation>
+    </message>
+    <message>
+        <source>the adapter declares no done marker (taken when the text held still)</source>
+        <translation>适配文件没有声明完成标志（以文字不再变化为准）</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing while the answer was written</source>
+        <translation>生成回答期间 %1 没有匹配到任何元素</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing (the answer was taken after %2 s of stable text, done_grace_s)</source>
+        <translation>%1 没有匹配到任何元素（文字稳定 %2 秒后取用了回答，done_grace_s）</translation>
+    </message>
+    <message>
+        <source>answer.format = &quot;text&quot;: the text taken as shown</source>
+        <translation>适配文件设定了 `answer.format = &quot;text&quot;`：按页面显示的文字取用</translation>
+    </message>
+    <message>
+        <source>the answer&apos;s HTML gave no Markdown</source>
+        <translation>回答的 HTML 没有还原出 Markdown</translation>
+    </message>
+    <message>
+        <source>%1 characters of Markdown</source>
+        <translation>%1 个字符的 Markdown</translation>
+    </message>
+    <message>
+        <source>the answer had no markup: its text taken as shown</source>
+        <translation>回答没有格式标记：按页面显示的文字取用</translation>
+    </message>
+    <message>
+        <source>the adapter declares no New chat control (the page is loaded per task)</source>
+        <translation>适配文件没有声明“新对话”控件（每个任务重新加载页面）</translation>
+    </message>
+    <message>
+        <source>%1 gave no empty chat within %2 s</source>
+        <translation>%1 在 %2 秒内没有打开空白对话</translation>
+    </message>
+    <message>
+        <source>%1: an empty chat</source>
+        <translation>%1：打开了空白对话</translation>
+    </message>
+    <message>
+        <source>no sign-in marker showed (the adapter declares none)</source>
+        <translation>没有出现登录提示（适配文件未声明登录标志）</translation>
+    </message>
+    <message>
+        <source>no sign-in marker showed (%1)</source>
+        <translation>没有出现登录提示（%1）</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>canceled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>browser or page error: %1</source>
+        <translation>浏览器或页面出错：%1</translation>
+    </message>
+    <message>
+        <source>%1 matched nothing (more in the tooltip)</source>
+        <translation>%1 没有匹配到任何元素（详见提示）</translation>
+    </message>
+    <message>
+        <source>%1 showed</source>
+        <translation>出现了 %1</translation>
+    </message>
+    <message>
+        <source>%1 appeared</source>
+        <translation>出现了 %1</translation>
+    </message>
+    <message>
+        <source>%1 visible</source>
+        <translation>%1 可见</translation>
+    </message>
+    <message>
+        <source>%1 characters</source>
+        <translation>%1 个字符</translation>
+    </message>
+    <message>
+        <source>inserted as text</source>
+        <translation>以文本插入</translation>
+    </message>
+    <message>
+        <source>typed key by key</source>
+        <translation>逐键输入</translation>
+    </message>
+    <message>
+        <source>filled in</source>
+        <translation>直接填入</translation>
     </message>
 </context>
 <context>
@@ -3430,8 +3843,8 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>保存</translation>
     </message>
     <message>
-        <source>only to test the connection: it cannot be kept here</source>
-        <translation>仅用于测试连接：本机无法保存密码</translation>
+        <source>kept in the password file if you agree when saving</source>
+        <translation>保存时如您同意，将写入密码文件</translation>
     </message>
     <message>
         <source>the password of the database&apos;s user</source>
@@ -3464,6 +3877,22 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>The system keyring did not keep the password: %1</source>
         <translation>系统钥匙串没有保存密码：%1</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring to keep the password in. Write it to PostgreSQL&apos;s own password file, %1? Only your user account can read that file; Media Assistant (and psql) find the password there at every start.</source>
+        <translation>这台电脑没有系统钥匙串，无法保存密码。要把它写入 PostgreSQL 自己的密码文件 %1 吗？该文件只有您的用户账户可以读取；本程序（以及其他 PostgreSQL 客户端）每次启动时都会从那里读取密码。</translation>
+    </message>
+    <message>
+        <source>Write the password file</source>
+        <translation>写入密码文件</translation>
+    </message>
+    <message>
+        <source>The password was not kept: save again and let it be written to the password file, or leave the field empty and set PGPASSWORD.</source>
+        <translation>密码没有保存：请再次保存并允许写入密码文件，或者将此栏留空并设置 PGPASSWORD 环境变量。</translation>
+    </message>
+    <message>
+        <source>The password is in %1.</source>
+        <translation>密码保存在 %1。</translation>
     </message>
     <message>
         <source>Restart Media Assistant</source>
@@ -3550,8 +3979,8 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>在这里输入的密码会存入系统钥匙串，不会写进 config.toml。也可以留空，改用 PGPASSWORD 或 pgpass 文件。</translation>
     </message>
     <message>
-        <source>This computer has no system keyring: a password typed here is only used to test the connection. Keep it in the PGPASSWORD environment variable or in the pgpass file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere).</source>
-        <translation>这台电脑没有系统钥匙串：在这里输入的密码只用于测试连接。请把密码放在环境变量 PGPASSWORD 中，或放在 pgpass 文件中（Windows 上是 %APPDATA%\postgresql\pgpass.conf，其他系统是 ~/.pgpass）。</translation>
+        <source>This computer has no system keyring: a password typed here can be written, when you save, to PostgreSQL&apos;s own password file (%APPDATA%\postgresql\pgpass.conf on Windows, ~/.pgpass elsewhere), or set the PGPASSWORD environment variable.</source>
+        <translation>这台电脑没有系统钥匙串：在此输入的密码可在保存时写入 PostgreSQL 自己的密码文件（Windows 上为 %APPDATA%\postgresql\pgpass.conf，其他系统为 ~/.pgpass），也可以设置 PGPASSWORD 环境变量。</translation>
     </message>
     <message>
         <source>The system keyring does not answer (locked?): unlock it, or keep the password in PGPASSWORD or the pgpass file.</source>
@@ -3604,6 +4033,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
 </context>
 <context>
     <name>TeamView</name>
+    <message>
+        <source>Team: unknown while the database is unreachable</source>
+        <translation>团队：数据库无法连接，工作站情况未知</translation>
+    </message>
     <message numerus="yes">
         <source>Team: %n workstation(s) online</source>
         <translation>

@@ -183,3 +183,28 @@ def test_a_shutdown_cut_short_costs_no_attempt_at_the_next_start(tmp_path: Path)
     assert no_traceback(result)
     [row] = rows(db)
     assert (row["state"], row["attempt"], row["lost_count"]) == ("success", 1, 0)
+
+
+async def test_a_closing_workstation_claims_nothing(
+    harness_factory: Callable[..., Harness],
+) -> None:
+    """Issue 26 item 7: at shutdown, tasks another workstation released were claimed by one
+    that was itself closing (its window closed, its scheduler not stopped yet): 8 paid
+    requests sent and dropped. From the moment the app begins to close, nothing is claimed —
+    not by a worker, not as the follow-up of an answer — and the tasks wait for the others."""
+    h = harness_factory(web_accounts=1, api_accounts=1)
+    s = await h.start()
+    s.close_claims()  # the window was closed: the app's shutdown has begun
+    await s.submit(make_tasks(3, model="api-model", kind=ModelKind.API))
+    await s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB, prefix="w"))
+    for kind in (ModelKind.API, ModelKind.WEB):
+        lane = s.lanes[kind]
+        [account] = [a for a in h.config.accounts if a.kind is kind]
+        assert await lane.claim(account) is None  # the worker's own claim
+    api = s.lanes[ModelKind.API]
+    [api_account] = [a for a in h.config.accounts if a.kind is ModelKind.API]
+    assert api._follow_up(api_account) is None  # type: ignore[attr-defined]
+    assert set(h.states().values()) == {"pending"}
+    await s.stop()
+    assert set(h.states().values()) == {"pending"}
+    assert all(r.attempt == 0 for r in h.store.list_tasks())

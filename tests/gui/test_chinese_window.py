@@ -49,7 +49,7 @@ ALLOWED = {
     word.lower()
     for word in (
         # products, formats, units, platforms the operator knows by these names
-        "AI API ID URL Base HTTP HTTPS MB KB GB Token Tokens CSV TSV XLSX JSON JSONL Lines "
+        "AI API ID URL Base HTTP HTTPS HTML MB KB GB Token Tokens CSV TSV XLSX JSON JSONL Lines "
         "Markdown Excel Word Zip Webhook Webhooks Chromium Chrome Edge Google Microsoft "
         "Playwright Windows macOS Linux Open WebUI DeepSeek ChatGPT Kimi Qwen Doubao Yuanbao "
         "OpenAI Ctrl Enter Shift Alt Esc Tab PostgreSQL TLS SSL"
@@ -57,6 +57,8 @@ ALLOWED = {
         " PGPASSWORD pgpass libpq sslmode"
         # the one command a damaged store's notice names (store_recovery.py)
         " restore"
+        # Windows' device names, which an account id cannot be (config_text.py)
+        " CON PRN AUX NUL"
     ).split()
 }
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -363,3 +365,106 @@ def test_the_demo_answers_a_chinese_prompt_in_chinese() -> None:
     chinese(re.sub(r"```.*?```", "", markdown, flags=re.S), "chat site (Markdown)")
     english = make_reply(1, "m", [{"role": "user", "content": "hello there"}], (300, 600))
     assert english.content.startswith("Answer to: hello there")  # English stays English
+
+
+# What a site check writes at its steps (providers/web/canary.py), one of each sentence, with
+# the adapter's selectors and numbers in them as the check fills them in.
+SITE_FINDINGS = [
+    "52 characters with input.method fill, read back equal",
+    "52 characters with input.method type (input.verify off)",
+    "clicked button[data-testid=send]; the page showed the message",
+    "send control button.send matched nothing: pressed Enter, and the page showed the message",
+    "pressed Enter; the page showed the message",
+    "the adapter declares no generating indicator",
+    ".stop-button showed",
+    ".stop-button matched nothing while the answer was written",
+    "the adapter declares no done marker (the generating indicator went away)",
+    "the adapter declares no done marker (the text held still)",
+    ".copy-button appeared",
+    ".copy-button matched nothing (the answer was taken after done_grace_s 8 s of stable text)",
+    'answer.format = "text": taken as shown',
+    "the answer's HTML gave no Markdown",
+    "118 characters of Markdown",
+    "the answer had no markup: its text as shown",
+    "the adapter declares no New chat control (a page load per task)",
+    "a.new-chat gave no empty chat within 10 s",
+    "a.new-chat: an empty chat",
+    "no sign-in marker showed (.login-button, url /login)",
+    "no sign-in marker showed (the adapter declares none)",
+    "textarea#prompt visible",
+    "96 characters",
+    "passed",
+    "canceled",
+    "browser/page error: Target page, context or browser has been closed",
+    ".answer matched nothing: no answer element appeared",
+]
+
+
+FINDING_CODE = (
+    "button[data-testid=send]",
+    "button.send",
+    ".stop-button",
+    ".copy-button",
+    "a.new-chat",
+    ".login-button, url /login",
+    "textarea#prompt",
+    ".answer",
+    "Target page, context or browser has been closed",
+)
+
+
+def test_the_site_checks_findings_read_chinese(zh: None) -> None:
+    """Issue 26 item 6: the findings column said "no sign-in marker showed", "the answer had
+    no markup…" in the Chinese window."""
+    from media_assistant.gui.common.site_findings import finding_sources, finding_text
+
+    for source in finding_sources():
+        assert CJK.search(QCoreApplication.translate("SiteFinding", source)), source
+    for detail in SITE_FINDINGS:
+        words = finding_text(detail)
+        assert words != detail and CJK.search(words), detail
+        for code in FINDING_CODE:  # selectors and the browser's own words stay as they are
+            words = words.replace(code, " ")
+        chinese(words, f"finding {detail!r}")
+
+
+def test_the_site_checks_own_sentences_are_all_worded(zh: None) -> None:
+    """Every fixed sentence the check writes (a string literal handed to a step in canary.py)
+    is one the window words: a new sentence there cannot reach the window in English."""
+    import media_assistant.providers.web.canary as canary
+    from media_assistant.gui.common.site_findings import finding_text
+
+    source = Path(canary.__file__).read_text(encoding="utf-8")
+    literals = re.findall(r'\bsteps\.(?:ok|failed|skipped)\(\s*[\w.]+,\s*"([^"{}]+)"\s*\)', source)
+    literals += re.findall(r'return "([^"{}]+)"', source)
+    assert len(literals) >= 6, literals
+    for text in literals:
+        assert CJK.search(finding_text(text)), text
+
+
+def test_an_adapter_file_the_schema_refuses_is_said_in_chinese(zh: None) -> None:
+    """Issue 26 item 6: *Install adapter file…* listed "Field required", "Input should be a
+    valid list"."""
+    from media_assistant.core.model.errors import ConfigError
+    from media_assistant.gui.accounts.config_text import adapter_error_text
+    from media_assistant.providers.web.adapter import parse_adapter
+    from tests.integration.test_sites_cli import adapter_text
+
+    text = adapter_text(version="1")
+    broken = re.sub(r"(?m)^answer = .*$", "", text, count=1)  # [selectors] answer: required
+    broken = re.sub(r"(?m)^input = .*$", "input = 5", broken, count=1)  # not a list
+    with pytest.raises(ConfigError) as caught:
+        parse_adapter(broken, "fixed.toml")
+    assert "Field required" in str(caught.value)  # the CLI's English is unchanged
+    said = adapter_error_text(caught.value)
+    assert "Field required" not in said and "Input should be" not in said, said
+    for line in said.splitlines():
+        chinese(line, "adapter problem")
+
+
+def test_the_file_dialogs_type_column_says_folder_in_chinese(zh: None, tmp_path: Path) -> None:
+    """Issue 26 item 6: Qt's "Folder" in the file dialog's type column."""
+    from PySide6.QtCore import QFileInfo
+    from PySide6.QtWidgets import QFileIconProvider
+
+    assert QFileIconProvider().type(QFileInfo(str(tmp_path))) == "文件夹"

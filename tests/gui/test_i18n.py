@@ -228,6 +228,7 @@ async def test_the_main_window_speaks_chinese(
         "导出…",
         "账号…",
         "设置…",
+        "运行指标",
     ]
     assert window.windowTitle().endswith("AI 智能媒体助理")
 

@@ -3,7 +3,9 @@ let go of its data folder the same command starts again, detached."""
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +17,25 @@ from media_assistant.gui.bridge import restart
 
 
 class Starts:
-    """Stands in for QProcess: records what would have been started."""
+    """Stands in for QProcess where nothing may really start (the app's own command would
+    open a second window): records what would have been started."""
 
     started: list[tuple[str, list[str], str]] = []
 
-    @classmethod
-    def startDetached(cls, program: str, args: list[str], cwd: str) -> tuple[bool, int]:  # noqa: N802
-        cls.started.append((program, list(args), cwd))
+    def setProgram(self, program: str) -> None:  # noqa: N802
+        self.program = program
+
+    def setArguments(self, args: list[str]) -> None:  # noqa: N802
+        self.args = list(args)
+
+    def setWorkingDirectory(self, cwd: str) -> None:  # noqa: N802
+        self.cwd = cwd
+
+    def setProcessEnvironment(self, env: Any) -> None:  # noqa: N802
+        self.env = env
+
+    def startDetached(self) -> tuple[bool, int]:  # noqa: N802
+        type(self).started.append((self.program, self.args, self.cwd))
         return True, 4242
 
 
@@ -79,3 +93,50 @@ def test_a_frozen_bundle_starts_its_own_executable(monkeypatch: pytest.MonkeyPat
         "--data-dir",
         "D:/data",
     ]
+
+
+def test_a_restart_has_the_environment_and_folder_the_app_was_started_with(
+    tmp_path: Path, qapp: QApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26 item 2: a real child process started by *Restart now* sees the variables the
+    app was started with (the API key's, PGPASSWORD), not what the app set itself since."""
+    out = tmp_path / "seen.json"
+    started_in = tmp_path / "started-in"
+    started_in.mkdir()
+    monkeypatch.chdir(started_in)
+    monkeypatch.setenv("DS_API_KEY", "sk-from-the-start")
+    monkeypatch.delenv("MA_SET_LATER", raising=False)
+    monkeypatch.setattr(restart._request, "environment", None)
+    monkeypatch.setattr(restart._request, "folder", None)
+    restart.remember_start()
+    monkeypatch.setenv("MA_SET_LATER", "the app's own")  # as the demo sets its key
+    monkeypatch.chdir(tmp_path)
+    script = (
+        "import json, os, sys; "
+        "json.dump({'env': dict(os.environ), 'cwd': os.getcwd()}, open(sys.argv[1], 'w'))"
+    )
+    monkeypatch.setattr(restart, "command", lambda: [sys.executable, "-c", script, str(out)])
+    restart._request.asked = True
+    assert restart.start_again()
+    deadline = time.monotonic() + 30
+    while not (out.exists() and out.read_text(encoding="utf-8").endswith("}")):
+        assert time.monotonic() < deadline, "the new process did not start"
+        time.sleep(0.05)
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert seen["env"].get("DS_API_KEY") == "sk-from-the-start"
+    assert "MA_SET_LATER" not in seen["env"]
+    assert Path(seen["cwd"]) == started_in
+
+
+def test_a_frozen_bundle_starts_again_with_its_loaders_variables_reset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(
+        restart._request,
+        "environment",
+        {"LD_LIBRARY_PATH": "/opt/ma/_internal:/usr/lib/x", "LD_LIBRARY_PATH_ORIG": "/usr/lib/x"},
+    )
+    env = restart.start_environment()
+    assert env["LD_LIBRARY_PATH"] == "/usr/lib/x" and "LD_LIBRARY_PATH_ORIG" not in env
+    assert env["PYINSTALLER_RESET_ENVIRONMENT"] == "1"

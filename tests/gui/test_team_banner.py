@@ -120,3 +120,31 @@ def test_the_banner_counts_and_says_how_many_answers_are_held(
     assert re.search("[\u4e00-\u9fff]", banner.text.text())
     banner.show_state(StoreLinkChanged(True, None, 0, "back"))
     assert banner.isHidden()
+
+
+async def test_the_banner_moves_nothing_and_the_team_is_unknown_meanwhile(
+    tmp_path: Path, qtbot: Any, pg_url: str
+) -> None:
+    """Issue 26 item 7: the banner pushed the layout 42 px down under the pointer, and the
+    status bar kept saying "2 workstations online" while the database could not be asked."""
+    async with team_window(tmp_path / "pc-01", pg_url, qtbot) as env:
+        window = env.window
+        window.resize(1366, 728)
+        await env.controller.team.look()
+        status = window.team_view.status
+        assert status.text().startswith("Team: ")
+        await asyncio.sleep(0.1)
+        lanes = window.lanes["web"]
+        before = (lanes.mapTo(window, lanes.rect().topLeft()), window.table.geometry())
+        banner = window.team_view.banner
+        down = StoreLinkChanged(False, env.controller.now() - 5, 0, "away")
+        banner.show_state(down)
+        await asyncio.sleep(0.1)  # a layout pass
+        assert banner.isVisible() and banner.height() > 0
+        after = (lanes.mapTo(window, lanes.rect().topLeft()), window.table.geometry())
+        assert after == before  # nothing moved
+        assert banner.geometry().top() < lanes.geometry().bottom()  # over the top, not above
+        assert status.text() == "Team: unknown while the database is unreachable"
+        banner.show_state(StoreLinkChanged(True, None, 0, ""))
+        assert not banner.isVisible()
+        assert "online" in status.text()

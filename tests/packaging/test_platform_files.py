@@ -59,3 +59,23 @@ def test_linux_desktop_files_and_runtime_resources() -> None:
     assert "media_assistant/resources/sites/sim.toml" in targets
     assert "media_assistant/resources/i18n/media_assistant_zh_CN.qm" in targets
     assert "media_assistant/resources/icons/media-assistant-256.png" in targets
+
+
+def test_the_windows_installer_and_the_app_agree() -> None:
+    """The Inno Setup script cannot be compiled here; what it relies on in the app is checked:
+    the mutex names the app creates, the console command it runs to forget the keyring's
+    secrets, and the old _internal removed before an upgrade's files are copied."""
+    import re
+
+    from media_assistant.cli import build_parser
+    from media_assistant.gui.bridge.app_mutex import NAMES
+
+    iss = (ROOT / "packaging" / "windows" / "media_assistant.iss").read_text(encoding="utf-8")
+    mutexes = re.search(r"^AppMutex=(.+)$", iss, re.MULTILINE)
+    assert mutexes is not None and tuple(mutexes.group(1).split(",")) == NAMES
+    run = re.search(r"Exec\(ExpandConstant\('\{app\}\\media-assistant\.exe'\), '([^']+)'", iss)
+    assert run is not None
+    build_parser().parse_args(run.group(1).split())  # a command the app has (SystemExit if not)
+    assert 'Type: filesandordirs; Name: "{app}\\_internal"' in iss
+    sections = [m.group(1) for m in re.finditer(r"^\[(\w+)\]", iss, re.MULTILINE)]
+    assert sections.index("InstallDelete") < sections.index("Files")

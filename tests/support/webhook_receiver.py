@@ -8,6 +8,7 @@ import base64
 import hashlib
 import hmac
 import json
+import ssl
 import threading
 import time
 import urllib.parse
@@ -33,12 +34,13 @@ class Receiver:
     port: int = 0
     secrets: dict[str, str] = field(default_factory=dict)  # service -> signing secret
     fail_first: int = 0  # answer HTTP 500 to this many requests first
+    scheme: str = "http"  # "https" when served with a TLS context
     answer_code: int = 0  # the service's errcode/code in a 200 answer
     received: list[Received] = field(default_factory=list)
     requests: int = 0
 
     def url(self, service: str, query: str = "") -> str:
-        base = f"http://127.0.0.1:{self.port}/{service}"
+        base = f"{self.scheme}://127.0.0.1:{self.port}/{service}"
         return base + (f"?{query}" if query else "")
 
     def wait_for(self, n: int, timeout: float = 10.0) -> list[Received]:
@@ -84,8 +86,9 @@ def _check(
 
 
 @contextmanager
-def webhook_receiver(**kwargs: Any) -> Iterator[Receiver]:
-    receiver = Receiver(**kwargs)
+def webhook_receiver(tls: ssl.SSLContext | None = None, **kwargs: Any) -> Iterator[Receiver]:
+    """Serve on 127.0.0.1 (HTTPS with ``tls``, a server context) until the block ends."""
+    receiver = Receiver(scheme="https" if tls else "http", **kwargs)
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -124,6 +127,8 @@ def webhook_receiver(**kwargs: Any) -> Iterator[Receiver]:
             self.wfile.write(data)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     receiver.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

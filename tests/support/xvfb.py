@@ -11,13 +11,13 @@ from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def virtual_display() -> Iterator[str]:
+def virtual_display(screen: str = "1280x1024x24") -> Iterator[str]:
     """Starts Xvfb on a free display; yields its name (``":99"``)."""
     if shutil.which("Xvfb") is None:
         raise RuntimeError("Xvfb is not installed (scripts/setup.sh installs it)")
     read, write = os.pipe()
     proc = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", screen, "-nolisten", "tcp"],
         pass_fds=(write,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

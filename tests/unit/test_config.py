@@ -108,3 +108,21 @@ def test_unreadable_or_invalid_files_say_so(tmp_path: Path) -> None:
     bad.write_text("[[accounts]\nid=", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"bad\.toml: invalid TOML"):
         load_config(bad)
+
+
+@pytest.mark.parametrize("account_id", ["con", "NUL", "com1", "Lpt9", "aux.web", "kimi."])
+def test_an_account_id_windows_cannot_make_a_folder_of_is_refused(account_id: str) -> None:
+    """The account's browser profile and diagnostics are folders named by its id: on Windows
+    ``con`` or ``nul.x`` opens a device and ``kimi.`` loses its dot (issue 29)."""
+    data = config_dict(web_accounts=1, api_accounts=0)
+    data["accounts"][0]["id"] = account_id
+    with pytest.raises(ConfigError) as exc:
+        parse_config(data, "conf.toml")
+    assert f"{account_id!r} cannot name a folder on Windows" in str(exc.value)
+
+
+@pytest.mark.parametrize("account_id", ["console", "nul-1", "com10", "kimi.2", "lpt"])
+def test_names_that_only_look_like_windows_devices_are_kept(account_id: str) -> None:
+    data = config_dict(web_accounts=1, api_accounts=0)
+    data["accounts"][0]["id"] = account_id
+    assert parse_config(data, "conf.toml").accounts[0].id == account_id

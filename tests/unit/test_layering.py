@@ -95,6 +95,7 @@ CORE = {
     "batches": {"model", "rules", "store"},
     "exports": {"model", "files", "rules", "config", "store"},
     "notices": {"model", "files", "rules", "config", "store"},
+    "metrics": {"model", "files", "rules", "config", "store", "notices"},
     "accounts": {"model", "files", "rules", "config", "store", "disk"},
     "lanes": {"model", "files", "rules", "config", "store", "disk", "accounts"},
 }
@@ -103,10 +104,20 @@ GUI = {
     "bridge": {"common"},
     "tasks": {"common", "bridge"},
     "timeline": {"common"},
+    "metrics": {"common", "bridge"},
     "notices": {"common"},
     "batches": {"common", "bridge", "tasks"},
     "accounts": {"common", "bridge"},
-    "window": {"common", "bridge", "tasks", "timeline", "notices", "batches", "accounts"},
+    "window": {
+        "common",
+        "bridge",
+        "tasks",
+        "timeline",
+        "notices",
+        "batches",
+        "accounts",
+        "metrics",
+    },
 }
 LEVELS = {"media_assistant": TOP, "media_assistant.core": CORE, "media_assistant.gui": GUI}
 

@@ -177,3 +177,20 @@ def test_the_team_databases_password_is_one_more_kind(memory: MemoryKeyring) -> 
         assert secrets.read_store_password(url) is None
         with pytest.raises(SecretStoreUnavailable, match="PGPASSWORD"):
             secrets.save_store_password(url, "s3cret-pass")
+
+
+def test_a_secret_credential_manager_cannot_hold_is_refused_with_the_limit(
+    memory: MemoryKeyring,
+) -> None:
+    """Windows' Credential Manager keeps 2,560 bytes (UTF-16): refused everywhere, nothing kept,
+    with the limit and the way out said (issue 29)."""
+    longest = "k" * (secrets.MAX_SECRET_BYTES // 2)
+    secrets.store_api_key("fits", longest)
+    assert secrets.lookup(secrets.API_KEY, "fits", fresh=True).value == longest
+    with pytest.raises(ConfigError) as exc:
+        secrets.store_api_key("long", longest + "k")
+    assert "2,562 bytes" in str(exc.value) and "at most 2,560" in str(exc.value)
+    assert "environment variable" in str(exc.value)
+    assert secrets.lookup(secrets.API_KEY, "long", fresh=True).value is None
+    with pytest.raises(ConfigError, match="too long for the OS keyring"):
+        secrets.store(secrets.WEBHOOK, "MA_HOOK", "密" * 1281)  # 2,562 bytes as UTF-16

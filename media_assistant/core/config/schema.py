@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from media_assistant.core.config.metrics import AlarmsConfig, MetricsConfig
 from media_assistant.core.config.notifications import NotificationsConfig, WebhookConfig
 from media_assistant.core.config.team import checked_store_url
 from media_assistant.core.files.diagnostics import (
@@ -196,6 +197,8 @@ class ModelConfig(BaseModel):
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ACCOUNT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+# Windows' reserved device names: "con" or "nul.txt" opens the device, never a folder.
+_WINDOWS_DEVICE = re.compile(r"(?i)con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]")
 
 
 class FieldProblem(RuleBroken):
@@ -278,6 +281,13 @@ class AccountConfig(BaseModel):
                 "an account id is letters, digits and - _ . only (no spaces), starting with a "
                 "letter or digit",
             )
+        if value.endswith(".") or _WINDOWS_DEVICE.fullmatch(value.split(".", maxsplit=1)[0]):
+            raise RuleBroken(
+                "account_id_windows",
+                f"{value!r} cannot name a folder on Windows (the account's browser profile and "
+                "diagnostics are folders named by it): not CON, PRN, AUX, NUL, COM1-9 or LPT1-9, "
+                "with or without an extension, and not ending in a dot",
+            )
         return value
 
     @field_validator("models")
@@ -345,6 +355,9 @@ class AppConfig(BaseModel):
     # Issue 12 item 5 (core/config/notifications.py): notices and the webhooks that carry them.
     notifications: NotificationsConfig = NotificationsConfig()
     webhooks: list[WebhookConfig] = Field(default_factory=list)
+    # Issue 31 (core/config/metrics.py): the Prometheus endpoint and the alarms' thresholds.
+    metrics: MetricsConfig = MetricsConfig()
+    alarms: AlarmsConfig = AlarmsConfig()
 
     def model(self, name: str) -> ModelConfig | None:
         return next((m for m in self.models if m.name == name), None)

@@ -36,6 +36,7 @@ from media_assistant.core.disk.backup_files import (
 from media_assistant.core.disk.full import is_disk_full
 from media_assistant.core.disk.store_file import damaged, quick_check
 from media_assistant.core.files.atomic import fsync_folder
+from media_assistant.core.files.held import replace_file
 from media_assistant.core.files.private_files import (
     create_private,
     make_private,
@@ -234,7 +235,7 @@ def _copy_verified(
         with tmp.open("rb+") as f:
             os.fsync(f.fileno())
         if not stage_only:
-            os.replace(tmp, target)
+            replace_file(tmp, target)
             fsync_folder(target.parent)
         return tasks
     except sqlite3.OperationalError as exc:

@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 
 from media_assistant.core.disk.backups import BackupResult
 from media_assistant.core.files.atomic import fsync_folder
+from media_assistant.core.files.held import replace_file
 from media_assistant.core.files.private_files import create_private, private_dir, sqlite_files
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.store.copy import CopyReport, Progress, copy_store
@@ -62,7 +63,7 @@ def snapshot_store(
             raise InputError(f"{target}: the snapshot failed its check: {'; '.join(rows)}")
         with tmp.open("rb+") as f:
             os.fsync(f.fileno())
-        os.replace(tmp, target)
+        replace_file(tmp, target)
         fsync_folder(target.parent)
     except BaseException:
         for leftover in sqlite_files(tmp):

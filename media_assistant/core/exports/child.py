@@ -38,9 +38,8 @@ import sys
 import threading
 import time
 import traceback
-from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine
 
@@ -56,6 +55,16 @@ HEARTBEAT_S = 1.0  # the child says it is alive this often, whatever its export 
 # A child silent this long (no progress, no heartbeat: stopped, frozen, swapped out, stuck in
 # C code that holds its interpreter) is killed; its longest honest silence is a heartbeat.
 SILENCE_LIMIT_S = 30.0
+
+
+class Pipe(Protocol):
+    """Either end of ``multiprocessing.Pipe()``: a ``Connection`` on POSIX, a
+    ``PipeConnection`` on Windows (typeshed gives them no common base)."""
+
+    def send(self, obj: Any) -> None: ...
+    def recv(self) -> Any: ...
+    def poll(self, timeout: float | None = ...) -> bool: ...
+    def close(self) -> None: ...
 
 
 class ExportFailed(UserError):
@@ -116,7 +125,7 @@ def export_in_child(
         _stop(child, grace_s=EXIT_GRACE_S)
 
 
-def _wait(child: Any, pipe: Connection, control: JobControl, silence_limit_s: float) -> int:
+def _wait(child: Any, pipe: Pipe, control: JobControl, silence_limit_s: float) -> int:
     canceled_at: float | None = None
     heard = time.monotonic()
     while True:
@@ -192,7 +201,7 @@ class _Sender:
     """The child's end of the pipe, shared by the export and the heartbeat: one send at a time
     (a Connection is not safe to write from two threads)."""
 
-    def __init__(self, pipe: Connection) -> None:
+    def __init__(self, pipe: Pipe) -> None:
         self.pipe = pipe
         self._lock = threading.Lock()
 
@@ -227,7 +236,7 @@ class _PipeControl(JobControl):
 
 
 def child_main(
-    pipe: Connection,
+    pipe: Pipe,
     url: str,
     scope: Any,
     path: str,

@@ -10,7 +10,6 @@ nothing behind. The target must not exist yet, or be an empty folder.
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
 import shutil
 from collections.abc import Iterable
@@ -19,6 +18,7 @@ from pathlib import Path
 from media_assistant.core.exports.fields import Headers, markdown_section
 from media_assistant.core.files.atomic import as_input_error
 from media_assistant.core.files.filenames import safe_file_stem
+from media_assistant.core.files.held import replace_file
 from media_assistant.core.files.private_files import create_private, private_dir
 from media_assistant.core.model.errors import InputError
 from media_assistant.core.model.records import TaskRecord
@@ -41,7 +41,7 @@ def write_markdown_folder(records: Iterable[TaskRecord], folder: Path, headers: 
             count += 1
         if folder.exists():
             folder.rmdir()  # empty (checked above)
-        os.replace(tmp, folder)
+        replace_file(tmp, folder)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             shutil.rmtree(tmp)

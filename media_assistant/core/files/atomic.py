@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from media_assistant.core.files.held import replace_file
 from media_assistant.core.files.private_files import create_private, make_private
 from media_assistant.core.model.errors import InputError
 
@@ -34,7 +35,7 @@ def write_atomically(path: Path, write: Callable[[Path], int]) -> int:
         make_private(tmp)  # in case a writer replaced the file rather than filling it
         if tmp.is_file():
             _fsync_file(tmp)  # the content is on the disk before the name points to it
-        os.replace(tmp, target)
+        replace_file(tmp, target)  # Defender or the indexer may hold it a moment
     except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)

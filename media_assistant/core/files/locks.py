@@ -26,6 +26,7 @@ from pathlib import Path
 import platformdirs
 from filelock import FileLock, Timeout
 
+from media_assistant.core.files.held import replace_file
 from media_assistant.core.files.paths import APP_NAME
 from media_assistant.core.files.private_files import dir_problem
 from media_assistant.core.model.errors import SchedulerBusy, UserError
@@ -74,7 +75,7 @@ def _write_whole(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        replace_file(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)

@@ -3,6 +3,7 @@ per-user data directory."""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,9 @@ from pathlib import Path
 import platformdirs
 
 from media_assistant.core.files.private_files import private_dir
+from media_assistant.core.files.windows_acl import protect_data_folder
+
+log = logging.getLogger(__name__)
 
 APP_NAME = "media-assistant"
 HOME_ENV = "MEDIA_ASSISTANT_HOME"
@@ -70,6 +74,10 @@ class Paths:
         return self.data_dir / "logs"
 
     def ensure(self) -> None:
-        """The data dir and the profiles dir exist and are private (0700 on POSIX)."""
+        """The data dir and the profiles dir exist and are private (0700 on POSIX; on Windows
+        an ACL for this user alone when the folder lies outside the profile)."""
         private_dir(self.data_dir)
+        problem = protect_data_folder(self.data_dir)
+        if problem:
+            log.warning("%s", problem)
         private_dir(self.profiles)

@@ -26,12 +26,20 @@ PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
 
 
+def _my_uid() -> int:
+    """The effective user id (POSIX only: the callers check ``POSIX`` first). Spelled with
+    ``sys.platform`` so that ``mypy --platform win32`` knows this branch."""
+    if sys.platform == "win32":
+        raise OSError("no user ids on Windows")
+    return os.geteuid()
+
+
 def private_dir(path: Path) -> Path:
     """Create ``path`` (and parents) if missing; make it 0700 when we own it."""
     path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     if POSIX:
         st = path.stat()
-        if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) != PRIVATE_DIR_MODE:
+        if st.st_uid == _my_uid() and stat.S_IMODE(st.st_mode) != PRIVATE_DIR_MODE:
             path.chmod(PRIVATE_DIR_MODE)
     return path
 
@@ -45,7 +53,7 @@ def make_private(paths: Iterable[Path] | Path) -> None:
             st = path.stat()
             if (
                 stat.S_ISREG(st.st_mode)
-                and st.st_uid == os.geteuid()
+                and st.st_uid == _my_uid()
                 and stat.S_IMODE(st.st_mode) != PRIVATE_FILE_MODE
             ):
                 path.chmod(PRIVATE_FILE_MODE)
@@ -78,7 +86,7 @@ def dir_problem(path: Path) -> str | None:
     if not stat.S_ISDIR(st.st_mode):
         return "is not a directory"
     if POSIX:
-        if st.st_uid != os.geteuid():
+        if st.st_uid != _my_uid():
             return f"belongs to another user (uid {st.st_uid})"
         mode = stat.S_IMODE(st.st_mode)
         if mode & 0o077:

@@ -185,7 +185,7 @@ class ApiLane(Lane):
             gate is None
             or gate.in_flight > gate.concurrency
             or self.rt.disk.full
-            or not self.working(account.id)
+            or not self.claiming(account.id)
             or not self.rt.accounts.available(account.id)
         ):
             return None
@@ -212,7 +212,7 @@ class ApiLane(Lane):
             return None
         claim = handover.next_claim
         if claim is not None and (
-            not self.working(account.id) or not self.rt.accounts.available(account.id)
+            not self.claiming(account.id) or not self.rt.accounts.available(account.id)
         ):
             await self.give_back_switched_off(claim, account)
             return None

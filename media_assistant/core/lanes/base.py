@@ -70,6 +70,10 @@ class Lane:
         """The worker of this account should go on (not stopping, not removed)."""
         return not self.rt.stopping.is_set() and account_id not in self._leaving
 
+    def claiming(self, account_id: str) -> bool:
+        """The account may start a new task: working, and the scheduler is not closing."""
+        return self.working(account_id) and not self.rt.claims_closed
+
     def taking_work(self, account_id: str) -> bool:
         """False while the operator has the account for something else (web: signing in)."""
         return True
@@ -224,6 +228,8 @@ class Lane:
         None while the disk is full: a claim is a write, and a task started now could not
         record its answer (core/disk/full.py); the lane waits a poll for space instead."""
         disk = self.rt.disk
+        if not self.claiming(account.id):  # closing, stopping or removed: nothing new starts
+            return None
         if disk.full and not await disk.wait_for_space(self.rt.stopping, self.rt.idle_poll_s):
             return None
         try:
@@ -242,7 +248,7 @@ class Lane:
                 return None
             raise
         if claim is not None and (
-            not self.working(account.id)
+            not self.claiming(account.id)
             or not self.rt.accounts.available(account.id)
             or not self.taking_work(account.id)
         ):

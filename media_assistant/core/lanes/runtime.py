@@ -156,6 +156,10 @@ class Runtime:
     idle_poll_s: float = IDLE_POLL_S
     reap_every_s: float = 1.0
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set as soon as the app begins to close (Scheduler.close_claims), before the stop itself:
+    # a closing workstation claims nothing more (issue 26: tasks another workstation released
+    # were claimed by one that was itself closing, and their paid requests were dropped).
+    claims_closed: bool = False
     # Set by the scheduler's housekeeping tick (clock.monotonic() and clock.now()).
     last_tick: float = 0.0
     last_tick_wall: float = 0.0

@@ -264,6 +264,12 @@ class Scheduler:
         )
         self.started = True
 
+    def close_claims(self) -> None:
+        """The app begins to close: from now on nothing new is claimed (a claim under way is
+        given back), while what runs goes on until :meth:`stop`."""
+        if self.rt is not None:
+            self.rt.claims_closed = True
+
     async def stop(self) -> None:
         """Graceful: running tasks go back to pending without using up an attempt. Whatever
         fails on the way, providers (browsers, HTTP clients, the driver thread) are closed."""
@@ -271,6 +277,7 @@ class Scheduler:
             return
         assert self.rt is not None and self.runner is not None
         try:
+            self.rt.claims_closed = True
             self.rt.stopping.set()
             # Issue 9 item 9: the session is marked ended as the stop begins, so if this process
             # dies before every row below is written back (a second Ctrl-C, a kill after a

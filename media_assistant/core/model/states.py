@@ -78,6 +78,9 @@ class NoticeKind(StrEnum):
     BATCH_FAILED = "batch_failed"
     ACCOUNT_ATTENTION = "account_attention"
     DISK_LOW = "disk_low"
+    # A lane or account crossed an [alarms] threshold, and when it is back (issue 31).
+    ALARM = "alarm"
+    ALARM_CLEARED = "alarm_cleared"
 
 
 NOTICE_KINDS = tuple(k.value for k in NoticeKind)

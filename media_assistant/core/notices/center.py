@@ -42,6 +42,7 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.states import AccountState, NoticeKind, TaskState
+from media_assistant.core.notices.alarm_words import alarm_text
 from media_assistant.core.rules.site_breakage import verdict_step
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ _REASON_WORDS_ZH = {
     "profile_in_use": "浏览器配置文件被其他程序占用",
     "bad_config": "无法启动，请检查账号设置",
     "no_api_key": "没有 API 密钥，请在“账号…”中为它保存密钥",
+    "key_env_unset": "存放 API 密钥的环境变量在本程序的环境中未设置",
     "adapter_unreadable": "站点适配文件无法使用",
     "model_choice_missing": "站点适配文件无法选择模型",
     "no_simulated_site": "需要内置的模拟站点",
@@ -136,6 +138,10 @@ def message_language(setting: str) -> str:
 
 def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
     """(title, text) of a notice in ``zh`` or ``en``: for webhooks and the terminal."""
+    if notice.kind in (NoticeKind.ALARM, NoticeKind.ALARM_CLEARED):
+        return alarm_text(
+            notice.kind is NoticeKind.ALARM_CLEARED, notice.subject, notice.params, language
+        )
     p = notice.params
     s = notice.subject
     zh = language == "zh"
@@ -306,6 +312,10 @@ class NoticeCenter:
                 )
         else:
             self._attention.discard(event.account_id)
+
+    def post(self, notice: Notice) -> None:
+        """A notice raised outside the center (an alarm: core/metrics/watch.py)."""
+        self._post(notice)
 
     def _post(self, notice: Notice) -> None:
         self.sent.append(notice)

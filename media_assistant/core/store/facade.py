@@ -41,6 +41,12 @@ class _Facade:
         self._target = target
         self.db = db
 
+    def write_and_wait(self, timeout_s: float, name: str, /, *args: Any) -> Any:
+        """The operation ``name`` on the writer thread, this thread blocked until it is done
+        (TimeoutError after ``timeout_s``). Only for when the event loop will not run again:
+        Windows ending the session (core/lanes/session_end.py)."""
+        return self.db.submit_write(getattr(self._target, name), *args).result(timeout_s)
+
 
 def _bound(self: _Facade, fn: Callable[..., Any]) -> Callable[..., Any]:
     # Looked up on the object at each call: subclasses and test doubles are honoured.

@@ -38,7 +38,11 @@ from PySide6.QtWidgets import (
 from media_assistant.core.config.edit import ConfigDocument
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.model.states import ModelKind
-from media_assistant.gui.accounts.api_checks import ApiChecks
+from media_assistant.gui.accounts.api_checks import (
+    ApiChecks,
+    variable_unset,
+    variable_unset_text,
+)
 from media_assistant.gui.accounts.config_text import problem_text, save_error_text
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.bridge.jobs import spawn
@@ -68,6 +72,7 @@ class AccountEditor(QDialog):
         current: dict[str, Any] = dict(session.account(account_id) or {}) if account_id else {}
         self.touched: set[str] = set()
         self.busy = False
+        self.saved_note = ""  # what the set-up window adds to "saved" (a variable not set)
         self._suggested: str | None = None  # the model name proposed for a new web account
         self._check_timer = QTimer(self)
         self._check_timer.setSingleShot(True)
@@ -357,6 +362,9 @@ class AccountEditor(QDialog):
             shown.append((key, message))
         if self.api.keyring_problem is not None:  # said until a key was kept after all
             shown.append(("key", self.api.keyring_words(self.api.keyring_problem)))
+            variable = self.key_env.text().strip()
+            if "api_key_env" in self.touched and variable_unset(variable):
+                shown.append(("api_key_env", variable_unset_text(variable)))
         self.problems.show(shown)
         return doc, config
 
@@ -404,6 +412,9 @@ class AccountEditor(QDialog):
                 self.show_note("")  # "Saving…" never stays behind
         if not shiboken6.isValid(self):
             return
+        variable = self.key_env.text().strip() if self.kind is ModelKind.API else ""
+        if variable_unset(variable) and not self.key.text().strip():
+            self.saved_note = variable_unset_text(variable)  # the set-up window says it
         self.saved.emit(account_id)
         if login:
             self.login_wanted.emit(account_id)

@@ -12,11 +12,12 @@ after a second ("waiting for the system keyring") and given up on at the limit
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QCoreApplication, QObject, Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QListWidget, QListWidgetItem
 
 from media_assistant.core.model.errors import ConfigError, ErrorKind, ProviderError
@@ -133,13 +134,28 @@ class ApiChecks(QObject):
     # ---------------------------------------------------------------- the endpoint
 
     async def key(self) -> str | None:
-        """The key typed here, else the stored one (env var, keyring; read off the loop)."""
+        """The key typed here, else the named variable's (in this app's environment), else
+        the stored one (keyring; read off the loop). None, with what is missing said next to
+        its field: the key, the variable's name, or the variable itself (issue 26)."""
         e = self.editor
         typed = e.key.text().strip()
         if typed:
             return typed
+        variable = e.key_env.text().strip()
+        if variable:
+            value = os.environ.get(variable, "").strip()
+            if value:
+                return value
+            if e.original_id is None or self.keyring_problem is not None:
+                e.problems.show([("api_key_env", variable_unset_text(variable))])
+                return None
         if e.original_id is None:
-            e.problems.show([("key", self.tr("Paste the API key first"))])
+            if self.keyring_problem == "none":
+                e.problems.show(
+                    [("api_key_env", self.tr("Enter the name of the variable that holds the key"))]
+                )
+            else:
+                e.problems.show([("key", self.tr("Paste the API key first"))])
             return None
         from media_assistant.providers.secrets import resolve_api_key
 
@@ -217,6 +233,23 @@ class ApiChecks(QObject):
             .replace("%2", f"{answer.seconds:.1f}")
             .replace("%3", answer.text)
         )
+
+
+def variable_unset(variable: str | None) -> bool:
+    """A variable is named for the key but this app's environment does not have it."""
+    return bool(variable) and not os.environ.get(str(variable), "").strip()
+
+
+def variable_unset_text(variable: str) -> str:
+    """The named variable is not in this app's environment: say so, and how to set it (an
+    app sees the environment it was started with: a variable set later needs a new start)."""
+    return QCoreApplication.translate(
+        "ApiChecks",
+        "The variable %1 is not set in this app's environment. Set it for your user, then quit "
+        "Media Assistant and start it again. Windows: in a Command Prompt type `setx %1 "
+        "your-key` (or System → Advanced system settings → Environment Variables → New). "
+        "Linux: add the line `export %1=your-key` to ~/.profile, then log out and in again.",
+    ).replace("%1", variable)
 
 
 def _variable_name(account_id: str) -> str:

@@ -84,6 +84,13 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
             "Use letters, digits and - _ . only (no spaces), starting with a letter or digit",
         )
     ),
+    "account_id_windows": lambda p: _t(
+        QT_TRANSLATE_NOOP(
+            "ConfigProblem",
+            "Windows cannot use this name for a folder: not CON, PRN, AUX, NUL, COM1-9 or "
+            "LPT1-9, and not ending in a dot",
+        )
+    ),
     "account_without_model": lambda p: _t(
         QT_TRANSLATE_NOOP("ConfigProblem", "Choose at least one model for this account")
     ),
@@ -190,9 +197,27 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     ),
     "adapter_unusable": lambda p: _fill(
         QT_TRANSLATE_NOOP("ConfigProblem", "The site adapter cannot be used: %1"),
-        p.get("detail"),
+        adapter_problem_line(p["problem"])
+        if isinstance(p.get("problem"), ConfigProblem)
+        else p.get("detail"),
     ),
 }
+
+
+def adapter_problem_line(problem: ConfigProblem) -> str:
+    """One problem of an adapter file the schema refused (providers/web/adapter.py
+    AdapterInvalid: path = (file, key)), the reason in the operator's language."""
+    where = ": ".join(str(p) for p in problem.path)
+    return f"{where}: {problem_text(problem)}"
+
+
+def adapter_error_text(exc: Exception) -> str:
+    """An adapter file's refusal, each problem in the operator's language where it has a code
+    (pydantic's "Field required" → the catalogue's "Required"); other errors as they say it."""
+    problems = getattr(exc, "problems", None)
+    if not problems:
+        return str(exc)
+    return "\n".join(adapter_problem_line(p) for p in problems)
 
 
 def problem_text(problem: ConfigProblem) -> str:

@@ -252,7 +252,11 @@ class SetupDialog(QDialog):
 
     def _on_editor_saved(self, name: str) -> None:
         self.refresh()
-        self.say(self.tr("%1 saved; the scheduler already works with it").replace("%1", name))
+        note = str(getattr(self.editor, "saved_note", "") or "")
+        if note:  # saved, but it cannot work yet: say exactly what is missing
+            self.say(self.tr("%1 saved.").replace("%1", name) + " " + note, error=True)
+        else:
+            self.say(self.tr("%1 saved; the scheduler already works with it").replace("%1", name))
         self.changed.emit()
         account = self.session.account(name)
         if account is not None and account.get("kind") == "web" and account.get("site") != "fake":
@@ -404,8 +408,12 @@ class SetupDialog(QDialog):
 def show_setup(
     window: QWidget, controller: AppController, current: QWidget | None, first_start: bool
 ) -> QWidget | None:
-    """Raise the open set-up window, or open one (a config that cannot be read is said)."""
-    if isinstance(current, SetupDialog) and current.isVisible():
+    """Raise the open set-up window, or open one (a config that cannot be read is said).
+
+    ``current`` is the window opened last: closed, Qt has deleted it (WA_DeleteOnClose) and
+    only its Python wrapper is left — asked anything, it raises (issue 26: *Accounts…* opened
+    only once)."""
+    if isinstance(current, SetupDialog) and shiboken6.isValid(current) and current.isVisible():
         current.raise_()
         current.activateWindow()
         return current

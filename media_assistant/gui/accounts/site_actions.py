@@ -33,9 +33,11 @@ from PySide6.QtWidgets import (
 
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.rules.site_breakage import SiteCheckReport, StepStatus
+from media_assistant.gui.accounts.config_text import adapter_error_text
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
+from media_assistant.gui.common.site_findings import finding_text
 
 
 class SiteCheckDialog(QDialog):
@@ -100,8 +102,8 @@ class SiteCheckDialog(QDialog):
                 result.setForeground(Qt.GlobalColor.red)
             elif step.status is StepStatus.SKIPPED:
                 result.setForeground(Qt.GlobalColor.gray)
-            detail = QTableWidgetItem(step.detail)
-            detail.setToolTip(step.detail)  # the site's own words, as they came
+            detail = QTableWidgetItem(finding_text(step.detail))
+            detail.setToolTip(step.detail)  # the check's own words, as they came
             cells = (
                 QTableWidgetItem(labels.adapter_step(step.step.value)),
                 result,
@@ -154,14 +156,21 @@ class SiteActions(QObject):
             return dialog
         dialog = SiteCheckDialog(account_id, self.window)
         self.dialogs[account_id] = dialog
-        dialog.destroyed.connect(lambda _=None, a=account_id: self.dialogs.pop(a, None))
+        # Forgotten when it closes (not when Qt deletes it later): a check asked again at
+        # once opens a new window instead of raising the closed one.
+        dialog.finished.connect(lambda _=0, a=account_id, d=dialog: self._forget(a, d))
+        dialog.destroyed.connect(lambda _=None, a=account_id, d=dialog: self._forget(a, d))
         dialog.show()
         spawn(self._run_check(account_id, dialog), f"site-check:{account_id}")
         return dialog
 
+    def _forget(self, account_id: str, dialog: SiteCheckDialog) -> None:
+        if self.dialogs.get(account_id) is dialog:
+            del self.dialogs[account_id]
+
     async def _run_check(self, account_id: str, dialog: SiteCheckDialog) -> None:
         report = await self.controller.check_site(account_id)
-        if account_id not in self.dialogs:  # closed meanwhile: the check still ran
+        if self.dialogs.get(account_id) is not dialog:  # closed meanwhile: the check still ran
             return
         dialog.show_report(report)
         status = self.controller.account_status(account_id)
@@ -190,7 +199,8 @@ class SiteActions(QObject):
             self._box(
                 QMessageBox.Icon.Warning,
                 self.tr("Adapter not installed"),
-                self.tr("%1 was not installed:").replace("%1", path.name) + f"\n\n{exc}",
+                self.tr("%1 was not installed:").replace("%1", path.name)
+                + f"\n\n{adapter_error_text(exc)}",
             )
             return None
         text = (

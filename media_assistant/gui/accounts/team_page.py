@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -60,6 +62,7 @@ class TeamPage(QWidget):
         self.keyring = ""  # keyring_state() once looked at: "kept", "none", "no_keyring"…
         self.last_probe: ProbeResult | None = None
         self.restart_box: QMessageBox | None = None
+        self.pgpass_written: Path | None = None  # where the password went (no keyring here)
         self.problems = FormProblems(ProblemLabel(self))
 
         intro = QLabel(
@@ -155,6 +158,8 @@ class TeamPage(QWidget):
     # ---------------------------------------------------------------- the keyring
 
     def _look_at_keyring_soon(self) -> None:
+        if not shiboken6.isValid(self):  # the set-up window closed before the timer ran
+            return
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # a timer Qt ran at a shutdown, outside the loop: never mind
@@ -163,15 +168,19 @@ class TeamPage(QWidget):
 
     async def look_at_keyring(self) -> str:
         """Whether a password can be kept here (and is, for this address): off the GUI thread."""
+        if not shiboken6.isValid(self.url):  # the set-up window closed before this ran
+            return self.keyring
         url = self.url.text().strip() or None
         state = await asyncio.to_thread(keyring_state, url)
+        if not shiboken6.isValid(self.url):  # closed meanwhile
+            return state
         if (self.url.text().strip() or None) == url:  # not typed over meanwhile
             self.keyring = state
             self.keyring_note.setText(team_words.keyring_text(state))
             missing = team_words.keyring_missing(state)
             self.keyring_note.setStyleSheet(f"color: {RED};" if missing else "color: #6d6d6d;")
             self.password.setPlaceholderText(
-                self.tr("only to test the connection: it cannot be kept here")
+                self.tr("kept in the password file if you agree when saving")
                 if missing
                 else self.tr("leave empty to keep the stored one")
                 if state == "kept"
@@ -301,16 +310,18 @@ class TeamPage(QWidget):
         ) != services.workstation
         self.saved.emit(changed)
         if not changed:
-            self._say(self.tr("Saved."), error=False)
+            self._say(self.tr("Saved.") + self._where_kept(), error=False)
             return True
-        self._say(self.tr("Saved. Media Assistant works with it after a restart."), error=False)
+        self._say(
+            self.tr("Saved. Media Assistant works with it after a restart.") + self._where_kept(),
+            error=False,
+        )
         self._offer_restart()
         return True
 
     async def _keep_password(self, url: str) -> bool:
-        if team_words.keyring_missing(self.keyring):
-            self.problems.show([("password", team_words.keyring_text(self.keyring))])
-            return False
+        if team_words.keyring_missing(self.keyring):  # the note says why: offer libpq's file
+            return await self._keep_in_pgpass(url)
         from media_assistant.providers.secrets import save_store_password
 
         try:
@@ -328,6 +339,45 @@ class TeamPage(QWidget):
             )
             return False
         return True
+
+    async def _keep_in_pgpass(self, url: str) -> bool:
+        """No keyring here (issue 26): offer libpq's own password file, 0600, where the app
+        (and psql) find the password at every start. Declined: said once, next to the field."""
+        from media_assistant.core.config.pgpass import pgpass_path, write_password
+
+        path = await asyncio.to_thread(pgpass_path)
+        if not await self._confirm(
+            self.tr(
+                "This computer has no system keyring to keep the password in. Write it to "
+                "PostgreSQL's own password file, %1? Only your user account can read that file; "
+                "Media Assistant (and psql) find the password there at every start."
+            ).replace("%1", str(path)),
+            self.tr("Write the password file"),
+        ):
+            self.problems.show(
+                [
+                    (
+                        "password",
+                        self.tr(
+                            "The password was not kept: save again and let it be written to "
+                            "the password file, or leave the field empty and set PGPASSWORD."
+                        ),
+                    )
+                ]
+            )
+            return False
+        try:
+            written = await asyncio.to_thread(write_password, url, self.password.text(), path)
+        except ConfigError as exc:
+            self.problems.show([("password", str(exc))])
+            return False
+        self.pgpass_written = written
+        return True
+
+    def _where_kept(self) -> str:
+        if self.pgpass_written is None:
+            return ""
+        return " " + self.tr("The password is in %1.").replace("%1", str(self.pgpass_written))
 
     def _offer_restart(self) -> QMessageBox:
         box = QMessageBox(
@@ -350,7 +400,7 @@ class TeamPage(QWidget):
         box.open()
         return box
 
-    async def _confirm(self, text: str) -> bool:
+    async def _confirm(self, text: str, save_text: str = "") -> bool:
         box = QMessageBox(
             QMessageBox.Icon.Warning,
             self.tr("Team database"),
@@ -358,6 +408,8 @@ class TeamPage(QWidget):
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Cancel,
             self,
         )
+        if save_text:
+            box.button(QMessageBox.StandardButton.Save).setText(save_text)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()

@@ -78,9 +78,9 @@ _KEYRING: dict[str, object] = {
     ),
     "no_keyring": QT_TRANSLATE_NOOP(
         "TeamPage",
-        "This computer has no system keyring: a password typed here is only used to test "
-        "the connection. Keep it in the PGPASSWORD environment variable or in the pgpass "
-        "file (%APPDATA%\\postgresql\\pgpass.conf on Windows, ~/.pgpass elsewhere).",
+        "This computer has no system keyring: a password typed here can be written, when you "
+        "save, to PostgreSQL's own password file (%APPDATA%\\postgresql\\pgpass.conf on "
+        "Windows, ~/.pgpass elsewhere), or set the PGPASSWORD environment variable.",
     ),
     "unusable": QT_TRANSLATE_NOOP(
         "TeamPage",

@@ -21,9 +21,11 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QScrollArea,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -122,7 +124,13 @@ class NewBatchDialog(QDialog):
         inputs.addWidget(self.tabs, 1)
         inputs.addLayout(self.options)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.inputs, 1)
+        # Scrolls inside on a short screen (a laptop at 150 % scaling leaves ~405 px): the
+        # problems and the buttons below it stay in sight.
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.inputs)
+        layout.addWidget(scroll, 1)
         layout.addWidget(self.error_view)
         layout.addWidget(self.buttons)
 

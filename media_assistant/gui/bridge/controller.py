@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -352,8 +352,42 @@ class AppController(QObject):
         if tasks:
             await asyncio.wait(tasks)
 
-    def lane_slots(self, lane: str) -> list[Slot]:
-        """The lane's capacity: one slot per web account, ``concurrency`` per API account."""
+    def lane_slots(
+        self, lane: str, seen_serving: Mapping[str, Iterable[str]] | None = None
+    ) -> list[Slot]:
+        """The lane's capacity: one slot per web account, ``concurrency`` per API account —
+        in team mode also the web accounts other workstations hold (issue 26: a model one of
+        them serves is served, not "no account can take it"), with the models the window has
+        seen them run (``seen_serving``: account id → models), while their workstation is
+        online."""
+        out = self._own_slots(lane)
+        if lane == ModelKind.WEB.value and seen_serving:
+            out += self._team_slots(seen_serving)
+        return out
+
+    def served_elsewhere(self, account_id: str) -> str | None:
+        """The workstation that holds ``account_id`` if it is another one (team mode)."""
+        status = self.statuses.get(account_id)
+        if status is None or not status.belongs_elsewhere(self.services.workstation):
+            return None
+        return status.workstation
+
+    def _team_slots(self, seen_serving: Mapping[str, Iterable[str]]) -> list[Slot]:
+        now = self.now()
+        mine = {a.id for a in self.accounts}
+        out = []
+        for account_id, models in seen_serving.items():
+            where = self.served_elsewhere(account_id)
+            status = self.statuses.get(account_id)
+            if where is None or status is None or account_id in mine or not models:
+                continue
+            info = self.team.info(where)
+            online = info is not None and info.online
+            available = online and status.state(now).recovers_by_itself
+            out.append(Slot(account_id, frozenset(models), 1, available, None))
+        return out
+
+    def _own_slots(self, lane: str) -> list[Slot]:
         now = self.now()
         out = []
         pacer = getattr(self.scheduler.lanes.get(ModelKind.WEB), "pacer", None)

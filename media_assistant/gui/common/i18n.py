@@ -22,6 +22,13 @@ LANGUAGES = {"zh_CN": "简体中文", "en": "English"}
 QT_GAPS = (
     QT_TRANSLATE_NOOP("QFileDialog", "&Look in:"),
     QT_TRANSLATE_NOOP("QFileDialog", "Files of &type:"),
+    # The file dialog's Type column (issue 26: "Folder"): Qt 6 asks QAbstractFileIconProvider,
+    # the catalogue knows these words only under QFileDialog.
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Folder"),
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Drive"),
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "File"),
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Alias"),
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Shortcut"),
 )
 
 

@@ -8,6 +8,7 @@ translator is installed. A value the table does not know is shown as it came.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLocale
@@ -164,6 +165,11 @@ _REASONS: dict[str, object] = {
         "No API key: open Accounts…, edit the account and paste its key, or name an "
         "environment variable that holds it",
     ),
+    "key_env_unset": QT_TRANSLATE_NOOP(
+        "Reason",
+        "The variable %2 that should hold the API key is not set in this app's environment: "
+        "set it for your user, then quit Media Assistant and start it again",
+    ),
     "no_simulated_site": QT_TRANSLATE_NOOP(
         "Reason", "It needs the built-in simulated site, which this start does not have"
     ),
@@ -191,6 +197,7 @@ _COMPLETE_REASONS = frozenset(
         "invalid_http",
         "url_scheme",
         "no_api_key",
+        "key_env_unset",
         "no_simulated_site",
     }
 )
@@ -227,7 +234,17 @@ def reason_text(code: str | None, params: Mapping[str, object] | None = None) ->
         return None
     text = QCoreApplication.translate("Reason", str(source))
     seconds = (params or {}).get("seconds")
+    text = text.replace("%2", str((params or {}).get("variable") or "?"))
     return text.replace("%1", f"{seconds:g}" if isinstance(seconds, int | float) else "?")
+
+
+_UNSET_VARIABLE = re.compile(r"environment variable (\S+) \(not set\)")
+
+
+def _problem_params(status: AccountStatus) -> dict[str, object]:
+    """The parameters a stored problem's words need (its English detail names them)."""
+    found = _UNSET_VARIABLE.search(status.problem_detail or "")
+    return {"variable": found.group(1)} if found else {}
 
 
 def reason_is_complete(code: str | None) -> bool:
@@ -261,7 +278,7 @@ def _quality_rule_of(message: str) -> str | None:
 
 def problem_text(status: AccountStatus) -> str:
     """An account problem in the operator's words (the site's own detail goes in a tooltip)."""
-    words = reason_text(status.problem_code)
+    words = reason_text(status.problem_code, _problem_params(status))
     if words is not None:
         return words
     key = status.problem_code if status.problem_code in _PROBLEMS else status.problem.value

@@ -50,7 +50,63 @@ class NoticeWords(QObject):
             if notice.params.get("code") == "site_changed":
                 return self.tr("Account %1: the site's page changed").replace("%1", s)
             return self.tr("Account %1 needs you").replace("%1", s)
+        if notice.kind in (NoticeKind.ALARM, NoticeKind.ALARM_CLEARED):
+            return self.alarm_title(notice)
         return self.tr("Disk almost full")
+
+    def alarm_title(self, notice: Notice) -> str:
+        kind, s = str(notice.params.get("alarm", "")), notice.subject
+        lane = {"web": self.tr("web"), "api": self.tr("API")}.get(s, s)
+        titles = {
+            "timeout_rate": self.tr("Too many timeouts on the %1 lane"),
+            "failure_rate": self.tr("Too many failures and deferrals on the %1 lane"),
+            "quota_use": self.tr("API account %1 is near its quota"),
+            "backlog_growing": self.tr("The %1 lane's backlog keeps growing"),
+            "p90_total": self.tr("Tasks take too long on the %1 lane"),
+        }
+        title = titles.get(kind, self.tr("Alarm: %1")).replace(
+            "%1", s if kind == "quota_use" else lane
+        )
+        if notice.kind is NoticeKind.ALARM_CLEARED:
+            return self.tr("Cleared: %1").replace("%1", title)
+        return title
+
+    def alarm_text(self, notice: Notice) -> str:
+        p = notice.params
+        if notice.kind is NoticeKind.ALARM_CLEARED:
+            return self.tr("Back in bounds")
+        value, threshold = float(str(p.get("value", 0))), float(str(p.get("threshold", 0)))
+        minutes = f"{float(str(p.get('minutes', 0))):g}"
+        kind = str(p.get("alarm", ""))
+        if kind == "backlog_growing":
+            text = self.tr("From %1 to %2 tasks in %3 min while an account of the lane sat idle")
+            return (
+                text.replace("%1", f"{threshold:g}")
+                .replace("%2", f"{value:g}")
+                .replace("%3", minutes)
+            )
+        if kind == "p90_total":
+            text = self.tr("p90 end to end %1 s in the last %3 min (bound %2 s)")
+            return (
+                text.replace("%1", f"{value:.0f}")
+                .replace("%2", f"{threshold:.0f}")
+                .replace("%3", minutes)
+            )
+        texts = {
+            "timeout_rate": self.tr(
+                "Timeouts: %1 of the attempts in the last %3 min (threshold %2)"
+            ),
+            "failure_rate": self.tr(
+                "Failures and deferrals: %1 of the attempts in the last %3 min (threshold %2)"
+            ),
+            "quota_use": self.tr("At least %1 of its per-minute limit for %3 min (threshold %2)"),
+        }
+        text = texts.get(kind, self.tr("%1 (threshold %2)"))
+        return (
+            text.replace("%1", f"{value * 100:.0f}%")
+            .replace("%2", f"{threshold * 100:.0f}%")
+            .replace("%3", minutes)
+        )
 
     def text(self, notice: Notice) -> str:
         p = notice.params
@@ -67,6 +123,8 @@ class NoticeWords(QObject):
             # Why, in words (the title already says it needs the operator); the site's own
             # detail is on the account's row, in its tooltip.
             return labels.problem_words(str(p.get("code") or ""), str(p.get("state", "")))
+        if notice.kind in (NoticeKind.ALARM, NoticeKind.ALARM_CLEARED):
+            return self.alarm_text(notice)
         return (
             self.tr("%1 MB free on the disk of %2")
             .replace("%1", str(p.get("free_mb", 0)))

@@ -14,11 +14,13 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -87,9 +89,19 @@ class TaskDetailsDialog(QDialog):
         buttons.addButton(self.edit_button, QDialogButtonBox.ButtonRole.ActionRole)
         self._editing = False
 
+        # Header and tabs scroll inside on a short screen (a laptop at 150 % scaling leaves
+        # ~405 px); when there is room they fill the window as before. The buttons stay below.
+        body = QWidget(self)
+        inside = QVBoxLayout(body)
+        inside.setContentsMargins(0, 0, 0, 0)
+        inside.addLayout(self._build_header())
+        inside.addWidget(self.tabs, 1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
         layout = QVBoxLayout(self)
-        layout.addLayout(self._build_header())
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(scroll, 1)
         layout.addWidget(buttons)
         metrics = self.fontMetrics()
         resize_within_screen(self, latin_width(metrics, 120), metrics.lineSpacing() * 46)

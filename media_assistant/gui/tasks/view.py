@@ -3,7 +3,7 @@ once-a-second repaint of the ticking columns of the visible rows (no model signa
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,10 +21,13 @@ from PySide6.QtWidgets import (
 from media_assistant.gui.common import labels
 from media_assistant.gui.tasks.model import TASK_ID_ROLE, TaskTableModel
 from media_assistant.gui.tasks.rows import (
+    COL_ACCOUNT,
     COL_ATTEMPT,
     COL_DURATION,
+    COL_ERROR,
     COL_HEARTBEAT,
     COL_LANE,
+    COL_MODEL,
     COL_PRIORITY,
     COL_STARTED,
     COL_STATE,
@@ -95,6 +98,11 @@ class TaskTable(QWidget):
         header.setStretchLastSection(False)
         metrics = self.fontMetrics()
         em = metrics.horizontalAdvance("M")
+        # The column that tells tasks apart keeps room for a title (issue 26: two characters
+        # at 1366×768): it stretches while the others leave it this much, else it keeps this
+        # width and the table scrolls sideways.
+        self.task_min_width = max(12 * em, metrics.horizontalAdvance("春季新品连衣裙文案一二") + em)
+        self.view.viewport().installEventFilter(self)
         for col, width in (
             (COL_LANE, 5),
             (COL_STATE, 9),
@@ -157,15 +165,58 @@ class TaskTable(QWidget):
         if not self._settle.isActive():
             self._settle.start()
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_task_column()
+        return False
+
+    def fit_task_column(self) -> None:
+        """Stretch the Task column over what the other columns leave, never below
+        :attr:`task_min_width`: short of room, the other columns give up their spare width
+        first (down to their header), and only then does the table scroll sideways."""
+        header = self.view.horizontalHeader()
+        if not hasattr(self, "_preferred"):  # the widths set up in __init__, once
+            self._preferred = {
+                c: header.sectionSize(c) for c in range(header.count()) if c != COL_TASK
+            }
+        shown = [c for c in self._preferred if not header.isSectionHidden(c)]
+        widths = dict(self._preferred)
+        short = self.task_min_width - (self.view.viewport().width() - sum(widths[c] for c in shown))
+        metrics = self.fontMetrics()
+        em = metrics.horizontalAdvance("M")
+        for c in (COL_ERROR, COL_MODEL, COL_ACCOUNT, COL_STARTED, COL_HEARTBEAT, COL_DURATION):
+            if short <= 0:
+                break
+            if c not in shown:
+                continue
+            title = str(self.model.headerData(c, Qt.Orientation.Horizontal))
+            floor = metrics.horizontalAdvance(title) + 2 * em
+            give = max(0, min(short, widths[c] - floor))
+            widths[c] -= give
+            short -= give
+        for c in shown:
+            if header.sectionSize(c) != widths[c]:
+                header.resizeSection(c, widths[c])
+        stretch = QHeaderView.ResizeMode.Stretch
+        if short <= 0:
+            if header.sectionResizeMode(COL_TASK) != stretch:
+                header.setSectionResizeMode(COL_TASK, stretch)
+        else:
+            if header.sectionResizeMode(COL_TASK) == stretch:
+                header.setSectionResizeMode(COL_TASK, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(COL_TASK, self.task_min_width)
+
     def show_priority_column(self) -> None:
         """The Priority column only while some task has one: room for the task's name."""
         hidden = not self.model.prioritized
         if self.view.isColumnHidden(COL_PRIORITY) != hidden:
             self.view.setColumnHidden(COL_PRIORITY, hidden)
+            self.fit_task_column()
 
     def show_workstation_column(self, shown: bool) -> None:
         """Where each task ran: only on a team database (a single PC's tasks all ran here)."""
         self.view.setColumnHidden(COL_WORKSTATION, not shown)
+        self.fit_task_column()
 
     def add_batch(self, batch_id: str, label: str | None = None) -> None:
         at = self.batch_filter.findData(batch_id)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QDateTime, Qt, Signal
 from PySide6.QtWidgets import (
@@ -101,6 +101,7 @@ class LanePanel(QFrame):
         focus_start: float | None = None,
         focus_hold: Hold | None = None,
         paused: bool = False,
+        elsewhere: Mapping[str, str] | None = None,
     ) -> None:
         """From the lane's index (kept up to date by the model): no walk over every task.
 
@@ -110,7 +111,10 @@ class LanePanel(QFrame):
         in the lane's real queue, from its first start (``focus_start``: later than now when a
         schedule holds it); ``focus_hold``: what holds its waiting tasks now, if anything.
         ``paused``: the lane (or the whole queue) is paused. Held work says what holds it
-        ("Paused", "Scheduled 16:09", "After 16:09 + 4 min"), never an ETA of zero."""
+        ("Paused", "Scheduled 16:09", "After 16:09 + 4 min"), never an ETA of zero.
+        ``elsewhere``: waiting models only another workstation's accounts serve → where
+        (team mode: "web-model: served on pc-03")."""
+        self._elsewhere = dict(elsewhere or {})
         if estimate is not None:
             self.last_estimate = estimate
         estimate = self.last_estimate
@@ -224,12 +228,25 @@ class LanePanel(QFrame):
                 + self.tr("%n task(s) without a heartbeat for 30 s", "", e.stale_running)
                 + "</span>"
             )
-        if e.unserved_models:
+        elsewhere = getattr(self, "_elsewhere", {})
+        unserved = [m for m in e.unserved_models if m not in elsewhere]
+        if unserved:
             parts.append(
                 f"<span style='color:{AMBER}'>"
-                + self.tr("no available account for: %1").replace(
-                    "%1", ", ".join(e.unserved_models)
+                + self.tr("no available account for: %1").replace("%1", ", ".join(unserved))
+                + "</span>"
+            )
+        for model, where in sorted(elsewhere.items()):
+            offline = model in e.unserved_models  # its workstation is off, or its account
+            parts.append(
+                f"<span style='color:{AMBER if offline else '#6d6d6d'}'>"
+                + (
+                    self.tr("%1: served on %2, which cannot take it now")
+                    if offline
+                    else self.tr("%1: served on %2")
                 )
+                .replace("%1", model)
+                .replace("%2", where)
                 + "</span>"
             )
         self.warning.setText("<br>".join(parts))

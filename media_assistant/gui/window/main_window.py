@@ -39,6 +39,7 @@ from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.bridge.local_state import LocalStateKeeper, migrate_qsettings
 from media_assistant.gui.common import labels
 from media_assistant.gui.common.app_icon import app_icon
+from media_assistant.gui.metrics.view import MetricsWindow
 from media_assistant.gui.tasks.actions import TaskActions
 from media_assistant.gui.tasks.details import TaskDetailsDialog
 from media_assistant.gui.tasks.model import TaskTableModel
@@ -55,6 +56,7 @@ from media_assistant.gui.window.lane_panel import LanePanel
 from media_assistant.gui.window.log_panel import LogModel, LogPanel
 from media_assistant.gui.window.notice_tab import NoticeTab
 from media_assistant.gui.window.queue_controls import QueueControls
+from media_assistant.gui.window.table_room import TableRoom
 from media_assistant.gui.window.team_view import TeamView
 
 log = logging.getLogger(__name__)
@@ -148,6 +150,8 @@ class MainWindow(QMainWindow):
         vertical.setStretchFactor(0, 4)
         vertical.setStretchFactor(1, 1)
         vertical.setSizes([rows * 20, rows * 5])
+        # Its tab bar and three lines at least: the window fits a laptop at 150 % scaling.
+        self.bottom.setMinimumHeight(rows * 4)
         central = QWidget(self)
         layout = QVBoxLayout(central)
         self.disk_banner = DiskFullBanner(controller.services.bus, self)  # hidden until full
@@ -157,6 +161,8 @@ class MainWindow(QMainWindow):
         layout.addLayout(lanes)
         layout.addWidget(vertical, 1)
         self.setCentralWidget(central)
+        # A short window (125 %/150 % scaling on a laptop): the table keeps its rows in sight.
+        self.table_room = TableRoom(self, vertical, tasks, self.table.view)
         self.status = QLabel(self)
         self.statusBar().addPermanentWidget(self.queue.pause_status)
         self.statusBar().addPermanentWidget(self.status)
@@ -227,6 +233,10 @@ class MainWindow(QMainWindow):
         self.act_settings = self.task_actions.add(
             bar, self.tr("Settings…"), sp.SP_FileDialogDetailedView, self._open_settings
         )
+        self.act_metrics = self.task_actions.add(
+            bar, self.tr("Metrics"), sp.SP_FileDialogInfoView, self.open_metrics
+        )
+        self.metrics_window: MetricsWindow | None = None
         self.help_actions = HelpActions(self, self.controller.services)
         assert self.task_actions.cancel is not None and self.task_actions.retry is not None
         self.act_cancel, self.act_retry = self.task_actions.cancel, self.task_actions.retry
@@ -438,6 +448,14 @@ class MainWindow(QMainWindow):
             self.skipped_notice = SkippedIdsNotice(result, self)
             self.skipped_notice.open()
         self._notify(self.tr("Batch %1 submitted").replace("%1", result.batch_id), text)
+
+    def open_metrics(self) -> None:
+        """The lanes' figures and charts (gui/metrics/), in a window of their own."""
+        if self.metrics_window is None:
+            self.metrics_window = MetricsWindow(self.controller.services, self)
+        self.metrics_window.show()
+        self.metrics_window.raise_()
+        self.metrics_window.activateWindow()
 
     def _open_settings(self) -> None:
         from media_assistant.gui.window.settings_dialog import SettingsDialog

@@ -219,12 +219,34 @@ class QueueControls(QObject):
                 ]
             )
 
+    def _elsewhere(self, lane: str, servers: Sequence[Slot]) -> dict[str, str]:
+        """Waiting models that only other workstations' accounts serve → where (team mode)."""
+        where = {s.account_id: self.controller.served_elsewhere(s.account_id) for s in servers}
+        here = {m for s in servers if where[s.account_id] is None and s.available for m in s.models}
+        there = {m: w for s in servers if (w := where[s.account_id]) for m in s.models}
+        waiting = {row.model for row in self.model.lanes[lane].pending.values()}
+        return {m: there[m] for m in sorted(waiting) if m in there and m not in here}
+
+    def _seen_serving(self, lane: str) -> dict[str, set[str]]:
+        """Account id → the models the table shows it running or having run (recently)."""
+        index = self.model.lanes[lane]
+        seen: dict[str, set[str]] = {}
+        for row in index.running.values():
+            if row.account_id:
+                seen.setdefault(row.account_id, set()).add(row.model)
+        for model, account_id, *_ in index.finished:
+            if account_id:
+                seen.setdefault(account_id, set()).add(model)
+        return seen
+
     def _plan_if_due(self, now: float) -> None:
         """A new plan when the lanes' queues, the holds or the accounts' capacity moved (at
         most every :data:`ETA_MIN_GAP_S`, at once while an estimate still waits for observed
         durations), and every :data:`ETA_EVERY_S` as time passes. One plan at a time; a long
         queue is planned on a worker thread and shows when it is done."""
-        servers = {lane: self.controller.lane_slots(lane) for lane in self.lanes}
+        servers = {
+            lane: self.controller.lane_slots(lane, self._seen_serving(lane)) for lane in self.lanes
+        }
         key = (
             self.holds.version,
             tuple(self.model.lanes[lane].version for lane in self.lanes),
@@ -278,9 +300,10 @@ class QueueControls(QObject):
             focus = self.model.batch_lanes.get(batch, {}).get(lane) if batch else None
             if batch and focus is None:
                 focus = _EMPTY
+            servers = self.controller.lane_slots(lane, self._seen_serving(lane))
             panel.refresh(
                 self.model.lanes[lane],
-                self.controller.lane_slots(lane),
+                servers,
                 now,
                 estimate=self._estimates.get(lane),
                 focus=focus,
@@ -288,6 +311,7 @@ class QueueControls(QObject):
                 focus_start=self._starts.get(lane, {}).get(batch) if batch else None,
                 focus_hold=self.holds.batch_hold(batch, lane, now) if batch else None,
                 paused=self.holds.all_paused or self.holds.paused("lane", lane),
+                elsewhere=self._elsewhere(lane, servers),
             )
 
     def _show_pause_status(self) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from media_assistant.core.model.events import Event, EventBus, StoreLinkChanged
@@ -20,6 +20,11 @@ from media_assistant.gui.common.style import format_duration
 
 
 class StoreBanner(QWidget):
+    """Drawn over the top of the window's content, not in its layout (issue 26: appearing, it
+    pushed everything 42 px down under the pointer): it follows its parent's width."""
+
+    changed = Signal(bool)  # the database answers (True) or not (False)
+
     def __init__(
         self, bus: EventBus, now: Callable[[], float], parent: QWidget | None = None
     ) -> None:
@@ -43,8 +48,31 @@ class StoreBanner(QWidget):
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._say)
         self.hide()
+        if parent is not None:
+            parent.installEventFilter(self)
         unsubscribe = bus.subscribe(self._on_event)
         self.destroyed.connect(lambda *_: unsubscribe())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+            self._place()
+        return False
+
+    def _place(self) -> None:
+        """Across the top of the parent, above its other children."""
+        parent = self.parentWidget()
+        if parent is None:
+            return
+        margin = 6
+        width = max(0, parent.width() - 2 * margin)
+        self.setGeometry(margin, margin, width, self.heightForWidth(width))
+        self.raise_()
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+        layout = self.layout()
+        if layout is not None and layout.hasHeightForWidth():
+            return layout.totalHeightForWidth(width)
+        return self.sizeHint().height()
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, StoreLinkChanged):
@@ -56,6 +84,7 @@ class StoreBanner(QWidget):
             self._down_mono = None
             self._tick.stop()
             self.hide()
+            self.changed.emit(True)
             return
         if self._down_mono is None:
             now = self._now()
@@ -64,7 +93,9 @@ class StoreBanner(QWidget):
         self.state = event
         self._say()
         self._tick.start()
+        self._place()
         self.show()
+        self.changed.emit(False)
 
     def down_for(self) -> float:
         return 0.0 if self._down_mono is None else time.monotonic() - self._down_mono
@@ -84,3 +115,4 @@ class StoreBanner(QWidget):
             )
         if self.text.text() != text:
             self.text.setText(text)
+            self._place()

@@ -31,8 +31,9 @@ class TeamView(QObject):
         self.main = window
         self.controller = controller
         self.watch = controller.team
-        self.banner = StoreBanner(controller.services.bus, controller.now, window)
-        layout.addWidget(self.banner)  # hidden until the database stops answering
+        # Over the window's content, hidden until the database stops answering: it never
+        # moves the layout under the operator's pointer (store_banner.py).
+        self.banner = StoreBanner(controller.services.bus, controller.now, layout.parentWidget())
         self.status = QLabel(window)
         self.status.hide()
         if not self.watch.team:
@@ -40,6 +41,7 @@ class TeamView(QObject):
         window.statusBar().addPermanentWidget(self.status)
         table.show_workstation_column(True)
         self.watch.changed.connect(self.show_team)
+        self.banner.changed.connect(lambda _up: self.show_team())
         jobs.unreachable_handlers.append(self.action_failed)
         window.destroyed.connect(lambda *_: self._forget())
         self.watch.start()
@@ -50,6 +52,11 @@ class TeamView(QObject):
 
     def show_team(self) -> None:
         workstations = self.watch.workstations
+        if self.banner.state is not None:  # what it saw last is no longer known to be so
+            self.status.setText(self.tr("Team: unknown while the database is unreachable"))
+            self.status.setToolTip("")
+            self.status.show()
+            return
         online = self.watch.online()
         self.status.setText(self.tr("Team: %n workstation(s) online", "", online))
         me = self.watch.me

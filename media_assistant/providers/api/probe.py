@@ -18,6 +18,7 @@ from media_assistant import __version__
 from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.providers.api.classify import classify_http_error, classify_transport_error
 from media_assistant.providers.secrets import without_secret
+from media_assistant.providers.tls import client_ssl_context
 
 CONNECT_TIMEOUT_S = 10.0
 MODELS_TIMEOUT_S = 20.0
@@ -36,6 +37,7 @@ class ProbeAnswer:
 def _client(base_url: str, api_key: str, read_timeout_s: float) -> httpx.AsyncClient:
     return httpx.AsyncClient(
         base_url=base_url.rstrip("/") + "/",
+        verify=client_ssl_context(),
         headers={
             "Authorization": f"Bearer {api_key}",
             "User-Agent": f"media-assistant/{__version__}",

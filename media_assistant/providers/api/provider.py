@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -30,6 +31,7 @@ from media_assistant.providers.api.classify import (
 from media_assistant.providers.api.headers import throttle_hint
 from media_assistant.providers.api.sse import SseDecoder
 from media_assistant.providers.secrets import resolve_api_key, without_secret
+from media_assistant.providers.tls import client_ssl_context
 
 MAX_CONCURRENCY = 5  # the most requests an API account may run at once (config allows 1..5)
 HEARTBEAT_EVERY_S = 0.5  # at most this often while chunks stream in
@@ -210,8 +212,13 @@ class ApiProvider:
             try:
                 api_key = resolve_api_key(account.id, account.api_key_env, fresh=True)
             except ProviderError as exc:  # the words name the case; the message says where
+                variable = account.api_key_env
+                unset = bool(variable) and not os.environ.get(str(variable), "").strip()
                 raise ProviderError(
-                    exc.kind, exc.message, code="no_api_key", params={"account": account.id}
+                    exc.kind,
+                    exc.message,
+                    code="key_env_unset" if unset else "no_api_key",
+                    params={"account": account.id, "variable": variable or ""},
                 ) from None
         lane = config.lanes.api
         models = {name: model for name in account.models if (model := config.model(name))}
@@ -232,6 +239,7 @@ class ApiProvider:
         if self._http is None:
             self._http = httpx.AsyncClient(
                 base_url=self.base_url,
+                verify=client_ssl_context(),
                 headers={
                     "Authorization": f"Bearer {self._api_key}",
                     "User-Agent": f"media-assistant/{__version__}",

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from media_assistant.assets import sites_dir
+from media_assistant.core.config.schema import ConfigProblem
 from media_assistant.core.model.errors import ConfigError
 from media_assistant.core.rules.pacing import PacingConfig
 
@@ -351,13 +352,31 @@ def parse_adapter(text: str, origin: str) -> SiteAdapter:
     try:
         return SiteAdapter.model_validate(data)
     except ValidationError as exc:
-        lines = []
+        lines, problems = [], []
         for err in exc.errors():
             key = ".".join(str(p) for p in err["loc"]) or "(top level)"
             msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
             msg = msg.removeprefix("Value error, ")
             lines.append(f"{origin}: {key}: {msg}")
-        raise ConfigError("\n".join(lines)) from None
+            ctx = err.get("ctx") or {}
+            problems.append(
+                ConfigProblem(
+                    (origin, key),
+                    msg,
+                    code=str(getattr(ctx.get("error"), "code", "") or err["type"]),
+                    params={k: v for k, v in ctx.items() if k != "error"},
+                )
+            )
+        raise AdapterInvalid("\n".join(lines), problems) from None
+
+
+class AdapterInvalid(ConfigError):
+    """An adapter file the schema refused: the English lines (the CLI), and each problem with
+    its pydantic type or rule code, which the window words in the operator's language."""
+
+    def __init__(self, message: str, problems: list[ConfigProblem]) -> None:
+        super().__init__(message)
+        self.problems = problems
 
 
 def load_adapter(

@@ -15,6 +15,8 @@ import asyncio
 import contextlib
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +70,15 @@ def parse_line(line: str, item: str) -> DownloadProgress:
     return DownloadProgress(item, None, None, line)
 
 
+def no_console_window() -> int:
+    """Windows: the installer is a console program (node.exe); started from the windowed app it
+    would open a blank console window, and closing that window kills the download. None is made.
+    Elsewhere 0, the only value POSIX accepts."""
+    if sys.platform == "win32":
+        return subprocess.CREATE_NO_WINDOW
+    return 0
+
+
 async def download_chromium(
     on_progress: Callable[[DownloadProgress], None],
     *,
@@ -87,6 +98,7 @@ async def download_chromium(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         env=driver_env(target),
+        creationflags=no_console_window(),
     )
     assert proc.stdout is not None
     tail: list[str] = []

@@ -8,6 +8,16 @@ process on the profile is killed with its tree — found by the profile folder o
 line, so also when the browser's PID was never learnt — and the driver gets
 :data:`DRIVER_STOP_S` to stop before its process is killed too. A launch that fails stops the
 driver it started.
+
+A browser window the operator did not ask for never takes the screen or the keyboard (issue 26):
+shown (``[browser] headless = false``), a web account's browser opens minimised — Chromium's
+``--start-minimized`` where the platform honours it, and the DevTools protocol's
+``Browser.setWindowBounds`` (``windowState: minimized``) right after the launch, before any page
+loads — and sized to fit the screen (:func:`set_screen`: the app's screen; the page takes the
+window's size instead of a fixed 1280×900 viewport, which made a 1288×1031 window on a 768-pixel
+screen). Playwright's own launch flags keep a minimised page running at full speed
+(no background throttling). Only a window the operator asked for — *Log in*, ``sites probe
+--show`` — opens ``foreground``: normal and brought to the front.
 """
 
 from __future__ import annotations
@@ -35,7 +45,24 @@ KILL_GRACE_S = 1.0  # SIGTERM, then this long, then SIGKILL
 # The longest a close can take: graceful close, the wait for its processes, the kill.
 CLOSE_BOUND_S = CLOSE_GRACE_S * 2 + KILL_GRACE_S * 2
 LAUNCH_ARGS = ("--no-first-run", "--no-default-browser-check", "--disable-sync")
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT = {"width": 1280, "height": 900}  # headless pages (no window to size them)
+WINDOW_MAX = (1280, 900)  # a shown browser window at most, and at most this share of the screen:
+SCREEN_SHARE = 0.9
+_screen: list[tuple[int, int]] = []  # the available screen area the app told us (set_screen)
+
+
+def set_screen(width: int, height: int) -> None:
+    """The screen area a browser window must fit in (the app tells it from Qt's screen)."""
+    _screen[:] = [(width, height)]
+
+
+def window_size() -> tuple[int, int]:
+    """The outer size of a shown browser window: within the screen, at most WINDOW_MAX."""
+    width, height = _screen[0] if _screen else (1366, 728)  # else: the smallest laptop's
+    return (
+        min(WINDOW_MAX[0], int(width * SCREEN_SHARE)),
+        min(WINDOW_MAX[1], int(height * SCREEN_SHARE)),
+    )
 
 
 def prepare_profile(profile: Path) -> None:
@@ -45,18 +72,70 @@ def prepare_profile(profile: Path) -> None:
 
 
 async def launch_profile(
-    pw: Playwright, profile: Path, choice: BrowserChoice, *, headless: bool
+    pw: Playwright,
+    profile: Path,
+    choice: BrowserChoice,
+    *,
+    headless: bool,
+    foreground: bool = False,
 ) -> BrowserContext:
-    """The profile's browser, launched on ``pw`` (a persistent context)."""
+    """The profile's browser, launched on ``pw`` (a persistent context). Shown, it opens
+    minimised within the screen, unless ``foreground`` (the operator asked to see it)."""
     prepare_profile(profile)
-    return await pw.chromium.launch_persistent_context(
+    args = list(LAUNCH_ARGS)
+    if headless:
+        return await pw.chromium.launch_persistent_context(
+            user_data_dir=str(profile),
+            executable_path=choice.executable_path,
+            channel=choice.channel,
+            headless=True,
+            viewport=VIEWPORT,  # type: ignore[arg-type]
+            args=args,
+        )
+    width, height = window_size()
+    args.append(f"--window-size={width},{height}")
+    if not foreground:
+        args.append("--start-minimized")
+    context = await pw.chromium.launch_persistent_context(
         user_data_dir=str(profile),
         executable_path=choice.executable_path,
         channel=choice.channel,
-        headless=headless,
-        viewport=VIEWPORT,  # type: ignore[arg-type]
-        args=list(LAUNCH_ARGS),
+        headless=False,
+        no_viewport=True,  # the page takes the window's size, which fits the screen
+        args=args,
     )
+    try:
+        await place_window(context, foreground=foreground)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await context.close()
+        raise
+    return context
+
+
+async def place_window(context: BrowserContext, *, foreground: bool) -> str | None:
+    """Minimise the browser's window (or, ``foreground``, bring it to the front); returns the
+    window's state as the browser reports it (None where it cannot say)."""
+    page = context.pages[0] if context.pages else await context.new_page()
+    if foreground:
+        await page.bring_to_front()
+    try:
+        cdp = await context.new_cdp_session(page)
+        try:
+            window = await cdp.send("Browser.getWindowForTarget")
+            if not foreground:
+                await cdp.send(
+                    "Browser.setWindowBounds",
+                    {"windowId": window["windowId"], "bounds": {"windowState": "minimized"}},
+                )
+            bounds = await cdp.send("Browser.getWindowBounds", {"windowId": window["windowId"]})
+            return str(bounds["bounds"].get("windowState"))
+        finally:
+            with contextlib.suppress(Exception):
+                await cdp.detach()
+    except Exception as exc:  # a browser without the protocol's window domain: it stays shown
+        log.warning("could not minimise the browser window of %s: %s", context, exc)
+        return None
 
 
 async def close_profile(
@@ -122,14 +201,16 @@ async def stop_driver(manager: Any, pw: Playwright | None) -> None:
 
 @contextlib.asynccontextmanager
 async def open_profile(
-    profile: Path, choice: BrowserChoice, *, headless: bool
+    profile: Path, choice: BrowserChoice, *, headless: bool, foreground: bool = False
 ) -> AsyncIterator[BrowserContext]:
     """A driver and the profile's browser for one job (signing in, a check, a probe); both
-    are gone when it ends, however it ends."""
+    are gone when it ends, however it ends. ``foreground``: see :func:`launch_profile`."""
     manager, pw = await start_driver()
     try:
         try:
-            context = await launch_profile(pw, profile, choice, headless=headless)
+            context = await launch_profile(
+                pw, profile, choice, headless=headless, foreground=foreground
+            )
         except BaseException:  # a browser that started and then failed is not left running
             await asyncio.shield(asyncio.to_thread(kill_profile_processes, profile))
             raise

@@ -88,7 +88,7 @@ async def probe(
     """Open ``url`` in ``profile``; watch for ``watch_s`` seconds (send a message meanwhile with
     ``show=True`` to see the streaming request); list what an adapter could target."""
     streams: list[str] = []
-    async with open_profile(profile, choice, headless=not show) as context:
+    async with open_profile(profile, choice, headless=not show, foreground=show) as context:
         page = context.pages[0] if context.pages else await context.new_page()
         page.on(
             "response",

@@ -23,6 +23,8 @@ from typing import Any
 
 import psutil
 
+from media_assistant.providers.web.win_close import post_close
+
 USER_DATA_DIR = "--user-data-dir"
 _POLL_S = 0.05
 _DESCRIBE_MAX = 160
@@ -257,13 +259,16 @@ def _wait_gone(procs: Sequence[psutil.Process], timeout_s: float) -> list[psutil
 def stop_processes(
     procs: Iterable[psutil.Process], *, grace_s: float = 3.0, kill_wait_s: float = 2.0
 ) -> StopResult:
-    """Ask all of ``procs`` to exit at once (SIGTERM; on Windows TerminateProcess, which is
-    already final), wait up to ``grace_s``, kill what is left, wait up to ``kill_wait_s``."""
+    """Ask all of ``procs`` to exit at once (SIGTERM; on Windows WM_CLOSE to their windows
+    first, waiting up to ``grace_s``, since TerminateProcess is already final), wait up to
+    ``grace_s``, kill what is left, wait up to ``kill_wait_s``."""
     unique: dict[int, psutil.Process] = {}
     for proc in procs:
         if proc.pid != os.getpid():  # never ourselves, whatever a caller passes
             unique.setdefault(proc.pid, proc)
     targets = [p for p in unique.values() if is_alive(p)]
+    if post_close(p.pid for p in targets):  # Windows: cookies flushed, no "Restore pages?"
+        _wait_gone(targets, grace_s)
     for proc in targets:
         try:
             proc.terminate()

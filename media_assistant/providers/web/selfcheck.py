@@ -36,6 +36,7 @@ from typing import Any
 
 import psutil
 
+from media_assistant.core.files.held import unlink_file
 from media_assistant.providers.web.processes import (
     StopResult,
     create_time_of,
@@ -444,7 +445,9 @@ def _check_windows_lock(acct: _Account, ours_alive: bool) -> None:
     if ours_alive or not path.exists():
         return
     try:
-        path.unlink()
+        # Patient (about 2 s): a browser we just stopped releases it a moment after it is gone,
+        # and is not "another program" (issue 29 item 7).
+        unlink_file(path)
     except PermissionError:
         acct.add(
             FindingKind.FOREIGN_HOLDER,

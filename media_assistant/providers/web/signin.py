@@ -120,7 +120,8 @@ async def login_interactive(
     """A visible window on the site; returns once the page shows a composer and no login
     marker (signed in), or when the operator closes the window, or after ``timeout_s``.
     ``headless``: the same without a window (tests; a site that signs in by a link)."""
-    async with open_profile(profile, choice, headless=headless) as context:
+    # The one browser the operator asked to see: in front, not minimised.
+    async with open_profile(profile, choice, headless=headless, foreground=True) as context:
         closed = asyncio.Event()
         context.on("close", lambda _c: closed.set())
         page = context.pages[0] if context.pages else await context.new_page()

@@ -1,0 +1,261 @@
+"""B12 — the lanes measured: the figures of 100,000 tasks, off the loop (issue 31 item 1).
+
+A store is seeded with 100,000 finished tasks over one day (70 % API on 5 accounts, 30 % web on
+12 accounts; 5 % timeouts retried, 5 % deferrals) and their event lines, as the scheduler writes
+them (a ``started`` and an ending line per attempt): ~210,000 lines. Then the whole day's
+figures (``core/metrics/compute.py``: exact percentiles per lane, model, account, workstation;
+rates; busy share; quota; backlog) are computed on a database reader thread (``DbThreads.read``,
+as the window and the Prometheus endpoint do) while an asyncio loop ticks every 5 ms: the time
+to the figures (median of 5; also the reader thread's CPU time, which other processes' turns
+on a shared machine do not inflate) and the loop's worst lateness meanwhile. On SQLite and
+PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import insert
+
+from benchmarks.postgres_server import start_server
+from benchmarks.report import table, target, targets_table
+from media_assistant.core.metrics.compute import compute_figures
+from media_assistant.core.metrics.figures import Figures
+from media_assistant.core.store.db import open_engine, sqlite_url, write_tx
+from media_assistant.core.store.metrics_reads import MetricsReads
+from media_assistant.core.store.schema import AccountRow, SessionRow, TaskEventRow, TaskRow
+from media_assistant.core.store.threads import DbThreads
+
+T = TaskRow.__table__  # type: ignore[attr-defined]
+E = TaskEventRow.__table__  # type: ignore[attr-defined]
+A = AccountRow.__table__  # type: ignore[attr-defined]
+S = SessionRow.__table__  # type: ignore[attr-defined]
+
+TASKS = 100_000
+DAY_S = 86_400.0
+START = 1_780_000_000.0
+TARGET_MS = 200.0
+RUNS = 5
+
+
+def seed(url: str, n: int, *, start: float = START, day_s: float = DAY_S) -> None:
+    rng = random.Random(31)
+    engine = open_engine(url)
+    tasks: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    for i in range(n):
+        api = rng.random() < 0.7
+        account = f"api-{i % 5}" if api else f"web-{i % 12}"
+        created = start + day_s * i / n
+        started = created + rng.expovariate(1 / 30)
+        run = rng.lognormvariate(2.5 if api else 4.0, 0.6)
+        lane = "api" if api else "web"
+        fate = rng.random()
+        if fate < 0.05:  # a timeout, retried
+            events += [
+                _event(i, started, "started", lane, account),
+                _event(i, started + 120, "retry_scheduled", lane, account, "timeout"),
+            ]
+            started += 125
+        elif fate < 0.10:  # a deferral
+            events += [
+                _event(i, started, "started", lane, account),
+                _event(i, started + 1, "deferred", lane, account, "rate_limited"),
+            ]
+            started += 60
+        finished = started + run
+        events += [
+            _event(i, started, "started", lane, account),
+            _event(i, finished, "succeeded", lane, account),
+        ]
+        tasks.append(
+            {
+                "task_id": f"t{i:06d}",
+                "seq": i,
+                "batch_id": f"b{i // 1000}",
+                "model": "api-model" if api else "web-model",
+                "model_kind": lane,
+                "account_id": account,
+                "workstation": f"pc-{i % 3}",
+                "prompt": "p",
+                "state": "success",
+                "created_at": created,
+                "started_at": started,
+                "finished_at": finished,
+                "usage_json": json.dumps({"total_tokens": 800}) if api else None,
+            }
+        )
+    events.sort(key=lambda e: e["at"])
+    accounts = [
+        {
+            "account_id": f"api-{k}",
+            "kind": "api",
+            "updated_at": 0.0,
+            "limit_concurrency": 5,
+            "limit_rpm": 60,
+            "limit_tpm": 100_000,
+        }
+        for k in range(5)
+    ] + [
+        {
+            "account_id": f"web-{k}",
+            "kind": "web",
+            "updated_at": 0.0,
+            "limit_concurrency": None,
+            "limit_rpm": None,
+            "limit_tpm": None,
+        }
+        for k in range(12)
+    ]
+    with write_tx(engine) as conn:
+        for k in range(0, len(tasks), 5000):
+            conn.execute(insert(T), tasks[k : k + 5000])
+        for k in range(0, len(events), 10000):
+            conn.execute(insert(E), events[k : k + 10000])
+        conn.execute(insert(A), accounts)
+        conn.execute(
+            insert(S).values(
+                session_id="s", pid=1, host="h", started_at=start, heartbeat_at=start + day_s * 2
+            )
+        )
+    engine.dispose()
+
+
+def _event(
+    i: int, at: float, code: str, lane: str, account: str, kind: str | None = None
+) -> dict[str, Any]:
+    return {
+        "task_id": f"t{i:06d}",
+        "at": at,
+        "kind": "state",
+        "lane": lane,
+        "account_id": account,
+        "attempt": 1,
+        "message": code,
+        "origin": None,
+        "code": code,
+        "params_json": json.dumps({"error_kind": kind}) if kind else None,
+    }
+
+
+def _timed(reads: MetricsReads, since: float, until: float) -> tuple[Figures, float]:
+    """The figures and the CPU time the reader thread spent on them (the machine is shared:
+    the wall time counts the other processes' turns too)."""
+    began = time.thread_time()
+    figures = compute_figures(reads, since, until)
+    return figures, time.thread_time() - began
+
+
+async def _measure(url: str) -> dict[str, Any]:
+    engine = open_engine(url)
+    reads = MetricsReads(engine)
+    db = DbThreads()
+    lag: list[float] = []
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        while not stop.is_set():
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            lag.append(time.perf_counter() - before - 0.005)
+
+    tick = asyncio.create_task(ticker())
+    took: list[float] = []
+    cpu: list[float] = []
+    try:
+        await db.read(compute_figures, reads, START, START + DAY_S * 1.01)  # warm the cache
+        for _ in range(RUNS):
+            began = time.perf_counter()
+            figures, spent = await db.read(_timed, reads, START, START + DAY_S * 1.01)
+            took.append(time.perf_counter() - began)
+            cpu.append(spent)
+        busy_lag = list(lag)
+        lag.clear()
+        await asyncio.sleep(1.0)  # the loop's lateness with nothing computing, to compare
+        idle_lag = list(lag)
+    finally:
+        stop.set()
+        await tick
+        db.close()
+        engine.dispose()
+    finished = sum(f.finished for f in figures.lanes.values())
+    return {
+        "tasks": finished,
+        "median_ms": statistics.median(took) * 1000,
+        "max_ms": max(took) * 1000,
+        "cpu_ms": statistics.median(cpu) * 1000,
+        "loop_lag_max_ms": max(busy_lag) * 1000,
+        "loop_lag_idle_max_ms": max(idle_lag) * 1000,
+        "api_p90_total_s": figures.lanes["api"].total.p90,
+    }
+
+
+def run(quick: bool) -> dict[str, Any]:
+    n = 10_000 if quick else TASKS
+    results: dict[str, Any] = {"tasks": n}
+    with tempfile.TemporaryDirectory() as tmp:
+        url = sqlite_url(Path(tmp) / "metrics.db")
+        seed(url, n)
+        results["sqlite"] = asyncio.run(_measure(url))
+    server = start_server()
+    if server is not None:
+        try:
+            url = server.new_database("b10")
+            seed(url, n)
+            results["postgresql"] = asyncio.run(_measure(url))
+        finally:
+            server.destroy()
+    results["targets"] = [
+        target(
+            f"figures of {n:,} tasks ({engine})",
+            f"≤ {TARGET_MS:.0f} ms",
+            results[engine]["median_ms"],
+            results[engine]["median_ms"] <= TARGET_MS,
+        )
+        for engine in ("sqlite", "postgresql")
+        if engine in results
+    ]
+    return results
+
+
+def markdown(result: dict[str, Any]) -> str:
+    rows = [
+        [
+            engine,
+            f"{result[engine]['tasks']:,}",
+            f"{result[engine]['median_ms']:.0f} ms",
+            f"{result[engine]['max_ms']:.0f} ms",
+            f"{result[engine]['cpu_ms']:.0f} ms",
+            f"{result[engine]['loop_lag_max_ms']:.1f} ms",
+            f"{result[engine]['loop_lag_idle_max_ms']:.1f} ms",
+        ]
+        for engine in ("sqlite", "postgresql")
+        if engine in result
+    ]
+    return (
+        "## B12 — the lanes measured: a day's figures of 100,000 tasks\n\n"
+        + (__doc__ or "").split("\n\n", 1)[1].strip()
+        + "\n\n"
+        + table(
+            [
+                "engine",
+                "tasks in the window",
+                f"figures (median of {RUNS})",
+                "slowest",
+                "CPU time of the reader thread (median)",
+                "loop lateness while computing (max)",
+                "loop lateness idle (max)",
+            ],
+            rows,
+        )
+        + "\n\n"
+        + targets_table(result["targets"])
+        + "\n"
+    )
