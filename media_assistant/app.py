@@ -30,6 +30,10 @@ from media_assistant.core.model.errors import (
 )
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMessageBox
+
+    from media_assistant.core.store.sessions import WorkstationNameTaken
+    from media_assistant.gui.window.main_window import MainWindow
     from media_assistant.services import Services
 
 FIRST_PAINT_WAIT_S = 2.0  # the scheduler starts once the window is drawn, or after this
@@ -330,8 +334,15 @@ async def _amain(
     with contextlib.suppress(TimeoutError):  # a window that starts minimised is not drawn
         await asyncio.wait_for(painted, FIRST_PAINT_WAIT_S)
     await window.start_notices()  # batch ended, account needs you, disk low; webhooks
+    from media_assistant.core.store.sessions import WorkstationNameTaken
+
     try:
         await scheduler.start()
+    except WorkstationNameTaken as exc:
+        # Another PC (or data folder) runs under this name: said in the window, where the name
+        # is set, and nothing runs here; the window stays for the operator to rename and restart.
+        log.error("[scheduler] %s", exc)
+        say_workstation_name_taken(window, exc)
     finally:
         window.release_history()
     log.info("Media Assistant %s started on %s", __version__, services.paths.data_dir)
@@ -363,6 +374,34 @@ async def _amain(
     window.deleteLater()
     app.quit()
     return 0
+
+
+def say_workstation_name_taken(window: MainWindow, exc: WorkstationNameTaken) -> QMessageBox:
+    """The window says that this workstation's name is another's (issue 27 item 1), without
+    blocking the loop, and opens the set-up window, whose Team database page sets the name."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(
+        QMessageBox.Icon.Critical,
+        QCoreApplication.translate("App", "Media Assistant"),
+        QCoreApplication.translate(
+            "App",
+            "The workstation name %1 is in use by Media Assistant on host %2 (this PC is %3): "
+            "two PCs, or two data folders, cannot share a name. No task runs here.\n\n"
+            "Give this PC a name of its own on the Team database page of the set-up window, "
+            "then restart.",
+        )
+        .replace("%1", exc.name)
+        .replace("%2", exc.other_host)
+        .replace("%3", exc.this_host),
+        QMessageBox.StandardButton.Ok,
+        window,
+    )
+    box.setModal(False)
+    box.show()
+    window.open_setup()
+    return box
 
 
 def exit_within(seconds: float, code: int) -> None:

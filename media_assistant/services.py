@@ -151,6 +151,7 @@ class Services:
             self.clock,
             provider_factory,
             profile_dir=self.paths.profile,
+            data_dir=self.paths.data_dir,
         )
 
     def bind_loop(self) -> None:

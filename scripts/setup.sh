@@ -12,7 +12,8 @@ APT_PACKAGES=(chromium xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 l
               postgresql   # the tests start their own PostgreSQL server for team mode
               openbox xdotool  # a window manager on Xvfb: a browser must not take the focus
               prometheus  # a real Prometheus scrapes `media-assistant metrics` in one test
-              tinyproxy dante-server)  # the tests' own HTTP and SOCKS5 proxies (account proxies)
+              tinyproxy dante-server  # the tests' own HTTP and SOCKS5 proxies (account proxies)
+              faketime)  # libfaketime: a workstation's wall clock stepped mid-run (team tests)
 
 missing=()
 echo "setup: checking system packages"

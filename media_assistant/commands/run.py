@@ -314,13 +314,19 @@ def _store_gone(
     services: Services, scheduler: Scheduler, progress: Progress, db_wait_s: float
 ) -> int:
     """The one line of a run that gave up on an unreachable team database (exit 8)."""
-    disk = scheduler.disk
+    disk, held = scheduler.disk, scheduler.held
     saved = (
         f"; {disk.spilled} answer(s) received meanwhile were saved beside the store "
         f"({disk.reserve.path if disk.reserve else '?'}): the next run writes them"
         if disk.spilled_pending and disk.spilled
         else ""
     )
+    kept = held.outcomes() if held is not None else []
+    if held is not None and kept:  # team mode: on this PC's disk (core/disk/held.py)
+        saved += (
+            f"; {len(kept)} outcome(s) received meanwhile are kept in {held.folder}: the next "
+            "run writes them, with no attempt used"
+        )
     states = progress.states()
     print(
         f"error: the team database {redacted(services.store_url or '')} could not be reached "

@@ -29,9 +29,21 @@ class ChatFault(StrEnum):
     PAGE_BUSY = "page_busy"  # 200, a "服务器繁忙 / Server busy" banner and no composer
     PAGE_RATE_LIMITED = "page_rate_limited"  # 429 + Retry-After: 2, "请求过于频繁" and no composer
     SLOW_RENDER = "slow_render"  # 200; the composer shows only after ChatSiteConfig.slow_render_s
+    # A CDN's or gateway's own error page instead of the chat (issue 27 item 8): no composer,
+    # nothing of the site's page at all
+    PAGE_FORBIDDEN = "page_forbidden"  # 403 "Access denied" from the CDN
+    PAGE_BAD_GATEWAY = "page_bad_gateway"  # 502 "Bad gateway" from the gateway
 
 
-PAGE_FAULTS = frozenset({ChatFault.PAGE_BUSY, ChatFault.PAGE_RATE_LIMITED, ChatFault.SLOW_RENDER})
+PAGE_FAULTS = frozenset(
+    {
+        ChatFault.PAGE_BUSY,
+        ChatFault.PAGE_RATE_LIMITED,
+        ChatFault.SLOW_RENDER,
+        ChatFault.PAGE_FORBIDDEN,
+        ChatFault.PAGE_BAD_GATEWAY,
+    }
+)
 
 
 @dataclass(slots=True)

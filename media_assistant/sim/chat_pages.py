@@ -67,6 +67,13 @@ def chat_page(state: dict[str, Any]) -> str:
     return _template("chat_page.html").replace("__INITIAL_STATE__", payload)
 
 
+# What a CDN or gateway in front of the site serves instead of its page.
+_GATEWAY_PAGES = {
+    ChatFault.PAGE_FORBIDDEN: (403, "Access denied"),
+    ChatFault.PAGE_BAD_GATEWAY: (502, "Bad gateway"),
+}
+
+
 def _html(text: str, status: int = 200) -> web.Response:
     return web.Response(text=text, status=status, content_type="text/html", headers=_HEADERS)
 
@@ -169,6 +176,9 @@ class ChatPages:
         if conversation_id is not None and conversation is None:
             return _html(_NOT_FOUND, status=404)
         fault = self._faults.take(user, page=True)
+        if fault in _GATEWAY_PAGES:
+            status, text = _GATEWAY_PAGES[fault]
+            return _html(f"<html><body><h1>{status} {text}</h1><hr>cdn-edge</body></html>", status)
         state = {
             "user": user,
             "conversation_id": conversation.id if conversation else None,

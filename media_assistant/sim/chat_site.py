@@ -69,7 +69,9 @@ a page to a generation still running.
 
 Page-load faults (``page_busy``: a busy banner and no composer; ``page_rate_limited``: 429 with
 ``Retry-After: 2``, a "too many requests" banner and no composer; ``slow_render``: the composer
-shows only after ``slow_render_s``) act on the user's next ``GET /chat`` instead of a completion.
+shows only after ``slow_render_s``; ``page_forbidden``, ``page_bad_gateway``: a CDN's 403 or a
+gateway's 502 page, nothing of the chat) act on the user's next ``GET /chat`` instead of a
+completion.
 
 Site updates (issue 21; ``ChatSiteConfig.breakage``, or ``break_page`` / ``POST /_sim/break``
 ``{"breakage"}`` while the site runs, from the next page load on): ``composer_renamed`` (the

@@ -499,6 +499,14 @@ Switch to its window, or close it first.</translation>
         <translation>Shutting down: running tasks go back to the queue…</translation>
     </message>
     <message>
+        <source>The workstation name %1 is in use by Media Assistant on host %2 (this PC is %3): two PCs, or two data folders, cannot share a name. No task runs here.
+
+Give this PC a name of its own on the Team database page of the set-up window, then restart.</source>
+        <translation>The workstation name %1 is in use by Media Assistant on host %2 (this PC is %3): two PCs, or two data folders, cannot share a name. No task runs here.
+
+Give this PC a name of its own on the Team database page of the set-up window, then restart.</translation>
+    </message>
+    <message>
         <source>Something went wrong inside the app; your tasks are safe and work goes on. If it happens again, send a support bundle (Help menu). The details are in the log: %1</source>
         <translation>Something went wrong inside the app; your tasks are safe and work goes on. If it happens again, send a support bundle (Help menu). The details are in the log: %1</translation>
     </message>
@@ -1474,6 +1482,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Back in the queue: the app was closed (no attempt used)</source>
         <translation>Back in the queue: the app was closed (no attempt used)</translation>
+    </message>
+    <message>
+        <source>Back in the queue: the team database could not be reached for %1 (no attempt used)</source>
+        <translation>Back in the queue: the team database could not be reached for %1 (no attempt used)</translation>
+    </message>
+    <message>
+        <source>Answer held %1 while the team database was unreachable</source>
+        <translation>Answer held %1 while the team database was unreachable</translation>
     </message>
     <message>
         <source>Back in the queue: %1 was switched off as it took the task</source>

@@ -498,6 +498,14 @@ Switch to its window, or close it first.</source>
         <translation>正在退出：运行中的任务将放回队列…</translation>
     </message>
     <message>
+        <source>The workstation name %1 is in use by Media Assistant on host %2 (this PC is %3): two PCs, or two data folders, cannot share a name. No task runs here.
+
+Give this PC a name of its own on the Team database page of the set-up window, then restart.</source>
+        <translation>工作站名称 %1 正被主机 %2 上的 AI 智能媒体助理使用（本机是 %3）：两台电脑或两个数据文件夹不能共用一个名称。本机不会运行任何任务。
+
+请在设置窗口的“团队数据库”页为本机另起一个名称，然后重新启动。</translation>
+    </message>
+    <message>
         <source>Something went wrong inside the app; your tasks are safe and work goes on. If it happens again, send a support bundle (Help menu). The details are in the log: %1</source>
         <translation>程序内部出了点问题；任务都安全，工作会继续。如果再次出现，请生成支持包（“帮助”菜单）发给技术支持。详细信息在日志中：%1</translation>
     </message>
@@ -1470,6 +1478,14 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Back in the queue: the app was closed (no attempt used)</source>
         <translation>应用已关闭，任务回到队列（不计尝试次数）</translation>
+    </message>
+    <message>
+        <source>Back in the queue: the team database could not be reached for %1 (no attempt used)</source>
+        <translation>团队数据库连续 %1 无法连接，任务已回到队列（不计尝试次数）</translation>
+    </message>
+    <message>
+        <source>Answer held %1 while the team database was unreachable</source>
+        <translation>团队数据库无法连接，回答在本机暂存了 %1</translation>
     </message>
     <message>
         <source>Back in the queue: %1 was switched off as it took the task</source>

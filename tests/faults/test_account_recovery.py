@@ -289,7 +289,13 @@ def events_of(db: Path, task_id: str) -> str:
 
 @pytest.mark.parametrize(
     ("fault", "said"),
-    [("page_busy", "site_busy: the site says: 服务器繁忙"), ("page_rate_limited", "HTTP 429")],
+    [
+        ("page_busy", "site_busy: the site says: 服务器繁忙"),
+        ("page_rate_limited", "HTTP 429"),
+        # A CDN's or gateway's error page (issue 27 item 8), twice: not a changed site
+        ("page_forbidden", "HTTP 403"),
+        ("page_bad_gateway", "HTTP 502"),
+    ],
 )
 @pytest.mark.chromium
 def test_a_busy_or_rate_limited_page_on_load_is_deferred_not_bad_config(
@@ -306,7 +312,8 @@ def test_a_busy_or_rate_limited_page_on_load_is_deferred_not_bad_config(
         pytest.skip("needs Debian's chromium")
     data = tmp_path / "data"
     web_config(data, chat_sim, adapter_file(tmp_path / "sim.toml", page_load_s=10))
-    chat_sim.inject(fault, user="web-1")
+    gateway = fault in ("page_forbidden", "page_bad_gateway")
+    chat_sim.inject(fault, count=2 if gateway else 1, user="web-1")
     batch = write_csv(tmp_path / "b.csv", [{"task_id": "t1", "prompt": "hi", "model": "chat"}])
     op = operator_factory(data)
     result = op("run", str(batch))
@@ -319,6 +326,8 @@ def test_a_busy_or_rate_limited_page_on_load_is_deferred_not_bad_config(
     assert "bad_config" not in log
     if fault == "page_rate_limited":
         assert "account pauses 2.0 s" in log  # the page's Retry-After
+    if gateway:
+        assert "is unavailable, not changed" in log and "site_changed" not in log
     assert account_row(db, "web-1")["problem"] == ""
 
 

@@ -71,10 +71,12 @@ async def harness_factory(tmp_path: Path) -> AsyncIterator[Callable[..., Harness
     def make(
         web_latency: tuple[float, float] = (31, 370),
         api_latency: tuple[float, float] = (8, 20),
+        url: str | None = None,
         **config_kwargs: Any,
     ) -> Harness:
+        """``url``: the store (default: a SQLite file in the test's folder)."""
         clock = ScaledClock(SPEED)
-        engine = open_engine(sqlite_url(tmp_path / "ma.db"))
+        engine = open_engine(url or sqlite_url(tmp_path / "ma.db"))
         h = Harness(
             Store(engine, clock),
             clock,

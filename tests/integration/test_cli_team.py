@@ -266,6 +266,12 @@ def test_targets_that_cannot_be_used_are_named_in_one_line(tmp_path: Path) -> No
     pc_a = workstation(tmp_path / "pc-a", "pc-a", ("web-1",))
     cases = {
         "postgresql://ma:hunter2-secret@db.local/media": (2, "holds a password"),
+        # libpq reads a password from the query too (issue 27 item 9): refused the same way
+        "postgresql://ma@db.local/media?password=hunter2-secret": (2, "holds a password"),
+        "postgresql://ma@db.local/media?sslmode=require&PassWord=hunter2-secret": (
+            2,
+            "holds a password",
+        ),
         "mysql://ma:hunter2-secret@db.local/media": (2, "got mysql://…"),
         str(tmp_path / "no-such-folder" / "x.db"): (2, "does not exist"),
         str(pc_a / "media-assistant.db"): (2, "that is the store being copied"),

@@ -16,7 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from media_assistant.core.disk.full import DiskGuard
+from media_assistant.core.disk.held import HeldOutcomes
 from media_assistant.core.disk.reserve import Spill
+from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.store.facade import AsyncStore
 
 log = logging.getLogger("media_assistant.core.lanes.scheduler")
@@ -114,4 +116,81 @@ async def take_in_spill(disk: DiskGuard, store: AsyncStore) -> None:
         "[scheduler] took in what a run that stopped on a full disk saved: %d answer(s) "
         "written, its running tasks back in the queue",
         written,
+    )
+
+
+async def take_in_held(held: HeldOutcomes, store: AsyncStore) -> None:
+    """What a run kept on disk while the team database was away (core/disk/held.py): its answers
+    are written with the time they arrived, its stopped attempts go back with the attempt kept
+    — each fenced by its attempt and lease, so never twice: one for an attempt that was since
+    taken back and run again is dropped, and said. Then the rows of a session that was running
+    when the database went away (and never saw it back) return without using an attempt.
+    Called at start, before the orphans are recovered; each file goes once it is written."""
+    outcomes = await asyncio.to_thread(held.outcomes)
+    sessions = await asyncio.to_thread(held.sessions)
+    if not outcomes and not sessions:
+        return
+    written = dropped = 0
+    for o in outcomes:
+        c = o.claim
+        if o.kind == "answer" and o.result is not None:
+            r = o.result
+            ok = await store.finish_success(
+                c,
+                r.text,
+                reasoning=r.reasoning,
+                usage=r.usage,
+                plain=r.plain_text,
+                finished_at=o.held_at,
+            )
+            if ok:
+                await store.log_event(
+                    c.task_id,
+                    "state",
+                    "answer held while the team database was unreachable; written at the next "
+                    "start",
+                    lane=c.model_kind.value,
+                    account_id=c.account_id,
+                    attempt=c.attempt,
+                    code=EventCode.ANSWER_HELD,
+                    params={"seconds": round(store.clock.now() - o.held_at, 1)},
+                )
+        else:
+            ok = await store.requeue(
+                c,
+                not_before=None,
+                keep_attempt=True,
+                kind=None,
+                message=o.reason or "returned to the queue (attempt not used up)",
+                event_kind="state",
+                code=EventCode.RETURNED_OUTAGE,
+            )
+        if ok:
+            written += 1
+        else:
+            dropped += 1
+            log.warning(
+                "[scheduler] %s: the %s held for attempt %d is dropped: the task was taken back "
+                "and run again (or ended) meanwhile",
+                c.task_id,
+                "answer" if o.kind == "answer" else "return to the queue",
+                c.attempt,
+            )
+        await asyncio.to_thread(held.drop, c)
+    returned = 0
+    for why, owner_id in sessions:
+        returned += len(
+            await store.release_owned(
+                owner_id,
+                "its scheduler stopped while the team database could not be reached",
+            )
+        )
+        await asyncio.to_thread(held.drop_session, owner_id, why)
+    log.warning(
+        "[scheduler] took in what a run kept while the team database was away (%s): %d "
+        "outcome(s) written, %d dropped, %d running task(s) back in the queue",
+        held.folder,
+        written,
+        dropped,
+        returned,
     )

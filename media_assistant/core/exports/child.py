@@ -89,8 +89,14 @@ def export_in_child(
     control: JobControl,
     *,
     silence_limit_s: float = SILENCE_LIMIT_S,
+    password: str | None = None,
 ) -> int:
     """Export ``scope`` to ``path`` in a child process; returns the number of tasks written.
+
+    ``password``: the team database's, when the parent found it in the OS keyring (the URL
+    never holds one; issue 27 item 7: the child got the URL alone and could not connect). It
+    reaches the child with the rest of its arguments, pickled over the pipe ``spawn`` starts it
+    with — never on its command line, in its environment or in a file.
 
     Runs on the caller's (worker) thread and blocks it until the child answers: progress goes to
     ``control``; Cancel there cancels the child (:class:`JobCanceled`, nothing written), the
@@ -101,7 +107,7 @@ def export_in_child(
     ours, theirs = context.Pipe()
     child = context.Process(
         target=child_main,
-        args=(theirs, url, scope, str(path), fmt, headers),
+        args=(theirs, url, scope, str(path), fmt, headers, password),
         name="media-assistant-export",
         daemon=True,  # ended with the app if the app ends first
     )
@@ -229,7 +235,15 @@ class _PipeControl(JobControl):
         return self.cancel_requested.is_set()
 
 
-def child_main(pipe: Pipe, url: str, scope: Any, path: str, fmt: str | None, headers: Any) -> None:
+def child_main(
+    pipe: Pipe,
+    url: str,
+    scope: Any,
+    path: str,
+    fmt: str | None,
+    headers: Any,
+    password: str | None = None,
+) -> None:
     """The child process: open the store read-only, export, answer on the pipe."""
     _lower_priority()
     sender = _Sender(pipe)
@@ -242,7 +256,7 @@ def child_main(pipe: Pipe, url: str, scope: Any, path: str, fmt: str | None, hea
         from media_assistant.core.store import Store
         from media_assistant.core.store.db import open_engine
 
-        engine = open_engine(url, read_only=True)
+        engine = open_engine(url, read_only=True, password=password)
         control = _PipeControl(sender)
         count = export_scope(
             Store(engine, SystemClock()),

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from media_assistant.core.config.schema import AccountConfig
+from media_assistant.core.disk.held import HeldOutcome
 from media_assistant.core.lanes.quality_gate import reject_if_poor
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.model.clock import Clock, wait_event
@@ -107,7 +108,17 @@ class RunningAttempt:
     claim: Claim
     ctx: AttemptContext
     wake: asyncio.Event = field(default_factory=asyncio.Event)
-    interrupt: str | None = None  # "shutdown" | "lost"
+    # "shutdown" | "lost" | "outage" (the team database away past the dead threshold)
+    interrupt: str | None = None
+
+
+@dataclass
+class Pending:
+    """An outcome :meth:`AttemptRunner._persist` may have to hold through an outage."""
+
+    outcome: HeldOutcome
+    tries: int = 0
+    by_link: bool = False  # held while the team database was away
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +126,7 @@ class Outcome:
     result: GenerationResult | None = None
     error: ProviderError | None = None
     canceled: bool = False
-    interrupted: str | None = None  # shutdown | lost
+    interrupted: str | None = None  # shutdown | lost | outage
     # The success write and the claim that followed it in the same writer job (see run's
     # ``then_claim``); None when the outcome was written alone.
     handover: Handover | None = None
@@ -286,7 +297,7 @@ class AttemptRunner:
                     ra.claim.attempt,
                     ABANDON_AFTER_S,
                 )
-                if stopped_by in ("shutdown", "lost"):
+                if stopped_by in ("shutdown", "lost", "outage"):
                     return Outcome(interrupted=stopped_by)
                 if stopped_by == "cancel":
                     return Outcome(canceled=True)
@@ -296,7 +307,7 @@ class AttemptRunner:
         outcome = self._outcome_of(gen, log)
         if outcome.result is not None:
             return outcome  # the answer landed first: that is the true final state
-        if stopped_by in ("shutdown", "lost"):
+        if stopped_by in ("shutdown", "lost", "outage"):
             return Outcome(interrupted=stopped_by)
         if stopped_by == "cancel" or (outcome.canceled and ra.ctx.cancel_requested):
             return Outcome(canceled=True)
@@ -342,6 +353,9 @@ class AttemptRunner:
         """Write the attempt's outcome; an answer's write may be followed by a claim
         (``then_claim``, see :meth:`run`), whose result is returned."""
         claim, store = ra.claim, self.rt.store
+        # The answer's time is when it arrived, not when the database took it (issue 26 item 4:
+        # an answer held through an outage showed the outage in its duration and its lane's ETA).
+        arrived = self.rt.clock.now()
         if outcome.interrupted == "lost":
             log.warning(
                 "%s: attempt %d lost its row; its result is dropped", claim.task_id, claim.attempt
@@ -352,14 +366,22 @@ class AttemptRunner:
             if await reject_if_poor(self.rt, claim, r, log, self._persist):
                 return None  # the model's quality gate sent it back (core/lanes/quality_gate.py)
             handover: Handover | None = None
+            hold = Pending(HeldOutcome("answer", claim, arrived, r))
 
             async def write() -> bool:
                 nonlocal handover
-                # Asked at each try: a retried write (a busy database) decides afresh.
-                then = then_claim() if then_claim is not None else None
+                # Asked at each try: a retried write (a busy database) decides afresh. A held
+                # answer is written alone, with the time it arrived.
+                then = then_claim() if then_claim is not None and not hold.tries else None
+                hold.tries += 1
                 if then is None:
                     return await store.finish_success(
-                        claim, r.text, reasoning=r.reasoning, usage=r.usage, plain=r.plain_text
+                        claim,
+                        r.text,
+                        reasoning=r.reasoning,
+                        usage=r.usage,
+                        plain=r.plain_text,
+                        finished_at=arrived,
                     )
                 handover = await store.finish_success_then_claim(
                     claim,
@@ -371,8 +393,16 @@ class AttemptRunner:
                 )
                 return handover.finished
 
-            ok = await self._persist(write, answer=(claim, r))
-            took = round(self.rt.clock.now() - claim.started_at, 1)
+            ok = await self._persist(write, hold=hold)
+            took = round(arrived - claim.started_at, 1)
+            if ok and hold.by_link:
+                held_s = round(self.rt.clock.now() - arrived, 1)
+                ra.ctx.log(
+                    f"answer held {held_s:.0f} s while the team database was unreachable",
+                    kind="state",
+                    code=EventCode.ANSWER_HELD,
+                    params={"seconds": held_s},
+                )
             self._report(
                 ok,
                 log,
@@ -382,17 +412,50 @@ class AttemptRunner:
                 params={"chars": len(r.text), "seconds": took},
             )
             return handover
-        if outcome.interrupted == "shutdown":
+        if outcome.interrupted == "outage":
+            # Issue 27 item 3: the database was away past the dead threshold; the attempt is
+            # not the task's to pay for. Fenced like every write: if another workstation took
+            # the row back meanwhile, this is dropped; kept on disk until it is written.
+            away = round(self.rt.link.down_for())
+            message = (
+                f"returned to the queue: the team database could not be reached for {away} s "
+                "(attempt not used up)"
+            )
             ok = await self._persist(
                 lambda: store.requeue(
                     claim,
                     not_before=None,
                     keep_attempt=True,
                     kind=None,
-                    message="returned to the queue at shutdown (attempt not used up)",
+                    message=message,
+                    event_kind="state",
+                    code=EventCode.RETURNED_OUTAGE,
+                    params={"seconds": away},
+                ),
+                hold=Pending(HeldOutcome("returned", claim, arrived, reason=message)),
+            )
+            self._report(
+                ok,
+                log,
+                claim,
+                message,
+                code=EventCode.RETURNED_OUTAGE,
+                params={"seconds": away},
+            )
+            return None
+        if outcome.interrupted == "shutdown":
+            message = "returned to the queue at shutdown (attempt not used up)"
+            ok = await self._persist(
+                lambda: store.requeue(
+                    claim,
+                    not_before=None,
+                    keep_attempt=True,
+                    kind=None,
+                    message=message,
                     event_kind="state",
                     code=EventCode.RETURNED_SHUTDOWN,
-                )
+                ),
+                hold=Pending(HeldOutcome("returned", claim, arrived, reason=message)),
             )
             returned = "returned to the queue at shutdown"
             self._report(ok, log, claim, returned, code=EventCode.RETURNED_SHUTDOWN)
@@ -524,10 +587,7 @@ class AttemptRunner:
             )
 
     async def _persist(
-        self,
-        write: Callable[[], Awaitable[T]],
-        *,
-        answer: tuple[Claim, GenerationResult] | None = None,
+        self, write: Callable[[], Awaitable[T]], *, hold: Pending | None = None
     ) -> T:
         """Run a store write; while the database is locked by another process (a long import,
         a backup), wait and try again instead of losing the outcome of a finished attempt.
@@ -536,11 +596,21 @@ class AttemptRunner:
         — until the disk guard sees space again, with no time limit: an answer received is
         never requested twice. At a shutdown it gets one last try; an answer that still cannot be
         written is handed to the disk guard (``answer``), which keeps it in its reserve for the
-        scheduler's last writes or the next start (core/disk/full.py)."""
+        scheduler's last writes or the next start (core/disk/full.py).
+
+        While the team database is away, ``hold``'s outcome is also written to this
+        workstation's disk (core/disk/held.py) before the wait: a kill or a power cut loses
+        nothing, the next start writes it (fenced). Removed once written or fenced out."""
         deadline = time.monotonic() + PERSIST_FOR_S
         delay = 0.25
         disk, held, last_try, written = self.rt.disk, False, False, False
         link, link_held = self.rt.link, False
+        journal, kept = self.rt.held, False
+        answer = (
+            (hold.outcome.claim, hold.outcome.result)
+            if hold is not None and hold.outcome.result is not None
+            else None
+        )
         try:
             while True:
                 try:
@@ -554,8 +624,13 @@ class AttemptRunner:
                         if not link_held:
                             link_held = True
                             link.hold()
+                            if hold is not None:
+                                hold.by_link = True
+                                if journal is not None:
+                                    await asyncio.to_thread(journal.keep, hold.outcome)
+                                    kept = True
                         if last_try:
-                            if answer is not None:
+                            if answer is not None and not kept:
                                 disk.unwritten.append(answer)
                             raise
                         if not await link.wait(self.rt.stopping):
@@ -584,6 +659,9 @@ class AttemptRunner:
                 disk.unhold(written=written)
             if link_held:
                 link.unhold()
+            if kept and written and journal is not None and hold is not None:
+                # In the database now, or fenced out (an attempt since run again): never twice.
+                await asyncio.to_thread(journal.drop, hold.outcome.claim)
 
     async def _account_effect(
         self, error: ProviderError, account: AccountConfig, log: LaneLog

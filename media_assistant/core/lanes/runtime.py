@@ -12,6 +12,7 @@ from typing import Any
 
 from media_assistant.core.config.schema import AppConfig
 from media_assistant.core.disk.full import DiskGuard
+from media_assistant.core.disk.held import HeldOutcomes
 from media_assistant.core.model.accounts import AccountStatus, ApiLimits
 from media_assistant.core.model.clock import Clock, SystemClock
 from media_assistant.core.model.states import AccountProblem, ModelKind
@@ -176,6 +177,9 @@ class Runtime:
     # The team database (core/store/link.py): while it does not answer no claim is made and
     # finished answers are held. The default never goes down (a SQLite file).
     link: StoreLink = field(default_factory=lambda: StoreLink(clock=SystemClock()))
+    # Outcomes held while the team database is away, kept on disk (core/disk/held.py); None
+    # without a data dir (tests that build a runtime by hand).
+    held: HeldOutcomes | None = None
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro, name=name)

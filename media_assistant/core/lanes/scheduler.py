@@ -16,11 +16,13 @@ from pathlib import Path
 
 from media_assistant import __version__
 from media_assistant.core.config.schema import AppConfig
-from media_assistant.core.config.team import workstation_name
+from media_assistant.core.config.team import unauthenticated_server, workstation_name
 from media_assistant.core.disk.full import DiskGuard
+from media_assistant.core.disk.held import HeldOutcomes
 from media_assistant.core.disk.last_writes import (
     last_write,
     last_writes_beside_the_store,
+    take_in_held,
     take_in_spill,
 )
 from media_assistant.core.disk.reserve import DiskReserve
@@ -88,7 +90,10 @@ class Scheduler:
         seed: int | None = None,
         tick_s: float = 0.5,
         idle_poll_s: float = 1.0,
+        data_dir: Path | None = None,
     ) -> None:
+        """``data_dir``: this workstation's data dir (team mode: where outcomes held through an
+        outage are kept, core/disk/held.py); the SQLite store's folder when not given."""
         self.config = config
         self.store = store
         self.clock = clock
@@ -101,6 +106,7 @@ class Scheduler:
         # Whether the team database answers (core/store/link.py); a SQLite file always does.
         self.link = StoreLink(clock=clock, bus=store.bus, probe=self._probe_store)
         self.link.on_back = self._store_back
+        self.link.on_down = self._store_down
         self._profile_dir = profile_dir
         self._seed = seed
         self.tick_s = tick_s
@@ -117,6 +123,8 @@ class Scheduler:
         self._clock_checked = float("-inf")
         self.live = LiveAccounts(self)  # a new configuration, rebuild requests: no restart
         folder = _data_folder(store)
+        local = data_dir or folder
+        self.held = HeldOutcomes(local) if local is not None else None
         self.disk = DiskGuard(
             folder or Path.cwd(),
             bus=store.bus,
@@ -146,6 +154,18 @@ class Scheduler:
         cfg = self.config
         # Statements run on database threads and publish there: deliver events on this loop.
         self.store.bus.bind_loop(asyncio.get_running_loop())
+        # Team mode: a workstation name is one live session; a second PC (a cloned image, a
+        # config handed out with the name set) is refused here, before it touches anything
+        # (core/store/sessions.py, exit 2).
+        owner_id = await self.sessions.open(
+            self.workstation,
+            __version__,
+            dead_after=cfg.scheduler.dead_after_s if self.team else None,
+        )
+        if self.team:  # said in the log (the window's log tab, run's terminal) at each start
+            why = unauthenticated_server(self.store.engine.url.render_as_string())
+            if why is not None:
+                log.warning("[scheduler] %s", why)
         await self.accounts.sync_config(
             cfg.account_declarations(), workstation=self.workstation, take_over=not self.team
         )
@@ -159,7 +179,6 @@ class Scheduler:
                 and not status.belongs_elsewhere(self.workstation)
             ):
                 await self.accounts.clear_problem(status.account_id)
-        owner_id = await self.sessions.open(self.workstation, __version__)
         await take_in_spill(self.disk, self.store)  # a stop on a full disk saved some writes
         # A full disk (issue 9 item 3) is noticed by whoever meets it; fire-and-forget writes
         # (log lines) report theirs here, so it is said once, not once per line.
@@ -183,10 +202,15 @@ class Scheduler:
             last_tick_wall=self.clock.now(),
             disk=self.disk,
             link=self.link,
+            held=self.held,
         )
+        if self.held is not None:  # an outage's answers kept on disk (a kill while away)
+            await take_in_held(self.held, self.store)
         # The caller holds this data dir's scheduler lock, so no other scheduler is alive here:
         # every running row not ours is an orphan of a crashed run. Handle it now, not in 90 s.
-        for r in await self.store.recover_orphans([owner_id], self.workstation):
+        for r in await self.store.recover_orphans(
+            [owner_id], self.workstation, dead_after=cfg.scheduler.dead_after_s
+        ):
             log.warning(
                 "[%s] %s: orphaned attempt %d → %s",
                 "scheduler",
@@ -297,7 +321,16 @@ class Scheduler:
                 "could not return the running tasks to the queue",
                 self.link.absorb,
             )
-            if (self.disk.full or self.link.down) and (
+            if self.link.down and not self.disk.full and self.held is not None:
+                # Team mode, the database still away: the outcomes held are on disk already
+                # (core/disk/held.py) and the outage's mark makes the next start return this
+                # session's rows with no attempt used.
+                log.warning(
+                    "[scheduler] the team database is still unreachable: what was received is "
+                    "kept in %s; the next start writes it",
+                    self.held.folder,
+                )
+            elif (self.disk.full or self.link.down) and (
                 self.disk.unwritten or not marked or not swept
             ):
                 await last_writes_beside_the_store(
@@ -464,9 +497,24 @@ class Scheduler:
     async def _probe_store(self) -> None:
         await self.store.ping()
 
+    def _store_down(self) -> None:
+        """The team database went away: this session is marked on disk (core/disk/held.py), so
+        that if this process dies before it answers again, the next start returns the rows it
+        was running without using their attempts."""
+        if self.held is not None and self.rt is not None:
+            self.rt.spawn(
+                asyncio.to_thread(self.held.keep_session, self.rt.owner_id, "outage"),
+                name="held:outage",
+            )
+
     def _store_back(self) -> None:
         """The team database answers again: every workstation beats before anyone reaps, the
         lanes look for work, the clock's offset is measured again."""
+        if self.held is not None and self.rt is not None:
+            self.rt.spawn(
+                asyncio.to_thread(self.held.drop_session, self.rt.owner_id, "outage"),
+                name="held:back",
+            )
         if self.rt is not None:
             self.rt.reap_hold_until = self.clock.monotonic() + self.config.scheduler.heartbeat_s
         self._clock_checked = float("-inf")
@@ -474,14 +522,14 @@ class Scheduler:
 
     async def _check_clock(self) -> None:
         """Team mode: measure this workstation's offset from the server's clock again now and
-        then (core/store/team.py)."""
+        then, and at once when this PC's wall clock was stepped (core/model/clock.py)."""
         now = self.clock.monotonic()
-        if not isinstance(self.clock, ServerAlignedClock) or now - self._clock_checked < (
-            CLOCK_CHECK_S
+        if not isinstance(self.clock, ServerAlignedClock) or (
+            now - self._clock_checked < CLOCK_CHECK_S and not self.clock.diverged
         ):
             return
         self._clock_checked = now
-        offset = await self.store.db.read(clock_offset, self.store.engine)
+        offset = await self.store.db.read(clock_offset, self.store.engine, wall=self.clock.base.now)
         if abs(offset - self.clock.offset) > 1.0:
             log.warning(
                 "[scheduler] this workstation's clock moved %.1f s against the team database's",
@@ -521,24 +569,28 @@ class Scheduler:
                     # Nothing can be read or written; running generations go on. Past the
                     # point where another workstation may have taken our rows back, their
                     # outcomes would be fenced out: stop them (core/store/link.py).
-                    if runner.attempts and self.link.beats_lost(
+                    # They go back to the queue fenced, their attempt kept (issue 27 item 3): the
+                    # outage is not the task's.
+                    going = [ra for ra in runner.attempts.values() if ra.interrupt is None]
+                    if going and self.link.beats_lost(
                         self.config.scheduler.dead_after_s, heartbeat_s
                     ):
                         log.warning(
                             "[scheduler] no heartbeat written for %.0f s: stopping %d attempt(s) "
-                            "another workstation may take over",
+                            "another workstation may take over; they go back to the queue with "
+                            "their attempt kept",
                             self.link.down_for(),
-                            len(runner.attempts),
+                            len(going),
                         )
-                        runner.interrupt_all("lost")
+                        runner.interrupt_all("outage")
                     continue
+                await self._check_clock()  # first: a beat after a suspend needs the new offset
                 if now - last_beat >= heartbeat_s and not rt.disk.full:
                     # (On a full disk a beat cannot be written; our own attempts are never
                     # reaped by us, and the next beat goes out as soon as there is room.)
                     last_beat = now
                     await self._beat()
                     self.link.beat_written()
-                await self._check_clock()
                 flagged = await self.store.cancel_flags(rt.owner_id)
                 if flagged:
                     runner.request_cancel(flagged)
@@ -600,30 +652,47 @@ class Scheduler:
         assert self.rt is not None and self.runner is not None
         while True:
             self._activity.clear()
-            # Cheap questions first. While an attempt runs, a row is running or an available
-            # account can claim a task right now, the answer is "not yet" whatever the counts
-            # say — and counting scans every pending row (per model for stuck_models: ~45 ms at
-            # 100k pending), at moments that come hundreds of times a minute with fast tasks.
-            if (
-                not self.runner.attempts
-                and not await self.store.running_ids()
-                and not await self._claimable_now()
-            ):
-                counts = await self.store.active_counts()
-                running = counts.get(TaskState.RUNNING.value, 0)
-                pending = counts.get(TaskState.PENDING.value, 0)
-                if not running:
-                    if not pending:
-                        return []
-                    # "Stuck" is said on a fresh read of the accounts, not on the view a
-                    # housekeeping tick refreshes: another process (`sites install`, `accounts
-                    # reset`, a teammate) may have freed one a moment ago.
-                    if await self.rt.accounts.refresh():
-                        self._after_account_refresh()
-                        continue
-                    stuck = await self.stuck_models()
-                    if sum(s.pending for s in stuck) == pending:
-                        return stuck
+            try:
+                stuck = await self._idle_check()
+            except Exception as exc:
+                # The team database away: the run waits it out (its --db-wait decides when to
+                # give up), it does not end on an error (issue 27 item 3).
+                if not self.link.absorb(exc):
+                    raise
+                await self.link.wait(self.rt.stopping)
+                continue
+            if stuck is not None:
+                return stuck
             await wait_event(self._activity, self.idle_poll_s, self.clock)
             # Bursts of changes (hundreds of tasks a second) need not each cost a query.
             await asyncio.sleep(IDLE_CHECK_MIN_S)
+
+    async def _idle_check(self) -> list[StuckModel] | None:
+        """One look of :meth:`run_until_idle`: the stuck models once nothing can progress
+        (empty: everything ended), None while work goes on."""
+        assert self.rt is not None and self.runner is not None
+        # Cheap questions first. While an attempt runs, a row is running or an available
+        # account can claim a task right now, the answer is "not yet" whatever the counts
+        # say — and counting scans every pending row (per model for stuck_models: ~45 ms at
+        # 100k pending), at moments that come hundreds of times a minute with fast tasks.
+        if (
+            not self.runner.attempts
+            and not await self.store.running_ids()
+            and not await self._claimable_now()
+        ):
+            counts = await self.store.active_counts()
+            running = counts.get(TaskState.RUNNING.value, 0)
+            pending = counts.get(TaskState.PENDING.value, 0)
+            if not running:
+                if not pending:
+                    return []
+                # "Stuck" is said on a fresh read of the accounts, not on the view a
+                # housekeeping tick refreshes: another process (`sites install`, `accounts
+                # reset`, a teammate) may have freed one a moment ago.
+                if await self.rt.accounts.refresh():
+                    self._after_account_refresh()
+                    return await self._idle_check()
+                stuck = await self.stuck_models()
+                if sum(s.pending for s in stuck) == pending:
+                    return stuck
+        return None

@@ -35,24 +35,51 @@ class SystemClock:
 
 
 class ServerAlignedClock:
-    """Another clock's time moved by ``offset`` seconds: a team's workstations read the team
-    database's clock this way (the offset measured against the server and refreshed now and
-    then: core/store/team.py), so heartbeats, ``not_before``, cool-downs, schedules and the
-    reaper compare times from one clock, not from each PC's own. Intervals (``monotonic``,
-    ``sleep``) are the underlying clock's."""
+    """The team database's clock, read on this workstation: a team's workstations compare
+    heartbeats, the reaper's cutoff, ``not_before``, cool-downs, schedules and the rate budgets'
+    times (GCRA) on one clock, not on each PC's own (core/store/team.py).
+
+    The server's time is measured (``offset``: how far it is ahead of this PC's wall clock) and
+    then carried forward on the **monotonic** clock, which no NTP step, hand fix or VM resume
+    moves: a wall clock stepped by minutes changes nothing here (issue 27 item 2 — a PC stepped
+    forward saw every other workstation's live work as dead and took it back). When the wall
+    and the monotonic clock part by more than :data:`DIVERGENCE_S` in either direction (a step,
+    or a suspend, which stops the monotonic clock on Linux and macOS) :attr:`diverged` asks the
+    scheduler to measure again at once; the new offset anchors the clock anew. Intervals
+    (``monotonic``, ``sleep``) are the underlying clock's."""
 
     def __init__(self, base: Clock, offset: float = 0.0) -> None:
         self.base = base
-        self.offset = offset  # replaced whole when re-measured: a float assignment is atomic
+        self.offset = offset
+
+    @property
+    def offset(self) -> float:
+        return self._offset
+
+    @offset.setter
+    def offset(self, value: float) -> None:
+        # Replaced whole (one tuple assignment is atomic): read from database threads too.
+        self._anchor = (self.base.now() + value, self.base.monotonic())
+        self._offset = value
+
+    @property
+    def diverged(self) -> bool:
+        """The wall clock moved against the monotonic one since the offset was measured."""
+        return abs(self.base.now() + self._offset - self.now()) > DIVERGENCE_S
 
     def now(self) -> float:
-        return self.base.now() + self.offset
+        server, mono = self._anchor
+        return server + (self.base.monotonic() - mono)
 
     def monotonic(self) -> float:
         return self.base.monotonic()
 
     async def sleep(self, seconds: float) -> None:
         await self.base.sleep(seconds)
+
+
+# How far the wall clock may part from the monotonic one before the offset is measured again.
+DIVERGENCE_S = 1.0
 
 
 class ScaledClock:

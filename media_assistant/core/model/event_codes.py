@@ -36,6 +36,9 @@ class EventCode(StrEnum):
     HELD_SITE_CHANGED = "held_site_changed"  # step, account, detail (what the step looked for)
     CANCELED = "canceled"  # the operator's cancel ended a running attempt
     RETURNED_SHUTDOWN = "returned_shutdown"  # the app closed: back in the queue
+    # the team database was away past the dead threshold: back in the queue, attempt kept
+    RETURNED_OUTAGE = "returned_outage"  # seconds
+    ANSWER_HELD = "answer_held"  # seconds: an answer kept while the team database was away
     RETURNED_SWITCHED_OFF = "returned_switched_off"  # account: switched off as it took the task
     RETURNED_STOPPING = "returned_stopping"  # claimed while the lane stopped
     LOST = "lost"  # attempt, cause (heartbeat | orphan), seconds, state

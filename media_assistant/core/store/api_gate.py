@@ -3,8 +3,9 @@ slots and rpm/tpm budgets, taken in the claim's own transaction.
 
 **Slots** (``api_slots``): ``MAX_CONCURRENCY`` rows per API account. A claim locks the first
 free slot below the account's concurrency (``FOR UPDATE SKIP LOCKED``: two workstations
-claiming at once lock different rows, or one finds none) and writes the claimed task and lease
-into it. A slot is free when the task it names is no longer running with that lease — finished,
+claiming at once lock different rows, or one finds none), tests it again in a fresh statement
+(:func:`take_slot` says why) and writes the claimed task and lease into it. A slot is free
+when the task it names is no longer running with that lease — finished,
 handed back, reaped — so there is no release to forget, and a dead workstation's slots come
 back with its rows. Counting running rows inside a claim instead is racy across processes (two
 counts see the same number; pgqueuer's global limit was exceeded that way): the row lock is
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import math
 
-from sqlalchemy import Connection, bindparam, exists, not_, select, update
+from sqlalchemy import Connection, exists, not_, select, update
 
 from media_assistant.core.model.accounts import MAX_CONCURRENCY, ApiLimits
 from media_assistant.core.store.base import IS_RUNNING, T
@@ -93,39 +94,70 @@ def limits(conn: Connection, account_id: str) -> ApiLimits | None:
     return ApiLimits(min(concurrency, MAX_CONCURRENCY), row.limit_rpm, row.limit_tpm)
 
 
-# The first free slot below the account's concurrency, locked (skipped if another claim holds
-# it), takes the claimed task: one statement, run after the claim's UPDATE (which gives the
-# lease). No row back: every slot is in use across the team, and the claim is rolled back.
+# Taking a slot is two statements (issue 27 item 5). Under READ COMMITTED one statement sees
+# the database as it was when it began: a claim that took a slot and committed after that, but
+# before this statement reached the slot's row, left the row unlocked — the lock is granted and
+# PostgreSQL re-checks the row's own columns, but "is its task still running with that lease?"
+# is answered from the old snapshot, where the other claim's task is not running yet. Two
+# workstations then shared one slot. So: (1) lock a slot that looks free (skipping slots another
+# claim holds), then (2) test it again in a fresh statement, which sees every claim committed
+# before the lock was granted; a slot in use after all is left and the next one tried.
 _free = exists().where(T.c.task_id == SLOTS.c.task_id, IS_RUNNING, T.c.lease == SLOTS.c.lease)
-_FIRST_FREE = (
-    select(SLOTS.c.slot)
-    .where(
-        SLOTS.c.account_id == bindparam("account"),
-        SLOTS.c.slot < bindparam("concurrency"),
-        not_(_free),
+
+
+def _lock_candidate(
+    conn: Connection, account_id: str, concurrency: int, tried: list[int], *, skip: bool = True
+) -> int | None:
+    """Lock the first slot below ``concurrency`` that looks free and was not tried yet.
+    ``skip=False`` waits for a slot another claim holds (the tests use it to reach the race
+    above deterministically)."""
+    query = (
+        select(SLOTS.c.slot)
+        .where(
+            SLOTS.c.account_id == account_id,
+            SLOTS.c.slot < concurrency,
+            SLOTS.c.slot.not_in(tried),
+            not_(_free),
+        )
+        .order_by(SLOTS.c.slot)
+        .limit(1)
+        .with_for_update(of=SLOTS, skip_locked=skip)
     )
-    .order_by(SLOTS.c.slot)
-    .limit(1)
-    .with_for_update(of=SLOTS, skip_locked=True)
-    .scalar_subquery()
-)
-_TAKE_SLOT = (
-    update(SLOTS)
-    .where(SLOTS.c.account_id == bindparam("account"), SLOTS.c.slot == _FIRST_FREE)
-    .values(task_id=bindparam("task"), lease=bindparam("lease"))
-    .returning(SLOTS.c.slot)
-)
+    return conn.execute(query).scalar()
+
+
+def slot_in_use(conn: Connection, account_id: str, slot: int) -> bool:
+    """Whether ``slot``'s task runs with its lease — as of now (a statement of its own)."""
+    return bool(
+        conn.execute(
+            select(_free).where(SLOTS.c.account_id == account_id, SLOTS.c.slot == slot)
+        ).scalar()
+    )
 
 
 def take_slot(
-    conn: Connection, account_id: str, concurrency: int, task_id: str, lease: int
+    conn: Connection,
+    account_id: str,
+    concurrency: int,
+    task_id: str,
+    lease: int,
+    *,
+    skip: bool = True,
 ) -> int | None:
     """A free slot of the account below ``concurrency`` now holds ``task_id`` at ``lease``; None
-    when every one is in use."""
-    return conn.execute(
-        _TAKE_SLOT,
-        {"account": account_id, "concurrency": concurrency, "task": task_id, "lease": lease},
-    ).scalar()
+    when every one is in use. Lock, then re-test in a fresh statement (see above). ``skip``:
+    see :func:`_lock_candidate` (False only in tests)."""
+    tried: list[int] = []
+    while (slot := _lock_candidate(conn, account_id, concurrency, tried, skip=skip)) is not None:
+        if not slot_in_use(conn, account_id, slot):
+            conn.execute(
+                update(SLOTS)
+                .where(SLOTS.c.account_id == account_id, SLOTS.c.slot == slot)
+                .values(task_id=task_id, lease=lease)
+            )
+            return slot
+        tried.append(slot)  # taken by a claim that committed meanwhile: the next one
+    return None
 
 
 def spend(

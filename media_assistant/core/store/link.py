@@ -58,6 +58,7 @@ class StoreLink:
         self.outages = 0
         self.last_beat_ok = time.monotonic()
         self.on_back: Callable[[], None] | None = None
+        self.on_down: Callable[[], None] | None = None
         self._lock = threading.Lock()
         self._back = asyncio.Event()
         self._prober: asyncio.Task[None] | None = None
@@ -82,6 +83,8 @@ class StoreLink:
             self.outages += 1
             self._back.clear()
         log.warning("[scheduler] %s (%s)", self.describe(), _first_line(exc))
+        if self.on_down is not None:
+            self.on_down()
         self._publish()
         with contextlib.suppress(RuntimeError):  # no running loop: nobody waits here
             loop = asyncio.get_running_loop()

@@ -120,8 +120,11 @@ class OutcomeRoom(StoreBase):
         reasoning: str | None = None,
         usage: dict[str, int] | None = None,
         plain: str | None = None,
+        finished_at: float | None = None,
     ) -> bool:
-        now = self.clock.now()
+        """``finished_at``: when the answer arrived, if it was held (an outage) before this
+        write; its duration and the lane's ETA count the generation, not the wait."""
+        now = self.clock.now() if finished_at is None else min(finished_at, self.clock.now())
         values = {
             "state": TaskState.SUCCESS.value,
             "finished_at": now,

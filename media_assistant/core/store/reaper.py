@@ -16,6 +16,7 @@ rows at once; another live workstation's rows are never touched there."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -75,16 +76,22 @@ class ReaperRoom(StoreBase):
                 0.0,
                 cause=("workstation", dead_after),
                 blameless=True,
+                stale_before=cutoff,
             )
         return released + self._release_lost(
             and_(*where, T.c.task_id.in_(candidates)),
             f"no heartbeat for {dead_after:.0f} s: declared dead",
             lost_backoff,
             cause=("heartbeat", dead_after),
+            stale_before=cutoff,
         )
 
     def recover_orphans(
-        self, live_owner_ids: Sequence[str], workstation: str | None = None
+        self,
+        live_owner_ids: Sequence[str],
+        workstation: str | None = None,
+        *,
+        dead_after: float | None = None,
     ) -> list[ReleasedTask]:
         """At start: running rows owned by no live scheduler are handled at once, not in 90 s.
 
@@ -94,7 +101,12 @@ class ReaperRoom(StoreBase):
 
         ``workstation`` (team mode): only this workstation's own sessions' rows (and rows of
         sessions that name none: older ones, a copied store); another workstation's rows are
-        its own, or the reaper's once their heartbeat stops."""
+        its own, or the reaper's once their heartbeat stops.
+
+        ``dead_after`` (team mode): of this workstation's own sessions, only those that ended, or
+        stopped beating that long ago, or ran on this very host (its data dir's lock, held by
+        the caller, proves none of them runs) — never a live one elsewhere that shares the name
+        (a start refuses that case: core/store/sessions.py; this holds should one slip by)."""
         not_live = and_(
             IS_RUNNING,
             or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(list(live_owner_ids))),
@@ -104,6 +116,17 @@ class ReaperRoom(StoreBase):
                 S.c.workstation.is_not(None), S.c.workstation != workstation
             )
             not_live = and_(not_live, or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(others)))
+            if dead_after is not None:
+                alive_elsewhere = select(S.c.session_id).where(
+                    S.c.workstation == workstation,
+                    S.c.host != socket.gethostname(),
+                    S.c.ended_at.is_(None),
+                    S.c.heartbeat_at >= self.clock.now() - dead_after,
+                )
+                not_live = and_(
+                    not_live,
+                    or_(T.c.owner_id.is_(None), T.c.owner_id.not_in(alive_elsewhere)),
+                )
         stopped = select(S.c.session_id).where(S.c.ended_at.is_not(None))
         released = self._release_lost(
             and_(not_live, T.c.owner_id.in_(stopped)),
@@ -137,11 +160,15 @@ class ReaperRoom(StoreBase):
         cause: tuple[str, float],
         interrupted: bool = False,
         blameless: bool = False,
+        stale_before: float | None = None,
     ) -> list[ReleasedTask]:
         """``interrupted``: the attempt was stopped by its own scheduler, not lost: back to the
         queue with the attempt not used up (``keep_attempt``) and ``lost_count`` unchanged.
         ``blameless``: lost with its workstation: back with the attempt not used up, counted in
-        ``lost_count`` (failed once that reaches ``max_attempts``)."""
+        ``lost_count`` (failed once that reaches ``max_attempts``).
+        ``stale_before``: the reaper's cutoff, tested again by each row's UPDATE (issue 27 item 6):
+        a heartbeat that commits between the look and the write wins — on PostgreSQL the UPDATE
+        waits for the beat's row lock, then re-reads the row it changes."""
         now = self.clock.now()
         released: list[ReleasedTask] = []
         changes: list[TaskChange] = []
@@ -201,16 +228,11 @@ class ReaperRoom(StoreBase):
                     # the site every time must end, not loop forever.
                     values["lost_count"] = r.lost_count + 1
                 values["state"] = state.value
-                changed = conn.execute(
-                    update(T)
-                    .where(
-                        T.c.task_id == r.task_id,
-                        IS_RUNNING,
-                        T.c.attempt == r.attempt,
-                        T.c.lease == r.lease,
-                    )
-                    .values(**values)
-                ).rowcount
+                fence = [T.c.task_id == r.task_id, IS_RUNNING, T.c.attempt == r.attempt]
+                fence.append(T.c.lease == r.lease)
+                if stale_before is not None:
+                    fence.append(T.c.heartbeat_at < stale_before)
+                changed = conn.execute(update(T).where(*fence).values(**values)).rowcount
                 if changed != 1:
                     continue
                 what = (

@@ -1,4 +1,15 @@
-"""Scheduler sessions: who owns the running rows, and whether that owner is still alive."""
+"""Scheduler sessions: who owns the running rows, and whether that owner is still alive.
+
+**A workstation name is one live session** (issue 27 item 1). ``[team] workstation`` defaults
+to the host name and is often handed out in a config, and PCs are cloned from one image: two
+PCs starting under one name would each take the other's running rows back at start
+(``recover_orphans``) and both claim the same web accounts. So :meth:`SessionStore.open` refuses
+a name held by a live session elsewhere (:class:`WorkstationNameTaken`, exit 2, both hosts
+named). Live: not ended, and beaten within the dead threshold on the database's clock — unless
+it is this very host's and its process is gone (a crash restarted at once: this data dir's lock
+proves no scheduler of ours runs). The check and the insert hold a team-wide advisory lock on the
+name, so two PCs starting at the same moment cannot both pass.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +17,30 @@ import os
 import socket
 import uuid
 
-from sqlalchemy import Engine, insert, update
+import psutil
+from sqlalchemy import Engine, insert, select, update
 
 from media_assistant.core.model.clock import Clock
+from media_assistant.core.model.errors import ConfigError
 from media_assistant.core.store.db import write_tx
 from media_assistant.core.store.schema import SessionRow
 
 S = SessionRow.__table__  # type: ignore[attr-defined]
+
+
+class WorkstationNameTaken(ConfigError):
+    """Another live session runs under this workstation name (exit 2)."""
+
+    def __init__(self, name: str, other_host: str, this_host: str) -> None:
+        super().__init__(
+            f"the workstation name {name!r} is in use by a running session on host "
+            f"{other_host!r}; this PC is {this_host!r}. Two PCs (or two data folders) cannot "
+            f"share a name: set a name of its own in this PC's config ([team] workstation = "
+            f'"..."), or stop the other one first'
+        )
+        self.name = name
+        self.other_host = other_host
+        self.this_host = this_host
 
 
 class SessionStore:
@@ -20,15 +48,40 @@ class SessionStore:
         self.engine = engine
         self.clock = clock
 
-    def open(self, workstation: str | None = None, app_version: str | None = None) -> str:
-        session_id = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:10]}"
+    def open(
+        self,
+        workstation: str | None = None,
+        app_version: str | None = None,
+        *,
+        dead_after: float | None = None,
+    ) -> str:
+        """A new session. ``dead_after`` (team mode): refuse ``workstation`` while another live
+        session holds it (the module docstring says why)."""
+        host = socket.gethostname()
+        session_id = f"{host}-{os.getpid()}-{uuid.uuid4().hex[:10]}"
         now = self.clock.now()
         with write_tx(self.engine, durable=True) as conn:
+            if workstation is not None and dead_after is not None:
+                if conn.dialect.name == "postgresql":
+                    from media_assistant.core.store.backends.postgres import advisory_xact_lock
+
+                    advisory_xact_lock(conn, f"workstation:{workstation}")
+                live = conn.execute(
+                    select(S.c.host, S.c.pid).where(
+                        S.c.workstation == workstation,
+                        S.c.ended_at.is_(None),
+                        S.c.heartbeat_at >= now - dead_after,
+                    )
+                ).all()
+                for r in live:
+                    if r.host == host and not _running(r.pid):
+                        continue  # ours, crashed: recovered at start
+                    raise WorkstationNameTaken(workstation, r.host, host)
             conn.execute(
                 insert(S).values(
                     session_id=session_id,
                     pid=os.getpid(),
-                    host=socket.gethostname(),
+                    host=host,
                     started_at=now,
                     heartbeat_at=now,
                     workstation=workstation,
@@ -48,3 +101,8 @@ class SessionStore:
             conn.execute(
                 update(S).where(S.c.session_id == session_id).values(ended_at=self.clock.now())
             )
+
+
+def _running(pid: int) -> bool:
+    """A process of this id runs on this host (not this one: a new session is being opened)."""
+    return pid != os.getpid() and psutil.pid_exists(pid)

@@ -13,8 +13,9 @@ in the server's words (:class:`ConfigError`, exit 2), never with the password.
 schedules, the reaper) must come from one clock. Every workstation measures its offset from the
 server's clock (:func:`~media_assistant.core.store.backends.postgres.clock_offset`: the sample
 with the shortest round trip) and reads time through a
-:class:`~media_assistant.core.model.clock.ServerAlignedClock`; the scheduler measures again every
-few minutes (:data:`CLOCK_CHECK_S`).
+:class:`~media_assistant.core.model.clock.ServerAlignedClock`, which carries the server's time on
+the monotonic clock (a wall clock stepped mid-run moves nothing); the scheduler measures again
+every few minutes (:data:`CLOCK_CHECK_S`) and at once when the wall clock jumps.
 """
 
 from __future__ import annotations

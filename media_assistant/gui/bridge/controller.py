@@ -244,10 +244,13 @@ class AppController(QObject):
         which the job's worker thread waits for; a store in memory is exported on that thread."""
         store = self.services.store  # the synchronous store: this runs off the loop
         scope = scope or ExportScope()
+        password = self.services.store_password  # team mode: from the OS keyring, if there
 
         def work(control: JobControl) -> int:
             if can_run_in_child(store.engine):
-                return export_in_child(store.engine, scope, path, fmt, headers, control)
+                return export_in_child(
+                    store.engine, scope, path, fmt, headers, control, password=password
+                )
             return export_scope(store, scope, path, fmt, headers=headers, track=control.track)
 
         return work

@@ -238,6 +238,22 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "returned_shutdown": lambda p: _t(
         QT_TRANSLATE_NOOP("EventText", "Back in the queue: the app was closed (no attempt used)")
     ),
+    "returned_outage": lambda p: _fill(
+        _t(
+            QT_TRANSLATE_NOOP(
+                "EventText",
+                "Back in the queue: the team database could not be reached for %1 (no attempt "
+                "used)",
+            )
+        ),
+        _seconds(p.get("seconds")),
+    ),
+    "answer_held": lambda p: _fill(
+        _t(
+            QT_TRANSLATE_NOOP("EventText", "Answer held %1 while the team database was unreachable")
+        ),
+        _seconds(p.get("seconds")),
+    ),
     "returned_switched_off": lambda p: _fill(
         _t(
             QT_TRANSLATE_NOOP(

@@ -41,11 +41,20 @@ class ChatPage(Protocol):
 PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
     429: ErrorKind.RATE_LIMITED,
     503: ErrorKind.SITE_BUSY,
-    500: ErrorKind.SERVER_ERROR,
-    502: ErrorKind.SERVER_ERROR,
-    504: ErrorKind.SERVER_ERROR,
     408: ErrorKind.SERVER_ERROR,
 }
+
+
+def page_status_error(status: int) -> ErrorKind | None:
+    """What a page load's status says. Beyond :data:`PAGE_STATUS_ERRORS`: a 403 or any other
+    5xx is the error page of a CDN or a gateway in front of the site (Cloudflare's 403, 520-530,
+    a proxy's 502 or 504), not the chat page: the site is unavailable — deferred with a
+    cool-down, no attempt used — never "the composer is missing", which two loads in a row would
+    make a site-changed verdict holding the account all night (issue 27 item 8)."""
+    kind = PAGE_STATUS_ERRORS.get(status)
+    if kind is None and (status == 403 or 500 <= status <= 599):
+        kind = ErrorKind.SITE_BUSY
+    return kind
 
 
 class ComposerMissing(ProviderError):
@@ -85,12 +94,17 @@ async def load_page(chat: ChatPage, url: str) -> None:
             status=407,
             code="proxy_auth",
         )
-    kind = PAGE_STATUS_ERRORS.get(response.status) if response is not None else None
+    kind = page_status_error(response.status) if response is not None else None
     if response is not None and kind is not None:
         headers = await response.all_headers()
+        unavailable = (
+            ": the site (or the CDN or gateway in front of it) is unavailable, not changed"
+            if kind is ErrorKind.SITE_BUSY and response.status != 503
+            else ""
+        )
         raise ProviderError(
             kind,
-            f"loading {url}: HTTP {response.status} {response.status_text}".rstrip(),
+            f"loading {url}: HTTP {response.status} {response.status_text}".rstrip() + unavailable,
             retry_after=parse_retry_after(headers, now=time.time()),
             status=response.status,
         )

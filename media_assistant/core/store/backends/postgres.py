@@ -62,7 +62,10 @@ def redacted(url: str) -> str:
     """The URL without its password (for ``store info``, logs, support bundles)."""
     parsed = make_url(url)
     if parsed.password is not None:
-        parsed = parsed.set(password=None)
+        parsed = parsed._replace(password=None)  # (``set(password=None)`` keeps it)
+    secret = [k for k in parsed.query if k.strip().lower() == "password"]  # ?password=…
+    if secret:
+        parsed = parsed.difference_update_query(secret)
     return parsed.render_as_string(hide_password=False)
 
 
@@ -138,15 +141,15 @@ def server_time(conn: Connection) -> float:
     return float(conn.execute(text("SELECT extract(epoch FROM clock_timestamp())")).scalar_one())
 
 
-def clock_offset(engine: Engine, samples: int = 3) -> float:
-    """How far the server's clock is ahead of ours (seconds; negative: behind), from the sample
-    with the shortest round trip (its midpoint is the best estimate)."""
+def clock_offset(engine: Engine, samples: int = 3, wall: Callable[[], float] = time.time) -> float:
+    """How far the server's clock is ahead of ``wall`` (seconds; negative: behind), from the
+    sample with the shortest round trip (its midpoint is the best estimate)."""
     best: tuple[float, float] | None = None
     with engine.connect() as conn:
         for _ in range(samples):
-            before = time.time()
+            before = wall()
             server = server_time(conn)
-            after = time.time()
+            after = wall()
             trip = after - before
             if best is None or trip < best[0]:
                 best = (trip, server - (before + after) / 2)
