@@ -18,8 +18,15 @@ from media_assistant.core.model.states import NOTICE_KINDS
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 WebhookKind = Literal["wecom", "dingtalk", "feishu", "json"]
-NoticeKindName = Literal["batch_done", "batch_failed", "account_attention", "disk_low"]
-DEFAULT_EVENTS: tuple[NoticeKindName, ...] = ("batch_done", "batch_failed", "account_attention")
+NoticeKindName = Literal[
+    "batch_done", "batch_failed", "account_attention", "disk_low", "poison_pill"
+]
+DEFAULT_EVENTS: tuple[NoticeKindName, ...] = (
+    "batch_done",
+    "batch_failed",
+    "account_attention",
+    "poison_pill",
+)
 assert set(NOTICE_KINDS) >= set(DEFAULT_EVENTS)
 
 

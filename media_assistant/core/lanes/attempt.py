@@ -21,6 +21,13 @@ from media_assistant.core.model.event_codes import EventCode, log_extra
 from media_assistant.core.model.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.model.records import Claim, ClaimRequest, Handover
 from media_assistant.core.model.states import AccountProblem
+from media_assistant.core.rules.excuses import (
+    ExcuseCount,
+    Failure,
+    failures_of,
+    poison_pill,
+    poison_words,
+)
 from media_assistant.core.rules.retry import Backoff, Cancel, Defer, Fail, Hold, Retry, decide
 
 T = TypeVar("T")
@@ -128,6 +135,8 @@ class AttemptRunner:
         self.rt = runtime
         self.attempts: dict[str, RunningAttempt] = {}
         self.abandoned: set[asyncio.Future[GenerationResult]] = set()
+        # Failures excused in a row, per task: bounded (core/rules/excuses.py, issue 25).
+        self.excuses = ExcuseCount()
 
     # ---------------------------------------------------------------- registry for the scheduler
 
@@ -349,6 +358,7 @@ class AttemptRunner:
             return None
         if outcome.result is not None:
             r = outcome.result
+            self.excuses.reset(claim.task_id)
             if await reject_if_poor(self.rt, claim, r, log, self._persist):
                 return None  # the model's quality gate sent it back (core/lanes/quality_gate.py)
             handover: Handover | None = None
@@ -410,6 +420,7 @@ class AttemptRunner:
     ) -> None:
         claim, store, rt = ra.claim, self.rt.store, self.rt
         lane = rt.config.lane(claim.model_kind)
+        error = self.excuses.bound(claim.task_id, error)
         decision = decide(
             error,
             attempt=claim.attempt,
@@ -421,8 +432,14 @@ class AttemptRunner:
             default_pause=lane.cooldown_s,
             rng=rt.rng,
         )
+        if isinstance(decision, Defer) and error.excused is not None:
+            self.excuses.excused(claim.task_id)
+        else:
+            self.excuses.reset(claim.task_id)
         await self._persist(lambda: self._account_effect(error, account, log))
-        if isinstance(decision, Cancel):
+        if isinstance(decision, Fail) and decision.kind is error.kind and error.retryable:
+            await self._fail_poison_pill(claim, error, decision, log)
+        elif isinstance(decision, Cancel):
             ok = await self._persist(lambda: store.finish_canceled(claim, decision.message))
             self._report(ok, log, claim, "canceled", code=EventCode.CANCELED)
         elif isinstance(decision, Fail):
@@ -522,6 +539,29 @@ class AttemptRunner:
             self._report(
                 ok, log, claim, msg, level=logging.WARNING, code=EventCode.DEFERRED, params=deferred
             )
+
+    async def _fail_poison_pill(
+        self, claim: Claim, error: ProviderError, decision: Fail, log: LaneLog
+    ) -> None:
+        """Its attempts ran out: a failure like any other, or — every attempt of the round
+        failed the same way — a poison pill, said so (core/rules/excuses.py)."""
+        events = await self._persist(lambda: self.rt.store.events(claim.task_id))
+        failures = failures_of(
+            events, claim.attempt_base, Failure(claim.account_id, error.kind.value)
+        )
+        pill = poison_pill(failures)
+        message = decision.message if pill is None else f"{error.message} ({poison_words(pill)})"
+        params: dict[str, Any] = {"error_kind": decision.kind.value, "detail": message}
+        if pill is not None:
+            params |= {"accounts": pill.accounts, "attempts": pill.attempts}
+        code = EventCode.FAILED if pill is None else EventCode.POISON_PILL
+        ok = await self._persist(
+            lambda: self.rt.store.finish_failed(
+                claim, decision.kind, message, code=code, params=params
+            )
+        )
+        what = f"failed: {decision.kind.value}: {message}"
+        self._report(ok, log, claim, what, level=logging.WARNING, code=code, params=params)
 
     async def _persist(
         self,

@@ -78,6 +78,8 @@ class NoticeKind(StrEnum):
     BATCH_FAILED = "batch_failed"
     ACCOUNT_ATTENTION = "account_attention"
     DISK_LOW = "disk_low"
+    # a task failed the same way on every attempt (core/rules/excuses.py, issue 25)
+    POISON_PILL = "poison_pill"
 
 
 NOTICE_KINDS = tuple(k.value for k in NoticeKind)

@@ -50,6 +50,8 @@ class NoticeWords(QObject):
             if notice.params.get("code") == "site_changed":
                 return self.tr("Account %1: the site's page changed").replace("%1", s)
             return self.tr("Account %1 needs you").replace("%1", s)
+        if notice.kind is NoticeKind.POISON_PILL:
+            return self.tr("Task %1 failed the same way every time").replace("%1", s)
         return self.tr("Disk almost full")
 
     def text(self, notice: Notice) -> str:
@@ -67,6 +69,14 @@ class NoticeWords(QObject):
             # Why, in words (the title already says it needs the operator); the site's own
             # detail is on the account's row, in its tooltip.
             return labels.problem_words(str(p.get("code") or ""), str(p.get("state", "")))
+        if notice.kind is NoticeKind.POISON_PILL:
+            return (
+                self.tr(
+                    "%1 on %n account(s); not retried again: check its prompt or the site",
+                    "",
+                    int(p.get("accounts", 0)),
+                )
+            ).replace("%1", str(p.get("error_kind", "")))
         return (
             self.tr("%1 MB free on the disk of %2")
             .replace("%1", str(p.get("free_mb", 0)))

@@ -165,6 +165,7 @@ class WebProvider:
                 self._record_browser(self.account_id, info.pid, info.started_at)
         chat = self.browser.chat
         assert chat is not None
+        watch: AnswerWatch | None = None
         try:
             await self.leftover.settle(
                 ctx,
@@ -209,9 +210,11 @@ class WebProvider:
                 await asyncio.wait_for(asyncio.shield(self._quiesce()), QUIESCE_S + 3.0)
             raise
         except ProviderError as exc:
+            if watch is not None and watch.page_ended:
+                await self.leftover.ended()  # the page showed the failure: nothing runs on
             # A generation this account left (before a crash) met this prompt: our own doing,
             # not the site's verdict on the task. It waits; no attempt used (leftover.py).
-            exc = self.leftover.blame(exc)
+            exc = self.leftover.blame(exc, ctx.task.task_id)
             exc = self._judge(ctx, exc)
             if exc.kind in _DIAGNOSE:
                 await self._diagnose(ctx, exc)
@@ -223,7 +226,8 @@ class WebProvider:
             await self._diagnose(ctx)
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
             raise self.leftover.blame(
-                ProviderError(ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}")
+                ProviderError(ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"),
+                ctx.task.task_id,
             ) from None
         finally:
             self.leftover.attempt_ended()
