@@ -67,9 +67,7 @@ class ChatFaultBook:
         with self._lock:
             self._rules.append(rule)
 
-    def take(
-        self, user: str, *, page: bool = False, text: str | None = None
-    ) -> ChatFault | None:
+    def take(self, user: str, *, page: bool = False, text: str | None = None) -> ChatFault | None:
         """The first pending fault for ``user``, with one use consumed: of a completion
         request asking ``text``, or (``page``) of a page load."""
         with self._lock:

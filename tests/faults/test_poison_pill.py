@@ -96,8 +96,7 @@ def test_a_prompt_the_site_always_fails_ends_failed_in_bounded_time_and_sends(
         took = float(task["finished_at"]) - float(first["at"])  # type: ignore[arg-type]
         assert took <= BOUND_S, (name, took)
         codes = [
-            r["code"]
-            for r in rows(db, f"SELECT code FROM task_events WHERE task_id = 'p-{name}'")
+            r["code"] for r in rows(db, f"SELECT code FROM task_events WHERE task_id = 'p-{name}'")
         ]
         assert codes.count("poison_pill") == 1 and "deferred" not in codes, (name, codes)
     # One notice each, in the terminal and by webhook.

@@ -434,8 +434,8 @@ class AttemptRunner:
         )
         if isinstance(decision, Defer) and error.excused is not None:
             self.excuses.excused(claim.task_id)
-        else:
-            self.excuses.reset(claim.task_id)
+        elif not isinstance(decision, (Retry, Defer)):
+            self.excuses.reset(claim.task_id)  # it ended (or waits for a person)
         await self._persist(lambda: self._account_effect(error, account, log))
         if isinstance(decision, Fail) and decision.kind is error.kind and error.retryable:
             await self._fail_poison_pill(claim, error, decision, log)

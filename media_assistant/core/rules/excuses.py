@@ -3,10 +3,11 @@
 **Excuses.** A deferral that excuses a failure — a leftover generation taken for the failure's
 cause (providers/web/leftover.py): the task waits, its attempt not used up — is a guess, and a
 wrong guess repeated is a loop: the prompt sent again and again, never counted. So a task is
-excused at most :data:`MAX_EXCUSED_IN_A_ROW` times in a row; its next failure is the failure
-it is (``ProviderError.excused``) and uses an attempt like any other. The count is per task and
-kept in memory by the process that runs it (a restart starts it afresh: at most that many more
-sends). Deferrals that are the site's own "not now" (rate limited, busy) excuse nothing: the
+excused at most :data:`MAX_EXCUSED_IN_A_ROW` times — in a row, and in all: a used attempt does
+not start the count afresh, so its prompt is sent at most ``max_attempts`` + that many times;
+only its end does. Its next failure is the failure it is (``ProviderError.excused``) and uses
+an attempt like any other. The count is per task and kept in memory by the process that runs it
+(a restart starts it afresh: at most that many more sends). Deferrals that are the site's own "not now" (rate limited, busy) excuse nothing: the
 task's ``deadline_s`` bounds them.
 
 **Poison pills.** A task whose every attempt of this round failed with the same error kind has
@@ -64,7 +65,7 @@ class ExcuseCount:
         self._in_a_row[task_id] = self._in_a_row.get(task_id, 0) + 1
 
     def reset(self, task_id: str) -> None:
-        """Anything else happened to the task (an attempt used, an answer, its end)."""
+        """The task ended (an answer, a failure, a cancel) or waits for a person."""
         self._in_a_row.pop(task_id, None)
 
     def spent(self, task_id: str) -> int:
