@@ -74,7 +74,8 @@ Enter no longer sends), ``answer_renamed`` (the answer's ``.markdown`` becomes `
 ``done_missing`` (the action bar and its Copy button are renamed), ``login_wall`` (a new sign-in
 page at ``/chat`` with a password field, nothing the adapter's login markers know).
 
-Test hooks: ``GET /_sim/autologin?user=NAME``, ``POST /_sim/inject`` ``{"user", "fault", "count", "match"}``,
+Test hooks: ``GET /_sim/autologin?user=NAME``,
+``POST /_sim/inject`` ``{"user", "fault", "count", "match"}`` (``match``: only prompts with it),
 ``POST /_sim/reset``, ``GET /_sim/stats``. Simulated durations are multiplied by ``time_scale``.
 """
 

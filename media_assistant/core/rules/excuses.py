@@ -7,8 +7,8 @@ excused at most :data:`MAX_EXCUSED_IN_A_ROW` times — in a row, and in all: a u
 not start the count afresh, so its prompt is sent at most ``max_attempts`` + that many times;
 only its end does. Its next failure is the failure it is (``ProviderError.excused``) and uses
 an attempt like any other. The count is per task and kept in memory by the process that runs it
-(a restart starts it afresh: at most that many more sends). Deferrals that are the site's own "not now" (rate limited, busy) excuse nothing: the
-task's ``deadline_s`` bounds them.
+(a restart starts it afresh: at most that many more sends). Deferrals that are the site's own
+"not now" (rate limited, busy) excuse nothing: the task's ``deadline_s`` bounds them.
 
 **Poison pills.** A task whose every attempt of this round failed with the same error kind has
 not met bad luck: its prompt is what fails, on every account it tried. When its attempts run
