@@ -46,19 +46,21 @@ from tests.integration.test_web_lane import CHROMIUM, WebEnv, our_chromiums
 ENDED = {"success", "failed", "canceled"}
 SLACK_S = 15.0  # starting browsers, the scheduler's polls, a loaded CI machine
 KILLED_OWNER = "killed-run"
+# Two attempts (the default is 3): the same rule, less time in CI.
+SCHEDULER = {"max_attempts": 2}
 LANES = {
     "web": {
         "task_timeout_s": 25.0,
         "backoff_base_s": 0.2,
         "backoff_cap_s": 0.5,
-        "deadline_s": 12.0,
+        "deadline_s": 8.0,
         "cooldown_s": 1.0,
     },
     "api": {
         "task_timeout_s": 5.0,
         "backoff_base_s": 0.2,
         "backoff_cap_s": 0.5,
-        "deadline_s": 8.0,
+        "deadline_s": 5.0,
         "cooldown_s": 0.5,
         "idle_timeout_s": 1.0,
         "connect_timeout_s": 2.0,
@@ -77,10 +79,14 @@ def bound_s(config: AppConfig, kind: ModelKind) -> float:
     )
 
 
-def kill_an_attempt(store: Any, kind: ModelKind, account_id: str, model: str) -> str:
+def kill_an_attempt(config: AppConfig, store: Any, kind: ModelKind, account_id: str) -> str:
     """Claim the head task as a run that then died (kill -9): its row stays running."""
     claim = store.claim_next(
-        kind=kind, account_id=account_id, models=[model], owner_id=KILLED_OWNER, deadline_s=60
+        kind=kind,
+        account_id=account_id,
+        models=[config.models[0].name],
+        owner_id=KILLED_OWNER,
+        deadline_s=config.lane(kind).deadline_s,
     )
     assert claim is not None
     return str(claim.task_id)
@@ -132,7 +138,8 @@ async def test_every_chat_fault_ends_every_task(
     monkeypatch.setattr(web_leftover, "LEFTOVER_RETRY_S", 1.0)
     chat_site.reset()
     env = WebEnv(tmp_path, chat_site, accounts=1)
-    env.config = parse_config({**_web_raw(chat_site), "lanes": {"web": LANES["web"]}}, "test")
+    raw = {**_web_raw(chat_site), "lanes": {"web": LANES["web"]}, "scheduler": SCHEDULER}
+    env.config = parse_config(raw, "test")
     try:
         await env.sign_in("web-1")
         short_sim_adapter(env)
@@ -143,7 +150,7 @@ async def test_every_chat_fault_ends_every_task(
             ],
             max_attempts=env.config.scheduler.max_attempts,
         )
-        killed = kill_an_attempt(env.store, ModelKind.WEB, "web-1", "web-model")
+        killed = kill_an_attempt(env.config, env.store, ModelKind.WEB, "web-1")
         # What the killed run left on the site: a prompt sent, its conversation never named.
         SentRecord(env.paths.profile("web-1")).write(
             SentPrompt(killed, 1, time.time(), f"{chat_site.base_url}/chat")
@@ -215,6 +222,7 @@ async def test_every_api_fault_ends_every_task(
                 }
             ],
             "lanes": {"api": LANES["api"]},
+            "scheduler": SCHEDULER,
         },
     )
     run.store.submit(
@@ -224,7 +232,7 @@ async def test_every_api_fault_ends_every_task(
         ],
         max_attempts=run.config.scheduler.max_attempts,
     )
-    kill_an_attempt(run.store, ModelKind.API, "api-1", "api-model")
+    kill_an_attempt(run.config, run.store, ModelKind.API, "api-1")
     api_site.inject(fault, count=10_000)
     started = time.monotonic()
     bound = bound_s(run.config, ModelKind.API)

@@ -302,7 +302,7 @@ class NoticeCenter:
             return
         accounts = poison_accounts(str(values.get("error_message") or ""))
         if accounts is not None:
-            params = {
+            params: dict[str, str | int | float] = {
                 "error_kind": str(values.get("error_kind") or ""),
                 "accounts": accounts,
                 "detail": str(values.get("error_message") or ""),
