@@ -1,10 +1,11 @@
 """Issue 25, item 4: no task loops forever, whatever fault the simulators can inject.
 
-Every fault of the chat site (``ChatFault``, real Chromium) and of the API (``Fault``, real HTTP)
-— walked from the simulators' own lists, so a fault added later joins by itself — is injected
-"forever" (every request, not once), on two tasks: one fresh, one after a killed attempt (a run
-that died mid-attempt: its row left running by a dead owner and, on the web, the record of a
-prompt sent whose conversation was never named — the leftover of issue 25). Every task must end
+Every fault of the chat site (``ChatFault`` and its page redesigns, ``BREAKAGES``; real
+Chromium) and of the API (``Fault``, real HTTP) — walked from the simulators' own lists, so a
+fault added later joins by itself — is injected "forever" (every request, not once), on two
+tasks: one fresh, one after a killed attempt (a run that died mid-attempt: its row left running
+by a dead owner and, on the web, the record of a prompt sent whose conversation was never named
+— the leftover of issue 25). Every task must end
 — succeeded, failed, or held by a verdict a person must lift (its account needs the operator) —
 within the bound the configuration gives, and the scheduler's run must end.
 
@@ -37,7 +38,7 @@ from media_assistant.providers.web import leftover as web_leftover
 from media_assistant.providers.web.leftover import SentPrompt, SentRecord
 from media_assistant.sim.api_faults import Fault
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
-from media_assistant.sim.chat_config import ChatSiteConfig
+from media_assistant.sim.chat_config import BREAKAGES, ChatSiteConfig
 from media_assistant.sim.chat_faults import ChatFault
 from media_assistant.sim.chat_site import ChatSiteSimulator
 from tests.integration.test_api_lane import Run
@@ -46,6 +47,8 @@ from tests.integration.test_web_lane import CHROMIUM, WebEnv, our_chromiums
 ENDED = {"success", "failed", "canceled"}
 SLACK_S = 15.0  # starting browsers, the scheduler's polls, a loaded CI machine
 KILLED_OWNER = "killed-run"
+# Every fault the chat site can be told to produce: its fault list, and its page redesigns.
+CHAT_FAULTS = [f.value for f in ChatFault] + sorted(BREAKAGES)
 # Two attempts (the default is 3): the same rule, less time in CI.
 SCHEDULER = {"max_attempts": 2}
 LANES = {
@@ -131,9 +134,9 @@ def short_sim_adapter(env: WebEnv) -> None:
 
 @pytest.mark.chromium
 @pytest.mark.expect_errors(r"aiohttp\.server")
-@pytest.mark.parametrize("fault", list(ChatFault), ids=lambda f: f.value)
+@pytest.mark.parametrize("fault", CHAT_FAULTS)
 async def test_every_chat_fault_ends_every_task(
-    tmp_path: Path, chat_site: ChatSiteSimulator, fault: ChatFault, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, chat_site: ChatSiteSimulator, fault: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(web_leftover, "LEFTOVER_RETRY_S", 1.0)
     chat_site.reset()
@@ -156,7 +159,10 @@ async def test_every_chat_fault_ends_every_task(
             SentPrompt(killed, 1, time.time(), f"{chat_site.base_url}/chat")
         )
         # Forever: every request (or page load) of the account meets it.
-        chat_site.inject(fault, count=10_000, user="web-1")
+        if fault in BREAKAGES:
+            chat_site.break_page(fault)  # the site changed its page
+        else:
+            chat_site.inject(fault, count=10_000, user="web-1")
         started = time.monotonic()
         bound = bound_s(env.config, ModelKind.WEB)
         await env.start()
@@ -165,6 +171,7 @@ async def test_every_chat_fault_ends_every_task(
     finally:
         await env.close()
         chat_site.reset()
+        chat_site.break_page(None)
     assert not our_chromiums(tmp_path)
 
 
@@ -246,6 +253,7 @@ async def test_every_api_fault_ends_every_task(
 def test_the_fault_lists_are_walked_whole() -> None:
     """A fault added to a simulator joins the termination test by itself (the parametrize
     above reads the enums); this holds the lists to what the issue names."""
+    assert set(CHAT_FAULTS) >= {"composer_renamed", "login_wall"}
     assert {f.value for f in ChatFault} >= {
         "error_midstream",
         "error_in_answer",
