@@ -124,7 +124,7 @@ def short_sim_adapter(env: WebEnv) -> None:
     builtin = Path("resources/sites/sim.toml").read_text(encoding="utf-8")
     timing = (
         "[timing]\nfirst_token_timeout_s = 8\nhard_timeout_s = 20\nidle_timeout_s = 8\n"
-        "new_chat_timeout_s = 4\n"
+        "new_chat_timeout_s = 4\npage_load_timeout_s = 8\nsend_timeout_s = 5\n"
     )
     env.paths.sites.mkdir(parents=True, exist_ok=True)
     (env.paths.sites / "sim.toml").write_text(
