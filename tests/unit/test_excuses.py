@@ -92,3 +92,25 @@ def test_the_failures_of_this_round_come_from_the_tasks_log() -> None:
     ]
     found = failures_of(events, 1, Failure("a", "server_error"))
     assert found == [Failure("b", "server_error"), Failure("a", "server_error")]
+
+
+def test_ran_out_names_a_poison_pill_or_leaves_the_failure_as_it_is() -> None:
+    from media_assistant.core.model.records import Claim
+    from media_assistant.core.model.states import ModelKind
+    from media_assistant.core.rules.excuses import ran_out
+
+    claim = Claim("t", 3, 1, 3, "m", ModelKind.WEB, "a", "o", "p", None, 0.0, 9.0, 0.0)
+    error = ProviderError(ErrorKind.SERVER_ERROR, "injected backend error")
+    same = [
+        event(1, EventCode.RETRY_SCHEDULED, "a", "server_error"),
+        event(2, EventCode.RETRY_SCHEDULED, "b", "server_error"),
+    ]
+    message, code, params = ran_out(same, claim, error, "x (after 3 attempts)")
+    assert code is EventCode.POISON_PILL and params["accounts"] == 2 and params["attempts"] == 3
+    assert message.startswith("injected backend error (failed the same way on 2 accounts")
+    mixed = [same[0], event(2, EventCode.RETRY_SCHEDULED, "b", "timeout")]
+    assert ran_out(mixed, claim, error, "x (after 3 attempts)") == (
+        "x (after 3 attempts)",
+        EventCode.FAILED,
+        {"error_kind": "server_error", "detail": "x (after 3 attempts)"},
+    )

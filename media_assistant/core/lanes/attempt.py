@@ -21,13 +21,7 @@ from media_assistant.core.model.event_codes import EventCode, log_extra
 from media_assistant.core.model.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.model.records import Claim, ClaimRequest, Handover
 from media_assistant.core.model.states import AccountProblem
-from media_assistant.core.rules.excuses import (
-    ExcuseCount,
-    Failure,
-    failures_of,
-    poison_pill,
-    poison_words,
-)
+from media_assistant.core.rules.excuses import ExcuseCount, ran_out
 from media_assistant.core.rules.retry import Backoff, Cancel, Defer, Fail, Hold, Retry, decide
 
 T = TypeVar("T")
@@ -437,24 +431,20 @@ class AttemptRunner:
         elif not isinstance(decision, (Retry, Defer)):
             self.excuses.reset(claim.task_id)  # it ended (or waits for a person)
         await self._persist(lambda: self._account_effect(error, account, log))
-        if isinstance(decision, Fail) and decision.kind is error.kind and error.retryable:
-            await self._fail_poison_pill(claim, error, decision, log)
-        elif isinstance(decision, Cancel):
+        if isinstance(decision, Cancel):
             ok = await self._persist(lambda: store.finish_canceled(claim, decision.message))
             self._report(ok, log, claim, "canceled", code=EventCode.CANCELED)
         elif isinstance(decision, Fail):
+            message, code = decision.message, EventCode.FAILED
+            params: dict[str, Any] = {"error_kind": decision.kind.value, "detail": message}
+            if decision.kind is error.kind and error.retryable:  # its attempts ran out
+                events = await self._persist(lambda: store.events(claim.task_id))
+                message, code, params = ran_out(events, claim, error, decision.message)
             ok = await self._persist(
-                lambda: store.finish_failed(claim, decision.kind, decision.message)
+                lambda: store.finish_failed(claim, decision.kind, message, code=code, params=params)
             )
-            self._report(
-                ok,
-                log,
-                claim,
-                f"failed: {decision.kind.value}: {decision.message}",
-                level=logging.WARNING,
-                code=EventCode.FAILED,
-                params={"error_kind": decision.kind.value, "detail": decision.message},
-            )
+            what = f"failed: {decision.kind.value}: {message}"
+            self._report(ok, log, claim, what, level=logging.WARNING, code=code, params=params)
         elif isinstance(decision, Retry):
             msg = (
                 f"attempt {claim.attempt}/{claim.max_attempts} failed: {decision.kind.value}: "
@@ -539,29 +529,6 @@ class AttemptRunner:
             self._report(
                 ok, log, claim, msg, level=logging.WARNING, code=EventCode.DEFERRED, params=deferred
             )
-
-    async def _fail_poison_pill(
-        self, claim: Claim, error: ProviderError, decision: Fail, log: LaneLog
-    ) -> None:
-        """Its attempts ran out: a failure like any other, or — every attempt of the round
-        failed the same way — a poison pill, said so (core/rules/excuses.py)."""
-        events = await self._persist(lambda: self.rt.store.events(claim.task_id))
-        failures = failures_of(
-            events, claim.attempt_base, Failure(claim.account_id, error.kind.value)
-        )
-        pill = poison_pill(failures)
-        message = decision.message if pill is None else f"{error.message} ({poison_words(pill)})"
-        params: dict[str, Any] = {"error_kind": decision.kind.value, "detail": message}
-        if pill is not None:
-            params |= {"accounts": pill.accounts, "attempts": pill.attempts}
-        code = EventCode.FAILED if pill is None else EventCode.POISON_PILL
-        ok = await self._persist(
-            lambda: self.rt.store.finish_failed(
-                claim, decision.kind, message, code=code, params=params
-            )
-        )
-        what = f"failed: {decision.kind.value}: {message}"
-        self._report(ok, log, claim, what, level=logging.WARNING, code=code, params=params)
 
     async def _persist(
         self,

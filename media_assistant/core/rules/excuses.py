@@ -24,10 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from media_assistant.core.model.errors import ProviderError
 from media_assistant.core.model.event_codes import EventCode
-from media_assistant.core.model.records import TaskEventRecord
+from media_assistant.core.model.records import Claim, TaskEventRecord
 
 # A task's failures excused in a row before the next one uses an attempt.
 MAX_EXCUSED_IN_A_ROW = 2
@@ -125,3 +126,23 @@ def failures_of(
         if e.code == EventCode.RETRY_SCHEDULED.value and (e.attempt or 0) > attempt_base
     ]
     return [*found, now]
+
+
+def ran_out(
+    events: Iterable[TaskEventRecord], claim: Claim, error: ProviderError, message: str
+) -> tuple[str, EventCode, dict[str, Any]]:
+    """The final failure of a task whose attempts ran out (``message``: the retry rule's),
+    as (message, event code, its parameters): a poison pill when every attempt of the round
+    failed the same way, else an ordinary failure."""
+    failures = failures_of(events, claim.attempt_base, Failure(claim.account_id, error.kind.value))
+    pill = poison_pill(failures)
+    if pill is None:
+        return message, EventCode.FAILED, {"error_kind": error.kind.value, "detail": message}
+    said = f"{error.message} ({poison_words(pill)})"
+    params = {
+        "error_kind": error.kind.value,
+        "detail": said,
+        "accounts": pill.accounts,
+        "attempts": pill.attempts,
+    }
+    return said, EventCode.POISON_PILL, params
