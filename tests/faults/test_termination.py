@@ -168,6 +168,14 @@ async def test_every_chat_fault_ends_every_task(
         await env.start()
         stuck = await env.run(timeout=bound)
         assert_all_ended(env.store.list_tasks(), stuck, started, bound)
+        # And its prompt was not sent again and again: at most once an attempt, plus the
+        # excuses (the site's own "not now" is bounded by time instead: deadline_s).
+        sent = chat_site.user_stats("web-1")["texts"]
+        most = env.config.scheduler.max_attempts + MAX_EXCUSED_IN_A_ROW
+        for row in env.store.list_tasks():
+            if row.error_kind != "deadline":
+                times = sum(row.prompt in text for text in sent)
+                assert times <= most, (row.task_id, row.error_kind, times)
     finally:
         await env.close()
         chat_site.reset()
