@@ -173,7 +173,7 @@ def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
         if zh:
             return (
                 f"任务 {s} 失败：每次都以同样的方式失败",
-                f"在 {accounts} 个账号上都因 {kind} 失败，不会再自动重试；请检查提示词或网站",
+                f"在 {accounts} 个账号上每次都出现同样的错误，不会再自动重试；请检查提示词或网站",
             )
         where = "account" if accounts == 1 else "accounts"
         return (

@@ -76,7 +76,7 @@ class NoticeWords(QObject):
                     "",
                     int(p.get("accounts", 0)),
                 )
-            ).replace("%1", str(p.get("error_kind", "")))
+            ).replace("%1", labels.error_kind(str(p.get("error_kind", ""))))
         return (
             self.tr("%1 MB free on the disk of %2")
             .replace("%1", str(p.get("free_mb", 0)))
