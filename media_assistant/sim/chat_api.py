@@ -161,7 +161,7 @@ class ChatApi:
         if self._faults.challenged(user):  # an open challenge blocks until the human passes it
             fault: ChatFault | None = ChatFault.CAPTCHA
         else:
-            fault = self._faults.take(user)
+            fault = self._faults.take(user, text=text)
             if fault is ChatFault.CAPTCHA:
                 self._faults.challenge(user)
         refusal = _REFUSALS.get(fault) if fault is not None else None

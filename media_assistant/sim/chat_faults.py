@@ -51,8 +51,12 @@ class ChatFaultRule:
     fault: ChatFault
     remaining: int
     user: str | None = None  # None: whichever user asks next
+    # Only completion requests whose text contains this (a prompt the server always fails)
+    match: str | None = None
 
-    def applies_to(self, user: str) -> bool:
+    def applies_to(self, user: str, text: str | None = None) -> bool:
+        if self.match is not None and (text is None or self.match not in text):
+            return False
         return self.user is None or self.user == user
 
 
@@ -75,12 +79,12 @@ class ChatFaultBook:
         with self._lock:
             self._rules.append(rule)
 
-    def take(self, user: str, *, page: bool = False) -> ChatFault | None:
+    def take(self, user: str, *, page: bool = False, text: str | None = None) -> ChatFault | None:
         """The first pending fault for ``user``, with one use consumed: of a completion
-        request, or (``page``) of a page load."""
+        request asking ``text``, or (``page``) of a page load."""
         with self._lock:
             for rule in self._rules:
-                if rule.applies_to(user) and (rule.fault in PAGE_FAULTS) == page:
+                if rule.applies_to(user, text) and (rule.fault in PAGE_FAULTS) == page:
                     rule.remaining -= 1
                     if rule.remaining == 0:
                         self._rules.remove(rule)

@@ -80,7 +80,8 @@ Enter no longer sends), ``answer_renamed`` (the answer's ``.markdown`` becomes `
 ``done_missing`` (the action bar and its Copy button are renamed), ``login_wall`` (a new sign-in
 page at ``/chat`` with a password field, nothing the adapter's login markers know).
 
-Test hooks: ``GET /_sim/autologin?user=NAME``, ``POST /_sim/inject`` ``{"user", "fault", "count"}``,
+Test hooks: ``GET /_sim/autologin?user=NAME``,
+``POST /_sim/inject`` ``{"user", "fault", "count", "match"}`` (``match``: only prompts with it),
 ``POST /_sim/reset``, ``GET /_sim/stats``. Simulated durations are multiplied by ``time_scale``.
 """
 
@@ -165,8 +166,15 @@ class ChatSiteSimulator(ThreadedServer):
 
     # -- control (thread-safe) -------------------------------------------------------------------
 
-    def inject(self, fault: ChatFault | str, count: int = 1, user: str | None = None) -> None:
-        """Give ``user``'s (None: anybody's) next ``count`` completion requests ``fault``.
+    def inject(
+        self,
+        fault: ChatFault | str,
+        count: int = 1,
+        user: str | None = None,
+        match: str | None = None,
+    ) -> None:
+        """Give ``user``'s (None: anybody's) next ``count`` completion requests ``fault`` —
+        only those whose text contains ``match``, if given (a prompt the server always fails).
 
         ``login_expired`` acts at once: every session of the user (None: of everybody) is revoked.
         """
@@ -174,7 +182,7 @@ class ChatSiteSimulator(ThreadedServer):
         if fault is ChatFault.LOGIN_EXPIRED:
             self._sessions.revoke(user)
         else:
-            self._faults.add(ChatFaultRule(fault, count, user))
+            self._faults.add(ChatFaultRule(fault, count, user, match))
 
     def break_page(self, breakage: str | None) -> None:
         """A site update from the next page load on (``chat_config.BREAKAGES``: the composer
@@ -221,7 +229,10 @@ class ChatSiteSimulator(ThreadedServer):
             user = spec.get("user")
             if not (user is None or isinstance(user, str)):
                 raise TypeError("'user' must be a string or null")
-            self.inject(str(spec["fault"]), count=int(spec.get("count", 1)), user=user)
+            match = spec.get("match")
+            if not (match is None or isinstance(match, str)):
+                raise TypeError("'match' must be a string or null")
+            self.inject(str(spec["fault"]), count=int(spec.get("count", 1)), user=user, match=match)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             faults = ", ".join(f.value for f in ChatFault)
             return error_response(400, "sim_error", f"bad fault spec ({exc!r}); faults: {faults}")

@@ -1472,6 +1472,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Failed: %1</translation>
     </message>
     <message>
+        <source>Failed: %1 on every attempt (%2 attempts on %3 account(s)); not retried again</source>
+        <translation>Failed: %1 on every attempt (%2 attempts on %3 account(s)); not retried again</translation>
+    </message>
+    <message>
         <source>%1: the account rests %2; the task waits (no attempt used)</source>
         <translation>%1: the account rests %2; the task waits (no attempt used)</translation>
     </message>
@@ -2369,6 +2373,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>Account %1 needs you</translation>
     </message>
     <message>
+        <source>Task %1 failed the same way every time</source>
+        <translation>Task %1 failed the same way every time</translation>
+    </message>
+    <message>
         <source>Disk almost full</source>
         <translation>Disk almost full</translation>
     </message>
@@ -2441,6 +2449,13 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>
             <numerusform>%n task: %1 succeeded, %2 failed, %3 canceled</numerusform>
             <numerusform>%n tasks: %1 succeeded, %2 failed, %3 canceled</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %n account(s); not retried again: check its prompt or the site</source>
+        <translation>
+            <numerusform>%1 on %n account; not retried again: check its prompt or the site</numerusform>
+            <numerusform>%1 on %n accounts; not retried again: check its prompt or the site</numerusform>
         </translation>
     </message>
     <message>

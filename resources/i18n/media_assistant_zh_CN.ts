@@ -1468,6 +1468,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>失败：%1</translation>
     </message>
     <message>
+        <source>Failed: %1 on every attempt (%2 attempts on %3 account(s)); not retried again</source>
+        <translation>失败：每次尝试都是 %1（%3 个账号上共 %2 次尝试），不再重试</translation>
+    </message>
+    <message>
         <source>%1: the account rests %2; the task waits (no attempt used)</source>
         <translation>%1：账号暂停 %2，任务等待（不计尝试次数）</translation>
     </message>
@@ -2353,6 +2357,10 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>账号 %1 需要处理</translation>
     </message>
     <message>
+        <source>Task %1 failed the same way every time</source>
+        <translation>任务 %1 每次都以同样的方式失败</translation>
+    </message>
+    <message>
         <source>Disk almost full</source>
         <translation>磁盘空间不足</translation>
     </message>
@@ -2424,6 +2432,12 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <source>%n task(s): %1 succeeded, %2 failed, %3 canceled</source>
         <translation>
             <numerusform>共 %n 个任务：成功 %1，失败 %2，取消 %3</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on %n account(s); not retried again: check its prompt or the site</source>
+        <translation>
+            <numerusform>在 %n 个账号上都是 %1，不再自动重试：请检查提示词或网站</numerusform>
         </translation>
     </message>
     <message>

@@ -238,6 +238,8 @@ EVENT_PARAMS: dict[str, Any] = {
     "then": "fallback",
     "cause": "heartbeat",
     "adapter": "my-site",  # ids are the operator's names: written like one
+    "accounts": 2,
+    "attempts": 3,
 }
 
 
@@ -257,6 +259,12 @@ def test_notices_read_chinese_in_the_list_and_in_group_chats(zh: None) -> None:
         Notice(NoticeKind.BATCH_DONE, "周报-1", 1.0, counts),
         Notice(NoticeKind.BATCH_FAILED, "周报-1", 1.0, counts),
         Notice(NoticeKind.DISK_LOW, "/data", 1.0, {"free_mb": 12}),
+        Notice(
+            NoticeKind.POISON_PILL,
+            "周报-1-00003",
+            1.0,
+            {"error_kind": "server_error", "accounts": 2},
+        ),
         *(
             Notice(
                 NoticeKind.ACCOUNT_ATTENTION,

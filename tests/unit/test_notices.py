@@ -177,3 +177,34 @@ async def test_a_failing_proxy_is_announced_as_the_proxy_once(setup: Setup) -> N
     assert title == "账号 web-1 的代理出现问题" and "代理无法连接" in text
     assert notice_text(notice, "en")[0] == "Account web-1: its proxy fails"
     assert "login" not in " ".join(notice_text(notice, "en"))
+
+
+async def test_a_poison_pill_is_announced_once_beside_its_batch(setup: Setup) -> None:
+    """Issue 25: a task that failed the same way on every attempt is named, once."""
+    from media_assistant.core.rules.excuses import PoisonPill, poison_words
+
+    await setup.astore.submit(tasks("b5", 1))
+    claim = await setup.astore.claim_next(
+        kind=ModelKind.API, account_id="a", models=["m"], owner_id="o", deadline_s=60
+    )
+    assert claim is not None
+    words = poison_words(PoisonPill("server_error", 2, 3))
+    await setup.astore.finish_failed(claim, ErrorKind.SERVER_ERROR, f"boom ({words})")
+    got = await settled(setup, 2)
+    pills = [n for n in got if n.kind is NoticeKind.POISON_PILL]
+    assert len(pills) == 1 and len(got) == 2  # and the batch's batch_failed
+    (pill,) = pills
+    assert pill.subject == "b5-0" and pill.params["accounts"] == 2
+    assert pill.params["error_kind"] == "server_error"
+    assert notice_text(pill, "en") == (
+        "Task b5-0 failed the same way every time",
+        "server_error on 2 accounts; not retried again: check its prompt or the site",
+    )
+    assert notice_text(pill, "zh")[0] == "任务 b5-0 失败：每次都以同样的方式失败"
+
+
+async def test_an_ordinary_failure_is_no_poison_pill(setup: Setup) -> None:
+    await setup.astore.submit(tasks("b6", 1))
+    await finish(setup, fail=True)
+    (only,) = await settled(setup, 1)
+    assert only.kind is NoticeKind.BATCH_FAILED

@@ -19,12 +19,19 @@ _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 WebhookKind = Literal["wecom", "dingtalk", "feishu", "json"]
 NoticeKindName = Literal[
-    "batch_done", "batch_failed", "account_attention", "disk_low", "alarm", "alarm_cleared"
+    "batch_done",
+    "batch_failed",
+    "account_attention",
+    "disk_low",
+    "poison_pill",
+    "alarm",
+    "alarm_cleared",
 ]
 DEFAULT_EVENTS: tuple[NoticeKindName, ...] = (
     "batch_done",
     "batch_failed",
     "account_attention",
+    "poison_pill",
     "alarm",
     "alarm_cleared",
 )

@@ -22,6 +22,7 @@ from media_assistant.core.model.event_codes import EventCode, log_extra
 from media_assistant.core.model.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.model.records import Claim, ClaimRequest, Handover
 from media_assistant.core.model.states import AccountProblem
+from media_assistant.core.rules.excuses import ExcuseCount, ran_out
 from media_assistant.core.rules.retry import Backoff, Cancel, Defer, Fail, Hold, Retry, decide
 
 T = TypeVar("T")
@@ -139,6 +140,8 @@ class AttemptRunner:
         self.rt = runtime
         self.attempts: dict[str, RunningAttempt] = {}
         self.abandoned: set[asyncio.Future[GenerationResult]] = set()
+        # Failures excused in a row, per task: bounded (core/rules/excuses.py, issue 25).
+        self.excuses = ExcuseCount()
 
     # ---------------------------------------------------------------- registry for the scheduler
 
@@ -363,6 +366,7 @@ class AttemptRunner:
             return None
         if outcome.result is not None:
             r = outcome.result
+            self.excuses.reset(claim.task_id)
             if await reject_if_poor(self.rt, claim, r, log, self._persist):
                 return None  # the model's quality gate sent it back (core/lanes/quality_gate.py)
             handover: Handover | None = None
@@ -473,6 +477,7 @@ class AttemptRunner:
     ) -> None:
         claim, store, rt = ra.claim, self.rt.store, self.rt
         lane = rt.config.lane(claim.model_kind)
+        error = self.excuses.bound(claim.task_id, error)
         decision = decide(
             error,
             attempt=claim.attempt,
@@ -484,23 +489,25 @@ class AttemptRunner:
             default_pause=lane.cooldown_s,
             rng=rt.rng,
         )
+        if isinstance(decision, Defer) and error.excused is not None:
+            self.excuses.excused(claim.task_id)
+        elif not isinstance(decision, (Retry, Defer)):
+            self.excuses.reset(claim.task_id)  # it ended (or waits for a person)
         await self._persist(lambda: self._account_effect(error, account, log))
         if isinstance(decision, Cancel):
             ok = await self._persist(lambda: store.finish_canceled(claim, decision.message))
             self._report(ok, log, claim, "canceled", code=EventCode.CANCELED)
         elif isinstance(decision, Fail):
+            message, code = decision.message, EventCode.FAILED
+            params: dict[str, Any] = {"error_kind": decision.kind.value, "detail": message}
+            if decision.kind is error.kind and error.retryable:  # its attempts ran out
+                events = await self._persist(lambda: store.events(claim.task_id))
+                message, code, params = ran_out(events, claim, error, decision.message)
             ok = await self._persist(
-                lambda: store.finish_failed(claim, decision.kind, decision.message)
+                lambda: store.finish_failed(claim, decision.kind, message, code=code, params=params)
             )
-            self._report(
-                ok,
-                log,
-                claim,
-                f"failed: {decision.kind.value}: {decision.message}",
-                level=logging.WARNING,
-                code=EventCode.FAILED,
-                params={"error_kind": decision.kind.value, "detail": decision.message},
-            )
+            what = f"failed: {decision.kind.value}: {message}"
+            self._report(ok, log, claim, what, level=logging.WARNING, code=code, params=params)
         elif isinstance(decision, Retry):
             msg = (
                 f"attempt {claim.attempt}/{claim.max_attempts} failed: {decision.kind.value}: "

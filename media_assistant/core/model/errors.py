@@ -100,6 +100,7 @@ class ProviderError(Exception):
         params: dict[str, Any] | None = None,
         step: str | None = None,
         selector: str | None = None,
+        excused: ProviderError | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -112,6 +113,10 @@ class ProviderError(Exception):
         # it looked for — how consecutive failures are told to be the same breakage.
         self.step = step
         self.selector = selector
+        # A deferral that excuses a failure (a leftover generation's doing): the failure it
+        # excuses, which is what the deferral becomes once a task has been excused too often
+        # (core/rules/excuses.py).
+        self.excused = excused
 
     @property
     def retryable(self) -> bool:

@@ -30,6 +30,8 @@ class EventCode(StrEnum):
     STARTED = "started"  # attempt, max_attempts, base, account
     SUCCEEDED = "succeeded"  # chars, seconds
     FAILED = "failed"  # error_kind, detail
+    # every attempt failed with the same error kind (issue 25): not retried again
+    POISON_PILL = "poison_pill"  # error_kind, detail, accounts, attempts
     RETRY_SCHEDULED = "retry_scheduled"  # attempt, max_attempts, base, error_kind, detail, delay
     DEFERRED = "deferred"  # error_kind, detail, pause
     # the account's adapter no longer matches its site: back in the queue, no attempt used

@@ -78,6 +78,8 @@ class NoticeKind(StrEnum):
     BATCH_FAILED = "batch_failed"
     ACCOUNT_ATTENTION = "account_attention"
     DISK_LOW = "disk_low"
+    # a task failed the same way on every attempt (core/rules/excuses.py, issue 25)
+    POISON_PILL = "poison_pill"
     # A lane or account crossed an [alarms] threshold, and when it is back (issue 31).
     ALARM = "alarm"
     ALARM_CLEARED = "alarm_cleared"

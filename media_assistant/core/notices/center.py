@@ -15,6 +15,9 @@ Where they come from:
 - **account_attention**: an ``AccountChanged`` whose state is "needs login", "key rejected" or
   "needs attention", or a cool-down because its proxy fails (issue 32: ``code``
   proxy_unreachable / proxy_auth), once until the account is back.
+- **poison_pill**: a task of this process failed the same way on every attempt
+  (core/rules/excuses.py): its ``TasksChanged`` to ``failed`` whose message says so, once per
+  task and failure (a teammate's process announces its own).
 - **disk_low**: the data folder's disk has less than ``disk_low_mb`` free (checked every
   :data:`DISK_EVERY_S`), once until it has 20 % more than that again.
 
@@ -44,6 +47,7 @@ from media_assistant.core.model.events import (
 )
 from media_assistant.core.model.states import AccountState, NoticeKind, TaskState
 from media_assistant.core.notices.alarm_words import alarm_text
+from media_assistant.core.rules.excuses import poison_accounts
 from media_assistant.core.rules.site_breakage import verdict_step
 
 if TYPE_CHECKING:
@@ -187,6 +191,18 @@ def notice_text(notice: Notice, language: str = "en") -> tuple[str, str]:
                 f"{counts[3]} canceled"
             )
         return title, text
+    if notice.kind is NoticeKind.POISON_PILL:
+        kind, accounts = p.get("error_kind", ""), p.get("accounts", 0)
+        if zh:
+            return (
+                f"任务 {s} 失败：每次都以同样的方式失败",
+                f"在 {accounts} 个账号上每次都出现同样的错误，不会再自动重试；请检查提示词或网站",
+            )
+        where = "account" if accounts == 1 else "accounts"
+        return (
+            f"Task {s} failed the same way every time",
+            f"{kind} on {accounts} {where}; not retried again: check its prompt or the site",
+        )
     if notice.kind is NoticeKind.ACCOUNT_ATTENTION:
         words = _STATE_WORDS["zh" if zh else "en"]
         state = words.get(str(p.get("state", "")), str(p.get("state", "")))
@@ -296,6 +312,8 @@ class NoticeCenter:
             if changed:
                 self._touched.update(c.task_id for c in changed)
                 self._wake.set()
+            for change in changed:
+                self._poison_pill(change.task_id, change.values)
         elif isinstance(event, TasksSynced):
             rows = [r for r in event.rows if "state" in r]
             for row in rows:
@@ -306,6 +324,18 @@ class NoticeCenter:
                 self._wake.set()
         elif isinstance(event, AccountChanged) and event.status is not None:
             self._on_account(event)
+
+    def _poison_pill(self, task_id: str, values: Mapping[str, object]) -> None:
+        if values.get("state") != TaskState.FAILED.value:
+            return
+        accounts = poison_accounts(str(values.get("error_message") or ""))
+        if accounts is not None:
+            params: dict[str, str | int | float] = {
+                "error_kind": str(values.get("error_kind") or ""),
+                "accounts": accounts,
+                "detail": str(values.get("error_message") or ""),
+            }
+            self._post(Notice(NoticeKind.POISON_PILL, task_id, self.store.clock.now(), params))
 
     def _on_account(self, event: AccountChanged) -> None:
         status = event.status

@@ -222,6 +222,17 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
         _t(QT_TRANSLATE_NOOP("EventText", "Failed: %1")),
         labels.error_kind(str(p.get("error_kind"))),
     ),
+    "poison_pill": lambda p: _fill(
+        _t(
+            QT_TRANSLATE_NOOP(
+                "EventText",
+                "Failed: %1 on every attempt (%2 attempts on %3 account(s)); not retried again",
+            )
+        ),
+        labels.error_kind(str(p.get("error_kind"))),
+        p.get("attempts"),
+        p.get("accounts"),
+    ),
     "retry_scheduled": _retry_scheduled,
     "deferred": lambda p: _fill(
         _t(

@@ -52,6 +52,8 @@ class NoticeWords(QObject):
             return self.tr("Account %1 needs you").replace("%1", s)
         if notice.kind in (NoticeKind.ALARM, NoticeKind.ALARM_CLEARED):
             return self.alarm_title(notice)
+        if notice.kind is NoticeKind.POISON_PILL:
+            return self.tr("Task %1 failed the same way every time").replace("%1", s)
         return self.tr("Disk almost full")
 
     def alarm_title(self, notice: Notice) -> str:
@@ -125,6 +127,14 @@ class NoticeWords(QObject):
             return labels.problem_words(str(p.get("code") or ""), str(p.get("state", "")))
         if notice.kind in (NoticeKind.ALARM, NoticeKind.ALARM_CLEARED):
             return self.alarm_text(notice)
+        if notice.kind is NoticeKind.POISON_PILL:
+            return (
+                self.tr(
+                    "%1 on %n account(s); not retried again: check its prompt or the site",
+                    "",
+                    int(p.get("accounts", 0)),
+                )
+            ).replace("%1", labels.error_kind(str(p.get("error_kind", ""))))
         return (
             self.tr("%1 MB free on the disk of %2")
             .replace("%1", str(p.get("free_mb", 0)))

@@ -23,6 +23,14 @@ an attempt on the account that fails in any way that would use an attempt is the
 doing. It is deferred (``leftover_generation``: no attempt used), its pause bounded by when the
 leftover can have ended, and its wait for a first token is bounded too (a site that meets the
 leftover often shows nothing the adapter knows: no first token, ever).
+
+What never excuses (issue 25): a task's **own** earlier attempt — a page that always fails
+one prompt would otherwise excuse that prompt's every failure with the leftover of its previous
+failure, forever —, and an attempt that failed with an error the page showed (a toast, an
+error box, a silent stop): its generation has ended, so it leaves no record at all
+(:meth:`LeftoverGuard.ended`). On the account, a second task in a row excused with the same
+error as the one before ends the shadow: the same error on different prompts is the site's, not
+the leftover's. Per task, the core counts the excuses (core/rules/excuses.py).
 """
 
 from __future__ import annotations
@@ -133,6 +141,9 @@ class LeftoverGuard:
         self.looked_at: SentPrompt | None = None
         # An unlocated leftover that may still run (see the module's docstring).
         self._unlocated: SentPrompt | None = None
+        # The task and error kind the shadow last excused: the same error on another task
+        # right after is the site's (issue 25 item 2).
+        self._last_excused: tuple[str, ErrorKind] | None = None
 
     # ---------------------------------------------------------------- the record
 
@@ -149,6 +160,11 @@ class LeftoverGuard:
             return
         self._sent = SentPrompt(sent.task_id, sent.attempt, sent.sent_at, url, conversation=True)
         await asyncio.to_thread(self._record.write, self._sent)
+
+    async def ended(self) -> None:
+        """The page showed this attempt's failure (a toast, an error box, a silent stop): its
+        generation has ended, whatever the page does next — no record, nothing to look at."""
+        await self.forget()
 
     async def forget(self) -> None:
         """The generation is known to have ended."""
@@ -242,26 +258,38 @@ class LeftoverGuard:
     def answered(self) -> None:
         """An answer came back on the account: the site is free, the shadow is over."""
         self._unlocated = None
+        self._last_excused = None
 
     def attempt_ended(self) -> None:
         self.looked_at = None
 
-    def blame(self, exc: ProviderError, now: float | None = None) -> ProviderError:
+    def blame(self, exc: ProviderError, task_id: str, now: float | None = None) -> ProviderError:
         """The leftover's doing, as a deferral, when it is: a conflict met right after a
         leftover was looked at, or any failure that would use an attempt in an unlocated
-        leftover's shadow. Anything else is returned as it is."""
+        leftover's shadow. Never when the leftover is ``task_id``'s own earlier attempt, nor
+        for a second task in a row failing with the error the one before was excused for.
+        Anything else is returned as it is."""
         now = time.time() if now is None else now
         looked = self.looked_at
         if exc.kind is ErrorKind.SESSION_CONFLICT and looked is not None:
+            if looked.task_id == task_id:
+                return exc
             return ProviderError(
                 ErrorKind.LEFTOVER_GENERATION,
                 f"{exc.message} (a generation this account started before a crash, task "
                 f"{looked.task_id}; the task waits, its attempt not used up)",
                 retry_after=LEFTOVER_RETRY_S,
+                excused=exc,
             )
         left = self.shadow(now)
-        if left is None or not exc.retryable or exc.kind in DEFERRING:
+        if left is None or not exc.retryable or exc.kind in DEFERRING or left.task_id == task_id:
             return exc
+        last = self._last_excused
+        if last is not None and last[0] != task_id and last[1] is exc.kind:
+            # Two prompts in a row failing the same way: the site's error, not the leftover's.
+            self._unlocated = self._last_excused = None
+            return exc
+        self._last_excused = (task_id, exc.kind)
         pause = max(_MIN_PAUSE_S, min(LEFTOVER_RETRY_S, self._ends_at(left) - now))
         return ProviderError(
             ErrorKind.LEFTOVER_GENERATION,
@@ -270,6 +298,7 @@ class LeftoverGuard:
             f"unknown and which can run until {self._hard_timeout_s:.0f} s after it began: "
             f"taken for its doing; the task waits {pause:.0f} s, its attempt not used up",
             retry_after=pause,
+            excused=exc,
         )
 
     def _ends_at(self, sent: SentPrompt) -> float:

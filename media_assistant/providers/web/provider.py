@@ -200,6 +200,7 @@ class WebProvider:
             await self._proxy_first(ctx)
         chat = self.browser.chat
         assert chat is not None
+        watch: AnswerWatch | None = None
         try:
             await self.leftover.settle(
                 ctx,
@@ -249,9 +250,11 @@ class WebProvider:
                 exc = await blame_proxy(self.proxy, self.site_url, exc)
             if exc.kind in PROXY_KINDS:  # the proxy's failure: nothing reached the site
                 raise self._proxy_failed(ctx, exc) from None
+            if watch is not None and watch.page_ended:
+                await self.leftover.ended()  # the page showed the failure: nothing runs on
             # A generation this account left (before a crash) met this prompt: our own doing,
             # not the site's verdict on the task. It waits; no attempt used (leftover.py).
-            exc = self.leftover.blame(exc)
+            exc = self.leftover.blame(exc, ctx.task.task_id)
             exc = self._judge(ctx, exc)
             if exc.kind in _DIAGNOSE:
                 await self._diagnose(ctx, exc)
@@ -273,7 +276,8 @@ class WebProvider:
             await self._diagnose(ctx)
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
             raise self.leftover.blame(
-                ProviderError(ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}")
+                ProviderError(ErrorKind.BROWSER_CRASHED, f"browser/page error: {_first_line(exc)}"),
+                ctx.task.task_id,
             ) from None
         finally:
             self.leftover.attempt_ended()

@@ -64,6 +64,10 @@ class AnswerWatch:
         self.generating_seen = False
         self.done_seen = False
         self.accepted_without_done = False
+        # The attempt failed with an error the page showed (a toast or banner, an error box or
+        # error text as the answer, an empty answer, a silent stop): its generation has ended
+        # and leaves nothing running on the site (leftover.py, issue 25).
+        self.page_ended = False
 
     async def run(self, ctx: TaskContext, before: Snapshot) -> GenerationResult:
         timing, chat, call = self.adapter.timing, self.chat, self.call
@@ -90,6 +94,7 @@ class AnswerWatch:
                 await self.leftover.named(snap.url)
             problem = watch.problem(snap)
             if problem is not None:
+                self.page_ended = True
                 raise marker_error(problem, snap)
             now = time.monotonic()
             is_new = snap.answers > before.answers or (
@@ -101,6 +106,7 @@ class AnswerWatch:
             if silence.stopped(
                 snap, now, answered=has_text or (is_new and fresh_done), pending=watch.pending()
             ):
+                self.page_ended = True
                 raise await self._no_answer(
                     ProviderError(
                         ErrorKind.SERVER_ERROR,
@@ -147,6 +153,7 @@ class AnswerWatch:
                 # Finished, by every sign the page gives, with nothing in the answer.
                 empty_done += 1
                 if empty_done >= timing.stable_polls:
+                    self.page_ended = True
                     raise ProviderError(
                         ErrorKind.SERVER_ERROR,
                         snap.answer_error
@@ -230,6 +237,7 @@ class AnswerWatch:
         """The finished answer as Markdown, unless it is an error dressed as an answer."""
         answer = self.adapter.answer
         if snap.answer_error:
+            self.page_ended = True
             raise ProviderError(
                 ErrorKind.SERVER_ERROR,
                 f"the site drew an error inside the answer: {snap.answer_error}",
@@ -238,6 +246,7 @@ class AnswerWatch:
         error_texts = [*answer.error_texts, *(GENERIC_ERROR_TEXTS if answer.generic_errors else [])]
         said = only_error_text(plain, error_texts)
         if said is not None:
+            self.page_ended = True
             raise ProviderError(
                 ErrorKind.SERVER_ERROR, f"the answer is only an error message: {said}"
             )

@@ -1,0 +1,274 @@
+"""Issue 25, item 4: no task loops forever, whatever fault the simulators can inject.
+
+Every fault of the chat site (``ChatFault`` and its page redesigns, ``BREAKAGES``; real
+Chromium) and of the API (``Fault``, real HTTP) — walked from the simulators' own lists, so a
+fault added later joins by itself — is injected "forever" (every request, not once), on two
+tasks: one fresh, one after a killed attempt (a run that died mid-attempt: its row left running
+by a dead owner and, on the web, the record of a prompt sent whose conversation was never named
+— the leftover of issue 25). Every task must end
+— succeeded, failed, or held by a verdict a person must lift (its account needs the operator) —
+within the bound the configuration gives, and the scheduler's run must end.
+
+The bound, from the configuration (README, Reliability): each attempt takes at most the lane's
+``task_timeout_s``; between attempts a back-off of at most ``backoff_cap_s``; a task may be
+excused (deferred, attempt kept) :data:`MAX_EXCUSED_IN_A_ROW` times, each an attempt's time and
+a pause; deferrals for the site's own "not now" stop at ``deadline_s`` from the first start:
+
+    max_attempts × (task_timeout_s + backoff_cap_s)
+    + MAX_EXCUSED_IN_A_ROW × (task_timeout_s + LEFTOVER_RETRY_S) + deadline_s + slack
+
+Short timeouts here (and the simulators' time scale) keep it fast; the rule is the same as with
+the defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from media_assistant.core.config.schema import AppConfig, parse_config
+from media_assistant.core.model.records import NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.rules.excuses import MAX_EXCUSED_IN_A_ROW
+from media_assistant.providers.web import leftover as web_leftover
+from media_assistant.providers.web.leftover import SentPrompt, SentRecord
+from media_assistant.sim.api_faults import Fault
+from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
+from media_assistant.sim.chat_config import BREAKAGES, ChatSiteConfig
+from media_assistant.sim.chat_faults import ChatFault
+from media_assistant.sim.chat_site import ChatSiteSimulator
+from tests.integration.test_api_lane import Run
+from tests.integration.test_web_lane import CHROMIUM, WebEnv, our_chromiums
+
+ENDED = {"success", "failed", "canceled"}
+SLACK_S = 15.0  # starting browsers, the scheduler's polls, a loaded CI machine
+KILLED_OWNER = "killed-run"
+# Every fault the chat site can be told to produce: its fault list, and its page redesigns.
+CHAT_FAULTS = [f.value for f in ChatFault] + sorted(BREAKAGES)
+# Two attempts (the default is 3): the same rule, less time in CI.
+SCHEDULER = {"max_attempts": 2}
+LANES = {
+    "web": {
+        "task_timeout_s": 25.0,
+        "backoff_base_s": 0.2,
+        "backoff_cap_s": 0.5,
+        "deadline_s": 8.0,
+        "cooldown_s": 1.0,
+    },
+    "api": {
+        "task_timeout_s": 5.0,
+        "backoff_base_s": 0.2,
+        "backoff_cap_s": 0.5,
+        "deadline_s": 5.0,
+        "cooldown_s": 0.5,
+        "idle_timeout_s": 1.0,
+        "connect_timeout_s": 2.0,
+    },
+}
+
+
+def bound_s(config: AppConfig, kind: ModelKind) -> float:
+    lane = config.lane(kind)
+    attempts = config.scheduler.max_attempts
+    return (
+        attempts * (lane.task_timeout_s + lane.backoff_cap_s)
+        + MAX_EXCUSED_IN_A_ROW * (lane.task_timeout_s + web_leftover.LEFTOVER_RETRY_S)
+        + lane.deadline_s
+        + SLACK_S
+    )
+
+
+def kill_an_attempt(config: AppConfig, store: Any, kind: ModelKind, account_id: str) -> str:
+    """Claim the head task as a run that then died (kill -9): its row stays running."""
+    claim = store.claim_next(
+        kind=kind,
+        account_id=account_id,
+        models=[config.models[0].name],
+        owner_id=KILLED_OWNER,
+        deadline_s=config.lane(kind).deadline_s,
+    )
+    assert claim is not None
+    return str(claim.task_id)
+
+
+def assert_all_ended(rows: list[Any], stuck: list[Any], started: float, bound: float) -> None:
+    took = time.monotonic() - started
+    assert took <= bound, f"the run took {took:.0f} s, more than the bound {bound:.0f} s"
+    for row in rows:
+        if row.state in ENDED:
+            continue
+        # Held: pending, its model stuck (every account waits for the operator).
+        assert row.state == "pending", (row.task_id, row.state, row.error_message)
+        assert any(s.model == row.model for s in stuck), (row.task_id, row.error_kind, stuck)
+
+
+# ------------------------------------------------------------------------------------ web
+
+
+@pytest.fixture(scope="module")
+def chat_site() -> Any:
+    site = ChatSiteSimulator(
+        ChatSiteConfig(latency_s=(31, 100), time_scale=0.02, seed=5, slow_render_s=2.0)
+    )
+    site.start_in_thread()
+    yield site
+    site.stop_in_thread()
+
+
+def short_sim_adapter(env: WebEnv) -> None:
+    """The operator's copy of the sim adapter with short waits (the rule is the same)."""
+    builtin = Path("resources/sites/sim.toml").read_text(encoding="utf-8")
+    timing = (
+        "[timing]\nfirst_token_timeout_s = 8\nhard_timeout_s = 20\nidle_timeout_s = 8\n"
+        "new_chat_timeout_s = 4\npage_load_timeout_s = 8\nsend_timeout_s = 5\n"
+    )
+    env.paths.sites.mkdir(parents=True, exist_ok=True)
+    (env.paths.sites / "sim.toml").write_text(
+        builtin.replace("[timing]\n", timing, 1), encoding="utf-8"
+    )
+
+
+@pytest.mark.chromium
+@pytest.mark.expect_errors(r"aiohttp\.server")
+@pytest.mark.parametrize("fault", CHAT_FAULTS)
+async def test_every_chat_fault_ends_every_task(
+    tmp_path: Path, chat_site: ChatSiteSimulator, fault: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_leftover, "LEFTOVER_RETRY_S", 1.0)
+    chat_site.reset()
+    env = WebEnv(tmp_path, chat_site, accounts=1)
+    raw = {**_web_raw(chat_site), "lanes": {"web": LANES["web"]}, "scheduler": SCHEDULER}
+    env.config = parse_config(raw, "test")
+    try:
+        await env.sign_in("web-1")
+        short_sim_adapter(env)
+        env.store.submit(
+            [
+                NewTask("killed", "web-model", ModelKind.WEB, "Question killed-1", "b"),
+                NewTask("fresh", "web-model", ModelKind.WEB, "Question fresh-1", "b"),
+            ],
+            max_attempts=env.config.scheduler.max_attempts,
+        )
+        killed = kill_an_attempt(env.config, env.store, ModelKind.WEB, "web-1")
+        # What the killed run left on the site: a prompt sent, its conversation never named.
+        SentRecord(env.paths.profile("web-1")).write(
+            SentPrompt(killed, 1, time.time(), f"{chat_site.base_url}/chat")
+        )
+        # Forever: every request (or page load) of the account meets it.
+        if fault in BREAKAGES:
+            chat_site.break_page(fault)  # the site changed its page
+        else:
+            chat_site.inject(fault, count=10_000, user="web-1")
+        started = time.monotonic()
+        bound = bound_s(env.config, ModelKind.WEB)
+        await env.start()
+        stuck = await env.run(timeout=bound)
+        assert_all_ended(env.store.list_tasks(), stuck, started, bound)
+        # And its prompt was not sent again and again: at most once an attempt, plus the
+        # excuses (the site's own "not now" is bounded by time instead: deadline_s).
+        sent = chat_site.user_stats("web-1")["texts"]
+        most = env.config.scheduler.max_attempts + MAX_EXCUSED_IN_A_ROW
+        for row in env.store.list_tasks():
+            if row.error_kind != "deadline":
+                times = sum(row.prompt in text for text in sent)
+                assert times <= most, (row.task_id, row.error_kind, times)
+    finally:
+        await env.close()
+        chat_site.reset()
+        chat_site.break_page(None)
+    assert not our_chromiums(tmp_path)
+
+
+def _web_raw(site: ChatSiteSimulator) -> dict[str, Any]:
+    return {
+        "browser": {"executable": CHROMIUM, "headless": True},
+        "models": [{"name": "web-model", "kind": "web"}],
+        "accounts": [
+            {
+                "id": "web-1",
+                "kind": "web",
+                "site": "sim",
+                "origin": site.base_url,
+                "models": ["web-model"],
+            }
+        ],
+    }
+
+
+# ------------------------------------------------------------------------------------ api
+
+KEY = "sk-sim-termination"
+
+
+@pytest.fixture(scope="module")
+def api_site() -> Any:
+    sim = ApiSimulator(
+        ApiSimConfig(latency_s=(8, 20), time_scale=0.02, seed=7, keys={KEY: KeySpec()})
+    )
+    sim.start_in_thread()
+    yield sim
+    sim.stop_in_thread()
+
+
+# The simulator's own server logs a client that left mid-stream (a hang, a stall, a timeout).
+@pytest.mark.expect_errors(r"aiohttp\.server")
+@pytest.mark.parametrize("fault", list(Fault), ids=lambda f: f.value)
+async def test_every_api_fault_ends_every_task(
+    tmp_path: Path, api_site: ApiSimulator, fault: Fault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MA_TERMINATION_KEY", KEY)
+    api_site.reset()
+    run = Run(
+        tmp_path,
+        {
+            "models": [{"name": "api-model", "kind": "api"}],
+            "accounts": [
+                {
+                    "id": "api-1",
+                    "kind": "api",
+                    "base_url": api_site.base_url,
+                    "api_key_env": "MA_TERMINATION_KEY",
+                    "models": ["api-model"],
+                    "concurrency": 2,
+                }
+            ],
+            "lanes": {"api": LANES["api"]},
+            "scheduler": SCHEDULER,
+        },
+    )
+    run.store.submit(
+        [
+            NewTask("killed", "api-model", ModelKind.API, "Question killed-1", "b"),
+            NewTask("fresh", "api-model", ModelKind.API, "Question fresh-1", "b"),
+        ],
+        max_attempts=run.config.scheduler.max_attempts,
+    )
+    kill_an_attempt(run.config, run.store, ModelKind.API, "api-1")
+    api_site.inject(fault, count=10_000)
+    started = time.monotonic()
+    bound = bound_s(run.config, ModelKind.API)
+    stuck = await run.go([], timeout=bound)
+    try:
+        assert_all_ended(run.store.list_tasks(), stuck, started, bound)
+    finally:
+        api_site.reset()
+
+
+def test_the_fault_lists_are_walked_whole() -> None:
+    """A fault added to a simulator joins the termination test by itself (the parametrize
+    above reads the enums); this holds the lists to what the issue names."""
+    assert set(CHAT_FAULTS) >= {"composer_renamed", "login_wall"}
+    assert {f.value for f in ChatFault} >= {
+        "error_midstream",
+        "error_in_answer",
+        "silent_failure",
+        "rate_limited",
+        "captcha",
+        "login_expired",
+    }
+    assert {f.value for f in Fault} >= {"500", "429", "hang"}
+    assert asyncio.iscoroutinefunction(test_every_chat_fault_ends_every_task)
