@@ -45,6 +45,22 @@ PAGE_STATUS_ERRORS: dict[int, ErrorKind] = {
 }
 
 
+# Verification pages come with these (Cloudflare's challenge: 403 with ``cf-mitigated:
+# challenge``; its older interstitial and others: 503); issue 32 item 4 holds the account for a
+# person, which a "site unavailable" cool-down must not pre-empt.
+CHALLENGE_STATUSES = (403, 503)
+
+
+async def _is_challenge(chat: ChatPage, headers: dict[str, str]) -> bool:
+    if headers.get("cf-mitigated", "").lower() == "challenge":
+        return True
+    try:
+        snap = await chat.snapshot()
+    except PlaywrightError:
+        return False
+    return bool(snap.markers.get("captcha"))
+
+
 def page_status_error(status: int) -> ErrorKind | None:
     """What a page load's status says. Beyond :data:`PAGE_STATUS_ERRORS`: a 403 or any other
     5xx is the error page of a CDN or a gateway in front of the site (Cloudflare's 403, 520-530,
@@ -97,6 +113,8 @@ async def load_page(chat: ChatPage, url: str) -> None:
     kind = page_status_error(response.status) if response is not None else None
     if response is not None and kind is not None:
         headers = await response.all_headers()
+        if response.status in CHALLENGE_STATUSES and await _is_challenge(chat, headers):
+            return  # a verification page, not an error page: wait_for_composer holds for it
         unavailable = (
             ": the site (or the CDN or gateway in front of it) is unavailable, not changed"
             if kind is ErrorKind.SITE_BUSY and response.status != 503
