@@ -85,6 +85,7 @@ class ProviderRegistry:
                 )
             return self.fake_web(self.config, account.id)
         from media_assistant.providers.web.adapter import load_adapter
+        from media_assistant.providers.web.fingerprint import FingerprintStore
         from media_assistant.providers.web.provider import WebProvider
 
         try:
@@ -111,6 +112,7 @@ class ProviderRegistry:
             adapter,
             origin=account.origin,
             diagnostics_dir=self.paths.diagnostics,
+            fingerprints=FingerprintStore(self.paths.data_dir / "fingerprints"),
             diagnostics_retention=self.config.diagnostics.retention(),
             record_browser=self._record_browser,
             recorded_browser=self._recorded_browser,

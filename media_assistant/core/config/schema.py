@@ -74,6 +74,15 @@ class UiConfig(BaseModel):
     )
 
 
+class SitesConfig(BaseModel):
+    model_config = _STRICT
+    auto_repair: bool = Field(
+        False,
+        description="`sites repair` installs a proven repair without asking (as with --yes), "
+        "for night runs; an unproven one never.",
+    )
+
+
 class SchedulerConfig(BaseModel):
     model_config = _STRICT
     heartbeat_s: PositiveSeconds = Field(15.0, description="Heartbeat interval of running tasks.")
@@ -336,6 +345,7 @@ class AppConfig(BaseModel):
     diagnostics: DiagnosticsConfig = DiagnosticsConfig()
     ui: UiConfig = UiConfig()
     scheduler: SchedulerConfig = SchedulerConfig()
+    sites: SitesConfig = SitesConfig()
     lanes: LanesConfig = LanesConfig()
     simulation: SimulationConfig = SimulationConfig()
     store: StoreConfig = StoreConfig()

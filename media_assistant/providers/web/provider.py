@@ -42,7 +42,10 @@ from media_assistant.core.rules.site_breakage import (
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
+from media_assistant.providers.web.fingerprint import FingerprintStore, fingerprint_config
+from media_assistant.providers.web.fingerprint_js import FINGERPRINT_JS
 from media_assistant.providers.web.leftover import LeftoverGuard
+from media_assistant.providers.web.page import ChatPage
 from media_assistant.providers.web.page_load import selectors_text
 from media_assistant.providers.web.selfcheck import RecordedBrowser
 from media_assistant.providers.web.watch import AnswerWatch
@@ -87,6 +90,7 @@ class WebProvider:
         diagnostics_retention: diagnostics.DiagnosticsRetention | None = None,
         record_browser: RecordBrowser | None = None,
         recorded_browser: RecordedLookup | None = None,
+        fingerprints: FingerprintStore | None = None,
     ) -> None:
         self.driver = driver
         self.account_id = account_id
@@ -100,6 +104,7 @@ class WebProvider:
         self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
         self._record_browser = record_browser
         self._recorded_browser = recorded_browser
+        self.fingerprints = fingerprints  # what worked, for a repair (fingerprint.py)
         # Failures at one adapter step, task after task: two make the verdict "the site's
         # page changed". A fresh provider (a fixed adapter, Reset) starts a fresh count.
         self.breakage = BreakageWatch()
@@ -126,7 +131,13 @@ class WebProvider:
         assert chat is not None
         try:
             report, outcome = await run_check(
-                self.account_id, self.adapter, chat, call, self.leftover, quiesce=self._quiesce
+                self.account_id,
+                self.adapter,
+                chat,
+                call,
+                self.leftover,
+                quiesce=self._quiesce,
+                remember=lambda: self._remember(chat),
             )
         finally:
             self.leftover.attempt_ended()
@@ -199,6 +210,8 @@ class WebProvider:
             await self.leftover.forget()  # the answer is complete: nothing runs on the site
             self.leftover.answered()
             await self._passed_or_limped(ctx, watch)
+            if not watch.accepted_without_done:
+                await self._remember(chat)
             return result
         except TaskCanceled:
             raise
@@ -229,6 +242,18 @@ class WebProvider:
             self.leftover.attempt_ended()
 
     # ---------------------------------------------------------------- a broken adapter
+
+    async def _remember(self, chat: ChatPage) -> None:
+        """The elements every step used, recorded for a repair (never fails a task)."""
+        if self.fingerprints is None:
+            return
+        try:
+            found = await self.driver.service.call(
+                chat.page.evaluate(FINGERPRINT_JS, fingerprint_config(self.adapter))
+            )
+            await asyncio.to_thread(self.fingerprints.record, self.adapter, found)
+        except Exception as exc:  # noqa: BLE001 - a fingerprint is never worth a task
+            log.warning("[web %s] fingerprints not recorded: %s", self.account_id, exc)
 
     def _judge(self, ctx: TaskContext, exc: ProviderError) -> ProviderError:
         """A failure at an adapter step counts toward the verdict; the same step failing on

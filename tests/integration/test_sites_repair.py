@@ -1,0 +1,99 @@
+"""``sites repair`` (issue 33) against the loopback chat site with real Chromium: fingerprints
+recorded by a successful check, each site update repaired from the live page and proven by a
+site check before it is installed (version + 1, rollback keeps the old one), and the look-alike
+decoys refused: a hidden or disabled second composer, a "Submit feedback" button beside Send."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from media_assistant.providers.web.canary import CHECK_PROMPT
+from media_assistant.sim.chat_adapters import alt_adapter_text
+from media_assistant.sim.chat_config import ChatSiteConfig
+from media_assistant.sim.chat_site import ChatSiteSimulator
+from tests.integration.test_sites_cli import adapter_text, cli, configure
+
+pytestmark = pytest.mark.chromium
+
+
+@pytest.fixture
+def sim() -> Iterator[ChatSiteSimulator]:
+    site = ChatSiteSimulator(ChatSiteConfig(latency_s=(40, 80), time_scale=0.005, seed=33))
+    site.start_in_thread()
+    yield site
+    site.stop_in_thread()
+
+
+def ready(root: Path, sim: ChatSiteSimulator, text: str | None = None) -> Path:
+    """A signed-in account whose adapter (short waits, version 2026.12.01) worked once."""
+    env = configure(root, sim)
+    data = env.paths.data_dir
+    env.store.engine.dispose()
+    asyncio.run(env.sign_in("web-1"))
+    shipped = root / "sim-2026.12.01.toml"
+    shipped.write_text(text or adapter_text(version="2026.12.01"), encoding="utf-8")
+    assert cli(data, "sites", "install", str(shipped)).returncode == 0
+    check = cli(data, "sites", "check", "--account", "web-1")
+    assert check.returncode == 0, check.stdout + check.stderr
+    return data
+
+
+def repair(data: Path, *flags: str) -> tuple[int, dict]:
+    done = cli(data, "sites", "repair", "web-1", "--json", *flags)
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_a_successful_check_records_fingerprints_without_prompt_or_answer_text(
+    tmp_path: Path, sim: ChatSiteSimulator
+) -> None:
+    data = ready(tmp_path, sim)
+    path = data / "fingerprints" / "sim.json"
+    text = path.read_text(encoding="utf-8")
+    keys = json.loads(text)["keys"]
+    assert {"input", "send", "done", "answer", "user_message", "new_chat"} <= set(keys)
+    assert keys["send"]["element"]["aria_label"] == "Send"
+    assert keys["answer"]["element"]["text"] == ""  # content keeps no text
+    assert any(c.startswith("css-") for c in keys["answer"]["element"]["unstable_classes"])
+    assert "css-" not in " ".join(keys["answer"]["element"]["classes"])
+    assert "message-actions" in " ".join(keys["done"]["element"]["path"])
+    assert "Answer to" not in text and "bold" not in text and CHECK_PROMPT[:20] not in text
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert len(text) < 20_000
+
+
+@pytest.mark.parametrize(
+    ("breakage", "keys"),
+    [
+        ("composer_renamed", {"input"}),
+        ("classes_rotated", {"answer", "done"}),
+        ("decoy_composer", {"input"}),
+        ("decoy_send", {"send"}),
+    ],
+)
+def test_a_site_update_is_repaired_proven_and_installed(
+    tmp_path: Path, sim: ChatSiteSimulator, breakage: str, keys: set[str]
+) -> None:
+    data = ready(tmp_path, sim)
+    sim.break_page(breakage)
+    code, report = repair(data, "--yes")
+    assert code == 0, report
+    assert set(report) == {
+        "account", "site", "step", "proposed", "proven", "installed_version", "check"
+    }
+    assert report["proven"] is True and report["installed_version"] == "2026.12.01.1"
+    assert {p["key"] for p in report["proposed"]} == keys
+    assert report["check"]["ok"] is True
+    for p in report["proposed"]:
+        assert set(p) == {"key", "old", "new", "score", "margin"}
+        assert p["score"] >= 0.5 and p["margin"] >= 0.08
+        assert not any("Message" in s or "feedback" in s for s in p["new"])  # no decoy
+    assert cli(data, "sites", "check", "--account", "web-1").returncode == 0
+    assert "2026.12.01.1" in cli(data, "sites", "list").stdout
+    back = cli(data, "sites", "rollback", "sim")
+    assert back.returncode == 0 and "2026.12.01" in back.stdout
