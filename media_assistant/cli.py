@@ -359,9 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     repair.add_argument("account", metavar="ACCOUNT")
     repair.add_argument("--json", action="store_true", help="the result as JSON")
-    repair.add_argument(
-        "--yes", action="store_true", help="install a proven repair without asking"
-    )
+    repair.add_argument("--yes", action="store_true", help="install a proven repair without asking")
     return p
 
 

@@ -13,7 +13,8 @@ from media_assistant.assets import sites_dir
 ALT_SELECTORS = {
     "input": """input = ['div[data-testid="chat-input"]']""",
     "send": """send = ['button:has-text("发送 / Send")']""",
-    "answer": """answer = ['.message[data-role="assistant"] > [data-testid="assistant-message-content"]']""",
+    "answer": 'answer = [\'.message[data-role="assistant"] > '
+    '[data-testid="assistant-message-content"]\']',
 }
 # Which adapter each site update breaks: "sim" (built-in) or "alt".
 ADAPTER_FOR = {

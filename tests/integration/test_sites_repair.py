@@ -84,7 +84,13 @@ def test_a_site_update_is_repaired_proven_and_installed(
     code, report = repair(data, "--yes")
     assert code == 0, report
     assert set(report) == {
-        "account", "site", "step", "proposed", "proven", "installed_version", "check"
+        "account",
+        "site",
+        "step",
+        "proposed",
+        "proven",
+        "installed_version",
+        "check",
     }
     assert report["proven"] is True and report["installed_version"] == "2026.12.01.1"
     assert {p["key"] for p in report["proposed"]} == keys

@@ -21,8 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
 from media_assistant.core.files.atomic import write_atomically
-from media_assistant.providers.web.adapter import SiteAdapter
+from media_assistant.providers.web.adapter import PLAYWRIGHT_ONLY, SiteAdapter
+from media_assistant.providers.web.fingerprint_js import DESCRIBE_ONE_JS, FINGERPRINT_JS
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +62,30 @@ def fingerprint_config(adapter: SiteAdapter) -> dict[str, Any]:
         if sels
     }
     return {"keys": keys}
+
+
+async def capture(page: Page, adapter: SiteAdapter) -> dict[str, Any]:
+    """The elements the adapter's selectors find on ``page`` now, described (on the browser's
+    loop). Plain CSS in one page script; a key whose selectors use Playwright-only syntax
+    (``button:has-text("Send")``) through a locator."""
+    cfg = fingerprint_config(adapter)
+    found: dict[str, Any] = await page.evaluate(FINGERPRINT_JS, cfg)
+    for key, spec in cfg["keys"].items():
+        if key in found or not any(PLAYWRIGHT_ONLY.search(sel) for sel in spec["selectors"]):
+            continue
+        for sel in spec["selectors"]:
+            try:
+                matches = page.locator(sel)
+                count = await matches.count()
+                if not count:
+                    continue
+                el = matches.last if spec["last"] else matches.first
+                described = await el.evaluate(DESCRIBE_ONE_JS, spec["content"])
+            except PlaywrightError:
+                continue
+            found[key] = {"selector": sel, "count": count, "element": described}
+            break
+    return found
 
 
 @dataclass

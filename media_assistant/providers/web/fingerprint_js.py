@@ -251,3 +251,6 @@ CANDIDATES_JS = (
 """
 )
 
+
+# One element (a Playwright locator's), described: for selectors a page script cannot run.
+DESCRIBE_ONE_JS = "(el, content) => {\n" + _HELPERS + "\n  return describe(el, content);\n}\n"

@@ -42,8 +42,7 @@ from media_assistant.core.rules.site_breakage import (
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
-from media_assistant.providers.web.fingerprint import FingerprintStore, fingerprint_config
-from media_assistant.providers.web.fingerprint_js import FINGERPRINT_JS
+from media_assistant.providers.web.fingerprint import FingerprintStore, capture
 from media_assistant.providers.web.leftover import LeftoverGuard
 from media_assistant.providers.web.page import ChatPage
 from media_assistant.providers.web.page_load import selectors_text
@@ -115,10 +114,13 @@ class WebProvider:
         # so the next process finds it after a crash), and the blame for what it breaks.
         self.leftover = LeftoverGuard(profile_dir, adapter.timing.hard_timeout_s)
 
-    async def check_site(self) -> tuple[SiteCheckReport, CheckOutcome]:
+    async def check_site(
+        self, at_answer: Callable[[list[StepResult]], Awaitable[None]] | None = None
+    ) -> tuple[SiteCheckReport, CheckOutcome]:
         """The site check (``sites check``, *Check site*): one tiny prompt through this
         account's page, step by step (:mod:`canary`). Its caller holds the account (the web
-        lane's worker between two tasks, or the CLI with the profile lock) and its pacing."""
+        lane's worker between two tasks, or the CLI with the profile lock) and its pacing.
+        ``at_answer``: see :func:`canary.run_check` (a repair's look at the answer's page)."""
         call = self.driver.service.call
         try:
             await call(self.browser.ensure(adapter=self.adapter, origin=self.origin))
@@ -137,7 +139,7 @@ class WebProvider:
                 call,
                 self.leftover,
                 quiesce=self._quiesce,
-                remember=lambda: self._remember(chat),
+                at_answer=lambda done: self._answered(chat, done, at_answer),
             )
         finally:
             self.leftover.attempt_ended()
@@ -243,14 +245,23 @@ class WebProvider:
 
     # ---------------------------------------------------------------- a broken adapter
 
+    async def _answered(
+        self,
+        chat: ChatPage,
+        done: list[StepResult],
+        then: Callable[[list[StepResult]], Awaitable[None]] | None,
+    ) -> None:
+        if all(r.status is not StepStatus.FAILED for r in done):
+            await self._remember(chat)
+        if then is not None:
+            await then(done)
+
     async def _remember(self, chat: ChatPage) -> None:
         """The elements every step used, recorded for a repair (never fails a task)."""
         if self.fingerprints is None:
             return
         try:
-            found = await self.driver.service.call(
-                chat.page.evaluate(FINGERPRINT_JS, fingerprint_config(self.adapter))
-            )
+            found = await self.driver.service.call(capture(chat.page, self.adapter))
             await asyncio.to_thread(self.fingerprints.record, self.adapter, found)
         except Exception as exc:  # noqa: BLE001 - a fingerprint is never worth a task
             log.warning("[web %s] fingerprints not recorded: %s", self.account_id, exc)

@@ -33,8 +33,13 @@ from typing import Any
 
 import tomlkit
 
-from media_assistant.core.rules.site_breakage import AdapterStep, SiteCheckReport
-from media_assistant.providers.web.adapter import PLAYWRIGHT_ONLY, parse_adapter
+from media_assistant.core.rules.site_breakage import (
+    AdapterStep,
+    SiteCheckReport,
+    StepResult,
+    StepStatus,
+)
+from media_assistant.providers.web.adapter import PLAYWRIGHT_ONLY, SiteAdapter, parse_adapter
 from media_assistant.providers.web.browser import WebDriver
 from media_assistant.providers.web.canary import CHECK_PROMPT
 from media_assistant.providers.web.fingerprint import KEYS, SiteFingerprint
@@ -164,10 +169,19 @@ async def repair_adapter(
     tried: dict[str, list[str]] = {}
     version = next_version(adapter.version)
     current = text
+    seen: dict[str, list[dict[str, Any]]] = {}  # candidates collected during a check, per key
     for round_no in range(1, max_rounds + 1):
         candidate = parse_adapter(current, source)
         provider = WebProvider(driver, account_id, profile_dir, candidate, origin=origin)
-        report, outcome = await provider.check_site()
+        seen.clear()
+
+        async def at_answer(done: list[StepResult], provider: WebProvider = provider) -> None:
+            # A missing done marker: the check goes on to New chat, which empties the page;
+            # its candidates are collected now, beside the answer.
+            if any(r.step is AdapterStep.DONE_SEEN and r.status is StepStatus.FAILED for r in done):
+                seen["done"] = await _candidates(provider, adapter, "done")
+
+        report, outcome = await provider.check_site(at_answer)
         result.check = report
         failed = report.failed
         if round_no == 1:
@@ -205,21 +219,13 @@ async def repair_adapter(
                 "by every successful task): nothing to compare the page with"
             )
             break
-        chat = provider.browser.chat
-        if chat is None:
+        if key in seen:
+            candidates = seen[key]
+        elif provider.browser.chat is not None:
+            candidates = await _candidates(provider, adapter, key)
+        else:
             result.why = f"{failed.step.words} failed and the page is gone: {failed.detail}"
             break
-        old = getattr(adapter.selectors, key) or []
-        content, last = KEYS[key]
-        cfg = {
-            "kind": _KIND.get(key, "control"),
-            "content": content,
-            "last": last,
-            "old": _plain(old),
-            "min_text": 20 if key == "answer" else 1,
-            "limit": 1500,
-        }
-        candidates = await driver.service.call(chat.page.evaluate(CANDIDATES_JS, cfg))
         choice = choose(element, candidates, control=key != "answer", exclude=tried.get(key, []))
         if not choice.chosen:
             result.why = f"{key}: {choice.why}"
@@ -240,6 +246,26 @@ async def repair_adapter(
     ]
     result.seconds = time.monotonic() - started
     return result
+
+
+async def _candidates(
+    provider: WebProvider, adapter: SiteAdapter, key: str
+) -> list[dict[str, Any]]:
+    """Every element of the key's kind on the page now, described, with its selectors."""
+    chat = provider.browser.chat
+    if chat is None:
+        return []
+    content, last = KEYS[key]
+    cfg = {
+        "kind": _KIND.get(key, "control"),
+        "content": content,
+        "last": last,
+        "old": _plain(getattr(adapter.selectors, key) or []),
+        "min_text": 20 if key == "answer" else 1,
+        "limit": 1500,
+    }
+    found = await provider.driver.service.call(chat.page.evaluate(CANDIDATES_JS, cfg))
+    return list(found)
 
 
 def is_echo(answer: str) -> bool:

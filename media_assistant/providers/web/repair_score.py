@@ -162,9 +162,7 @@ def choose(
     """The candidate to try for a key (see the module's docstring for the rules).
 
     ``exclude``: selectors already tried and disproved (the next best gets its chance)."""
-    eligible = [
-        c for c in candidates if c.get("visible") and (c.get("enabled") or not control)
-    ]
+    eligible = [c for c in candidates if c.get("visible") and (c.get("enabled") or not control)]
     if not eligible:
         return Choice(None, 0.0, 0.0, "no visible, enabled element of that kind on the page")
     ranked = sorted(((score(fp, c), c) for c in eligible), key=lambda p: -p[0])
@@ -182,11 +180,22 @@ def choose(
     margin = best_score - second_score
     runner = _name(second) if second is not None else ""
     if best_score < MIN_SCORE:
-        return Choice(None, best_score, margin, f"the best match scores {best_score:.2f} "
-                      f"(< {MIN_SCORE}): {_name(best)}", runner)
+        return Choice(
+            None,
+            best_score,
+            margin,
+            f"the best match scores {best_score:.2f} (< {MIN_SCORE}): {_name(best)}",
+            runner,
+        )
     if margin < MIN_MARGIN:
-        return Choice(None, best_score, margin, f"{_name(best)} ({best_score:.2f}) is not "
-                      f"clearly ahead of {runner} ({second_score:.2f})", runner)
+        return Choice(
+            None,
+            best_score,
+            margin,
+            f"{_name(best)} ({best_score:.2f}) is not "
+            f"clearly ahead of {runner} ({second_score:.2f})",
+            runner,
+        )
     if not best.get("selectors"):
         return Choice(None, best_score, margin, f"no selector finds {_name(best)} alone", runner)
     return Choice(str(best["selectors"][0]), best_score, margin, "", runner)
