@@ -1,4 +1,4 @@
-"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,all}
+"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,repair,all}
 [--quick] [--json] [--out FILE]``
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
@@ -35,6 +35,7 @@ BENCHMARKS = {
     "io": "benchmarks.bench_io",
     "team": "benchmarks.bench_team",
     "breakage": "benchmarks.bench_breakage",
+    "repair": "benchmarks.bench_repair",
 }
 TITLES = {
     "seed": "B1 — seed workload",
@@ -46,6 +47,7 @@ TITLES = {
     "io": "B7 — the window never waits",
     "team": "B8 — team mode",
     "breakage": "B9 — a site changes its page",
+    "repair": "B11 — a changed site repaired and proven",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 
