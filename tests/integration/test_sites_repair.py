@@ -103,3 +103,50 @@ def test_a_site_update_is_repaired_proven_and_installed(
     assert "2026.12.01.1" in cli(data, "sites", "list").stdout
     back = cli(data, "sites", "rollback", "sim")
     assert back.returncode == 0 and "2026.12.01" in back.stdout
+
+
+@pytest.mark.parametrize("breakage", ["testids_renamed", "send_icon_only", "answer_wrapped"])
+def test_updates_that_break_a_test_id_or_label_adapter_are_repaired(
+    tmp_path: Path, sim: ChatSiteSimulator, breakage: str
+) -> None:
+    data = ready(tmp_path, sim, alt_adapter_text(adapter_text(version="2026.12.01")))
+    sim.break_page(breakage)
+    code, report = repair(data, "--yes")
+    assert code == 0 and report["proven"] and report["installed_version"] == "2026.12.01.1"
+    assert cli(data, "sites", "check", "--account", "web-1").returncode == 0
+
+
+def test_a_page_no_selector_fixes_is_not_repaired_and_nothing_is_installed(
+    tmp_path: Path, sim: ChatSiteSimulator
+) -> None:
+    data = ready(tmp_path, sim)
+    sim.break_page("login_wall")
+    code, report = repair(data, "--yes")
+    assert code == 1
+    assert report["proven"] is False and report["installed_version"] is None
+    assert report["step"] == "signed_in" and report["proposed"] == []
+    assert report["check"]["ok"] is False
+    assert "2026.12.01.1" not in cli(data, "sites", "list").stdout
+    assert not (data / "sites" / "proposed").exists()
+
+
+def test_a_false_heal_is_refused_by_its_proof(tmp_path: Path, sim: ChatSiteSimulator) -> None:
+    """The fingerprint made to look like the look-alike: the "Submit feedback" button wins the
+    score, sends nothing, fails the proof and is never installed."""
+    data = ready(tmp_path, sim)
+    path = data / "fingerprints" / "sim.json"
+    fp = json.loads(path.read_text(encoding="utf-8"))
+    send = fp["keys"]["send"]["element"]
+    send.update(aria_label="Submit feedback", title="Submit feedback", text="", testid="")
+    send["x"] -= 0.03  # where the decoy sits
+    path.write_text(json.dumps(fp), encoding="utf-8")
+    sim.break_page("decoy_send")
+    done = cli(data, "sites", "repair", "web-1", "--yes")
+    assert done.returncode in (0, 1), done.stderr
+    out = done.stdout
+    assert 'send: button[aria-label="Submit feedback"]' in out  # chosen first by its score
+    assert out.count("sent failed") == 2  # ...disproved by the check
+    installed = data / "sites" / "sim.toml"
+    assert "feedback" not in installed.read_text(encoding="utf-8")
+    if done.returncode == 1:
+        assert "nothing proven" in out and "2026.12.01.1" not in cli(data, "sites", "list").stdout

@@ -28,7 +28,8 @@ position           6       1 − the distance between the centres (viewport unit
 A signal is counted only where the fingerprint or the candidate has something to compare (a
 button without an id is not marked down for having none); the score is the points earned over
 the points possible. String similarity is :class:`difflib.SequenceMatcher`'s ratio (the
-standard library's: no dependency for one ratio).
+standard library's: no dependency for one ratio), or for a label that grew a word ("Send" →
+"Send message") 0.85 × the share of the shorter label's words in the longer one.
 
 Choosing (``choose``): only visible candidates, and for a control or a composer only enabled
 ones; the winner must score at least ``MIN_SCORE`` (Healenium's score cap, 0.5), have a
@@ -39,6 +40,7 @@ feedback`` beside ``Send``) close behind means no choice at all.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -65,10 +67,22 @@ WEIGHTS: dict[str, float] = {
 }
 
 
+def _words(text: str) -> set[str]:
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)  # camelCase: two words
+    return {w for w in re.split(r"[^0-9A-Za-z\u4e00-\u9fff]+", spaced.lower()) if w}
+
+
 def similarity(a: str, b: str) -> float:
+    """The strings' character similarity, or — a label that grew a word ("Send" → "Send
+    message") — 0.85 × the share of the shorter one's words found in the longer one."""
     if not a and not b:
         return 1.0
-    return SequenceMatcher(None, a.lower(), b.lower()).ratio()
+    ratio = SequenceMatcher(None, a.lower(), b.lower()).ratio()
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return ratio
+    contained = len(wa & wb) / min(len(wa), len(wb))
+    return max(ratio, 0.85 * contained)
 
 
 def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
