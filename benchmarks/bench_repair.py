@@ -47,6 +47,7 @@ from media_assistant.providers.registry import ProviderRegistry
 from media_assistant.providers.web.adapter_files import install_adapter
 from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.fingerprint import FingerprintStore
+from media_assistant.providers.web.provider import WebProvider
 from media_assistant.providers.web.repair import repair_adapter
 from media_assistant.providers.web.signin import visit
 from media_assistant.sim.chat_adapters import ADAPTER_FOR, alt_adapter_text
@@ -221,8 +222,12 @@ async def _measure(root: Path, sim: ChatSiteSimulator, breakage: str) -> dict[st
         fingerprint = FingerprintStore(paths.data_dir / "fingerprints").load("sim")
         registry = ProviderRegistry(config, paths, None)
         try:
+            driver, profile = registry.driver, paths.profile(ACCOUNT)
             result = await repair_adapter(
-                registry.driver, ACCOUNT, paths.profile(ACCOUNT), sim.base_url, text, fingerprint
+                lambda a: WebProvider(driver, ACCOUNT, profile, a, origin=sim.base_url),
+                ACCOUNT,
+                text,
+                fingerprint,
             )
         finally:
             await registry.aclose()

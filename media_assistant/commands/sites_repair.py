@@ -22,7 +22,6 @@ import logging
 import sys
 from pathlib import Path
 
-from media_assistant.assets import sites_dir
 from media_assistant.commands.common import open_services
 from media_assistant.commands.web import account_for_browser
 from media_assistant.core.config.schema import AccountConfig
@@ -30,6 +29,7 @@ from media_assistant.core.files.atomic import write_atomically
 from media_assistant.core.files.locks import DataDirLock, ProfileLock
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import InputError, SchedulerBusy
+from media_assistant.providers.web.adapter import adapter_path
 from media_assistant.providers.web.adapter_files import install_adapter
 from media_assistant.providers.web.fingerprint import FingerprintStore
 from media_assistant.providers.web.repair import RepairResult
@@ -47,11 +47,7 @@ def fingerprints_dir(paths: Paths) -> Path:
 
 def adapter_in_use(paths: Paths, account: AccountConfig) -> tuple[str, Path]:
     """The text of the adapter file the account uses now, and where it is."""
-    if account.site_file is not None:
-        path = Path(account.site_file).expanduser()
-    else:
-        installed = paths.sites / f"{account.site}.toml"
-        path = installed if installed.exists() else sites_dir() / f"{account.site}.toml"
+    path = adapter_path(site=account.site, site_file=account.site_file, user_dir=paths.sites)
     try:
         return path.read_text(encoding="utf-8-sig"), path
     except OSError as exc:
@@ -120,6 +116,7 @@ async def _repair(
 ) -> RepairResult:
     from media_assistant.providers.registry import ProviderRegistry
     from media_assistant.providers.web.adapter import parse_adapter
+    from media_assistant.providers.web.provider import WebProvider
     from media_assistant.providers.web.repair import repair_adapter
 
     site = parse_adapter(text, str(source)).id
@@ -130,12 +127,13 @@ async def _repair(
     if not lock.try_acquire():
         raise InputError(f"{account.id}: profile in use by another Media Assistant process")
     registry = ProviderRegistry(services.config, services.paths, None)
+    driver, profile = registry.driver, services.paths.profile(account.id)
     try:
         return await repair_adapter(
-            registry.driver,
+            lambda adapter: WebProvider(
+                driver, account.id, profile, adapter, origin=account.origin
+            ),
             account.id,
-            services.paths.profile(account.id),
-            account.origin,
             text,
             fingerprint,
             source=str(source),

@@ -84,7 +84,7 @@ class ProviderRegistry:
                     f"web account {account.id}: no simulated site here", "no_simulated_site"
                 )
             return self.fake_web(self.config, account.id)
-        from media_assistant.providers.web.adapter import load_adapter
+        from media_assistant.providers.web.adapter import adapter_path, load_adapter
         from media_assistant.providers.web.fingerprint import FingerprintStore
         from media_assistant.providers.web.provider import WebProvider
 
@@ -113,6 +113,9 @@ class ProviderRegistry:
             origin=account.origin,
             diagnostics_dir=self.paths.diagnostics,
             fingerprints=FingerprintStore(self.paths.data_dir / "fingerprints"),
+            adapter_file=adapter_path(
+                site=account.site, site_file=account.site_file, user_dir=self.paths.sites
+            ),
             diagnostics_retention=self.config.diagnostics.retention(),
             record_browser=self._record_browser,
             recorded_browser=self._recorded_browser,

@@ -14,7 +14,7 @@ from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
-from media_assistant.core.lanes.site_checks import CheckSite, SiteChecks, not_run
+from media_assistant.core.lanes.site_checks import CheckSite, SiteChecks, SiteRepairs, not_run
 from media_assistant.core.model.clock import wait_event
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
@@ -75,6 +75,7 @@ class WebLane(Lane):
         self.pacer = lane_pacer(runtime, self.accounts, providers)
         # Site checks asked by the window, served by each account's worker between two tasks.
         self.checks = SiteChecks()
+        self.repairs = SiteRepairs()  # the window's Repair…, served the same way
         # Accounts whose profile the operator signs in to (the window's *Log in*): their worker
         # has let go of the profile and takes no work until it is given back.
         self._lent: set[str] = set()
@@ -96,7 +97,7 @@ class WebLane(Lane):
                             profile_lock.release()
                         await self.wait_for_wake(wake)
                         continue
-                    if self.checks.pending(account.id):
+                    if self.checks.pending(account.id) or self.repairs.pending(account.id):
                         await self._serve_check(account, profile_lock, log)
                         continue
                     if not self.rt.accounts.available(account.id):
@@ -168,6 +169,15 @@ class WebLane(Lane):
         self.wake(account_id)
         return future
 
+    def repair_site(self, account_id: str) -> asyncio.Future[Any]:
+        """A repair of the account's adapter from its page, by its worker between two tasks;
+        the future gets the provider's result (None: its page cannot be repaired)."""
+        future = self.repairs.ask(account_id)
+        if self.account(account_id) is None:
+            self.repairs.finish(account_id, None)
+        self.wake(account_id)
+        return future
+
     async def _serve_check(
         self, account: AccountConfig, profile_lock: ProfileLock | None, log: LaneLog
     ) -> None:
@@ -191,6 +201,19 @@ class WebLane(Lane):
         provider = self.provider_for(account.id)
         check: CheckSite | None = getattr(provider, "check_site", None)
         outcome: object = None
+        if self.repairs.pending(account.id):
+            repair = getattr(provider, "repair_site", None)
+            try:
+                log.info("site repair: short prompts through the page")
+                self.pacer.started(account.id)
+                try:
+                    result = await repair() if repair is not None else None
+                finally:
+                    self.pacer.ended(account.id, f"site-repair:{account.id}", None)
+                self.repairs.finish(account.id, result)
+            finally:
+                await self.done_with(provider)
+            return
         try:
             if check is None:
                 why = str(getattr(provider, "reason", "")) or "its page cannot be checked"
@@ -268,9 +291,11 @@ class WebLane(Lane):
         if self.account(account_id) is None:
             self.pacer.forget(account_id)
             self.checks.cancel(account_id)
+            self.repairs.cancel(account_id)
 
     async def stop(self) -> None:
         self.checks.cancel()
+        self.repairs.cancel()
         await super().stop()
 
     def provider_rebuilt(self, account: AccountConfig) -> None:

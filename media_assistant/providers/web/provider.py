@@ -22,6 +22,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -48,6 +49,9 @@ from media_assistant.providers.web.page import ChatPage
 from media_assistant.providers.web.page_load import selectors_text
 from media_assistant.providers.web.selfcheck import RecordedBrowser
 from media_assistant.providers.web.watch import AnswerWatch
+
+if TYPE_CHECKING:
+    from media_assistant.providers.web.repair import RepairResult
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +94,7 @@ class WebProvider:
         record_browser: RecordBrowser | None = None,
         recorded_browser: RecordedLookup | None = None,
         fingerprints: FingerprintStore | None = None,
+        adapter_file: Path | None = None,
     ) -> None:
         self.driver = driver
         self.account_id = account_id
@@ -104,6 +109,7 @@ class WebProvider:
         self._record_browser = record_browser
         self._recorded_browser = recorded_browser
         self.fingerprints = fingerprints  # what worked, for a repair (fingerprint.py)
+        self.adapter_file = adapter_file  # the file the adapter came from (a repair edits it)
         # Failures at one adapter step, task after task: two make the verdict "the site's
         # page changed". A fresh provider (a fixed adapter, Reset) starts a fresh count.
         self.breakage = BreakageWatch()
@@ -146,6 +152,25 @@ class WebProvider:
         if outcome.error is not None and outcome.error.kind is ErrorKind.BROWSER_CRASHED:
             await call(self.browser.close())  # recycle: the next task gets a fresh browser
         return report, outcome
+
+    async def repair_site(self) -> RepairResult | None:
+        """The window's *Repair…* (issue 33): check, repair and prove the adapter from this
+        account's page (repair.py); its caller holds the account, as for a check."""
+        from media_assistant.providers.web.repair import repair_adapter
+
+        if self.adapter_file is None or self.fingerprints is None:
+            return None
+        path, store = self.adapter_file, self.fingerprints
+        text = await asyncio.to_thread(path.read_text, encoding="utf-8-sig")
+        fingerprint = await asyncio.to_thread(store.load, self.adapter.id)
+        driver, profile, origin = self.driver, self.browser.profile_dir, self.origin
+        return await repair_adapter(
+            lambda adapter: WebProvider(driver, self.account_id, profile, adapter, origin=origin),
+            self.account_id,
+            text,
+            fingerprint,
+            source=str(path),
+        )
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import tomlkit
 
@@ -40,11 +40,10 @@ from media_assistant.core.rules.site_breakage import (
     StepStatus,
 )
 from media_assistant.providers.web.adapter import PLAYWRIGHT_ONLY, SiteAdapter, parse_adapter
-from media_assistant.providers.web.browser import WebDriver
-from media_assistant.providers.web.canary import CHECK_PROMPT
+from media_assistant.providers.web.browser import AccountBrowser, WebDriver
+from media_assistant.providers.web.canary import CHECK_PROMPT, CheckOutcome
 from media_assistant.providers.web.fingerprint import KEYS, SiteFingerprint
 from media_assistant.providers.web.fingerprint_js import CANDIDATES_JS
-from media_assistant.providers.web.provider import WebProvider
 from media_assistant.providers.web.repair_score import choose
 
 # The step a check failed at → the selector key a repair looks for.
@@ -138,7 +137,7 @@ def with_selectors(text: str, changes: dict[str, list[str]], version: str) -> st
         array = tomlkit.array()
         for sel in selectors:
             array.append(tomlkit.string(sel, literal="'" not in sel))
-        table[key] = array  # type: ignore[index]
+        table[key] = array
     doc["version"] = version
     return tomlkit.dumps(doc)
 
@@ -148,11 +147,21 @@ def _plain(selectors: list[str]) -> list[str]:
     return [s for s in selectors if not PLAYWRIGHT_ONLY.search(s)]
 
 
+class CheckingProvider(Protocol):
+    """What a repair needs of a web provider (``WebProvider``: built per candidate adapter by
+    the caller, so this module does not import the provider, which imports it)."""
+
+    driver: WebDriver
+    browser: AccountBrowser
+
+    async def check_site(
+        self, at_answer: Callable[[list[StepResult]], Awaitable[None]] | None = None
+    ) -> tuple[SiteCheckReport, CheckOutcome]: ...
+
+
 async def repair_adapter(
-    driver: WebDriver,
+    make_provider: Callable[[SiteAdapter], CheckingProvider],
     account_id: str,
-    profile_dir: Path,
-    origin: str | None,
     text: str,
     fingerprint: SiteFingerprint | None,
     *,
@@ -172,10 +181,10 @@ async def repair_adapter(
     seen: dict[str, list[dict[str, Any]]] = {}  # candidates collected during a check, per key
     for round_no in range(1, max_rounds + 1):
         candidate = parse_adapter(current, source)
-        provider = WebProvider(driver, account_id, profile_dir, candidate, origin=origin)
+        provider = make_provider(candidate)
         seen.clear()
 
-        async def at_answer(done: list[StepResult], provider: WebProvider = provider) -> None:
+        async def at_answer(done: list[StepResult], provider: CheckingProvider = provider) -> None:
             # A missing done marker: the check goes on to New chat, which empties the page;
             # its candidates are collected now, beside the answer.
             if any(r.step is AdapterStep.DONE_SEEN and r.status is StepStatus.FAILED for r in done):
@@ -249,7 +258,7 @@ async def repair_adapter(
 
 
 async def _candidates(
-    provider: WebProvider, adapter: SiteAdapter, key: str
+    provider: CheckingProvider, adapter: SiteAdapter, key: str
 ) -> list[dict[str, Any]]:
     """Every element of the key's kind on the page now, described, with its selectors."""
     chat = provider.browser.chat
