@@ -90,35 +90,40 @@ def run(quick: bool) -> dict[str, Any]:
     started = time.perf_counter()
     kinds = QUICK if quick else BREAKAGES
     cases = {kind: asyncio.run(measure(kind)) for kind in kinds}
-    repaired = [c for c in cases.values() if c["proven_within_target"]]
-    share = len(repaired) / len(cases)
-    false_heals = sum(c["false_heal"] for c in cases.values())
-    worst = max((c["verdict_to_proven_s"] or 0.0) for c in repaired) if repaired else None
     return {
         "elapsed_s": time.perf_counter() - started,
         "quick": quick,
         "cases": cases,
-        "targets": [
-            target(
-                "site updates repaired and proven within 2 minutes of the verdict",
-                f"≥ {SHARE_TARGET:.0%}",
-                share,
-                share >= SHARE_TARGET,
-                f"{len(repaired)} of {len(cases)}"
-                + (f"; slowest {worst:.0f} s" if worst is not None else ""),
-            ),
-            target(
-                "false heals (an installed repair after which a task failed or read an answer "
-                "not its own)",
-                "0",
-                false_heals,
-                false_heals == 0,
-                "every installed repair was followed by the batch's own answers"
-                if false_heals == 0
-                else "see the cases",
-            ),
-        ],
+        "targets": verdicts(cases),
     }
+
+
+def verdicts(cases: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The two targets from the cases: the share repaired and proven in time, false heals."""
+    repaired = [c for c in cases.values() if c["proven_within_target"]]
+    share = len(repaired) / len(cases)
+    false_heals = sum(c["false_heal"] for c in cases.values())
+    worst = max((c["verdict_to_proven_s"] or 0.0) for c in repaired) if repaired else None
+    return [
+        target(
+            "site updates repaired and proven within 2 minutes of the verdict",
+            f"≥ {SHARE_TARGET:.0%}",
+            share,
+            share >= SHARE_TARGET,
+            f"{len(repaired)} of {len(cases)}"
+            + (f"; slowest {worst:.0f} s" if worst is not None else ""),
+        ),
+        target(
+            "false heals (an installed repair after which a task failed or read an answer "
+            "not its own)",
+            "0",
+            false_heals,
+            false_heals == 0,
+            "every installed repair was followed by the batch's own answers"
+            if false_heals == 0
+            else "see the cases",
+        ),
+    ]
 
 
 async def measure(breakage: str) -> dict[str, Any]:
