@@ -81,20 +81,23 @@ def cmd_repair(paths: Paths, args: argparse.Namespace) -> int:
         lock.release()
     installed: str | None = None
     proposal: Path | None = None
+    asked = False  # the operator was asked at the terminal (and saw the diff)
     if result.proven:
         proposal = _keep_proposal(paths, result)
-        yes = args.yes or auto or (not args.json and _ask(result, source))
+        asked = not (args.yes or auto or args.json) and sys.stdin.isatty()
+        yes = args.yes or auto or (asked and _ask(result, source))
         if yes and account.site_file is None:
             done = install_adapter(proposal, paths.sites)
             installed = done.version
-            how = "--yes" if args.yes else "[sites] auto_repair" if auto else "your yes"
-            notice = (
-                f"notice: {account.id}: site {result.site} repaired and installed by itself "
-                f"({how}): version {done.version}; `sites rollback {result.site}` puts "
-                f"{done.replaced or 'the previous one'} back"
-            )
-            print(notice, file=sys.stderr)
-            log.warning(notice.removeprefix("notice: "))
+            if not asked:  # installed without a person's yes: a notice says so
+                how = "--yes" if args.yes else "[sites] auto_repair = true"
+                notice = (
+                    f"notice: {account.id}: site {result.site} repaired and installed by itself "
+                    f"({how}): version {done.version}; `sites rollback {result.site}` puts "
+                    f"{done.replaced or 'the previous one'} back"
+                )
+                print(notice, file=sys.stderr)
+                log.warning(notice.removeprefix("notice: "))
         elif yes:
             print(
                 f"{account.id} uses its own site_file {account.site_file}: not installed; the "
@@ -104,7 +107,7 @@ def cmd_repair(paths: Paths, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(installed), ensure_ascii=False, indent=2))
     else:
-        _print(result, source, proposal, installed)
+        _print(result, source, proposal, installed, diff_shown=asked)
     if installed is not None:
         with _quiet_stdout(args.json):
             _rebuild_users(paths, args, result.site)
@@ -152,15 +155,18 @@ def _keep_proposal(paths: Paths, result: RepairResult) -> Path:
 
 
 def _ask(result: RepairResult, source: Path) -> bool:
-    if not sys.stdin.isatty():
-        return False
     sys.stdout.write(result.diff(source.name))
     answer = input(f"Install {result.site} {result.version}? [y/N] ")
     return answer.strip().lower() in ("y", "yes")
 
 
 def _print(
-    result: RepairResult, source: Path, proposal: Path | None, installed: str | None
+    result: RepairResult,
+    source: Path,
+    proposal: Path | None,
+    installed: str | None,
+    *,
+    diff_shown: bool = False,
 ) -> None:
     step = result.step.words if result.step is not None else "none"
     print(f"{result.account} ({result.site}): first failed step: {step}")
@@ -175,7 +181,8 @@ def _print(
     print(f"PROVEN in {result.seconds:.0f} s:")
     for p in result.proposed:
         print(f"  {p.key}: {p.old} -> {p.new} (score {p.score:.2f}, margin {p.margin:.2f})")
-    sys.stdout.write(result.diff(source.name))
+    if not diff_shown:
+        sys.stdout.write(result.diff(source.name))
     if installed is not None:
         print(f"installed {result.site} {installed}")
     else:
