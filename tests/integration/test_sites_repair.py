@@ -43,10 +43,10 @@ def ready(root: Path, sim: ChatSiteSimulator, text: str | None = None) -> Path:
     return data
 
 
-def repair(data: Path, *flags: str) -> tuple[int, dict]:
+def repair(data: Path, *flags: str) -> tuple[int, dict, str]:
     done = cli(data, "sites", "repair", "web-1", "--json", *flags)
     assert done.returncode in (0, 1), done.stdout + done.stderr
-    return done.returncode, json.loads(done.stdout)
+    return done.returncode, json.loads(done.stdout), done.stderr
 
 
 def test_a_successful_check_records_fingerprints_without_prompt_or_answer_text(
@@ -68,21 +68,26 @@ def test_a_successful_check_records_fingerprints_without_prompt_or_answer_text(
 
 
 @pytest.mark.parametrize(
-    ("breakage", "keys"),
+    ("breakage", "keys", "how"),
     [
-        ("composer_renamed", {"input"}),
-        ("classes_rotated", {"answer", "done"}),
-        ("decoy_composer", {"input"}),
-        ("decoy_send", {"send"}),
+        ("composer_renamed", {"input"}, "--yes"),
+        ("classes_rotated", {"answer", "done"}, "--yes"),
+        ("decoy_composer", {"input"}, "auto_repair"),
+        ("decoy_send", {"send"}, "--yes"),
     ],
 )
 def test_a_site_update_is_repaired_proven_and_installed(
-    tmp_path: Path, sim: ChatSiteSimulator, breakage: str, keys: set[str]
+    tmp_path: Path, sim: ChatSiteSimulator, breakage: str, keys: set[str], how: str
 ) -> None:
     data = ready(tmp_path, sim)
+    if how == "auto_repair":  # night runs: no one to say yes
+        with (data / "config.toml").open("a", encoding="utf-8") as config:
+            config.write("\n[sites]\nauto_repair = true\n")
     sim.break_page(breakage)
-    code, report = repair(data, "--yes")
+    code, report, stderr = repair(data, *([how] if how == "--yes" else []))
     assert code == 0, report
+    assert "notice: web-1: site sim repaired and installed by itself" in stderr
+    assert ("auto_repair" in stderr) == (how == "auto_repair")
     assert set(report) == {
         "account",
         "site",
@@ -111,7 +116,7 @@ def test_updates_that_break_a_test_id_or_label_adapter_are_repaired(
 ) -> None:
     data = ready(tmp_path, sim, alt_adapter_text(adapter_text(version="2026.12.01")))
     sim.break_page(breakage)
-    code, report = repair(data, "--yes")
+    code, report, _ = repair(data, "--yes")
     assert code == 0 and report["proven"] and report["installed_version"] == "2026.12.01.1"
     assert cli(data, "sites", "check", "--account", "web-1").returncode == 0
 
@@ -121,8 +126,8 @@ def test_a_page_no_selector_fixes_is_not_repaired_and_nothing_is_installed(
 ) -> None:
     data = ready(tmp_path, sim)
     sim.break_page("login_wall")
-    code, report = repair(data, "--yes")
-    assert code == 1
+    code, report, stderr = repair(data, "--yes")
+    assert code == 1 and "notice:" not in stderr
     assert report["proven"] is False and report["installed_version"] is None
     assert report["step"] == "signed_in" and report["proposed"] == []
     assert report["check"]["ok"] is False
