@@ -25,14 +25,13 @@ from pathlib import Path
 from media_assistant.commands.common import open_services
 from media_assistant.commands.web import account_for_browser
 from media_assistant.core.config.schema import AccountConfig
-from media_assistant.core.files.atomic import write_atomically
 from media_assistant.core.files.locks import DataDirLock, ProfileLock
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import InputError, SchedulerBusy
 from media_assistant.providers.web.adapter import adapter_path
 from media_assistant.providers.web.adapter_files import install_adapter
 from media_assistant.providers.web.fingerprint import FingerprintStore
-from media_assistant.providers.web.repair import RepairResult
+from media_assistant.providers.web.repair import RepairResult, keep_proposal
 from media_assistant.services import Services
 
 log = logging.getLogger(__name__)
@@ -83,7 +82,7 @@ def cmd_repair(paths: Paths, args: argparse.Namespace) -> int:
     proposal: Path | None = None
     asked = False  # the operator was asked at the terminal (and saw the diff)
     if result.proven:
-        proposal = _keep_proposal(paths, result)
+        proposal = keep_proposal(result, paths.sites)
         asked = not (args.yes or auto or args.json) and sys.stdin.isatty()
         yes = args.yes or auto or (asked and _ask(result, source))
         if yes and account.site_file is None:
@@ -144,14 +143,6 @@ async def _repair(
     finally:
         await registry.aclose()
         lock.release()
-
-
-def _keep_proposal(paths: Paths, result: RepairResult) -> Path:
-    folder = paths.sites / "proposed"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{result.site}-{result.version}.toml"
-    write_atomically(path, lambda tmp: tmp.write_text(result.new_text, encoding="utf-8"))
-    return path
 
 
 def _ask(result: RepairResult, source: Path) -> bool:

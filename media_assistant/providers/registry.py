@@ -113,6 +113,7 @@ class ProviderRegistry:
             origin=account.origin,
             diagnostics_dir=self.paths.diagnostics,
             fingerprints=FingerprintStore(self.paths.data_dir / "fingerprints"),
+            sites_dir=self.paths.sites if account.site_file is None else None,
             adapter_file=adapter_path(
                 site=account.site, site_file=account.site_file, user_dir=self.paths.sites
             ),

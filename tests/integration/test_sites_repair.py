@@ -155,3 +155,46 @@ def test_a_false_heal_is_refused_by_its_proof(tmp_path: Path, sim: ChatSiteSimul
     assert "feedback" not in installed.read_text(encoding="utf-8")
     if done.returncode == 1:
         assert "nothing proven" in out and "2026.12.01.1" not in cli(data, "sites", "list").stdout
+
+
+async def test_auto_repair_in_a_running_scheduler_installs_a_proven_repair_and_resumes(
+    tmp_path: Path, sim: ChatSiteSimulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Night runs (``[sites] auto_repair = true``): the verdict holds the account, its worker
+    repairs the adapter from the page at once, a proven repair is installed (version + 1) with
+    a notice in the log, and the held tasks finish with their own answers — nobody involved."""
+    from media_assistant.core.config.schema import parse_config
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
+    from tests.integration.test_web_lane import WebEnv
+
+    env = WebEnv(tmp_path, sim, accounts=1)
+    data = env.config.model_dump(mode="json", exclude_none=True)
+    data["sites"] = {"auto_repair": True}
+    env.config = parse_config(data, "test")
+    env.paths.sites.mkdir(parents=True, exist_ok=True)
+    (env.paths.sites / "sim.toml").write_text(adapter_text(version="2026.12.01"), "utf-8")
+    try:
+        await env.sign_in("web-1")
+        s = await env.start()
+        await s.submit([NewTask("first", "web-model", ModelKind.WEB, "question one", "b")])
+        await env.run()
+        assert (env.paths.data_dir / "fingerprints" / "sim.json").exists()  # a task recorded it
+        sim.break_page("answer_renamed")
+        await s.submit(
+            [NewTask(f"t{i}", "web-model", ModelKind.WEB, f"question {i}", "b") for i in range(3)]
+        )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 240
+        while {r.state for r in env.store.list_tasks()} != {"success"}:  # the batch finishes
+            assert loop.time() < deadline, [(r.task_id, r.state) for r in env.store.list_tasks()]
+            await asyncio.sleep(0.2)
+        rows = {r.task_id: r for r in env.store.list_tasks()}
+        assert {r.state for r in rows.values()} == {"success"}
+        for i in range(3):
+            assert (rows[f"t{i}"].result_plain or "").startswith(f"Answer to: question {i}")
+        installed = (env.paths.sites / "sim.toml").read_text(encoding="utf-8")
+        assert 'version = "2026.12.01.1"' in installed and ".markdown'" not in installed
+        assert "repaired and installed by itself ([sites] auto_repair)" in caplog.text
+    finally:
+        await env.close()

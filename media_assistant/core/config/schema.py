@@ -78,8 +78,9 @@ class SitesConfig(BaseModel):
     model_config = _STRICT
     auto_repair: bool = Field(
         False,
-        description="`sites repair` installs a proven repair without asking (as with --yes), "
-        "for night runs; an unproven one never.",
+        description="Night runs: a 'site changed' verdict is repaired from the page by the "
+        "running scheduler and a proven repair installed by itself (as `sites repair --yes`); "
+        "an unproven one never.",
     )
 
 

@@ -76,6 +76,7 @@ class WebLane(Lane):
         # Site checks asked by the window, served by each account's worker between two tasks.
         self.checks = SiteChecks()
         self.repairs = SiteRepairs()  # the window's Repair…, served the same way
+        self._auto: set[str] = set()  # repairs asked by [sites] auto_repair (installed if proven)
         # Accounts whose profile the operator signs in to (the window's *Log in*): their worker
         # has let go of the profile and takes no work until it is given back.
         self._lent: set[str] = set()
@@ -152,6 +153,7 @@ class WebLane(Lane):
                         self.pacer.ended(account.id, claim.task_id, outcome)
                         del self.running[account.id]
                         await self.done_with(provider)  # a replaced provider closes here
+                    self._auto_repair(account, outcome, log)
         finally:
             if profile_lock is not None:
                 profile_lock.release()
@@ -177,6 +179,45 @@ class WebLane(Lane):
             self.repairs.finish(account_id, None)
         self.wake(account_id)
         return future
+
+    def _auto_repair(self, account: AccountConfig, outcome: Any, log: LaneLog) -> None:
+        """``[sites] auto_repair = true`` (night runs): the verdict "the site's page changed"
+        asks the account's worker for a repair at once (served before its next claim)."""
+        error = getattr(outcome, "error", None)
+        if (
+            self.rt.config.sites.auto_repair
+            and error is not None
+            and error.kind is ErrorKind.SITE_CHANGED
+            and account.id not in self._auto
+        ):
+            log.warning("site changed: repairing the adapter from the page ([sites] auto_repair)")
+            self._auto.add(account.id)
+            self.repairs.ask(account.id)
+
+    async def _install_repair(
+        self, account: AccountConfig, provider: Provider, result: Any, log: LaneLog
+    ) -> None:
+        """A repair asked by auto_repair: a proven one is installed (version + 1; the old one
+        kept for rollback) and the site's accounts get fresh providers; never an unproven one."""
+        if result is None or not getattr(result, "proven", False):
+            why = getattr(result, "why", "its page cannot be repaired")
+            log.warning("auto repair: nothing proven (%s); the account waits for the operator", why)
+            return
+        install = getattr(provider, "install_repair", None)
+        version = await install(result) if install is not None else None
+        if version is None:
+            log.warning("auto repair: proven, but the account's adapter is its own site_file")
+            return
+        for other in self.accounts:
+            if other.site == account.site and other.site_file is None:
+                await self.rt.accounts.store.adapter_replaced(other.id)
+        log.warning(
+            "notice: site %s repaired and installed by itself ([sites] auto_repair): version %s; "
+            "`sites rollback %s` puts the previous one back",
+            result.site,
+            version,
+            result.site,
+        )
 
     async def _serve_check(
         self, account: AccountConfig, profile_lock: ProfileLock | None, log: LaneLog
@@ -211,6 +252,9 @@ class WebLane(Lane):
                 finally:
                     self.pacer.ended(account.id, f"site-repair:{account.id}", None)
                 self.repairs.finish(account.id, result)
+                if account.id in self._auto:
+                    self._auto.discard(account.id)
+                    await self._install_repair(account, provider, result, log)
             finally:
                 await self.done_with(provider)
             return

@@ -35,10 +35,11 @@ from PySide6.QtWidgets import (
 
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.rules.site_breakage import SiteCheckReport, StepStatus
-from media_assistant.gui.accounts.site_repair import SiteRepairDialog, proposal_file
+from media_assistant.gui.accounts.site_repair import SiteRepairDialog
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
+from media_assistant.providers.web.repair import keep_proposal
 
 
 class SiteCheckDialog(QDialog):
@@ -198,7 +199,7 @@ class SiteActions(QObject):
 
     async def _install_repair(self, result: Any) -> None:
         sites = self.controller.services.paths.sites
-        path = await asyncio.to_thread(proposal_file, sites, result)
+        path = await asyncio.to_thread(keep_proposal, result, sites)
         await self.install(path)
 
     # ---------------------------------------------------------------- install

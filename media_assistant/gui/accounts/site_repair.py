@@ -7,7 +7,6 @@ accounts resume)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -20,8 +19,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from media_assistant.core.files.atomic import write_atomically
 
 
 class SiteRepairDialog(QDialog):
@@ -85,13 +82,3 @@ class SiteRepairDialog(QDialog):
         if result.check is not None:
             lines += ["", *result.check.lines()]
         self.details.setPlainText("\n".join(lines))
-
-
-def proposal_file(sites: Path, result: Any) -> Path:
-    """The proven file, kept in ``<data-dir>/sites/proposed/`` for the install (blocking I/O)."""
-    folder = sites / "proposed"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{result.site}-{result.version}.toml"
-    text = str(result.new_text)
-    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    return path

@@ -95,6 +95,7 @@ class WebProvider:
         recorded_browser: RecordedLookup | None = None,
         fingerprints: FingerprintStore | None = None,
         adapter_file: Path | None = None,
+        sites_dir: Path | None = None,
     ) -> None:
         self.driver = driver
         self.account_id = account_id
@@ -110,6 +111,7 @@ class WebProvider:
         self._recorded_browser = recorded_browser
         self.fingerprints = fingerprints  # what worked, for a repair (fingerprint.py)
         self.adapter_file = adapter_file  # the file the adapter came from (a repair edits it)
+        self.sites_dir = sites_dir  # where a repair installs (None: the account's own site_file)
         # Failures at one adapter step, task after task: two make the verdict "the site's
         # page changed". A fresh provider (a fixed adapter, Reset) starts a fresh count.
         self.breakage = BreakageWatch()
@@ -171,6 +173,16 @@ class WebProvider:
             fingerprint,
             source=str(path),
         )
+
+    async def install_repair(self, result: RepairResult) -> str | None:
+        """Install a proven repair as the site's adapter (``[sites] auto_repair``); its version,
+        or None for an account with its own site_file (never written over)."""
+        from media_assistant.providers.web.repair import install_repair
+
+        if self.sites_dir is None:
+            return None
+        installed = await asyncio.to_thread(install_repair, result, self.sites_dir)
+        return installed.version
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""

@@ -29,10 +29,12 @@ import difflib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import tomlkit
 
+from media_assistant.core.files.atomic import write_atomically
 from media_assistant.core.rules.site_breakage import (
     AdapterStep,
     SiteCheckReport,
@@ -40,6 +42,7 @@ from media_assistant.core.rules.site_breakage import (
     StepStatus,
 )
 from media_assistant.providers.web.adapter import PLAYWRIGHT_ONLY, SiteAdapter, parse_adapter
+from media_assistant.providers.web.adapter_files import Installed, install_adapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CHECK_PROMPT, CheckOutcome
 from media_assistant.providers.web.fingerprint import KEYS, SiteFingerprint
@@ -275,6 +278,26 @@ async def _candidates(
     }
     found = await provider.driver.service.call(chat.page.evaluate(CANDIDATES_JS, cfg))
     return list(found)
+
+
+def install_repair(result: RepairResult, sites_dir: Path) -> Installed:
+    """A proven repair made the site's adapter (blocking file I/O): the file kept in
+    ``<sites>/proposed/<site>-<version>.toml``, then installed like ``sites install`` (the one
+    it replaces kept for rollback). Never an unproven one."""
+    if not result.proven:
+        raise ValueError("an unproven repair is never installed")
+    path = keep_proposal(result, sites_dir)
+    return install_adapter(path, sites_dir)
+
+
+def keep_proposal(result: RepairResult, sites_dir: Path) -> Path:
+    """The proven file in ``<sites>/proposed/`` (for ``sites install`` later)."""
+    folder = sites_dir / "proposed"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{result.site}-{result.version}.toml"
+    text = result.new_text
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return path
 
 
 def is_echo(answer: str) -> bool:
