@@ -170,6 +170,7 @@ async def test_install_refuses_a_bad_file_and_a_fix_lifts_the_verdict(
     assert status is not None and status.problem is AccountProblem.NONE
 
 
+@pytest.mark.timeout(360)  # a check, two held tasks, a repair of two checks, the batch
 async def test_repair_next_to_a_site_changed_verdict_proves_then_installs(
     env: Env, sim: ChatSiteSimulator
 ) -> None:

@@ -18,7 +18,7 @@ from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
 from tests.integration.test_sites_cli import adapter_text, cli, configure
 
-pytestmark = pytest.mark.chromium
+pytestmark = [pytest.mark.chromium, pytest.mark.timeout(420)]  # several CLI runs, each a browser
 
 
 @pytest.fixture
