@@ -40,10 +40,11 @@ from media_assistant.core.rules.site_breakage import (
     Verdict,
     full_report,
 )
+from media_assistant.providers.web import provider_repair
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
-from media_assistant.providers.web.fingerprint import FingerprintStore, capture
+from media_assistant.providers.web.fingerprint import FingerprintStore
 from media_assistant.providers.web.leftover import LeftoverGuard
 from media_assistant.providers.web.page import ChatPage
 from media_assistant.providers.web.page_load import selectors_text
@@ -156,33 +157,11 @@ class WebProvider:
         return report, outcome
 
     async def repair_site(self) -> RepairResult | None:
-        """The window's *Repair…* (issue 33): check, repair and prove the adapter from this
-        account's page (repair.py); its caller holds the account, as for a check."""
-        from media_assistant.providers.web.repair import repair_adapter
-
-        if self.adapter_file is None or self.fingerprints is None:
-            return None
-        path, store = self.adapter_file, self.fingerprints
-        text = await asyncio.to_thread(path.read_text, encoding="utf-8-sig")
-        fingerprint = await asyncio.to_thread(store.load, self.adapter.id)
-        driver, profile, origin = self.driver, self.browser.profile_dir, self.origin
-        return await repair_adapter(
-            lambda adapter: WebProvider(driver, self.account_id, profile, adapter, origin=origin),
-            self.account_id,
-            text,
-            fingerprint,
-            source=str(path),
-        )
+        """The window's *Repair…*, ``[sites] auto_repair`` (issue 33): see provider_repair."""
+        return await provider_repair.repair_site(self)
 
     async def install_repair(self, result: RepairResult) -> str | None:
-        """Install a proven repair as the site's adapter (``[sites] auto_repair``); its version,
-        or None for an account with its own site_file (never written over)."""
-        from media_assistant.providers.web.repair import install_repair
-
-        if self.sites_dir is None:
-            return None
-        installed = await asyncio.to_thread(install_repair, result, self.sites_dir)
-        return installed.version
+        return await provider_repair.install_repair(self, result)
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
@@ -294,14 +273,7 @@ class WebProvider:
             await then(done)
 
     async def _remember(self, chat: ChatPage) -> None:
-        """The elements every step used, recorded for a repair (never fails a task)."""
-        if self.fingerprints is None:
-            return
-        try:
-            found = await self.driver.service.call(capture(chat.page, self.adapter))
-            await asyncio.to_thread(self.fingerprints.record, self.adapter, found)
-        except Exception as exc:  # noqa: BLE001 - a fingerprint is never worth a task
-            log.warning("[web %s] fingerprints not recorded: %s", self.account_id, exc)
+        await provider_repair.remember(self, chat)
 
     def _judge(self, ctx: TaskContext, exc: ProviderError) -> ProviderError:
         """A failure at an adapter step counts toward the verdict; the same step failing on
