@@ -1,5 +1,5 @@
-"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,metrics,all}
-[--quick] [--json] [--out FILE]``
+"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,repair,
+metrics,all} [--quick] [--json] [--out FILE]``
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
 ``markdown(result) -> str``. ``all`` runs every one of them and writes ``BENCHMARKS.md`` (or
@@ -35,6 +35,7 @@ BENCHMARKS = {
     "io": "benchmarks.bench_io",
     "team": "benchmarks.bench_team",
     "breakage": "benchmarks.bench_breakage",
+    "repair": "benchmarks.bench_repair",
     "metrics": "benchmarks.bench_metrics",
 }
 TITLES = {
@@ -47,6 +48,7 @@ TITLES = {
     "io": "B7 — the window never waits",
     "team": "B8 — team mode",
     "breakage": "B9 — a site changes its page",
+    "repair": "B11 — a changed site repaired and proven",
     "metrics": "B12 — the lanes measured",
 }
 DEFAULT_OUT = "BENCHMARKS.md"

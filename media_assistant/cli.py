@@ -390,6 +390,15 @@ def build_parser() -> argparse.ArgumentParser:
         "rollback", help="put back the adapter the last install of site ID replaced"
     )
     rollback.add_argument("site", metavar="ID")
+    repair = sites_sub.add_parser(
+        "repair",
+        help="a changed site: find the failed step's element on the live page from what worked "
+        "before, prove the repaired adapter with a site check, offer it (exit 0 proven, 1 "
+        "nothing proven)",
+    )
+    repair.add_argument("account", metavar="ACCOUNT")
+    repair.add_argument("--json", action="store_true", help="the result as JSON")
+    repair.add_argument("--yes", action="store_true", help="install a proven repair without asking")
     return p
 
 

@@ -52,6 +52,7 @@ def cmd_sites(paths: Paths, args: argparse.Namespace) -> int:
         "check": lambda: _check(paths, args),
         "install": lambda: _install(paths, args),
         "rollback": lambda: _rollback(paths, args),
+        "repair": lambda: _repair(paths, args),
     }
     return handlers[args.sites_command]()
 
@@ -246,6 +247,12 @@ async def _check_one(services: Services, account: AccountConfig) -> SiteCheckRep
     finally:
         await registry.aclose()
         lock.release()
+
+
+def _repair(paths: Paths, args: argparse.Namespace) -> int:
+    from media_assistant.commands.sites_repair import cmd_repair
+
+    return cmd_repair(paths, args)
 
 
 # ------------------------------------------------------------------------------ install

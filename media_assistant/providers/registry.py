@@ -84,7 +84,8 @@ class ProviderRegistry:
                     f"web account {account.id}: no simulated site here", "no_simulated_site"
                 )
             return self.fake_web(self.config, account.id)
-        from media_assistant.providers.web.adapter import load_adapter
+        from media_assistant.providers.web.adapter import adapter_path, load_adapter
+        from media_assistant.providers.web.fingerprint import FingerprintStore
         from media_assistant.providers.web.provider import WebProvider
 
         try:
@@ -117,6 +118,11 @@ class ProviderRegistry:
             adapter,
             origin=account.origin,
             diagnostics_dir=self.paths.diagnostics,
+            fingerprints=FingerprintStore(self.paths.data_dir / "fingerprints"),
+            sites_dir=self.paths.sites if account.site_file is None else None,
+            adapter_file=adapter_path(
+                site=account.site, site_file=account.site_file, user_dir=self.paths.sites
+            ),
             diagnostics_retention=self.config.diagnostics.retention(),
             record_browser=self._record_browser,
             recorded_browser=self._recorded_browser,

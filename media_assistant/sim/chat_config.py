@@ -7,8 +7,25 @@ from dataclasses import dataclass
 # What a site update does to an adapter (chat_page.html, "site updates"): the composer renamed,
 # the send button moved (and Enter no longer sends), the answer's body renamed, the done
 # marker (the action bar's Copy button) renamed, a new sign-in wall the login markers miss.
+# Issue 33 adds what real sites' updates also do: every CSS-in-JS class hash rotated (the
+# answer body and its action bar keep only hashed classes), test ids renamed, the send button's
+# text label gone (an icon with an aria-label only), the answer wrapped in one more container,
+# and look-alike decoys beside a renamed control: a hidden and a disabled second composer, a
+# "Submit feedback" button beside a renamed Send.
 BREAKAGES = frozenset(
-    {"composer_renamed", "send_moved", "answer_renamed", "done_missing", "login_wall"}
+    {
+        "composer_renamed",
+        "send_moved",
+        "answer_renamed",
+        "done_missing",
+        "login_wall",
+        "classes_rotated",
+        "testids_renamed",
+        "send_icon_only",
+        "answer_wrapped",
+        "decoy_composer",
+        "decoy_send",
+    }
 )
 
 

@@ -78,7 +78,13 @@ Site updates (issue 21; ``ChatSiteConfig.breakage``, or ``break_page`` / ``POST 
 composer's id and label change), ``send_moved`` (the send button moves under another label and
 Enter no longer sends), ``answer_renamed`` (the answer's ``.markdown`` becomes ``.md-body``),
 ``done_missing`` (the action bar and its Copy button are renamed), ``login_wall`` (a new sign-in
-page at ``/chat`` with a password field, nothing the adapter's login markers know).
+page at ``/chat`` with a password field, nothing the adapter's login markers know). Issue 33
+adds ``classes_rotated`` (a new build: every CSS-in-JS class hash changes, the answer body and
+its action bar keep only theirs), ``testids_renamed``, ``send_icon_only`` (the send button's text
+label goes, its aria-label stays), ``answer_wrapped`` (one more container around the answer's
+body), ``decoy_composer`` (the composer renamed beside a hidden and a disabled look-alike) and
+``decoy_send`` (Send renamed beside a "Submit feedback" button); the last three also make Enter a
+new line where the send button changes. Which adapter each one breaks: ``chat_adapters.py``.
 
 Test hooks: ``GET /_sim/autologin?user=NAME``,
 ``POST /_sim/inject`` ``{"user", "fault", "count", "match"}`` (``match``: only prompts with it),

@@ -273,6 +273,14 @@
         <translation>finishing the current task</translation>
     </message>
     <message>
+        <source>Repair…</source>
+        <translation>Repair…</translation>
+    </message>
+    <message>
+        <source>Find the changed element on its page from what worked before, prove it with a site check, then offer to install it</source>
+        <translation>Find the changed element on its page from what worked before, prove it with a site check, then offer to install it</translation>
+    </message>
+    <message>
         <source>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</source>
         <translation>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</translation>
     </message>
@@ -3188,6 +3196,33 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>filled in</source>
         <translation>filled in</translation>
+    </message>
+</context>
+<context>
+    <name>SiteRepairDialog</name>
+    <message>
+        <source>Repair site: %1</source>
+        <translation>Repair site: %1</translation>
+    </message>
+    <message>
+        <source>Repairing %1 from its page: a few short prompts, after its current task and when its pacing allows…</source>
+        <translation>Repairing %1 from its page: a few short prompts, after its current task and when its pacing allows…</translation>
+    </message>
+    <message>
+        <source>Install</source>
+        <translation>Install</translation>
+    </message>
+    <message>
+        <source>%1: its page cannot be repaired here.</source>
+        <translation>%1: its page cannot be repaired here.</translation>
+    </message>
+    <message>
+        <source>Proven: a site check passed every step with the repaired adapter (version %1). Install it?</source>
+        <translation>Proven: a site check passed every step with the repaired adapter (version %1). Install it?</translation>
+    </message>
+    <message>
+        <source>Nothing proven; nothing will be installed.</source>
+        <translation>Nothing proven; nothing will be installed.</translation>
     </message>
 </context>
 <context>

@@ -273,6 +273,14 @@
         <translation>正在完成当前任务</translation>
     </message>
     <message>
+        <source>Repair…</source>
+        <translation>修复…</translation>
+    </message>
+    <message>
+        <source>Find the changed element on its page from what worked before, prove it with a site check, then offer to install it</source>
+        <translation>根据以前成功时记下的页面元素，在当前页面上找到改动后的元素，用网站检查验证通过后再询问是否安装</translation>
+    </message>
+    <message>
         <source>%1 reset: its problem and cool-down are cleared; it starts afresh with its next task</source>
         <translation>%1 已重置：问题和冷却已清除，下一个任务起重新开始</translation>
     </message>
@@ -3169,6 +3177,33 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>filled in</source>
         <translation>直接填入</translation>
+    </message>
+</context>
+<context>
+    <name>SiteRepairDialog</name>
+    <message>
+        <source>Repair site: %1</source>
+        <translation>修复网站：%1</translation>
+    </message>
+    <message>
+        <source>Repairing %1 from its page: a few short prompts, after its current task and when its pacing allows…</source>
+        <translation>正在根据页面修复 %1：会发送几条简短的提示词，在当前任务结束、节奏限制允许后进行…</translation>
+    </message>
+    <message>
+        <source>Install</source>
+        <translation>安装</translation>
+    </message>
+    <message>
+        <source>%1: its page cannot be repaired here.</source>
+        <translation>%1：无法在这里修复它的页面。</translation>
+    </message>
+    <message>
+        <source>Proven: a site check passed every step with the repaired adapter (version %1). Install it?</source>
+        <translation>已验证：使用修复后的适配器（版本 %1）进行网站检查，每一步都通过了。要安装吗？</translation>
+    </message>
+    <message>
+        <source>Nothing proven; nothing will be installed.</source>
+        <translation>没有找到经过验证的修复，不会安装任何内容。</translation>
     </message>
 </context>
 <context>

@@ -168,3 +168,44 @@ async def test_install_refuses_a_bad_file_and_a_fix_lifts_the_verdict(
     await until(lambda: {r.state for r in env.window.model.rows()} == {"success"}, 90)
     status = env.controller.account_status("web-1")
     assert status is not None and status.problem is AccountProblem.NONE
+
+
+@pytest.mark.timeout(360)  # a check, two held tasks, a repair of two checks, the batch
+async def test_repair_next_to_a_site_changed_verdict_proves_then_installs(
+    env: Env, sim: ChatSiteSimulator
+) -> None:
+    """Issue 33: a check records what worked; the site renames its composer; tasks hold the
+    account; *Repair…* (offered only then) proves a repaired adapter through the window's own
+    scheduler, and *Install* puts it in place — version 1 + 1 — and the held tasks finish."""
+    assert "Repair…" not in menu_actions(env)
+    check = env.window.site_actions.check("web-1")
+    await until(lambda: check.report is not None)
+    assert check.report is not None and check.report.ok
+    check.close()
+    sim.break_page("composer_renamed")
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
+
+    await env.controller.submit(
+        [NewTask(f"r{i}", "web-model", ModelKind.WEB, f"question {i}", "b") for i in range(2)]
+    )
+    await until(
+        lambda: (
+            getattr(env.controller.account_status("web-1"), "problem_code", None) == "site_changed"
+        ),
+        120,
+    )
+    menu_actions(env)["Repair…"].trigger()
+    dialog = env.window.site_actions.repairs["web-1"]
+    await until(lambda: dialog.result is not None, 120)
+    assert dialog.result.proven, dialog.details.toPlainText()
+    assert "Proven" in dialog.header.text() and dialog.install_button.isEnabled()
+    assert "+input = ['div#prompt-editor']" in dialog.details.toPlainText()
+    dialog.install_button.click()
+    await until(lambda: env.window.site_actions.result_box is not None, 30)
+    box = env.window.site_actions.result_box
+    assert box is not None and "version 2" in box.text() and "replaces 1" in box.text()
+    box.close()
+    await until(lambda: {r.state for r in env.window.model.rows()} == {"success"}, 90)
+    status = env.controller.account_status("web-1")
+    assert status is not None and status.problem is AccountProblem.NONE

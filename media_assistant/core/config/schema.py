@@ -84,6 +84,16 @@ class UiConfig(BaseModel):
     )
 
 
+class SitesConfig(BaseModel):
+    model_config = _STRICT
+    auto_repair: bool = Field(
+        False,
+        description="Night runs: a 'site changed' verdict is repaired from the page by the "
+        "running scheduler and a proven repair installed by itself (as `sites repair --yes`); "
+        "an unproven one never.",
+    )
+
+
 class SchedulerConfig(BaseModel):
     model_config = _STRICT
     heartbeat_s: PositiveSeconds = Field(15.0, description="Heartbeat interval of running tasks.")
@@ -386,6 +396,7 @@ class AppConfig(BaseModel):
     diagnostics: DiagnosticsConfig = DiagnosticsConfig()
     ui: UiConfig = UiConfig()
     scheduler: SchedulerConfig = SchedulerConfig()
+    sites: SitesConfig = SitesConfig()
     lanes: LanesConfig = LanesConfig()
     simulation: SimulationConfig = SimulationConfig()
     store: StoreConfig = StoreConfig()

@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from media_assistant import __version__
 from media_assistant.core.config.schema import AppConfig
@@ -429,6 +430,14 @@ class Scheduler:
         if not isinstance(web, WebLane):
             return not_run(account_id, "?", "the scheduler has not started its web lane")
         return await web.check_site(account_id)
+
+    async def repair_site(self, account_id: str) -> Any:
+        """A repair of a web account's adapter from its page, through its worker (issue 33):
+        the provider's ``RepairResult``, or None when its page cannot be repaired here."""
+        web = self.lanes.get(ModelKind.WEB)
+        if not isinstance(web, WebLane):
+            return None
+        return await web.repair_site(account_id)
 
     async def retry(
         self, task_ids: Sequence[str] | None = None, *, all_failed: bool = False

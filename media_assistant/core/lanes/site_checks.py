@@ -55,6 +55,36 @@ class SiteChecks:
                 future.cancel()
 
 
+class SiteRepairs:
+    """Repairs asked of an account's worker (the window's *Repair…*, issue 33): served like a
+    check, between two tasks, by the provider's ``repair_site`` (several short prompts); each
+    asker gets the provider's result (a ``providers.web.repair.RepairResult``), or None when
+    the account's provider cannot repair its page."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, list[asyncio.Future[Any]]] = {}
+
+    def ask(self, account_id: str) -> asyncio.Future[Any]:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending.setdefault(account_id, []).append(future)
+        return future
+
+    def pending(self, account_id: str) -> bool:
+        waiting = self._pending.get(account_id, [])
+        waiting[:] = [f for f in waiting if not f.done()]
+        return bool(waiting)
+
+    def finish(self, account_id: str, result: Any) -> None:
+        for future in self._pending.pop(account_id, []):
+            if not future.done():
+                future.set_result(result)
+
+    def cancel(self, account_id: str | None = None) -> None:
+        for key in [account_id] if account_id is not None else list(self._pending):
+            for future in self._pending.pop(key, []):
+                future.cancel()
+
+
 def not_run(account_id: str, site: str, why: str) -> SiteCheckReport:
     """A check that could not send its prompt (the profile held elsewhere, no page driver)."""
     failed = StepResult(AdapterStep.PAGE_LOADED, StepStatus.FAILED, why, 0.0)

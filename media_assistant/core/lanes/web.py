@@ -14,7 +14,7 @@ from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
-from media_assistant.core.lanes.site_checks import CheckSite, SiteChecks, not_run
+from media_assistant.core.lanes.site_checks import CheckSite, SiteChecks, SiteRepairs, not_run
 from media_assistant.core.model.clock import wait_event
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
@@ -77,6 +77,8 @@ class WebLane(Lane):
         self.pacer = lane_pacer(runtime, self.accounts, providers)
         # Site checks asked by the window, served by each account's worker between two tasks.
         self.checks = SiteChecks()
+        self.repairs = SiteRepairs()  # the window's Repair…, served the same way
+        self._auto: set[str] = set()  # repairs asked by [sites] auto_repair (installed if proven)
         # Accounts whose profile the operator signs in to (the window's *Log in*): their worker
         # has let go of the profile and takes no work until it is given back.
         self._lent: set[str] = set()
@@ -98,7 +100,7 @@ class WebLane(Lane):
                             profile_lock.release()
                         await self.wait_for_wake(wake)
                         continue
-                    if self.checks.pending(account.id):
+                    if self.checks.pending(account.id) or self.repairs.pending(account.id):
                         await self._serve_check(account, profile_lock, log)
                         continue
                     if not self.rt.accounts.available(account.id):
@@ -155,6 +157,7 @@ class WebLane(Lane):
                         self.pacer.ended(account.id, claim.task_id, outcome)
                         del self.running[account.id]
                         await self.done_with(provider)  # a replaced provider closes here
+                    self._auto_repair(account, outcome, log)
         finally:
             if profile_lock is not None:
                 profile_lock.release()
@@ -202,6 +205,54 @@ class WebLane(Lane):
         self.wake(account_id)
         return future
 
+    def repair_site(self, account_id: str) -> asyncio.Future[Any]:
+        """A repair of the account's adapter from its page, by its worker between two tasks;
+        the future gets the provider's result (None: its page cannot be repaired)."""
+        future = self.repairs.ask(account_id)
+        if self.account(account_id) is None:
+            self.repairs.finish(account_id, None)
+        self.wake(account_id)
+        return future
+
+    def _auto_repair(self, account: AccountConfig, outcome: Any, log: LaneLog) -> None:
+        """``[sites] auto_repair = true`` (night runs): the verdict "the site's page changed"
+        asks the account's worker for a repair at once (served before its next claim)."""
+        error = getattr(outcome, "error", None)
+        if (
+            self.rt.config.sites.auto_repair
+            and error is not None
+            and error.kind is ErrorKind.SITE_CHANGED
+            and account.id not in self._auto
+        ):
+            log.warning("site changed: repairing the adapter from the page ([sites] auto_repair)")
+            self._auto.add(account.id)
+            self.repairs.ask(account.id)
+
+    async def _install_repair(
+        self, account: AccountConfig, provider: Provider, result: Any, log: LaneLog
+    ) -> None:
+        """A repair asked by auto_repair: a proven one is installed (version + 1; the old one
+        kept for rollback) and the site's accounts get fresh providers; never an unproven one."""
+        if result is None or not getattr(result, "proven", False):
+            why = getattr(result, "why", "its page cannot be repaired")
+            log.warning("auto repair: nothing proven (%s); the account waits for the operator", why)
+            return
+        install = getattr(provider, "install_repair", None)
+        version = await install(result) if install is not None else None
+        if version is None:
+            log.warning("auto repair: proven, but the account's adapter is its own site_file")
+            return
+        for other in self.accounts:
+            if other.site == account.site and other.site_file is None:
+                await self.rt.accounts.store.adapter_replaced(other.id)
+        log.warning(
+            "notice: site %s repaired and installed by itself ([sites] auto_repair): version %s; "
+            "`sites rollback %s` puts the previous one back",
+            result.site,
+            version,
+            result.site,
+        )
+
     async def _serve_check(
         self, account: AccountConfig, profile_lock: ProfileLock | None, log: LaneLog
     ) -> None:
@@ -225,6 +276,22 @@ class WebLane(Lane):
         provider = self.provider_for(account.id)
         check: CheckSite | None = getattr(provider, "check_site", None)
         outcome: object = None
+        if self.repairs.pending(account.id):
+            repair = getattr(provider, "repair_site", None)
+            try:
+                log.info("site repair: short prompts through the page")
+                self.pacer.started(account.id)
+                try:
+                    result = await repair() if repair is not None else None
+                finally:
+                    self.pacer.ended(account.id, f"site-repair:{account.id}", None)
+                self.repairs.finish(account.id, result)
+                if account.id in self._auto:
+                    self._auto.discard(account.id)
+                    await self._install_repair(account, provider, result, log)
+            finally:
+                await self.done_with(provider)
+            return
         try:
             if check is None:
                 why = str(getattr(provider, "reason", "")) or "its page cannot be checked"
@@ -302,9 +369,11 @@ class WebLane(Lane):
         if self.account(account_id) is None:
             self.pacer.forget(account_id)
             self.checks.cancel(account_id)
+            self.repairs.cancel(account_id)
 
     async def stop(self) -> None:
         self.checks.cancel()
+        self.repairs.cancel()
         await super().stop()
 
     def provider_rebuilt(self, account: AccountConfig) -> None:

@@ -50,6 +50,7 @@ class AccountsPanel(QWidget):
     pause_toggled = Signal(str, bool)  # account id, pause (True) or resume (False)
     message = Signal(str)  # what an action did, for the status bar
     check_requested = Signal(str)  # Check site: one prompt through the account's page
+    repair_requested = Signal(str)  # Repair…: the adapter repaired from the page, proven
     install_requested = Signal()  # Install adapter file…
 
     def __init__(self, controller: AppController, parent: QWidget | None = None) -> None:
@@ -317,6 +318,18 @@ class AccountsPanel(QWidget):
                     )
                 )
                 check.triggered.connect(lambda _=False, a=account_id: self.check_requested.emit(a))
+                status = self.controller.account_status(account_id)
+                if status is not None and status.problem_code == "site_changed":
+                    repair = menu.addAction(self.tr("Repair…"))
+                    repair.setToolTip(
+                        self.tr(
+                            "Find the changed element on its page from what worked before, "
+                            "prove it with a site check, then offer to install it"
+                        )
+                    )
+                    repair.triggered.connect(
+                        lambda _=False, a=account_id: self.repair_requested.emit(a)
+                    )
             menu.addSeparator()
             install = menu.addAction(self.tr("Install adapter file…"))
             install.triggered.connect(self.install_requested)

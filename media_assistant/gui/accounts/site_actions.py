@@ -11,8 +11,10 @@ offers the check at once.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QShowEvent
@@ -34,10 +36,12 @@ from PySide6.QtWidgets import (
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.rules.site_breakage import SiteCheckReport, StepStatus
 from media_assistant.gui.accounts.config_text import adapter_error_text
+from media_assistant.gui.accounts.site_repair import SiteRepairDialog
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.bridge.jobs import spawn
 from media_assistant.gui.common import labels
 from media_assistant.gui.common.site_findings import finding_text
+from media_assistant.providers.web.repair import keep_proposal
 
 
 class SiteCheckDialog(QDialog):
@@ -135,6 +139,7 @@ class SiteActions(QObject):
         self.window = window
         self.controller = controller
         self.dialogs: dict[str, SiteCheckDialog] = {}
+        self.repairs: dict[str, SiteRepairDialog] = {}
         self.result_box: QMessageBox | None = None
         menu = window.menuBar().addMenu(self.tr("&Sites"))
         self.act_install = QAction(self.tr("Install adapter file…"), window)
@@ -178,6 +183,33 @@ class SiteActions(QObject):
             dialog.offer_reset(
                 lambda: spawn(self.controller.reset_account(account_id), f"reset:{account_id}")
             )
+
+    # ---------------------------------------------------------------- repair
+
+    def repair(self, account_id: str) -> SiteRepairDialog:
+        dialog = self.repairs.get(account_id)
+        if dialog is not None:
+            dialog.raise_()
+            return dialog
+        dialog = SiteRepairDialog(account_id, self.window)
+        self.repairs[account_id] = dialog
+        dialog.destroyed.connect(lambda _=None, a=account_id: self.repairs.pop(a, None))
+        dialog.show()
+        spawn(self._run_repair(account_id, dialog), f"site-repair:{account_id}")
+        return dialog
+
+    async def _run_repair(self, account_id: str, dialog: SiteRepairDialog) -> None:
+        result = await self.controller.repair_site(account_id)
+        if account_id not in self.repairs:
+            return
+        dialog.show_result(
+            result, lambda: spawn(self._install_repair(result), f"install-repair:{account_id}")
+        )
+
+    async def _install_repair(self, result: Any) -> None:
+        sites = self.controller.services.paths.sites
+        path = await asyncio.to_thread(keep_proposal, result, sites)
+        await self.install(path)
 
     # ---------------------------------------------------------------- install
 

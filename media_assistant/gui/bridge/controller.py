@@ -208,6 +208,11 @@ class AppController(QObject):
         task, when its pacing allows a prompt (core/lanes/site_checks.py)."""
         return await self.scheduler.check_site(account_id)
 
+    async def repair_site(self, account_id: str) -> Any:
+        """A repair of the account's adapter from its page, through the scheduler (issue 33):
+        a ``RepairResult`` (proven or not), or None when its page cannot be repaired."""
+        return await self.scheduler.repair_site(account_id)
+
     async def install_adapter(self, path: Path) -> tuple[Installed, list[str]]:
         """Validate and install an adapter file (off the loop: file I/O); the accounts of its
         site get fresh providers from every scheduler serving them (their next task uses it,

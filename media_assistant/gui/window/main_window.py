@@ -191,6 +191,7 @@ class MainWindow(QMainWindow):
         self.accounts.setup_requested.connect(self._on_setup_requested)
         self.site_actions = SiteActions(self, controller)  # the Sites menu, Check site
         self.accounts.check_requested.connect(self.site_actions.check)
+        self.accounts.repair_requested.connect(self.site_actions.repair)
         self.accounts.install_requested.connect(self.site_actions.ask_install)
         self.accounts.attention_needed.connect(self._notify)
         self.accounts.message.connect(lambda text: self.statusBar().showMessage(text, 10000))

@@ -40,6 +40,7 @@ __all__ = [
     "GENERIC_ERROR_TEXTS",
     "PLAYWRIGHT_ONLY",
     "STALE_AFTER_DAYS",
+    "adapter_path",
     "AdapterAnswer",
     "AdapterInput",
     "AdapterMarkers",
@@ -377,6 +378,17 @@ class AdapterInvalid(ConfigError):
     def __init__(self, message: str, problems: list[ConfigProblem]) -> None:
         super().__init__(message)
         self.problems = problems
+
+
+def adapter_path(
+    *, site: str | None = None, site_file: str | None = None, user_dir: Path | None = None
+) -> Path:
+    """The file :func:`load_adapter` reads for these arguments."""
+    if site_file is not None:
+        return Path(site_file).expanduser()
+    if user_dir is not None and (user_dir / f"{site}.toml").exists():
+        return user_dir / f"{site}.toml"
+    return _builtin_dir() / f"{site}.toml"
 
 
 def load_adapter(

@@ -148,9 +148,13 @@ async def run_check(
     leftover: LeftoverGuard,
     *,
     quiesce: Callable[[], Awaitable[bool]] | None = None,
+    at_answer: Callable[[list[StepResult]], Awaitable[None]] | None = None,
 ) -> tuple[SiteCheckReport, CheckOutcome]:
     """Check the site through ``chat`` (the account's page, on the browser's loop via
-    ``call``). A leftover generation is settled first, as before any prompt."""
+    ``call``). A leftover generation is settled first, as before any prompt. ``at_answer``:
+    called with the steps so far once the answer is read, while it is still on the page (the
+    elements that worked are recorded then, and a repair looks at a missing done marker's
+    page: fingerprint.py, repair.py)."""
     steps = _Steps()
     ctx = CheckContext(account_id)
     outcome = CheckOutcome()
@@ -185,6 +189,8 @@ async def run_check(
         outcome.result = result
         steps.ok(AdapterStep.ANSWER_READ, f"{len(result.plain_text or result.text)} characters")
         _markdown(adapter, result, steps)
+        if at_answer is not None:
+            await at_answer(steps.done)
         steps.phase = AdapterStep.NEW_CHAT
         await _new_chat(chat, call, steps)
     except ProviderError as exc:

@@ -23,6 +23,7 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -49,13 +50,19 @@ from media_assistant.providers.proxy import (
     web_proxy_error,
 )
 from media_assistant.providers.proxy_check import blame_proxy, check_proxy, site_check_step
+from media_assistant.providers.web import provider_repair
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.browser import AccountBrowser, WebDriver
 from media_assistant.providers.web.canary import CheckOutcome, run_check
+from media_assistant.providers.web.fingerprint import FingerprintStore
 from media_assistant.providers.web.leftover import LeftoverGuard
+from media_assistant.providers.web.page import ChatPage
 from media_assistant.providers.web.page_load import selectors_text
 from media_assistant.providers.web.selfcheck import RecordedBrowser
 from media_assistant.providers.web.watch import AnswerWatch
+
+if TYPE_CHECKING:
+    from media_assistant.providers.web.repair import RepairResult
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +105,9 @@ class WebProvider:
         record_browser: RecordBrowser | None = None,
         recorded_browser: RecordedLookup | None = None,
         proxy: ProxyRoute | None = None,
+        fingerprints: FingerprintStore | None = None,
+        adapter_file: Path | None = None,
+        sites_dir: Path | None = None,
     ) -> None:
         self.driver = driver
         self.account_id = account_id
@@ -114,6 +124,9 @@ class WebProvider:
         self.diagnostics_retention = diagnostics_retention or diagnostics.DiagnosticsRetention()
         self._record_browser = record_browser
         self._recorded_browser = recorded_browser
+        self.fingerprints = fingerprints  # what worked, for a repair (fingerprint.py)
+        self.adapter_file = adapter_file  # the file the adapter came from (a repair edits it)
+        self.sites_dir = sites_dir  # where a repair installs (None: the account's own site_file)
         # Failures at one adapter step, task after task: two make the verdict "the site's
         # page changed". A fresh provider (a fixed adapter, Reset) starts a fresh count.
         self.breakage = BreakageWatch()
@@ -124,10 +137,13 @@ class WebProvider:
         # so the next process finds it after a crash), and the blame for what it breaks.
         self.leftover = LeftoverGuard(profile_dir, adapter.timing.hard_timeout_s)
 
-    async def check_site(self) -> tuple[SiteCheckReport, CheckOutcome]:
+    async def check_site(
+        self, at_answer: Callable[[list[StepResult]], Awaitable[None]] | None = None
+    ) -> tuple[SiteCheckReport, CheckOutcome]:
         """The site check (``sites check``, *Check site*): one tiny prompt through this
         account's page, step by step (:mod:`canary`). Its caller holds the account (the web
-        lane's worker between two tasks, or the CLI with the profile lock) and its pacing."""
+        lane's worker between two tasks, or the CLI with the profile lock) and its pacing.
+        ``at_answer``: see :func:`canary.run_check` (a repair's look at the answer's page)."""
         call = self.driver.service.call
         through, failing = await site_check_step(self.proxy, self.site_url)
         if failing is not None:  # the proxy's failure: nothing else can be checked
@@ -148,7 +164,13 @@ class WebProvider:
         assert chat is not None
         try:
             report, outcome = await run_check(
-                self.account_id, self.adapter, chat, call, self.leftover, quiesce=self._quiesce
+                self.account_id,
+                self.adapter,
+                chat,
+                call,
+                self.leftover,
+                quiesce=self._quiesce,
+                at_answer=lambda done: self._answered(chat, done, at_answer),
             )
         finally:
             self.leftover.attempt_ended()
@@ -164,6 +186,13 @@ class WebProvider:
         if not self.driver.service.running:
             return False
         return await self.driver.service.call(self.browser.challenge_gone())
+
+    async def repair_site(self) -> RepairResult | None:
+        """The window's *Repair…*, ``[sites] auto_repair`` (issue 33): see provider_repair."""
+        return await provider_repair.repair_site(self)
+
+    async def install_repair(self, result: RepairResult) -> str | None:
+        return await provider_repair.install_repair(self, result)
 
     async def release(self) -> None:
         """Close the warm browser until the next task (the account went out of service)."""
@@ -235,6 +264,8 @@ class WebProvider:
             await self.leftover.forget()  # the answer is complete: nothing runs on the site
             self.leftover.answered()
             await self._passed_or_limped(ctx, watch)
+            if not watch.accepted_without_done:
+                await self._remember(chat)
             self.proxy_backoff.passed()
             return result
         except TaskCanceled:
@@ -306,6 +337,20 @@ class WebProvider:
         return self.proxy_backoff.failed(exc, ctx.clock.now())
 
     # ---------------------------------------------------------------- a broken adapter
+
+    async def _answered(
+        self,
+        chat: ChatPage,
+        done: list[StepResult],
+        then: Callable[[list[StepResult]], Awaitable[None]] | None,
+    ) -> None:
+        if all(r.status is not StepStatus.FAILED for r in done):
+            await self._remember(chat)
+        if then is not None:
+            await then(done)
+
+    async def _remember(self, chat: ChatPage) -> None:
+        await provider_repair.remember(self, chat)
 
     def _judge(self, ctx: TaskContext, exc: ProviderError) -> ProviderError:
         """A failure at an adapter step counts toward the verdict; the same step failing on
