@@ -137,13 +137,9 @@ def test_upsert_of_200_bars_into_10k_does_not_repack(
         bar(f"new-{i}", after + i * 4, after + i * 4 + 10, account="api-1", lane="api")
         for i in range(200)
     ]
-    started = time.perf_counter()
-    timeline.upsert(later)
-    elapsed = time.perf_counter() - started
-    print(f"\nupsert 200 into 10k: {elapsed * 1000:.1f} ms")
+    timeline.upsert(later)  # what it costs is B5's figure (the window's loop lag)
     assert len(timeline.track_task_ids("api-1")) == 5
-    assert repacks == []
-    assert elapsed < 0.5
+    assert repacks == []  # placed at the tracks' ends: no relayout of the 10,000
 
 
 def test_updates_move_bars_only_when_they_must(timeline: TimelineWidget) -> None:
