@@ -704,8 +704,8 @@ def markdown(r: dict[str, Any]) -> str:
         parts += [
             "",
             f"**Claims**: {c['tasks']:,} no-op tasks (answered at once), each workstation with "
-            f"an API account of its own at concurrency {CLAIM_CONCURRENCY}; rate = tasks ÷ "
-            "(last end − first start).",
+            f"an API account of its own at concurrency {CLAIM_CONCURRENCY}; rate = succeeded "
+            "tasks ÷ (last end − first start).",
             "",
             table(
                 [
