@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from media_assistant.gui.accounts.setup_dialog import SetupDialog
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.gui.accounts.team_page import TeamPage
-from media_assistant.gui.bridge import restart
+from media_assistant.gui.bridge import jobs, restart
 from media_assistant.providers.secrets import KEYRING_SERVICE, store_password_key
 from tests.gui.app_env import running_app
 from tests.gui.test_i18n import use_language  # noqa: F401 - a fixture
@@ -99,6 +99,14 @@ async def opened_page(
         dialog.tabs.setCurrentWidget(dialog.team_page)
         await asyncio.wait_for(dialog.team_page.looked.wait(), 10)
         yield dialog.team_page
+        # A look at the keyring the test's typing or saving started (a check timer, a spawn)
+        # ends before the loop does: on a loaded machine it outlived the test, and Qt stepped
+        # it at teardown with no loop running ("team:keyring failed").
+        if shiboken6.isValid(dialog.team_page):
+            dialog.team_page._check_timer.stop()
+        looks = [t for t in jobs._spawned if t.get_name() == "team:keyring"]
+        if looks:
+            await asyncio.wait(looks)
         if shiboken6.isValid(dialog):  # a restart closed the window, and the dialog with it
             dialog.close()
     app.setQuitOnLastWindowClosed(quits)
