@@ -1,11 +1,15 @@
 """``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,repair,
-metrics,all} [--quick] [--json] [--out FILE]``
+metrics,all} [--quick] [--json] [--out FILE | --into FILE]``
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
 ``markdown(result) -> str``. ``all`` runs every one of them and writes ``BENCHMARKS.md`` (or
 ``--out``); a module that is missing or fails becomes a FAILED section with its error, and the
-others still run. With ``--json`` stdout carries exactly one JSON object; everything else (logs,
-progress, simulators' chatter) goes to stderr.
+others still run. ``--into FILE`` (``BENCHMARKS.md``) runs the named benchmark(s) and puts
+their sections in place of the same sections of FILE, keeping the others. Every section carries
+where it comes from (the command, the commit, the date, the load average at its start) in a
+marker line, and the header's table is rebuilt from those markers: the file says which run
+produced each section. With ``--json`` stdout carries exactly one JSON object; everything else
+(logs, progress, simulators' chatter) goes to stderr.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import importlib
 import json
 import logging
 import math
+import re
 import shlex
 import sys
 import time
@@ -89,33 +94,78 @@ def _verdicts(result: dict[str, Any] | None) -> tuple[int, int]:
     return passed, len(targets) - passed
 
 
-def document(
-    command: str, info: dict[str, Any], sections: list[tuple[str, dict[str, Any] | None, str]]
-) -> str:
-    summary = []
-    for name, result, _ in sections:
-        if result is None:
-            summary.append(f"| {TITLES[name]} | **FAILED** | – |")
-        else:
-            passed, missed = _verdicts(result)
-            took = result.get("elapsed_s")
-            took_text = f"{took:.0f} s" if isinstance(took, int | float) else "–"
-            summary.append(f"| {TITLES[name]} | {passed} pass, {missed} miss | {took_text} |")
+MARKER = re.compile(r"^<!-- section (?P<json>\{.*\}) -->$", re.MULTILINE)
+
+
+def section(
+    name: str, command: str, info: dict[str, Any], result: dict[str, Any] | None, text: str
+) -> dict[str, Any]:
+    """One section of the document with where it comes from."""
+    if result is None:
+        targets = "**FAILED**"
+    else:
+        passed, missed = _verdicts(result)
+        targets = f"{passed} pass, {missed} miss"
+    took = (result or {}).get("elapsed_s")
+    return {
+        "name": name,
+        "command": command,
+        "code": info["git"],
+        "date": info["date"],
+        "load": ", ".join(str(x) for x in info["load_avg_at_start"]),
+        "targets": targets,
+        "took": f"{took:.0f} s" if isinstance(took, int | float) else "–",
+        "text": text.rstrip() + "\n",
+    }
+
+
+def read_sections(text: str) -> list[dict[str, Any]]:
+    """The sections of a document :func:`document` wrote (their markers and text)."""
+    found = list(MARKER.finditer(text))
+    out = []
+    for i, m in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(text)
+        body = text[m.end() : end].strip("\n")
+        body = body.split(TOTAL_LINE, 1)[0].rstrip() + "\n"
+        out.append({**json.loads(m.group("json")), "text": body})
+    return out
+
+
+TOTAL_LINE = "\nTotal time of this run:"
+
+
+def document(info: dict[str, Any], sections: list[dict[str, Any]]) -> str:
+    order = {name: i for i, name in enumerate(BENCHMARKS)}
+    sections = sorted(sections, key=lambda x: order.get(x["name"], len(order)))
+    summary = [
+        f"| {TITLES.get(x['name'], x['name'])} | {x['targets']} | {x['took']} | "
+        f"`{x['command']}` | {x['code']} | {x['date']} | {x['load']} |"
+        for x in sections
+    ]
+    runs = {(x["command"], x["code"], x["date"]) for x in sections}
     parts = [
         "# Benchmarks",
         "",
-        "Generated — do not edit by hand. Produced by:",
+        "Generated — do not edit by hand. Every section comes from the run named beside it in "
+        "the table below (its command, the commit it ran at, its date and the 1/5/15-min load "
+        "average at its start): "
+        + ("one run." if len(runs) == 1 else f"{len(runs)} runs.")
+        + " `python -m benchmarks all` writes every section; `python -m benchmarks NAME "
+        "--into BENCHMARKS.md` replaces one. Figures under a *History* heading or line are "
+        "cited with their own commit and are not measured by any run below.",
         "",
-        f"```\n{command}\n```",
+        "The machine of the latest run:",
         "",
         machine_markdown(info),
         "",
-        "| benchmark | targets | took |",
-        "|---|---|---|",
+        "| benchmark | targets | took | command | code | date | load at start |",
+        "|---|---|---|---|---|---|---|",
         *summary,
         "",
-        *(text.rstrip() + "\n" for _, _, text in sections),
     ]
+    for x in sections:
+        marker = {k: v for k, v in x.items() if k != "text"}
+        parts += [f"<!-- section {json.dumps(marker, ensure_ascii=False)} -->", x["text"]]
     return "\n".join(parts)
 
 
@@ -124,8 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("benchmark", choices=[*BENCHMARKS, "all"])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    parser.add_argument(
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
         "--out", help=f"write Markdown here (default for 'all': {DEFAULT_OUT} in the repository)"
+    )
+    where.add_argument(
+        "--into",
+        metavar="FILE",
+        help="put this run's sections in place of the same sections of FILE, keep the others",
     )
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -139,13 +195,22 @@ def main(argv: list[str] | None = None) -> int:
         info = machine()
         sections = [(name, *run_one(name, args.quick)) for name in names]
     elapsed = time.perf_counter() - started
-    out = args.out or (str(REPO / DEFAULT_OUT) if args.benchmark == "all" else None)
+    out = args.into or args.out
+    out = out or (str(REPO / DEFAULT_OUT) if args.benchmark == "all" else None)
     if out is not None:
         path = Path(out)
         if not path.is_absolute():
             path = Path.cwd() / path
-        text = document(command, info, sections)
-        text += f"\nTotal time of this run: {elapsed:.0f} s.\n"
+        fresh = [section(name, command, info, result, text) for name, result, text in sections]
+        kept = []
+        if args.into and path.exists():
+            ran = {x["name"] for x in fresh}
+            kept = [
+                x for x in read_sections(path.read_text(encoding="utf-8")) if x["name"] not in ran
+            ]
+        text = document(info, kept + fresh)
+        if not kept:
+            text += f"{TOTAL_LINE} {elapsed:.0f} s.\n"
         path.write_text(text, encoding="utf-8")
         print(
             f"[benchmarks] wrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}",

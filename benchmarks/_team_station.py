@@ -17,7 +17,9 @@ workstation's config and data dir), plus what B8 measures inside it. SPEC: ``dat
 accounts, as ``run``; ``noop``: every account answers at once), ``follow`` (run the window's
 database follower — LISTEN/NOTIFY — and note when another workstation's changes show here). It
 prints ``ready`` once its scheduler runs, waits for a line on stdin (B8 submits the work
-meanwhile), runs until the team's queue is idle, and prints one JSON line.
+meanwhile), runs until the team's queue is idle, and prints one JSON line; it exits with
+:data:`STUCK` (3) when the queue went idle with tasks it could not run (their models under
+``stuck``), so B8 reports a failed run, never figures with work left undone.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._team_env import Ledger
+
+STUCK = 3  # the bench workstation's exit when tasks were left that no account could run
 
 
 def install_ledger(path: Path, durations: Mapping[str, float] | None = None) -> None:
@@ -149,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         spec = json.loads(args.bench.read_text(encoding="utf-8"))
         result = asyncio.run(bench(spec))
         print(json.dumps(result), flush=True)
-        return 0
+        return STUCK if result["stuck"] else 0
     durations = json.loads(args.durations.read_text()) if args.durations else None
     if args.ledger is not None:
         install_ledger(args.ledger, durations)

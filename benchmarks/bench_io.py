@@ -167,7 +167,10 @@ def _targets(r: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 # What was found and changed to meet the targets (stop 15), kept when the file is regenerated.
-NOTES = """### What keeps the window free (found with these phases)
+NOTES = """### History (not this run's figures): what keeps the window free
+
+Found with these phases while building B7 (commits 043e83a to 66fb42e, 2026-12-01/02, on this
+2-core machine); the figures below are from those runs.
 
 - **Exports run in a child process** (`core/exports/child.py`). On a worker thread they shared
   the GIL with the window: lxml closing a 100,000-row sheet held it 150-300 ms (export max

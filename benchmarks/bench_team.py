@@ -13,12 +13,14 @@ services and scheduler ``media-assistant run`` uses, from the workstation's own 
    database follower (LISTEN/NOTIFY) and times how long the others' changes take to reach it.
    Measures ``duplicate_runs``, ``web_conflicts`` (every process reports its web generations to
    one ledger: benchmarks/_team_env.py), ``api_max_in_flight`` (the simulator's count for the
-   shared key) against ``api_concurrency``, ``visible_p95_s`` and ``makespan_ratio`` (from the
-   submit to the last result, against B1's bound: max(Σweb / 3, Σapi / 3)).
+   shared key) against ``api_concurrency``, ``visible_p95_s``, ``makespan_ratio`` (from the
+   submit to the last result, against B1's bound: max(Σweb / 3, Σapi / 3)) and
+   ``makespan_over_fifo`` (against the ideal FIFO schedule, the target: see TARGET_OVER_FIFO).
 2. **reclaim** — one web task runs on one workstation; that process is killed with SIGKILL;
    ``reclaim_s`` is the time from the kill to the task's ``started_at`` on another workstation.
 3. **claims** — no-op tasks (a provider that answers at once), each workstation with an API
-   account of its own at concurrency 5: ``claims_per_s`` = tasks ÷ (last end − first start).
+   account of its own at concurrency 5: ``claims_per_s`` = succeeded tasks ÷ (last end − first
+   start). Every phase counts only when every task of it succeeded.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from benchmarks._team_env import (
     web_runs,
     write_station,
 )
+from benchmarks._team_station import STUCK
 from benchmarks.bench_seed import references, seed_workload
 from benchmarks.postgres_server import PostgresServer, start_server
 from benchmarks.report import fmt, percentile, table, target, targets_table
@@ -67,7 +70,11 @@ CLAIM_CONCURRENCY = 5  # each workstation's own account in the claims phase
 TARGET_VISIBLE_P95_S = 1.0
 TARGET_RECLAIM_MARGIN_S = 5.0
 TARGET_CLAIMS_PER_S = 500.0
-TARGET_MAKESPAN_RATIO = 1.3
+# B1's allowance: 5 % over the schedule a zero-overhead FIFO queue reaches. B1 states its target
+# against the bound (max(Σweb / accounts, Σapi / 3)) and so misses it with 2 and 3 web accounts,
+# where the ideal FIFO schedule itself needs 1.14 and 1.24 × the bound (a task cannot be
+# split); B8 runs 3 workstations × 1 web account, so it judges against the ideal FIFO schedule.
+TARGET_OVER_FIFO = 1.05
 
 FULL = {
     "speed": 25.0,
@@ -169,6 +176,8 @@ class Team:
         deadline = time.monotonic() + timeout
         for station in stations or self.stations:
             code = station.wait(max(deadline - time.monotonic(), 1.0))
+            if code == STUCK:
+                raise RuntimeError(f"{station.name} left tasks stuck:\n{station.describe()}")
             if code != 0:
                 raise RuntimeError(f"{station.name} ended with exit {code}:\n{station.describe()}")
             out.append(json.loads(station.stdout().strip().splitlines()[-1]))
@@ -309,6 +318,7 @@ def _seed_phase(server: PostgresServer, root: Path, speed: float) -> dict[str, A
         "lower_bound_s": refs["lower_bound_s"],
         "ideal_fifo_s": refs["ideal_fifo_s"],
         "makespan_ratio": makespan / refs["lower_bound_s"],
+        "makespan_over_fifo": makespan / refs["ideal_fifo_s"],
         "visible_samples": len(visible),
         "visible_p50_s": percentile(visible, 50),
         "visible_p95_s": percentile(visible, 95),
@@ -392,7 +402,8 @@ def _claims_phase(server: PostgresServer, root: Path, n: int) -> dict[str, Any]:
         "tasks": n,
         "succeeded": sum(r["state"] == "success" for r in rows),
         "by_workstation": {name: sum(r["workstation"] == name for r in rows) for name in NAMES},
-        "claims_per_s": n / (last - first),
+        # Only the claims that ended in an answer count; the span runs to the last end.
+        "claims_per_s": sum(r["state"] == "success" for r in rows) / (last - first),
         "span_s": last - first,
         "cpu_ms_per_task": 1000 * sum(cpu) / n,
         "server_cpu_ms_per_task": 1000 * server_cpu.seconds / n,
@@ -437,6 +448,7 @@ def measure(
                     "api_max_in_flight",
                     "visible_p95_s",
                     "makespan_ratio",
+                    "makespan_over_fifo",
                 ):
                     result[key] = seed[key]
             if "reclaim" in phases:
@@ -459,17 +471,33 @@ def measure(
     finally:
         server.destroy()
     result["load_avg_1min"] = [load_before, os.getloadavg()[0]]
-    result["targets"] = _targets(result)
+    result["targets"] = team_targets(result)
     result["elapsed_s"] = time.perf_counter() - started
     return result
 
 
-def _targets(r: dict[str, Any]) -> list[dict[str, Any]]:
+def all_succeeded(phase: str, p: dict[str, Any]) -> dict[str, Any]:
+    """A phase counts only when every task it submitted ended succeeded."""
+    ok, n = p["succeeded"], p["tasks"]
+    why = (
+        ""
+        if ok == n
+        else f"{n - ok} of {n} tasks did not succeed: the phase's figures do not count"
+    )
+    return target(f"{phase}: every task succeeded", f"{n:,}/{n:,}", f"{ok:,}/{n:,}", ok == n, why)
+
+
+def team_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """B8's verdicts from its measurement alone (pure): each figure's target, and no phase's
+    figure passes when a task of that phase did not succeed."""
     out = []
     if "duplicate_runs" in r:
         out.append(target("duplicate runs", "0", r["duplicate_runs"], r["duplicate_runs"] == 0))
         out.append(target("web conflicts", "0", r["web_conflicts"], r["web_conflicts"] == 0))
     if "seed" in r:
+        seed = r["seed"]
+        seed_ok = seed["succeeded"] == seed["tasks"]
+        out.append(all_succeeded("seed workload", seed))
         inflight, limit = r["api_max_in_flight"], r["api_concurrency"]
         out.append(
             target(
@@ -487,36 +515,45 @@ def _targets(r: dict[str, Any]) -> list[dict[str, Any]]:
                 r["visible_p95_s"] <= TARGET_VISIBLE_P95_S,
             )
         )
-        seed = r["seed"]
         fifo = seed["ideal_fifo_s"] / seed["lower_bound_s"]
+        over = seed["makespan_s"] / seed["ideal_fifo_s"]
         out.append(
             target(
-                "seed workload makespan ÷ bound, 3 workstations × 1 web account",
-                f"≤ {TARGET_MAKESPAN_RATIO}",
-                r["makespan_ratio"],
-                r["makespan_ratio"] <= TARGET_MAKESPAN_RATIO,
-                f"even a zero-overhead FIFO schedule of these durations needs {fifo:.3f} × "
-                "the bound (B1: tasks cannot be split)",
+                "seed workload makespan ÷ ideal FIFO, 3 workstations × 1 web account",
+                f"≤ {TARGET_OVER_FIFO} (B1's allowance)",
+                over,
+                seed_ok and over <= TARGET_OVER_FIFO,
+                f"{r['makespan_ratio']:.3f} × the bound; the ideal FIFO schedule of these "
+                f"durations on 3 web accounts needs {fifo:.3f} × the bound (a task cannot be "
+                f"split), so B1's ≤ 1.05 × bound cannot be met here by any FIFO queue — B1 "
+                "misses it too with 3 web accounts; both allow 5 % over the ideal FIFO schedule",
             )
         )
     if "reclaim_s" in r:
         wanted = r["dead_after_s"] + TARGET_RECLAIM_MARGIN_S
+        ended = [x["state"] for x in r["reclaim"]]
+        reclaim_ok = all(state == "success" for state in ended)
         out.append(
             target(
                 "kill -9 → the task running on another workstation (worst)",
-                f"≤ {wanted:.0f} s (dead_after_s {r['dead_after_s']:.0f} + 5)",
+                f"≤ {wanted:.0f} s (dead_after_s {r['dead_after_s']:.0f} + 5), then succeeded",
                 r["reclaim_s"],
-                r["reclaim_s"] <= wanted,
+                reclaim_ok and r["reclaim_s"] <= wanted,
+                "" if reclaim_ok else f"the reclaimed task ended {', '.join(ended)}",
             )
         )
-    if "claims_per_s" in r:
+    if "claims" in r:
+        c = r["claims"]
+        out.append(all_succeeded("claims", c))
+        rate = r["claims_per_s"]
+        ok = c["succeeded"] == c["tasks"] and rate >= TARGET_CLAIMS_PER_S
         out.append(
             target(
-                "no-op tasks through PostgreSQL, three workstations",
+                "no-op tasks through PostgreSQL, three workstations (succeeded ones)",
                 f"≥ {TARGET_CLAIMS_PER_S:.0f} tasks/s",
-                r["claims_per_s"],
-                r["claims_per_s"] >= TARGET_CLAIMS_PER_S,
-                _explain_claims(r["claims"]) if r["claims_per_s"] < TARGET_CLAIMS_PER_S else "",
+                rate,
+                ok,
+                _explain_claims(c) if rate < TARGET_CLAIMS_PER_S else "",
             )
         )
     return out
@@ -550,10 +587,10 @@ def run(quick: bool) -> dict[str, Any]:
     )
 
 
-NOTES = """### Notes (what was found and changed)
+NOTES = """### History (not this run's figures)
 
-Measured while building this benchmark, on the same 2-core machine shared with other work (1-min
-load average 8-22 throughout); not this run's figures.
+Measured while building this benchmark (commits 64d7cc9 to 3da47ca, 2026-12-04), on the same
+2-core machine shared with other work (1-min load average 8-22 throughout, unless said).
 
 - **Claims are round trips.** A no-op task is two transactions on its workstation's one writer
   thread: the claim (BEGIN, the queue's head, the account's limits, the free slot, the task's
@@ -615,6 +652,7 @@ def markdown(r: dict[str, Any]) -> str:
                     "bound",
                     "ideal FIFO",
                     "÷ bound",
+                    "÷ ideal FIFO",
                     "duplicate runs",
                     "web conflicts",
                     "API in flight max",
@@ -628,6 +666,7 @@ def markdown(r: dict[str, Any]) -> str:
                         s["lower_bound_s"],
                         s["ideal_fifo_s"],
                         s["makespan_ratio"],
+                        s["makespan_s"] / s["ideal_fifo_s"],
                         s["duplicate_runs"],
                         s["web_conflicts"],
                         f"{s['api_max_in_flight']} (limit {r['api_concurrency']})",
@@ -665,8 +704,8 @@ def markdown(r: dict[str, Any]) -> str:
         parts += [
             "",
             f"**Claims**: {c['tasks']:,} no-op tasks (answered at once), each workstation with "
-            f"an API account of its own at concurrency {CLAIM_CONCURRENCY}; rate = tasks ÷ "
-            "(last end − first start).",
+            f"an API account of its own at concurrency {CLAIM_CONCURRENCY}; rate = succeeded "
+            "tasks ÷ (last end − first start).",
             "",
             table(
                 [
@@ -692,7 +731,7 @@ def markdown(r: dict[str, Any]) -> str:
     parts += ["", targets_table(r["targets"]), "", NOTES]
     keys = (
         "duplicate_runs, web_conflicts, api_max_in_flight, api_concurrency, visible_p95_s, "
-        "reclaim_s, dead_after_s, claims_per_s, makespan_ratio"
+        "reclaim_s, dead_after_s, claims_per_s, makespan_ratio, makespan_over_fifo"
     )
     parts += [
         "",

@@ -33,6 +33,7 @@ from benchmarks.bench_web import (
     _s,
     _summary,
     _task_row,
+    overhead_verdict,
 )
 from benchmarks.report import target
 from media_assistant.assets import sites_dir
@@ -106,9 +107,8 @@ def measure_confirm_dialog(
         row["gap_before_s"] = None if previous is None or start is None else start - previous
         tasks.append(row)
     summary = _summary([t for t in tasks if not t["first"]])
-    ok = all(t["state"] == "success" and t["own_answer"] for t in tasks)
     median = summary["overhead_s"]["median"]
-    passed = ok and median <= TARGET_WARM_S
+    ok, passed = overhead_verdict(tasks, median)
     new_chat = summary["phases_median_s"]["new_chat"]
     done_detect = summary["phases_median_s"]["done_detect"]
     explanation = (

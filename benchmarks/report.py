@@ -49,10 +49,17 @@ def mean(values: Iterable[float]) -> float:
 
 
 def target(
-    name: str, wanted: str, value: float | None, passed: bool, why: str = ""
+    name: str, wanted: str, value: float | str | None, passed: bool, why: str = ""
 ) -> dict[str, Any]:
-    """One target: what was wanted, what was measured, and — for a miss — where the limit is."""
+    """One target: what was wanted, what was measured (a number, or words such as "never" or
+    "not measured: …" when there is no number), and — for a miss — where the limit is."""
     return {"name": name, "target": wanted, "value": value, "passed": passed, "explanation": why}
+
+
+def not_measured(name: str, wanted: str, reason: str) -> dict[str, Any]:
+    """A target the run did not measure (a skipped scenario, a quick run's left-out case): a
+    MISS that says why, never a dropped row."""
+    return target(name, wanted, "not measured", False, f"not measured: {reason}")
 
 
 def verdict(passed: bool) -> str:

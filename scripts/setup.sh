@@ -13,7 +13,8 @@ APT_PACKAGES=(chromium xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 l
               openbox xdotool  # a window manager on Xvfb: a browser must not take the focus
               prometheus  # a real Prometheus scrapes `media-assistant metrics` in one test
               tinyproxy dante-server  # the tests' own HTTP and SOCKS5 proxies (account proxies)
-              faketime)  # libfaketime: a workstation's wall clock stepped mid-run (team tests)
+              faketime  # libfaketime: a workstation's wall clock stepped mid-run (team tests)
+              stress-ng)  # scripts/test_under_load.sh: the suite with every core busy
 
 missing=()
 echo "setup: checking system packages"

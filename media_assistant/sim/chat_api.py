@@ -283,6 +283,7 @@ class ChatApi:
         return response
 
     def _page_left(self, generation: Generation) -> None:
+        self._stats.page_left(generation.user)
         if not self._config.keep_generating_on_disconnect:
             generation.finish("stopped")
 

@@ -21,6 +21,7 @@ class UserStats(TypedDict):
     texts: list[str]  # every text received by /api/chat/completion, exactly as received
     models: list[str | None]  # the model each of those requests asked for (picker / URL)
     page_loads: int  # full loads of a chat page (a New chat click is not one)
+    pages_left: int  # streams whose reader went away mid-answer (kept on, or stopped if so set)
 
 
 def _zero() -> UserStats:
@@ -36,6 +37,7 @@ def _zero() -> UserStats:
         texts=[],
         models=[],
         page_loads=0,
+        pages_left=0,
     )
 
 
@@ -60,6 +62,10 @@ class ChatStatsBook:
     def page_loaded(self, user: str) -> None:
         with self._lock:
             self._of(user)["page_loads"] += 1
+
+    def page_left(self, user: str) -> None:
+        with self._lock:
+            self._of(user)["pages_left"] += 1
 
     def rejected(self, user: str) -> None:
         with self._lock:

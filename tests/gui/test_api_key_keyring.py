@@ -7,7 +7,6 @@ operator names a variable. Real keyring backends chosen as an app process choose
 from __future__ import annotations
 
 import asyncio
-import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 
 from media_assistant.core.model.states import ModelKind
+from media_assistant.gui.accounts import api_checks
 from media_assistant.gui.accounts.account_editor import AccountEditor
 from media_assistant.gui.accounts.setup_session import SetupSession
 from media_assistant.providers import secrets
@@ -65,14 +65,30 @@ async def new_api_account(env: Env, qtbot: Any) -> AccountEditor:
     return editor
 
 
-async def save(editor: AccountEditor) -> float:
-    """Press Save; returns how long until the editor was done with it."""
-    began = time.monotonic()
-    editor._save(login=False)
-    await asyncio.sleep(0)
-    while editor.busy:
-        await asyncio.sleep(0.02)
-    return time.monotonic() - began
+async def save(editor: AccountEditor) -> list[tuple[str, bool]]:
+    """Press Save and wait until the editor is done with it; returns every note it showed
+    meanwhile, each with whether it was still busy then (a spy on ``show_note``)."""
+    notes: list[tuple[str, bool]] = []
+    show = editor.show_note
+
+    def spy(text: str, *, error: bool = False) -> None:
+        notes.append((text, editor.busy))
+        show(text, error=error)
+
+    editor.show_note = spy  # type: ignore[method-assign]
+    try:
+        editor._save(login=False)
+        await asyncio.sleep(0)
+        while editor.busy:
+            await asyncio.sleep(0.02)
+    finally:
+        del editor.show_note
+    return notes
+
+
+def waited_for_keyring(notes: list[tuple[str, bool]]) -> list[bool]:
+    """For each "waiting for the keyring" note shown: whether the save was still running."""
+    return [busy for text, busy in notes if "Waiting for the system keyring" in text]
 
 
 def accounts_in(data: Path) -> list[str]:
@@ -92,8 +108,8 @@ async def test_no_keyring_is_said_before_a_key_is_typed_and_the_variable_is_offe
         assert hint.isVisible() and "no system keyring" in hint.text()
         assert not editor.key.isEnabled() and editor.key_env.hasFocus()
         assert editor.key_env.placeholderText() == "e.g. DS_API_KEY"
-        took = await save(editor)  # no key can be kept, and no variable named: asked for one
-        assert took < 1.0 and accounts_in(data) == ["api-1"]
+        notes = await save(editor)  # no key can be kept, and no variable named: asked for one
+        assert not waited_for_keyring(notes) and accounts_in(data) == ["api-1"]
         assert "variable that holds the key" in editor.problems.labels["api_key_env"].text()
         assert not editor.note.isVisible()  # no "Saving…" left behind
         monkeypatch.setenv("DS_API_KEY", "sk-from-the-environment-0123")
@@ -111,10 +127,12 @@ async def test_a_keyring_that_refuses_at_save_is_said_next_to_the_key(
     async with running_app(data, qtbot, start_scheduler=False) as env:
         editor = await new_api_account(env, qtbot)
         editor.key.setText("sk-typed-0123456789")
+        # However late a loaded machine runs the loop, the refusal comes before this patience.
+        monkeypatch.setattr(api_checks, "KEYRING_PATIENCE_S", 600.0)
         monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
         with keyring_from_environment():
-            took = await save(editor)
-        assert took < 1.0, took
+            notes = await save(editor)
+        assert not waited_for_keyring(notes)  # said from the refusal, not after waiting
         hint = editor.problems.labels["key"]
         assert hint.isVisible() and "no system keyring" in hint.text()
         assert "config" not in hint.text() and "sk-typed" not in hint.text()
@@ -127,6 +145,7 @@ async def test_a_keyring_that_does_not_answer_is_waited_for_with_a_word_then_giv
     """A locked Secret Service waiting for its password: the window says what it waits for,
     gives up after the limit, and offers the variable; nothing hangs on "Saving…"."""
     monkeypatch.setattr(secrets, "KEYRING_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(api_checks, "KEYRING_PATIENCE_S", 0.0)  # the word at once
     data = data_dir(tmp_path)
     HangingKeyring.release.clear()
     try:
@@ -134,11 +153,10 @@ async def test_a_keyring_that_does_not_answer_is_waited_for_with_a_word_then_giv
             async with running_app(data, qtbot, start_scheduler=False) as env:
                 editor = await new_api_account(env, qtbot)
                 editor.key.setText("sk-typed-0123456789")
-                editor._save(login=False)
-                await asyncio.sleep(1.3)
-                assert "Waiting for the system keyring" in editor.note.text()
-                while editor.busy:
-                    await asyncio.sleep(0.02)
+                notes = await save(editor)
+                # The word came while the save still waited, before it gave up (the keyring
+                # hangs until released, so the order of the two does not depend on the clock).
+                assert waited_for_keyring(notes) == [True]
                 hint = editor.problems.labels["key"]
                 assert hint.isVisible() and "did not answer" in hint.text()
                 assert editor.key.isEnabled()  # it may be unlocked and tried again

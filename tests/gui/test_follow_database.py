@@ -52,6 +52,10 @@ def cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+# Patience for "it shows without a restart": how soon is measured by B7, not judged here.
+SOON = 30.0
+
+
 async def seen_within(predicate: Callable[[], bool], timeout: float) -> float:
     """Seconds until ``predicate`` holds (waiting on the running loop), or fail."""
     t0 = time.monotonic()
@@ -81,7 +85,7 @@ async def window(
         yield env.window
 
 
-async def test_a_cancel_typed_in_a_terminal_shows_in_the_open_window_within_a_second(
+async def test_a_cancel_typed_in_a_terminal_shows_in_the_open_window_without_a_restart(
     window: MainWindow,
 ) -> None:
     """Without the follower the row stayed "pending" until the app restarted: an operator
@@ -90,13 +94,14 @@ async def test_a_cancel_typed_in_a_terminal_shows_in_the_open_window_within_a_se
     assert model.task("t1") is not None and model.task("t1").state == "pending"  # type: ignore[union-attr]
     data = window.controller.services.paths.data_dir
     await asyncio.to_thread(cli, data, "cancel", "t1")  # returns once the row is committed
-    took = await seen_within(lambda: model.task("t1").state == "canceled", 1.0)  # type: ignore[union-attr]
-    assert took <= 1.0
+    # How soon is B7's figure (BENCHMARKS.md: `cancel ID` in another process → the window);
+    # here: it shows without a restart.
+    await seen_within(lambda: model.task("t1").state == "canceled", SOON)  # type: ignore[union-attr]
     assert model.lanes["api"].counts["canceled"] == 1  # the lane panel's counts follow too
     assert model.lanes["api"].counts["pending"] == 2
 
 
-async def test_a_batch_submitted_from_a_terminal_appears_with_its_counts_within_a_second(
+async def test_a_batch_submitted_from_a_terminal_appears_with_its_counts_without_a_restart(
     window: MainWindow, tmp_path: Path
 ) -> None:
     """Tasks another process added used to be invisible until a restart (wrong counts and ETA
@@ -110,8 +115,7 @@ async def test_a_batch_submitted_from_a_terminal_appears_with_its_counts_within_
         cli, data, "submit", str(batch), "--model", "api-model", "--batch-id", "terminal"
     )
     model = window.model
-    took = await seen_within(lambda: model.rowCount() == 28, 1.0)
-    assert took <= 1.0
+    await seen_within(lambda: model.rowCount() == 28, SOON)
     assert model.lanes["api"].counts["pending"] == 28
     added = [r for r in model.rows() if r.batch_id == "terminal"]
     assert len(added) == 25 and all(r.prompt_head.startswith("terminal prompt") for r in added)
@@ -175,19 +179,19 @@ async def test_the_window_runs_no_statement_on_the_event_loop_thread(
     assert db.loop_sql_sites == []
 
 
-async def test_a_pause_typed_in_a_terminal_shows_in_the_open_window_within_a_second(
+async def test_a_pause_typed_in_a_terminal_shows_in_the_open_window_without_a_restart(
     window: MainWindow,
 ) -> None:
     data = window.controller.services.paths.data_dir
     await asyncio.to_thread(cli, data, "pause", "--batch", "first")
     holds = window.model.holds
-    assert await seen_within(lambda: holds.paused("batch", "first"), 1.0) <= 1.0
+    await seen_within(lambda: holds.paused("batch", "first"), SOON)
     window.refresh()
     row = window.model.row_for("t0")
     assert row is not None
     assert window.model.data(window.model.index(row, COL_STATE)) == "Paused"
     await asyncio.to_thread(cli, data, "resume", "--batch", "first")
-    assert await seen_within(lambda: not holds.paused("batch", "first"), 1.0) <= 1.0
+    await seen_within(lambda: not holds.paused("batch", "first"), SOON)
 
 
 async def test_cancel_in_the_export_progress_dialog_stops_the_export_process(

@@ -87,9 +87,9 @@ async def test_closing_the_app_stops_every_job_and_kills_an_exports_process(
         )
     )
     await until(lambda: _export_children() == 1, 20)
-    began = time.monotonic()
-    assert await stop_jobs(wait_s=5.0) == 0
-    assert time.monotonic() - began < 3.0
+    # A limit beyond the test's own timeout (120 s): a stop that waited out its limit instead
+    # of returning once both jobs ended would fail the test.
+    assert await stop_jobs(wait_s=300.0) == 0
     for job in (steps, export):
         with pytest.raises(JobCanceled):
             await job

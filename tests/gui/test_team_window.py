@@ -1,7 +1,8 @@
 """Every window sees the team (issue 19 item 4) on a real PostgreSQL: what another workstation
-does shows within a second, with where it ran; the accounts panel lists the other workstations'
-web accounts read-only, online or not; the status bar counts the workstations online; pause,
-resume, cancel, retry and priorities from the window act on the shared queue."""
+does shows at the database's notification, with where it ran; the accounts panel lists the
+other workstations' web accounts read-only, online or not; the status bar counts the
+workstations online; pause, resume, cancel, retry and priorities from the window act on the
+shared queue."""
 
 from __future__ import annotations
 
@@ -11,14 +12,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtWidgets import QCheckBox, QPushButton
 
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.states import ModelKind
+from media_assistant.core.store import follower
 from media_assistant.gui.accounts.panel import COL_ACTION, COL_ENABLED, COL_STATE
 from media_assistant.gui.tasks.rows import COL_WORKSTATION
 from tests.conftest import make_tasks
 from tests.gui.team_env import other_workstation, team_window
+
+SOON = 30.0  # patience only: how soon is measured by B8, not judged here
 
 
 async def seen_within(predicate: Callable[[], bool], timeout: float) -> float:
@@ -35,9 +40,12 @@ def checkbox_in(widget: Any) -> QCheckBox:
     return box
 
 
-async def test_another_workstations_work_shows_within_a_second_with_where_it_ran(
-    tmp_path: Path, qtbot: Any, pg_url: str
+async def test_another_workstations_work_shows_at_its_notification_with_where_it_ran(
+    tmp_path: Path, qtbot: Any, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The follower's own tick is pushed out of the test (600 s): what shows came by the
+    team database's NOTIFY. How soon is B8's figure (a follower's sighting, p95)."""
+    monkeypatch.setattr(follower, "TEAM_FOLLOW_EVERY_S", 600.0)
     with other_workstation(tmp_path / "pc-03", pg_url) as (other, _sessions, _session):
         async with team_window(tmp_path / "pc-01", pg_url, qtbot) as env:
             window, model = env.window, env.window.model
@@ -45,10 +53,9 @@ async def test_another_workstations_work_shows_within_a_second_with_where_it_ran
             listener = env.controller.follower._listener
             assert listener is not None
             assert await asyncio.to_thread(listener.connected.wait, 10)
-            took: list[float] = []
             for i in range(3):
                 other.store.submit(make_tasks(2, prefix=f"b{i}"))  # committed on return
-                took.append(await seen_within(lambda i=i: model.task(f"b{i}-001") is not None, 1.0))
+                await seen_within(lambda i=i: model.task(f"b{i}-001") is not None, SOON)
             claim = other.store.claim_next(
                 kind=ModelKind.API,
                 account_id="api-1",
@@ -58,16 +65,13 @@ async def test_another_workstations_work_shows_within_a_second_with_where_it_ran
                 workstation="pc-03",
             )
             assert claim is not None
-            took.append(
-                await seen_within(
-                    lambda: (
-                        (row := model.task(claim.task_id)) is not None
-                        and row.workstation == "pc-03"
-                    ),
-                    1.0,
-                )
+            await seen_within(
+                lambda: (
+                    (row := model.task(claim.task_id)) is not None and row.workstation == "pc-03"
+                ),
+                SOON,
             )
-            assert max(took) <= 1.0, took
+            assert listener.connected.is_set()  # no reconnect fell back to a faster tick
             index = model.index(model.row_for(claim.task_id) or 0, COL_WORKSTATION)
             assert model.data(index) == "pc-03"
 
@@ -127,7 +131,7 @@ async def test_the_status_bar_counts_the_workstations_online_every_ten_seconds(
     with other_workstation(tmp_path / "pc-03", pg_url):
         async with team_window(tmp_path / "pc-01", pg_url, qtbot, start_scheduler=True) as env:
             status = env.window.team_view.status
-            await seen_within(lambda: status.text().startswith("Team: 2 workstation"), 5.0)
+            await seen_within(lambda: status.text().startswith("Team: 2 workstation"), SOON)
             assert "pc-01 (this one): online" in status.toolTip()
             assert env.controller.team._timer.interval() == 10_000
 
@@ -153,7 +157,7 @@ async def test_the_windows_actions_act_on_the_shared_queue(
         async with team_window(tmp_path / "pc-01", pg_url, qtbot) as env:
             actions, controller = env.window.task_actions, env.controller
             store.submit(make_tasks(5, batch="shared"))
-            await seen_within(lambda: env.window.model.task("api-004") is not None, 2.0)
+            await seen_within(lambda: env.window.model.task("api-004") is not None, SOON)
             await actions._set_paused("all", "", True)
             assert [p.scope for p in store.pauses()] == ["all"]
             assert claim_on_pc03() is None  # pc-03 claims nothing while the team is paused

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from media_assistant.providers.api import parse_duration
+from media_assistant.sim import api_server
 from media_assistant.sim.api_limits import RateWindow, format_duration
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 
@@ -156,7 +157,7 @@ async def test_latency_follows_the_config() -> None:
     assert first_token is not None
     assert first_token >= 0.04  # 10 % of the latency before the first token
     assert total >= 0.4  # and the whole latency before the end
-    assert first_token < total / 2 and total < 2.0  # loose: a loaded machine is slower
+    assert first_token < total  # the lower bounds are the contract; a loaded machine is later
 
 
 def test_rate_window_slides() -> None:
@@ -427,16 +428,16 @@ async def test_stats_count_concurrency_and_record_requests() -> None:
 async def test_each_request_records_how_it_ended_and_a_latency_can_be_chosen_per_prompt() -> None:
     """A process killed mid-answer asks again elsewhere: a test tells "answered twice" from
     "asked again after the client went away" by each request's outcome."""
-    slow = {"slow [task:s]": 2000.0}  # simulated ms-scale: 2 s real at FAST
+    # An hour of real time at FAST: the quick one answering at all says it took latency_s (as
+    # latency_of said None), and the slow one cannot end before the client leaves it.
+    slow = {"slow [task:s]": 3_600_000.0}
     sim = ApiSimulator(ApiSimConfig(latency_s=(5, 5), time_scale=FAST, latency_of=slow.get))
     base = await sim.start()
     try:
         async with httpx.AsyncClient(
             base_url=base + "/", headers={"Authorization": "Bearer k"}
         ) as http:
-            t0 = time.monotonic()
             assert (await http.post("chat/completions", json=chat("quick"))).status_code == 200
-            assert time.monotonic() - t0 < 1.0  # 5 ms: latency_s, as latency_of said None
             gone = asyncio.ensure_future(http.post("chat/completions", json=chat("slow [task:s]")))
             await _until(lambda: sim.stats()["keys"].get("k", {}).get("in_flight") == 1)
             gone.cancel()  # the client goes away mid-answer
@@ -462,25 +463,35 @@ async def test_reset_forgets_stats_and_faults(sim: ApiSimulator, client: httpx.A
     assert stats["keys"][KEY]["errors"] == 0
 
 
-async def test_stop_closes_hung_and_stalled_requests_promptly(
-    sim: ApiSimulator, client: httpx.AsyncClient
+# aiohttp's wait for handlers at stop, made longer than any test may run: a stop that returns
+# closed the hung and stalled requests itself (its own grace is 1 s in production).
+LONG_GRACE_S = 3600.0
+STOPPED_WITHIN_S = 60.0  # patience only; far below the grace above
+
+
+async def test_stop_closes_hung_and_stalled_requests_itself(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    sim.inject("hang")
-    sim.inject("stall")
-    hung = asyncio.ensure_future(client.post("chat/completions", json=chat("x"), timeout=30))
-    stalled = asyncio.ensure_future(client.post("chat/completions", json=chat("y"), timeout=30))
-    await _until(lambda: sim.stats()["total"]["in_flight"] == 2)
-    started = time.monotonic()
-    await sim.stop()
-    assert time.monotonic() - started < 0.9  # aiohttp alone would wait its 1 s grace
-    for request in (hung, stalled):
-        with pytest.raises(httpx.RemoteProtocolError):
-            await request
-    with pytest.raises(httpx.ConnectError):
-        await client.get("models")
+    monkeypatch.setattr(api_server, "_STOP_GRACE_S", LONG_GRACE_S)
+    sim = ApiSimulator(ApiSimConfig(time_scale=FAST, seed=7))
+    await sim.start()
+    headers = {"Authorization": f"Bearer {KEY}"}
+    async with httpx.AsyncClient(base_url=sim.base_url + "/", headers=headers) as client:
+        sim.inject("hang")
+        sim.inject("stall")
+        hung = asyncio.ensure_future(client.post("chat/completions", json=chat("x"), timeout=60))
+        stalled = asyncio.ensure_future(client.post("chat/completions", json=chat("y"), timeout=60))
+        await _until(lambda: sim.stats()["total"]["in_flight"] == 2)
+        await asyncio.wait_for(sim.stop(), STOPPED_WITHIN_S)
+        for request in (hung, stalled):
+            with pytest.raises(httpx.RemoteProtocolError):
+                await request
+        with pytest.raises(httpx.ConnectError):
+            await client.get("models")
 
 
-def test_thread_helpers_leave_no_thread_or_socket_behind() -> None:
+def test_thread_helpers_leave_no_thread_or_socket_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api_server, "_STOP_GRACE_S", LONG_GRACE_S)  # the stop ends them itself
     before = set(threading.enumerate())
     sim = ApiSimulator(ApiSimConfig(time_scale=FAST))
     base = sim.start_in_thread()
@@ -498,15 +509,13 @@ def test_thread_helpers_leave_no_thread_or_socket_behind() -> None:
         sim.inject("hang")
         waiter = threading.Thread(target=hang)
         waiter.start()
-        deadline = time.monotonic() + 2
+        deadline = time.monotonic() + 30  # patience only
         while sim.stats()["total"]["in_flight"] != 1:
             assert time.monotonic() < deadline
             time.sleep(0.005)
     finally:
-        started = time.monotonic()
         sim.stop_in_thread()
-    assert time.monotonic() - started < 1.0
-    waiter.join(timeout=2)
+    waiter.join(timeout=STOPPED_WITHIN_S)
     assert not waiter.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], httpx.RemoteProtocolError)
     assert set(threading.enumerate()) == before

@@ -24,6 +24,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
+from media_assistant.sim import chat_site
 from media_assistant.sim.chat_site import ChatSiteConfig, ChatSiteSimulator
 
 CHROMIUM = "/usr/lib/chromium/chromium"
@@ -191,9 +192,11 @@ async def test_http_contract_without_a_browser(make_sim: MakeSim) -> None:
     answer = "".join(e["text"] for e in events if e["type"] == "delta")
     assert answer.startswith("回答：你好 hi\n\n")  # a Chinese prompt gets a Chinese answer
     assert 300 <= len(answer) - len("回答：你好 hi\n\n") <= 1200
-    # 50 simulated s × 0.01: first chunk after ~10 %, the rest spread over the remainder.
-    assert first_delta is not None and 0.03 <= first_delta < 0.3
-    assert 0.45 <= took < 2.0
+    # 50 simulated s × 0.01: first chunk after ~10 %, the rest spread over the remainder. Only
+    # the lower bounds (a sleep never ends early); how late a loaded machine makes them is not
+    # the simulator's contract.
+    assert first_delta is not None and 0.03 <= first_delta < took
+    assert took >= 0.45
     stats = sim.user_stats("carol")
     assert (stats["started"], stats["completed"], stats["texts"]) == (1, 1, ["你好 hi"])
 
@@ -230,8 +233,10 @@ async def test_a_page_that_goes_away(make_sim: MakeSim, keep_generating: bool) -
             async for line in response.aiter_lines():
                 if '"delta"' in line:
                     break  # leave mid-answer
+    # The server saw the page go away (and decided in the same step): only then is "still
+    # generating" an answer, not a look taken before it noticed.
+    await until(lambda: sim.user_stats("gus")["pages_left"] == 1)
     await until(lambda: sim.user_stats("gus")["active"] == (1 if keep_generating else 0))
-    await asyncio.sleep(0.2)
     stats = sim.user_stats("gus")
     assert (stats["active"], stats["stopped"]) == ((1, 0) if keep_generating else (0, 1))
 
@@ -348,16 +353,17 @@ async def test_value_style_fill_does_not_land_but_insert_text_does(
     await expect(send).to_be_disabled()
     await composer.press("Enter")
     await send.click(force=True)
-    await asyncio.sleep(0.3)
     await expect(page.locator(".message")).to_have_count(0)
-    assert sim.user_stats("erin")["texts"] == []
 
     await composer.click()
     await page.evaluate("document.execCommand('insertText', false, 'via insertText')")
     await expect(send).to_be_enabled()
     await send.click()
     await expect(page.locator(ASSISTANT).last.locator(COPY)).to_be_visible()
+    # Had Enter or the forced click sent anything, the site would have received it before
+    # this message (one page, one composer): it received this one alone.
     assert sim.user_stats("erin")["texts"] == ["via insertText"]
+    await expect(page.locator(".message")).to_have_count(2)
 
 
 async def test_texts_are_recorded_exactly(sim: ChatSiteSimulator, new_context: NewContext) -> None:
@@ -442,7 +448,7 @@ async def test_two_users_in_parallel_do_not_conflict(
 
 
 async def test_a_generation_outlives_its_page(
-    slow_sim: ChatSiteSimulator, new_context: NewContext
+    slow_sim: ChatSiteSimulator, make_sim: MakeSim, new_context: NewContext
 ) -> None:
     """As on the real sites: closing or leaving the tab does not stop the answer."""
     context = await new_context()
@@ -455,14 +461,19 @@ async def test_a_generation_outlives_its_page(
     await expect(answer.locator(COPY)).to_be_visible(timeout=10_000)
     assert (await answer.locator(".markdown").inner_text()).startswith("Answer to: keep going")
 
+    # An answer that outlasts the test (300 s): the next page meets it however slowly it opens.
+    endless = await make_sim(ChatSiteConfig(latency_s=(1e5, 1e5), time_scale=0.003, seed=3))
+    page = await chat_page(context, endless, "lou")
     await type_and_send(page, "abandoned")
-    await until(streaming(slow_sim, "lou"))
+    await until(streaming(endless, "lou"))
     await page.close()
-    other = await chat_page(context, slow_sim, "lou")
+    await until(lambda: endless.user_stats("lou")["pages_left"] == 1)
+    assert endless.user_stats("lou")["active"] == 1  # the site noticed, and kept generating
+    other = await chat_page(context, endless, "lou")
     await type_and_send(other, "next task")
     await expect(other.locator('[role="alert"]')).to_contain_text("Only one message at a time")
-    stats = slow_sim.user_stats("lou")
-    assert (stats["completed"], stats["conflicts"]) == (1, 1)
+    stats = endless.user_stats("lou")
+    assert (stats["completed"], stats["conflicts"]) == (0, 1)
 
 
 # -- faults ----------------------------------------------------------------------------------------
@@ -549,16 +560,19 @@ async def test_captcha_shows_a_challenge_until_the_human_passes_it(
 # -- lifecycle -------------------------------------------------------------------------------------
 
 
-async def test_stop_in_thread_returns_promptly_while_streaming(new_context: NewContext) -> None:
+async def test_stop_in_thread_ends_a_stream_itself(
+    new_context: NewContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # aiohttp's wait for handlers made an hour: stop_in_thread (which gives up after 30 s)
+    # returns only if the simulator ends the 300 s stream itself.
+    monkeypatch.setattr(chat_site, "_STOP_GRACE_S", 3600.0)
     sim = ChatSiteSimulator(ChatSiteConfig(latency_s=(300.0, 300.0), time_scale=1.0))
     base_url = sim.start_in_thread()
     try:
         page = await chat_page(await new_context(), sim, "pat")
         await type_and_send(page, "never ends")
         await until(streaming(sim, "pat"))
-        started = time.monotonic()
         await asyncio.to_thread(sim.stop_in_thread)
-        assert time.monotonic() - started < 3.0
     finally:
         sim.stop_in_thread()
     await expect(page.locator('[role="alert"]')).to_be_visible()

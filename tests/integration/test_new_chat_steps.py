@@ -161,9 +161,10 @@ async def test_confirm_is_clicked_while_the_dialog_still_animates() -> None:
         chat = ChatPage(page, STEPS, sim.base_url)
         loads = sim.user_stats("slow-dialog")["page_loads"]
         await ask(chat, "first question")
-        took = await open_timed(chat)
+        await open_timed(chat)
         await expect(page.locator(DIALOG)).to_have_count(0)
-        assert took < 2.0, f"New chat took {took:.1f} s"  # the button, Confirm, the site's 0.3 s
+        # A click that waited for the box to hold still would have run past new_chat_timeout_s
+        # and loaded the page instead: no page load means Confirm was clicked as it animated.
         assert sim.user_stats("slow-dialog")["page_loads"] == loads
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from media_assistant.core.config.schema import parse_config
-from media_assistant.core.model.records import BatchInfo
+from media_assistant.core.config.schema import AccountConfig, parse_config
+from media_assistant.core.model.records import BatchInfo, Claim
 from media_assistant.core.model.states import ModelKind
 from tests.conftest import config_dict, make_tasks
 from tests.integration.conftest import Harness
@@ -26,12 +26,26 @@ async def test_pausing_the_queue_finishes_the_running_task_and_starts_nothing_un
     h = harness_factory(web_latency=(60, 60))
     h.config = parse_config(config_dict(web_accounts=1, api_accounts=0), "test")
     s = await h.start()
+    web = s.lanes[ModelKind.WEB]
+    looks: list[Claim | None] = []  # every claim the web lane made, and what it got
+    claim = web.claim
+
+    async def spy(account: AccountConfig) -> Claim | None:
+        got = await claim(account)
+        looks.append(got)
+        return got
+
+    web.claim = spy  # type: ignore[method-assign]
     await s.submit(make_tasks(3, model="web-model", kind=ModelKind.WEB))
     await until(lambda: bool(h.store.running_ids()))
     [current] = h.store.running_ids()
     h.store.pause("all")  # as `media-assistant pause` in another terminal does
     await until(lambda: h.states()[current] == "success")
-    await asyncio.sleep(3 * 200 / 200)  # three real seconds: 600 simulated, ten task lengths
+    # The lane asked for work again and again once its task was done, and got none: the pause
+    # held, not the lack of a look.
+    after = len(looks)
+    await until(lambda: len(looks) >= after + 3)
+    assert looks[after:] == [None] * (len(looks) - after)
     assert sorted(h.states().values()) == ["pending", "pending", "success"]
     assert not h.store.running_ids()
     h.store.resume("all")

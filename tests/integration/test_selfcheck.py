@@ -13,14 +13,16 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
 
+from media_assistant.providers.web import selfcheck
 from media_assistant.providers.web.processes import (
+    StopResult,
     browser_processes,
     describe,
     main_process,
@@ -154,6 +156,21 @@ def wait_until(check: Callable[[], bool], *, what: str, timeout_s: float = 20.0)
 
 
 @pytest.fixture
+def stops(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every pid the self-check asks to stop (a spy on its one way to stop processes)."""
+    asked: list[int] = []
+    real = selfcheck.stop_processes
+
+    def spy(procs: Iterable[psutil.Process], **kwargs: Any) -> StopResult:
+        procs = list(procs)
+        asked.extend(p.pid for p in procs)
+        return real(procs, **kwargs)
+
+    monkeypatch.setattr(selfcheck, "stop_processes", spy)
+    return asked
+
+
+@pytest.fixture
 def spawn() -> Iterator[Spawner]:
     spawner = Spawner()
     yield spawner
@@ -198,19 +215,15 @@ def test_hung_chromium_is_killed_after_the_grace_period(spawn: Spawner, profile:
     browser = spawn.chromium(profile)
     os.kill(browser.pid, signal.SIGSTOP)
 
-    started = time.monotonic()
     report = run_selfcheck({ACCOUNT: profile}, grace_s=0.5)
-    took = time.monotonic() - started
 
-    assert browser.wait(timeout=5) == -signal.SIGKILL
+    assert browser.wait(timeout=5) == -signal.SIGKILL  # killed by the check, not waited for
     assert holders_of(profile) == []
     stopped = report.for_account(ACCOUNT)[0]
     assert stopped.kind is FindingKind.LEFTOVER_STOPPED
     assert browser.pid in stopped.pids and ", 0 killed" not in stopped.action
-    assert took < 5
 
-    fresh = spawn.chromium(profile)  # starts at once: no 21 s wait for the old one
-    assert time.monotonic() - started < 15
+    fresh = spawn.chromium(profile)  # takes the profile's lock: nothing left to wait for
     assert fresh.poll() is None
 
 
@@ -254,20 +267,23 @@ def test_stale_lock_of_a_hard_killed_chromium_is_cleared(spawn: Spawner, profile
         assert not os.path.lexists(profile / name), name
     assert not socket_link.parent.exists()  # the leaked /tmp/org.chromium.Chromium.* dir
 
+    # spawn.chromium returns once the new browser holds the profile's lock with its processes
+    # up: a launch the stale lock blocked exits (code 21) without ever taking it.
     fresh = spawn.chromium(profile)
-    time.sleep(2)  # a blocked launch exits with code 21 well within this
     assert fresh.poll() is None
     assert os.readlink(profile / "SingletonLock") == f"{HOST}-{fresh.pid}"
 
 
-def test_foreign_holder_is_reported_never_killed(spawn: Spawner, profile: Path) -> None:
+def test_foreign_holder_is_reported_never_killed(
+    spawn: Spawner, profile: Path, stops: list[int]
+) -> None:
     holder = spawn.sleeper()
     os.symlink(f"{HOST}-{holder.pid}", profile / "SingletonLock")
 
     report = run_selfcheck({ACCOUNT: profile}, grace_s=0.5)
 
     assert kinds(report) == [FindingKind.FOREIGN_HOLDER]
-    time.sleep(0.2)
+    assert holder.pid not in stops  # never asked to stop (the spy sees every stop)
     assert holder.poll() is None
     assert os.readlink(profile / "SingletonLock") == f"{HOST}-{holder.pid}"
     finding = report.findings[0]
@@ -319,7 +335,9 @@ def test_unparseable_lock_is_cleared(profile: Path) -> None:
 # --- recorded PIDs ----------------------------------------------------------------------------
 
 
-def test_recorded_pid_with_another_create_time_is_not_killed(spawn: Spawner, profile: Path) -> None:
+def test_recorded_pid_with_another_create_time_is_not_killed(
+    spawn: Spawner, profile: Path, stops: list[int]
+) -> None:
     other = spawn.sleeper()
     created = psutil.Process(other.pid).create_time()
     record = RecordedBrowser(other.pid, started_at=created - 30)  # the PID, but a later process
@@ -328,24 +346,29 @@ def test_recorded_pid_with_another_create_time_is_not_killed(spawn: Spawner, pro
 
     assert kinds(report) == [FindingKind.OK]
     assert "left alone" in report.findings[0].description
-    time.sleep(0.2)
+    assert other.pid not in stops  # the control below shows the same call stopping ours
     assert other.poll() is None
 
 
-def test_recorded_pid_of_the_same_process_is_stopped(spawn: Spawner, profile: Path) -> None:
+def test_recorded_pid_of_the_same_process_is_stopped(
+    spawn: Spawner, profile: Path, stops: list[int]
+) -> None:
     """The control for the test above: the create_time is what spared it."""
     ours = spawn.sleeper()
 
     report = run_selfcheck({ACCOUNT: profile}, {ACCOUNT: RecordedBrowser.of(ours.pid)})
 
     assert kinds(report) == [FindingKind.LEFTOVER_STOPPED]
+    assert ours.pid in stops  # the spy sees the stop it makes
     assert ours.wait(timeout=5) == -signal.SIGTERM
 
 
 # --- speed and reporting ----------------------------------------------------------------------
 
 
-def test_nothing_to_do_is_fast(root: Path) -> None:
+def test_nothing_to_do_finds_every_profile_ok(root: Path) -> None:
+    """Ten quiet profiles (what the app checks at every start). How long it takes is not
+    judged here: a loaded machine's figure says nothing about the check."""
     profiles = {}
     for i in range(10):
         path = root / f"quiet-{i}"
@@ -353,15 +376,9 @@ def test_nothing_to_do_is_fast(root: Path) -> None:
         (path / "Default").mkdir()
         profiles[f"web-{i}"] = path
 
-    run_selfcheck(profiles)  # warm psutil's caches, as the app's first check at start does
-    started = time.perf_counter()
     report = run_selfcheck(profiles)
-    elapsed = time.perf_counter() - started
-
-    print(f"\nself-check, 10 profiles, {len(psutil.pids())} processes: {elapsed * 1000:.1f} ms")
     assert [f.kind for f in report.findings] == [FindingKind.OK] * 10
     assert report.ok and report.blocked_accounts() == {}
-    assert elapsed < 2.0
 
 
 def test_report_json_and_lines(profile: Path, root: Path) -> None:
@@ -431,13 +448,11 @@ def test_stop_process_tree_kills_what_ignores_sigterm(spawn: Spawner) -> None:
     child_pid = int(parent.stdout.readline())
     parent.stdout.close()
 
-    started = time.monotonic()
     result = stop_process_tree(psutil.Process(parent.pid), grace_s=0.5)
 
     assert result.terminated == (parent.pid,)
-    assert result.killed == (child_pid,)
+    assert result.killed == (child_pid,)  # killed after the grace, not waited for
     assert result.still_alive == () and result.ok
-    assert time.monotonic() - started < 3
     assert parent.wait(timeout=5) == -signal.SIGTERM
     assert not psutil.pid_exists(child_pid) or (
         psutil.Process(child_pid).status() == psutil.STATUS_ZOMBIE

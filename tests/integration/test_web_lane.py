@@ -192,13 +192,10 @@ async def test_cancel_mid_generation_uses_the_stop_control(env: WebEnv) -> None:
         if (row.progress_chars or 0) > 0 or env.sim.stats().get("web-1", {}).get("active"):
             break
         await asyncio.sleep(0.02)
-    t0 = time.monotonic()
-    await s.cancel(["long"])
+    await s.cancel(["long"])  # how soon it lands is B6's figure
     while env.store.get("long").state == "running":  # type: ignore[union-attr]
         await asyncio.sleep(0.02)
-    took = time.monotonic() - t0
     assert env.store.get("long").state == "canceled"  # type: ignore[union-attr]
-    assert took < 5.0
     assert await env.run() == []
     assert env.store.get("next").state == "success"  # type: ignore[union-attr]
     stats = env.sim.stats()["web-1"]

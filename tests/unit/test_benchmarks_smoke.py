@@ -130,8 +130,9 @@ def test_cancel_latencies_are_measured_to_the_committed_row() -> None:
 
     pending, web = asyncio.run(measure())
     assert pending["all_canceled"] and len(pending["latency_s"]) == 2
-    assert max(pending["latency_s"]) < 2.0
-    assert web["all_canceled"] and 0 < web["latency_s"][0] < 5.0
+    # Measured, not judged: how fast is B6's verdict (tests/unit/test_benchmark_verdicts.py).
+    assert all(0 < x < math.inf for x in pending["latency_s"])
+    assert web["all_canceled"] and 0 < web["latency_s"][0] < math.inf
 
 
 def _fake_benchmark(name: str, result: dict[str, Any]) -> types.ModuleType:
@@ -160,3 +161,32 @@ def test_cli_json_is_one_object_and_all_survives_a_broken_benchmark(
     assert "python -m benchmarks all --quick --out" in text and "## OK" in text
     assert "**FAILED**" in text and "benchmarks.bench_missing" in text
     assert "SQLite" in text and "Python" in text
+
+
+def test_into_replaces_one_section_and_the_header_names_each_section_s_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    one = _fake_benchmark("benchmarks.bench_one", {"title": "One v1", "targets": []})
+    two = _fake_benchmark("benchmarks.bench_two", {"title": "Two v1", "targets": []})
+    monkeypatch.setitem(sys.modules, "benchmarks.bench_one", one)
+    monkeypatch.setitem(sys.modules, "benchmarks.bench_two", two)
+    monkeypatch.setattr(
+        cli, "BENCHMARKS", {"seed": "benchmarks.bench_one", "web": "benchmarks.bench_two"}
+    )
+    report = tmp_path / "B.md"
+    assert cli.main(["all", "--quick", "--out", str(report)]) == 0
+    first = cli.read_sections(report.read_text())
+    assert [x["name"] for x in first] == ["seed", "web"]
+    two.run = lambda quick: {  # type: ignore[attr-defined]
+        "title": "Two v2",
+        "targets": [{"name": "t", "passed": False}],
+        "quick": quick,
+    }
+    assert cli.main(["web", "--into", str(report)]) == 0
+    text = report.read_text()
+    assert "## One v1" in text and "## Two v2" in text and "Two v1" not in text
+    again = {x["name"]: x for x in cli.read_sections(text)}
+    assert again["seed"]["command"] == "python -m benchmarks all --quick --out " + str(report)
+    assert again["web"]["command"] == "python -m benchmarks web --into " + str(report)
+    assert again["web"]["targets"] == "0 pass, 1 miss"
+    assert "2 runs." in text and f"`python -m benchmarks web --into {report}`" in text

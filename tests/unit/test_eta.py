@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 
 import pytest
@@ -394,7 +393,9 @@ def test_schedule_matches_the_plain_reference(seed: int, many_accounts: bool) ->
 # --- speed ---------------------------------------------------------------------------------------
 
 
-def test_ten_thousand_pending_over_ten_accounts_is_fast() -> None:
+def test_ten_thousand_pending_over_ten_accounts_gets_an_observed_estimate() -> None:
+    """At the size of a long night's queue. What it costs is not judged here: the plan runs on
+    a worker thread for long queues, and the window's lag while it does is B7's figure."""
     rng = random.Random(1)
     models = [f"model-{k}" for k in range(4)]
     servers = [api(f"acc{k}", 1 + k % 5, *rng.sample(models, 2)) for k in range(10)]
@@ -410,13 +411,8 @@ def test_ten_thousand_pending_over_ten_accounts_is_fast() -> None:
     running = [(min(s.models), s.account_id, NOW - 3.0) for s in servers]
     pending = [rng.choice(models) for _ in range(10_000)]
     snapshot = LaneSnapshot(NOW, pending, running, finished, servers, [1.0] * len(running))
-    estimate_lane(snapshot)  # warm-up
-    start = time.perf_counter()
     result = estimate_lane(snapshot)
-    elapsed = time.perf_counter() - start
-    print(f"estimate_lane: 10k pending × 10 accounts, 2k samples: {elapsed * 1000:.1f} ms")
     assert result.basis == "observed" and result.eta_s is not None and result.eta_s > 0
-    assert elapsed < 0.5  # sanity bound only; the target is well under 50 ms
 
 
 # --- pacing: the ETA waits where the lane will wait ----------------------------------------------

@@ -6,7 +6,7 @@ until it is back; a nearly full disk once until it has room again."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +14,7 @@ import pytest
 
 from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.model.errors import ErrorKind
-from media_assistant.core.model.events import EventBus
+from media_assistant.core.model.events import AccountChanged, Event, EventBus
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import AccountProblem, ModelKind, NoticeKind
 from media_assistant.core.notices.center import Notice, NoticeCenter, notice_text
@@ -33,6 +33,8 @@ class Setup:
     center: NoticeCenter
     got: list[Notice]
     free_mb: list[float]
+    looks: list[set[str]]  # the tasks each finished look at the batches covered
+    events: list[Event]  # every bus event, each seen after the center saw it
 
 
 @pytest.fixture
@@ -57,9 +59,23 @@ async def setup(tmp_path: Path) -> AsyncIterator[Setup]:
     )
     got: list[Notice] = []
     center.subscribe(got.append)
+    looks: list[set[str]] = []
+    look = center.check_batches
+
+    async def spy() -> list[Notice]:  # the settle loop's look, noted once it is done
+        touched = set(center._touched)
+        posted = await look()
+        looks.append(touched)
+        return posted
+
+    center.check_batches = spy  # type: ignore[method-assign]
     await center.start()
+    events: list[Event] = []
+    bus.subscribe(events.append)  # after the center: an event here has been through it
     try:
-        yield Setup(store, astore, AsyncAccounts(account_store, db), center, got, free)
+        yield Setup(
+            store, astore, AsyncAccounts(account_store, db), center, got, free, looks, events
+        )
     finally:
         await center.stop()
         db.close()
@@ -81,21 +97,37 @@ async def finish(s: Setup, *, fail: bool = False) -> None:
         await s.astore.finish_success(claim, "ok")
 
 
-async def settled(s: Setup, count: int, timeout: float = 20.0) -> list[Notice]:
-    """The notices once ``count`` have come (a loaded machine may take seconds), and a moment
-    later, so that one too many would show."""
+async def until(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """Patience only (a loaded machine may take seconds): what is asserted is the state."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
-    while len(s.got) < count and loop.time() < end:
+    while not condition():
+        assert loop.time() < end, f"not seen: {what}"
         await asyncio.sleep(0.01)
-    await asyncio.sleep(0.1)
+
+
+async def looked_at(s: Setup, task_id: str) -> None:
+    """Until the center has finished a look at the batches that covered ``task_id``'s change:
+    a notice for it would have been posted by then."""
+    await until(lambda: any(task_id in seen for seen in s.looks), f"a look at {task_id}")
+
+
+def account_changes(s: Setup) -> int:
+    return sum(isinstance(e, AccountChanged) for e in s.events)
+
+
+async def settled(s: Setup, count: int) -> list[Notice]:
+    """The notices once ``count`` have come and the center has looked at every change it was
+    told of (nothing touched, no wake-up pending): one too many would be among them."""
+    await until(lambda: len(s.got) >= count, f"{count} notice(s)")
+    await until(lambda: not s.center._touched and not s.center._wake.is_set(), "the center idle")
     return s.got
 
 
 async def test_a_batch_is_announced_once_when_its_last_task_ends(setup: Setup) -> None:
     await setup.astore.submit(tasks("b1", 2))
     await finish(setup)
-    await asyncio.sleep(0.1)
+    await looked_at(setup, "b1-0")
     assert setup.got == []  # one task still pending
     await finish(setup)
     (notice,) = await settled(setup, 1)
@@ -138,13 +170,15 @@ async def test_an_account_that_needs_login_is_announced_once_until_it_is_back(
 ) -> None:
     await setup.accounts.set_problem("web-1", AccountProblem.NEEDS_LOGIN, "login page shown")
     await setup.accounts.set_problem("web-1", AccountProblem.NEEDS_LOGIN, "still the login page")
-    (notice,) = await settled(setup, 1)
+    await until(lambda: account_changes(setup) >= 2, "both changes through the center")
+    (notice,) = await settled(setup, 1)  # the second change went through the center too
     assert notice.kind is NoticeKind.ACCOUNT_ATTENTION and notice.subject == "web-1"
     # In Chinese no English detail: the state says it (the site's detail is for the tooltip).
     assert notice_text(notice, "zh") == ("账号 web-1 需要处理", "需要登录")
     assert notice_text(notice, "en") == ("Account web-1 needs you", "needs login: login page shown")
     await setup.accounts.clear_problem("web-1")
     await setup.accounts.set_problem("web-1", AccountProblem.NEEDS_ATTENTION, "captcha")
+    await until(lambda: account_changes(setup) >= 4, "the four changes through the center")
     assert [n.kind for n in await settled(setup, 2)] == [NoticeKind.ACCOUNT_ATTENTION] * 2
 
 

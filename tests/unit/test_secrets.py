@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,10 +86,9 @@ def test_a_removed_account_leaves_no_key_for_the_next_account_of_that_name(
 def test_a_system_without_keyring_is_said_at_once_with_the_way_out() -> None:
     with use_keyring(keyring.backends.fail.Keyring()):
         assert secrets.keyring_available() == "none"
-        started = time.monotonic()
         with pytest.raises(SecretStoreUnavailable) as caught:
             secrets.store_api_key("ds-api", "sk-123")
-        assert time.monotonic() - started < 1.0
+        # "none", not "timeout": said from the backend's answer, not after waiting for one
         assert caught.value.reason == "none" and isinstance(caught.value, ConfigError)
         assert "api_key_env" in str(caught.value) and "sk-123" not in str(caught.value)
         found = secrets.lookup(secrets.API_KEY, "ds-api", "DS_KEY_NOT_SET")
@@ -102,14 +100,12 @@ def test_a_keyring_that_does_not_answer_is_given_up_on_within_the_limit(
     hanging: type[HangingKeyring],
 ) -> None:
     """A locked Secret Service waiting for a password: each call ends after the limit."""
-    started = time.monotonic()
     with pytest.raises(SecretStoreUnavailable) as caught:
         secrets.store_api_key("ds-api", "sk-123")
     assert caught.value.reason == "timeout" and "did not answer" in str(caught.value)
     found = secrets.lookup(secrets.API_KEY, "ds-api")
     assert found.value is None and found.keyring_problem == "timeout"
-    assert "no answer" in " ".join(found.looked)
-    assert time.monotonic() - started < 2.0  # two calls of 0.3 s, not two hangs
+    assert "no answer" in " ".join(found.looked)  # each call gave up (the keyring never answers)
     assert hanging.calls == 1  # the read queued behind the stuck write never started
 
 
@@ -122,8 +118,7 @@ def test_a_keyring_that_does_not_answer_does_not_keep_the_process_alive(tmp_path
         "secrets.KEYRING_TIMEOUT_S = 0.5\n"
         "print(secrets.lookup(secrets.API_KEY, 'ds-api').keyring_problem, flush=True)\n"
     )
-    started = time.monotonic()
-    result = subprocess.run(  # noqa: PLW1510 - the exit is the subject
+    result = subprocess.run(  # noqa: PLW1510 - the exit is the subject (timeout: patience)
         [sys.executable, "-c", script],
         capture_output=True,
         text=True,
@@ -137,7 +132,6 @@ def test_a_keyring_that_does_not_answer_does_not_keep_the_process_alive(tmp_path
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "timeout"
-    assert time.monotonic() - started < 10
 
 
 async def test_a_look_up_from_the_loop_never_waits_on_its_thread(

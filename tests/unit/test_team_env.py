@@ -151,9 +151,12 @@ def test_b8_renders_its_result_and_judges_its_targets() -> None:
         },
         "load_avg_1min": [12.0, 14.0],
     }
-    result["targets"] = bench_team._targets(result)
+    result["targets"] = bench_team.team_targets(result)
     verdicts = {t["name"]: t["passed"] for t in result["targets"]}
-    assert list(verdicts.values()) == [True, True, True, True, True, True, False]
+    # 45 claims/s misses; the rest pass (every phase's tasks succeeded).
+    assert [n for n, ok in verdicts.items() if not ok] == [
+        "no-op tasks through PostgreSQL, three workstations (succeeded ones)"
+    ]
     text = bench_team.markdown(result)
     assert text.startswith("## B8")
     assert "| 1.250 |" in text and "7.700" in text and "**MISS**" in text
