@@ -102,7 +102,12 @@ class Services:
 
             password = read_store_password(url)
             engine = open_team_store(
-                url, password=password, read_only=read_only, wait_s=db_wait_s, notify=notify
+                url,
+                password=password,
+                read_only=read_only,
+                wait_s=db_wait_s,
+                notify=notify,
+                connections=config.store.connections,
             )
             clock = ServerAlignedClock(clock, clock_offset(engine))
         store = Store(engine, clock, bus)
@@ -127,12 +132,15 @@ class Services:
         its NOTIFY channel (core/store/follower.py)."""
         url, password = self.store_url, self.store_password
         listener = None
-        if url is not None:
+        poll_only = url is not None and not self.config.store.notify
+        if url is not None and not poll_only:
 
             def listener(wake: Callable[[], None], reload: Callable[[], None]) -> ChangeListener:
                 return ChangeListener(url, password=password, on_change=wake, on_reconnect=reload)
 
-        return DatabaseFollower(self.async_store, self.async_accounts, listener=listener)
+        return DatabaseFollower(
+            self.async_store, self.async_accounts, listener=listener, poll_only=poll_only
+        )
 
     def scheduler(self, provider_factory: ProviderFactory | None = None) -> Scheduler:
         if provider_factory is None:

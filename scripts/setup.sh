@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(chromium xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0
               libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-noto-cjk
-              postgresql)  # the tests start their own PostgreSQL server for team mode
+              postgresql   # the tests start their own PostgreSQL server for team mode
+              pgbouncer)   # ... and a PgBouncer in front of it (transaction pooling, issue 28)
 
 missing=()
 echo "setup: checking system packages"

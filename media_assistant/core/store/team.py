@@ -44,6 +44,7 @@ def open_team_store(
     read_only: bool = False,
     wait_s: float | None = None,
     notify: Notify | None = None,
+    connections: int | None = None,
 ) -> Engine:
     """The team database's engine, migrated (or, ``read_only``, checked readable)."""
     deadline = time.monotonic() + (wait_s if wait_s is not None else 30.0)
@@ -52,10 +53,12 @@ def open_team_store(
     while True:
         try:
             try:
-                return open_engine(url, read_only=read_only, password=password)
+                return open_engine(
+                    url, read_only=read_only, password=password, connections=connections
+                )
             except SchemaTooOld:
                 # As with SQLite: the first command after an update migrates, read-only or not.
-                return open_engine(url, password=password)
+                return open_engine(url, password=password, connections=connections)
         except DBAPIError as exc:
             reason = _reason(exc)
             if not is_unreachable(exc):

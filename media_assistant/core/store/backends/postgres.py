@@ -15,6 +15,19 @@ a connection attempt; a connection that sat in the pool for a while is pinged be
 and replaced if it died meanwhile (:func:`ping_idle_connections`). A lock waited for longer than
 10 s fails (``lock_timeout``, as SQLite's busy timeout).
 
+**Behind PgBouncer in transaction mode** (issue 28) a client's statements may run on a different
+server connection at each transaction, so nothing relies on session state: no ``options``
+startup parameter (PgBouncer refuses it: "unsupported startup parameter: options"), the lock
+timeout is ``SET LOCAL`` at each transaction's start and read-only is psycopg's ``BEGIN READ
+ONLY``; psycopg's automatic prepared statements are off (``prepare_threshold=None``: PgBouncer
+before 1.21 sends a transaction to a server connection that never saw the statement); advisory
+locks are only transaction-scoped (:func:`advisory_xact_lock`). LISTEN does not survive a
+transaction there: :class:`ChangeListener` notices and the window's follower polls instead.
+
+**Connections**: a workstation holds one while idle and at most ``[store] connections`` (default
+2) at peak (:func:`postgres_engine`: a pool of one, the rest overflow closed on return), so 50
+workstations fit a server at its default ``max_connections`` of 100.
+
 psycopg is imported only when a PostgreSQL URL is opened: a single workstation never loads it.
 """
 
@@ -44,6 +57,8 @@ CONNECT_DEFAULTS: dict[str, str] = {
     "application_name": "media-assistant",
 }
 LOCK_TIMEOUT_MS = 10_000
+# Connections a workstation's engine may hold at peak ([store] connections); one stays open.
+DEFAULT_CONNECTIONS = 2
 # Every change a window must follow wakes the other workstations' followers on this channel
 # (triggers installed by the schema step for PostgreSQL, core/store/migrations.py).
 CHANGES_CHANNEL = "media_assistant_changes"
@@ -76,26 +91,55 @@ def libpq_args(url: str, password: str | None = None) -> tuple[str, dict[str, An
     return plain, extra
 
 
-def postgres_engine(url: str, *, read_only: bool = False, password: str | None = None) -> Engine:
+def postgres_engine(
+    url: str,
+    *,
+    read_only: bool = False,
+    password: str | None = None,
+    connections: int = DEFAULT_CONNECTIONS,
+) -> Engine:
     """The engine of a team database. ``password``: from the OS keyring (``store
-    set-password``), used only when the URL has none; libpq's own lookup comes after."""
+    set-password``), used only when the URL has none; libpq's own lookup comes after.
+
+    ``connections``: the most this engine holds at once; one stays open between uses, the
+    others are closed when given back (idle: one connection per workstation). No session state
+    (see the module docstring): PgBouncer in transaction mode serves it as it is."""
     parsed = engine_url(url)
     _, connect_args = libpq_args(url, password)
-    options = [f"-c lock_timeout={LOCK_TIMEOUT_MS}"]
-    if read_only:
-        options.append("-c default_transaction_read_only=on")
-    given = parsed.query.get("options")
-    connect_args["options"] = " ".join([*([str(given)] if given else []), *options])
+    connect_args["prepare_threshold"] = None  # no server-side prepared statements (PgBouncer)
     engine = create_engine(
         parsed,
         connect_args=connect_args,
-        pool_size=4,
-        max_overflow=4,
+        pool_size=1,
+        max_overflow=max(0, connections - 1),
         pool_timeout=30,
         pool_recycle=1800,
     )
+    per_transaction_settings(engine, read_only=read_only)
     ping_idle_connections(engine)
     return engine
+
+
+def per_transaction_settings(engine: Engine, *, read_only: bool) -> None:
+    """The lock timeout and read-only set for each transaction, not for the session: behind
+    PgBouncer in transaction mode a session's settings land on whichever server connection ran
+    that statement. ``SET LOCAL`` ends with its transaction; ``read_only`` makes psycopg begin
+    each transaction ``BEGIN READ ONLY`` (no extra round trip)."""
+
+    if read_only:
+
+        @event.listens_for(engine, "connect")
+        def _read_only(dbapi_connection: Any, record: Any) -> None:
+            if dbapi_connection.info.transaction_status != 0:  # not idle: SQLAlchemy's first look
+                dbapi_connection.rollback()
+            dbapi_connection.read_only = True
+
+    set_timeout = f"SET LOCAL lock_timeout = {LOCK_TIMEOUT_MS}"
+
+    @event.listens_for(engine, "begin")
+    def _lock_timeout(conn: Connection) -> None:
+        # On the driver's connection: psycopg sends BEGIN (READ ONLY) first, then this.
+        conn.connection.dbapi_connection.execute(set_timeout)  # type: ignore[union-attr]
 
 
 # A connection back in the pool for less than this is taken as alive (see below).
@@ -258,6 +302,9 @@ class ChangeListener:
         self._thread: threading.Thread | None = None
         self._conn: Any = None
         self.connected = threading.Event()
+        # Set when LISTEN cannot work here (a pooler in transaction mode): the thread ends and
+        # the follower polls (core/store/follower.py POLL_ONLY_EVERY_S).
+        self.unavailable = threading.Event()
         self.reconnects = 0
 
     def start(self) -> None:
@@ -278,8 +325,14 @@ class ChangeListener:
     def _connect(self) -> Any:
         import psycopg
 
-        conn = psycopg.connect(self._url, autocommit=True, **self._extra)
-        conn.execute(f"LISTEN {self._channel}")
+        conn = psycopg.connect(self._url, autocommit=True, prepare_threshold=None, **self._extra)
+        try:
+            if _through_a_pooler(conn):
+                raise ListenUnavailable
+            conn.execute(f"LISTEN {self._channel}")
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def _run(self) -> None:
@@ -288,6 +341,14 @@ class ChangeListener:
         while not self._stop.is_set():
             try:
                 self._conn = self._connect()
+            except ListenUnavailable:
+                log.info(
+                    "[team] the team database is reached through a connection pooler "
+                    "(PgBouncer?): LISTEN would not last, changes are polled for instead"
+                )
+                self.unavailable.set()
+                self._on_reconnect()  # the follower looks now, then on its poll-only tick
+                return
             except Exception as exc:
                 log.info("[team] change listener cannot connect (%s); again in %.1f s", exc, delay)
                 self._stop.wait(delay)
@@ -322,3 +383,22 @@ class ChangeListener:
                 return
             if not heard:
                 conn.execute("SELECT 1")  # a dead socket fails here, not in the wait above
+
+
+class ListenUnavailable(Exception):
+    """LISTEN would not last on this connection (see :func:`_through_a_pooler`)."""
+
+
+def _through_a_pooler(conn: Any) -> bool:
+    """The connection goes through a pooler such as PgBouncer, whose transaction mode hands each
+    transaction to any server connection: a LISTEN stays behind on one the client no longer
+    holds, and no notification ever arrives. Told by the port: the server says it serves
+    ``inet_server_port()``, we dialled ``conn.info.port``; over a Unix socket the server says
+    NULL. A port forwarded to another number (a container's) is taken for a pooler too: the
+    window then polls (changes within 2 s instead of at once), which is never wrong."""
+    served = conn.execute("SELECT inet_server_port()").fetchone()[0]
+    try:
+        dialled = int(conn.info.port)
+    except (TypeError, ValueError):
+        return False
+    return served is not None and int(served) != dialled
