@@ -25,7 +25,7 @@ from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.backends.postgres import ChangeListener, clock_offset
+from media_assistant.core.store.backends.postgres import ChangeListener, app_name, clock_offset
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 from media_assistant.core.store.follower import DatabaseFollower
 from media_assistant.core.store.team import open_team_store
@@ -108,6 +108,7 @@ class Services:
                 wait_s=db_wait_s,
                 notify=notify,
                 connections=config.store.connections,
+                application_name=app_name(workstation_name(config.team.workstation)),
             )
             clock = ServerAlignedClock(clock, clock_offset(engine))
         store = Store(engine, clock, bus)
@@ -136,7 +137,13 @@ class Services:
         if url is not None and not poll_only:
 
             def listener(wake: Callable[[], None], reload: Callable[[], None]) -> ChangeListener:
-                return ChangeListener(url, password=password, on_change=wake, on_reconnect=reload)
+                return ChangeListener(
+                    url,
+                    password=password,
+                    on_change=wake,
+                    on_reconnect=reload,
+                    application_name=app_name(self.workstation),
+                )
 
         return DatabaseFollower(
             self.async_store, self.async_accounts, listener=listener, poll_only=poll_only

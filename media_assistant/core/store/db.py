@@ -72,13 +72,15 @@ def open_engine(
     read_only: bool = False,
     password: str | None = None,
     connections: int | None = None,
+    application_name: str | None = None,
 ) -> Engine:
     """Create the engine and bring the schema to the current version.
 
     ``read_only`` (status, export, lists): every connection is ``query_only`` (a write would
     fail, not wait for a lock), the journal mode is left as it is, and the schema is only
     checked to be readable, never migrated (core/store/migrations.py ``OLDEST_READABLE``).
-    ``connections``: a team database's most connections at once (``[store] connections``).
+    ``connections``: a team database's most connections at once (``[store] connections``);
+    ``application_name``: how its server lists them (``store info`` counts them).
     """
     if url.startswith("sqlite"):
         engine = sqlite_engine(url, read_only=read_only)
@@ -88,6 +90,7 @@ def open_engine(
             read_only=read_only,
             password=password,
             connections=connections or DEFAULT_CONNECTIONS,
+            application_name=application_name,
         )
     try:
         if read_only:

@@ -45,6 +45,7 @@ def open_team_store(
     wait_s: float | None = None,
     notify: Notify | None = None,
     connections: int | None = None,
+    application_name: str | None = None,
 ) -> Engine:
     """The team database's engine, migrated (or, ``read_only``, checked readable)."""
     deadline = time.monotonic() + (wait_s if wait_s is not None else 30.0)
@@ -54,11 +55,20 @@ def open_team_store(
         try:
             try:
                 return open_engine(
-                    url, read_only=read_only, password=password, connections=connections
+                    url,
+                    read_only=read_only,
+                    password=password,
+                    connections=connections,
+                    application_name=application_name,
                 )
             except SchemaTooOld:
                 # As with SQLite: the first command after an update migrates, read-only or not.
-                return open_engine(url, password=password, connections=connections)
+                return open_engine(
+                    url,
+                    password=password,
+                    connections=connections,
+                    application_name=application_name,
+                )
         except DBAPIError as exc:
             reason = _reason(exc)
             if not is_unreachable(exc):

@@ -81,10 +81,20 @@ def redacted(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-def libpq_args(url: str, password: str | None = None) -> tuple[str, dict[str, Any]]:
+def app_name(workstation: str) -> str:
+    """The ``application_name`` of a workstation's connections: ``store info`` counts them."""
+    return f"media-assistant {workstation}"[:63]  # the server keeps 63 bytes
+
+
+def libpq_args(
+    url: str, password: str | None = None, application_name: str | None = None
+) -> tuple[str, dict[str, Any]]:
     """The URL as libpq reads it (for psycopg.connect) and the parameters the app adds."""
     parsed = make_url(url)
-    extra: dict[str, Any] = {k: v for k, v in CONNECT_DEFAULTS.items() if k not in parsed.query}
+    defaults = dict(CONNECT_DEFAULTS)
+    if application_name:
+        defaults["application_name"] = application_name
+    extra: dict[str, Any] = {k: v for k, v in defaults.items() if k not in parsed.query}
     if password is not None and parsed.password is None:
         extra["password"] = password
     plain = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -97,15 +107,17 @@ def postgres_engine(
     read_only: bool = False,
     password: str | None = None,
     connections: int = DEFAULT_CONNECTIONS,
+    application_name: str | None = None,
 ) -> Engine:
     """The engine of a team database. ``password``: from the OS keyring (``store
     set-password``), used only when the URL has none; libpq's own lookup comes after.
 
     ``connections``: the most this engine holds at once; one stays open between uses, the
     others are closed when given back (idle: one connection per workstation). No session state
-    (see the module docstring): PgBouncer in transaction mode serves it as it is."""
+    (see the module docstring): PgBouncer in transaction mode serves it as it is.
+    ``application_name``: how the server lists these connections (:func:`app_name`)."""
     parsed = engine_url(url)
-    _, connect_args = libpq_args(url, password)
+    _, connect_args = libpq_args(url, password, application_name)
     connect_args["prepare_threshold"] = None  # no server-side prepared statements (PgBouncer)
     engine = create_engine(
         parsed,
@@ -197,6 +209,28 @@ def clock_offset(engine: Engine, samples: int = 3) -> float:
         conn.rollback()
     assert best is not None
     return best[1]
+
+
+def connection_use(conn: Connection, application_name: str) -> dict[str, int]:
+    """This workstation's connections (by ``application_name``, the asking one left out) and the
+    server's: its ``max_connections``, the slots reserved for superusers, the client
+    connections open now."""
+    row = conn.execute(
+        text(
+            "SELECT count(*) FILTER (WHERE application_name = :me AND pid <> pg_backend_pid()),"
+            " count(*) FILTER (WHERE backend_type = 'client backend'),"
+            " current_setting('max_connections')::int,"
+            " current_setting('superuser_reserved_connections')::int "
+            "FROM pg_stat_activity"
+        ),
+        {"me": application_name},
+    ).one()
+    return {
+        "this_workstation": int(row[0]),
+        "server_in_use": int(row[1]),
+        "server_max": int(row[2]),
+        "server_reserved": int(row[3]),
+    }
 
 
 # ----------------------------------------------------------------------------- locks
@@ -292,8 +326,9 @@ class ChangeListener:
         on_reconnect: Callable[[], None],
         channel: str = CHANGES_CHANNEL,
         ping_s: float = 5.0,
+        application_name: str | None = None,
     ) -> None:
-        self._url, self._extra = libpq_args(url, password)
+        self._url, self._extra = libpq_args(url, password, application_name)
         self._on_change = on_change
         self._on_reconnect = on_reconnect
         self._channel = channel
