@@ -7,7 +7,9 @@ Where it is: core/config/store_url.py.
 restarting, a wrong host) is retried with backoff until ``wait_s`` (``--db-wait``), saying so
 through ``notify``, then :class:`StoreUnreachable` (exit 8). A server that answers and refuses
 (a wrong password, no such database, no permission) is a configuration problem: said at once
-in the server's words (:class:`ConfigError`, exit 2), never with the password.
+in the server's words (:class:`ConfigError`, exit 2), never with the password. A server with no
+free connection (issue 28) is waited for the same way ("team database busy: waiting for a
+connection"), then said as such — "has no free connection" —, exit 2: not an outage.
 
 **Clock**: times compared across workstations (heartbeats, ``not_before``, cool-downs,
 schedules, the reaper) must come from one clock. Every workstation measures its offset from the
@@ -27,7 +29,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
 from media_assistant.core.model.errors import ConfigError, StoreUnreachable
-from media_assistant.core.store.backends.postgres import is_unreachable, redacted
+from media_assistant.core.store.backends.postgres import is_server_full, is_unreachable, redacted
 from media_assistant.core.store.db import open_engine
 from media_assistant.core.store.migrations import SchemaTooOld
 
@@ -82,6 +84,14 @@ def open_team_store(
                     f"the team database {redacted(url)} refused: {reason}{hint}"
                 ) from None
             left = deadline - time.monotonic()
+            full = is_server_full(exc)
+            if left <= 0 and full:
+                # Not an outage (issue 28): the server answered; it has no slot for us.
+                raise ConfigError(
+                    f"the team database {redacted(url)} has no free connection ({reason}); "
+                    "nothing was changed. Try again when others are done, or make room: see "
+                    "'A large team' in the README"
+                ) from None
             if left <= 0:
                 raise StoreUnreachable(
                     f"the team database {redacted(url)} could not be reached ({reason}); "
@@ -89,7 +99,10 @@ def open_team_store(
                 ) from None
             if notify is not None and not said:
                 notify(
-                    f"the team database {redacted(url)} cannot be reached ({reason}); "
+                    f"team database busy: waiting for a connection ({reason}); "
+                    f"trying again for up to {left:.0f} s"
+                    if full
+                    else f"the team database {redacted(url)} cannot be reached ({reason}); "
                     f"trying again for up to {left:.0f} s"
                 )
                 said = True

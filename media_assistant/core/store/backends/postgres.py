@@ -34,6 +34,7 @@ psycopg is imported only when a PostgreSQL URL is opened: a single workstation n
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -129,7 +130,36 @@ def postgres_engine(
     )
     per_transaction_settings(engine, read_only=read_only)
     ping_idle_connections(engine)
+    wait_for_a_free_connection(engine)
     return engine
+
+
+# A full server (every connection slot taken) is waited for this long at each new connection
+# before the error goes on (to the caller's outage handling: core/store/link.py, team.py).
+FULL_BURST_S = 10.0
+
+
+def wait_for_a_free_connection(engine: Engine) -> None:
+    """A connection the server refuses because it is full ("too many clients", "remaining
+    connection slots are reserved") is tried again for :data:`FULL_BURST_S`, with jittered
+    backoff: a burst of fifty workstations at a batch's start passes without anyone's error."""
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
+        deadline = time.monotonic() + FULL_BURST_S
+        delay = 0.1
+        said = False
+        while True:
+            try:
+                return dialect.connect(*cargs, **cparams)
+            except Exception as exc:
+                if not is_server_full(exc) or time.monotonic() >= deadline:
+                    raise
+                if not said:
+                    log.warning("team database busy: waiting for a connection")
+                    said = True
+                time.sleep(delay * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not a secret
+                delay = min(delay * 2, 1.0)
 
 
 def per_transaction_settings(engine: Engine, *, read_only: bool) -> None:
@@ -286,16 +316,37 @@ _REFUSAL_WORDS = (
 )
 
 
+# Every connection slot is taken (the server's max_connections, a role's or a database's
+# CONNECTION LIMIT, PgBouncer's max_client_conn): not an outage, not a refusal — wait for one.
+_FULL_WORDS = (
+    "too many clients",
+    "remaining connection slots are reserved",
+    "too many connections for",
+    "no more connections allowed",
+)
+
+
+def is_server_full(exc: BaseException) -> bool:
+    """The server answered that it has no free connection."""
+    original = exc.orig if isinstance(exc, DBAPIError) else exc
+    if not type(original).__module__.startswith("psycopg"):
+        return False
+    text_ = str(original).lower()
+    return any(word in text_ for word in _FULL_WORDS)
+
+
 def is_unreachable(exc: BaseException) -> bool:
-    """The team database cannot be reached (network, server down or restarting) — as opposed
-    to a statement or a login it refused. Such an error is waited out, never shown as a task's
-    failure."""
+    """The team database cannot be reached (network, server down or restarting), or has no free
+    connection (:func:`is_server_full`) — as opposed to a statement or a login it refused. Such
+    an error is waited out, never shown as a task's failure."""
     if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
     original = exc.orig if isinstance(exc, DBAPIError) else exc
     module = type(original).__module__
     if not module.startswith("psycopg"):
         return False
+    if is_server_full(original):
+        return True
     name = type(original).__name__
     if name in ("OperationalError", "InterfaceError"):
         text_ = str(original).lower()
