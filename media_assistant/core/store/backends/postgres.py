@@ -345,7 +345,7 @@ def is_unreachable(exc: BaseException) -> bool:
     module = type(original).__module__
     if not module.startswith("psycopg"):
         return False
-    if is_server_full(original):
+    if original is not None and is_server_full(original):
         return True
     name = type(original).__name__
     if name in ("OperationalError", "InterfaceError"):
