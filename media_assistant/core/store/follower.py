@@ -31,6 +31,9 @@ a newer change of ours — a view fed by the bus cannot be sent back in time.
 - *Poll-only* where LISTEN cannot work — behind PgBouncer in transaction mode (the listener
   detects it) or with ``[store] notify = false`` — the tick is :data:`POLL_ONLY_EVERY_S`, so a
   change still shows within 2 s.
+- *Debounced*: looks are at least :data:`FOLLOW_DEBOUNCE_S` apart, so a storm of notifications
+  (a teammate's 10,000-task submit, fifty busy workstations) costs four looks a second, not one
+  per notification; the wake-ups meanwhile are served by the next look.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ FOLLOW_EVERY_S = 0.25  # another process's change is on screen within this, plus
 TEAM_FOLLOW_EVERY_S = 2.0
 # A team database without LISTEN (a pooler, or [store] notify = false): a change shows within 2 s.
 POLL_ONLY_EVERY_S = 1.0
+FOLLOW_DEBOUNCE_S = 0.25  # the least time between two looks, however many wake-ups come
 SYNC_SLICE = 500  # rows per published event: a 10k-row submit reaches views in slices
 GAP_TTL_S = 30.0  # an event id skipped over is looked for this long
 MAX_GAPS = 10_000
@@ -121,6 +125,7 @@ class DatabaseFollower:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiting: asyncio.Future[None] | None = None
         self._woken = False
+        self._last_look = float("-inf")  # loop time of the last look's start
         self.gaps = GapCursor(0)
         self._accounts: dict[str, AccountStatus] | None = None
         self._pauses: tuple[Pause, ...] | None = None
@@ -182,7 +187,11 @@ class DatabaseFollower:
                 finally:
                     timer.cancel()
                     self._waiting = None
+            since = loop.time() - self._last_look
+            if since < FOLLOW_DEBOUNCE_S:  # wake-ups meanwhile are served by this look
+                await asyncio.sleep(FOLLOW_DEBOUNCE_S - since)
             self._woken = False
+            self._last_look = loop.time()
             try:
                 await self.poll()
             except Exception as exc:  # a locked or busy database: next tick
