@@ -54,7 +54,7 @@ from benchmarks.report import fmt
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 
 TASKS_PER_STATION = 4
-CONCURRENCY = 10
+CONCURRENCY = 5  # the most an API account allows
 LATENCY_S = (2.0, 4.0)
 
 
