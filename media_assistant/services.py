@@ -25,7 +25,8 @@ from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.backends.postgres import ChangeListener, app_name, clock_offset
+from media_assistant.core.store.backends.postgres import app_name, clock_offset
+from media_assistant.core.store.backends.postgres_listen import ChangeListener
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 from media_assistant.core.store.follower import DatabaseFollower
 from media_assistant.core.store.team import open_team_store

@@ -24,7 +24,7 @@ a newer change of ours — a view fed by the bus cannot be sent back in time.
   good; ours are short).
 - *Woken, not only ticking.* Every change to the tables a window shows NOTIFYs a channel
   (triggers: core/store/migrations.py); a listener on its own connection and thread
-  (core/store/backends/postgres.py ``ChangeListener``) wakes the follower at once, so a change
+  (core/store/backends/postgres_listen.py ``ChangeListener``) wakes the follower at once, so a change
   on one workstation shows on the others within a round trip. The tick stays as a fallback
   (:data:`TEAM_FOLLOW_EVERY_S`, faster while the listener is reconnecting), and after a
   reconnect the follower looks at once: what it missed meanwhile is in the log.
@@ -51,7 +51,8 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.records import Pause
-from media_assistant.core.store.backends.postgres import ChangeListener, is_unreachable
+from media_assistant.core.store.backends.postgres import is_unreachable
+from media_assistant.core.store.backends.postgres_listen import ChangeListener
 from media_assistant.core.store.base import chunks
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
@@ -110,7 +111,7 @@ class DatabaseFollower:
         poll_only: bool = False,
     ) -> None:
         """``listener``: makes the team database's change listener from a wake-up and a
-        reload callback (core/store/backends/postgres.py); None: tick only (SQLite).
+        reload callback (core/store/backends/postgres_listen.py); None: tick only (SQLite).
         ``poll_only``: a team database followed without LISTEN (``[store] notify = false``)."""
         self.store = store
         self.accounts = accounts
