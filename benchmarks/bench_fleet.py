@@ -154,7 +154,7 @@ def measure(
             + "".join(f"f{i:05d},fleet prompt {i},api-model\n" for i in range(n_tasks)),
             encoding="utf-8",
         )
-        ahead = startup_s if startup_s is not None else 45.0 + 2.5 * stations
+        ahead = startup_s if startup_s is not None else 60.0 + 4.0 * stations
         earliest = dt.datetime.now() + dt.timedelta(seconds=ahead)  # the next minute after
         start_at = earliest.replace(second=0, microsecond=0) + dt.timedelta(minutes=1)
         progress(f"{n_tasks} tasks scheduled for {start_at:%H:%M}; starting {stations} runs")
@@ -180,15 +180,16 @@ def measure(
             fleet.append(Station(n, dirs[n], argv).start())
         pids = {st.name: st.pid for st in fleet}
         with Sampler(server.admin_url(), database, port, pids) as sampler:
-            joined = wait_until(
-                lambda: sampler.samples and len(sampler.samples[-1][1]) == stations,
-                max(30.0, start_at.timestamp() - time.time() - 5),
-                "every workstation connected",
-                step=0.5,
-            )
-            assert joined
+            # Every workstation connected before the start (a loaded machine starts fifty
+            # Python processes slowly: those still starting are counted, not waited for).
+            deadline = start_at.timestamp() - 10
+            while time.time() < deadline and not (
+                sampler.samples and len(sampler.samples[-1][1]) == stations
+            ):
+                time.sleep(0.5)
+            joined = len(sampler.samples[-1][1]) if sampler.samples else 0
             idle_from = time.time()
-            progress(f"all {stations} joined; idle until {start_at:%H:%M}")
+            progress(f"{joined} of {stations} joined; idle until {start_at:%H:%M}")
             wait_until(lambda: time.time() >= start_at.timestamp() - 2, 600, "the start", 0.5)
             idle_to = time.time()
             progress("working")
@@ -207,7 +208,7 @@ def measure(
     busy = sampler.between(start_at.timestamp(), busy_to)
     peak = max((max(s[1].values(), default=0) for s in sampler.samples), default=0)
     idle_mean = (
-        sum(sum(s[1].values()) for s in idle) / len(idle) / stations if idle else float("nan")
+        sum(sum(s[1].values()) for s in idle) / len(idle) / max(joined, 1) if idle else float("nan")
     )
     done = [r for r in rows if r["finished_at"] is not None]
     starts = sorted(r["started_at"] for r in rows if r["started_at"] is not None)
@@ -222,9 +223,10 @@ def measure(
         "tasks": len(rows),
         "succeeded": sum(r["state"] == "success" for r in rows),
         "exit_codes": dict(Counter(codes)),
+        "joined_before_start": joined,
         "peak_connections_per_ws": peak,
         "idle_connections_per_ws": idle_mean,
-        "idle_xact_per_s_per_ws": _rate(idle, stations),
+        "idle_xact_per_s_per_ws": _rate(idle, max(joined, 1)),
         "busy_xact_per_s_per_ws": _rate(busy, stations),
         "idle_s": idle_to - idle_from,
         "busy_s": busy_to - start_at.timestamp(),
@@ -254,6 +256,7 @@ def markdown(r: dict[str, Any]) -> str:
         "| measure | value |",
         "|---|---|",
         f"| `run` exit codes | {r['exit_codes']} |",
+        f"| connected before the start | {r['joined_before_start']} of {r['stations']} |",
         f"| succeeded | {r['succeeded']} of {r['tasks']} |",
         f"| asked twice | {r['asked_twice']} |",
         f"| max in flight on the key | {r['api_max_in_flight']} (limit {r['api_concurrency']}) |",
