@@ -145,7 +145,7 @@ def measure(
             + "".join(f"f{i:05d},fleet prompt {i},api-model\n" for i in range(n_tasks)),
             encoding="utf-8",
         )
-        ahead = startup_s if startup_s is not None else 60.0 + 4.0 * stations
+        ahead = startup_s if startup_s is not None else 60.0 + 8.0 * stations
         earliest = dt.datetime.now() + dt.timedelta(seconds=ahead)  # the next minute after
         start_at = earliest.replace(second=0, microsecond=0) + dt.timedelta(minutes=1)
         progress(f"{n_tasks} tasks scheduled for {start_at:%H:%M}; starting {stations} runs")
