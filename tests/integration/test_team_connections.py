@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,13 @@ def held_by(url: str, workstation: str) -> int:
     return int(row[0])
 
 
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout:.0f} s: {what}"
+        time.sleep(0.05)
+
+
 def test_a_workstation_holds_one_connection_idle_and_two_at_peak(pg_url: str) -> None:
     engine = open_engine(pg_url, application_name=app_name("pc-x"))
     try:
@@ -47,7 +55,8 @@ def test_a_workstation_holds_one_connection_idle_and_two_at_peak(pg_url: str) ->
         assert engine.pool.size() + engine.pool._max_overflow == 2  # type: ignore[attr-defined]
         second.close()
         first.close()
-        assert held_by(pg_url, "pc-x") == 1  # the peak's second connection is closed
+        # The peak's second connection is closed (its server process ends a moment later).
+        wait_for(lambda: held_by(pg_url, "pc-x") == 1, "one connection kept")
     finally:
         engine.dispose()
     with_three = open_engine(pg_url, application_name=app_name("pc-y"), connections=3)
@@ -56,7 +65,7 @@ def test_a_workstation_holds_one_connection_idle_and_two_at_peak(pg_url: str) ->
         assert held_by(pg_url, "pc-y") == 3  # [store] connections = 3
         for conn in held:
             conn.close()
-        assert held_by(pg_url, "pc-y") == 1
+        wait_for(lambda: held_by(pg_url, "pc-y") == 1, "one connection kept")
     finally:
         with_three.dispose()
 
@@ -66,6 +75,8 @@ def test_store_info_shows_this_workstations_connections_and_the_servers(
 ) -> None:
     pc_a = workstation(tmp_path / "pc-a", "pc-a", ("web-1",))
     ok(ma(pc_a, "status", team=pg_url))  # the schema is made
+    # The server lists an exited client's connections until their processes have ended.
+    wait_for(lambda: held_by(pg_url, "pc-a") == 0, "the status command's connections closed")
     engine = open_engine(pg_url, application_name=app_name("pc-a"))  # as pc-a's `run` holds
     try:
         info = json.loads(ok(ma(pc_a, "store", "info", "--json", team=pg_url)))

@@ -24,8 +24,8 @@ a newer change of ours — a view fed by the bus cannot be sent back in time.
   good; ours are short).
 - *Woken, not only ticking.* Every change to the tables a window shows NOTIFYs a channel
   (triggers: core/store/migrations.py); a listener on its own connection and thread
-  (core/store/backends/postgres_listen.py ``ChangeListener``) wakes the follower at once, so a change
-  on one workstation shows on the others within a round trip. The tick stays as a fallback
+  (core/store/backends/postgres_listen.py ``ChangeListener``) wakes the follower at once, so a
+  change on one workstation shows on the others within a round trip. The tick stays as a fallback
   (:data:`TEAM_FOLLOW_EVERY_S`, faster while the listener is reconnecting), and after a
   reconnect the follower looks at once: what it missed meanwhile is in the log.
 - *Poll-only* where LISTEN cannot work — behind PgBouncer in transaction mode (the listener

@@ -179,8 +179,10 @@ def per_transaction_settings(engine: Engine, *, read_only: bool) -> None:
 
     @event.listens_for(engine, "begin")
     def _lock_timeout(conn: Connection) -> None:
-        # On the driver's connection: psycopg sends BEGIN (READ ONLY) first, then this.
-        conn.connection.dbapi_connection.execute(set_timeout)  # type: ignore[union-attr]
+        # psycopg sends BEGIN (READ ONLY) first, then this. Through SQLAlchemy (no new
+        # transaction is begun inside "begin"), so a connection found dead here is invalidated
+        # and reported as every statement's would be (core/store/link.py).
+        conn.exec_driver_sql(set_timeout)
 
 
 # A connection back in the pool for less than this is taken as alive (see below).
