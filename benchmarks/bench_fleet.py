@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -121,6 +122,7 @@ def measure(
     sim = ApiSimulator(ApiSimConfig(latency_s=LATENCY_S, keys={API_KEY: KeySpec()}, seed=28))
     base_url = sim.start_in_thread()
     fleet: list[Station] = []
+    root = Path(tempfile.mkdtemp(prefix="ma-b8-fleet-"))
     try:
         direct = server.new_database("fleet")
         database = direct.rsplit("/", 1)[1]
@@ -129,7 +131,6 @@ def measure(
             bouncer = PgBouncer(server, pool_size=20)
             bouncer.start()
             url, port = bouncer.route(direct), bouncer.port
-        root = Path(tempfile.mkdtemp(prefix="ma-b8-fleet-"))
         names = [f"ws-{i:03d}" for i in range(stations)]
         api = ApiAccount("api-team", base_url, CONCURRENCY)
         dirs = {
@@ -196,6 +197,7 @@ def measure(
         if bouncer is not None:
             bouncer.destroy()
         server.destroy()
+        shutil.rmtree(root, ignore_errors=True)
     idle = sampler.between(idle_from, idle_to)
     busy = sampler.between(start_at.timestamp(), busy_to)
     peak = max((max(s[1].values(), default=0) for s in sampler.samples), default=0)
