@@ -594,7 +594,12 @@ load average 8-22 throughout); not this run's figures.
   idle (20 s), 7.2 busy, 1.20; 20 directly at load 37 — exit 0 ×20, 80/80, asked twice 0, peak
   2 connections per workstation, 3.7 transactions/s busy, makespan ÷ bound 1.09 (only 3 of the
   20 had started before the batch's start, so no idle figure). 50 at load 42-48: the processes
-  did not all start within 129 s and that run was abandoned. One `run` alone with one API
+  did not all start within 129 s and that run was abandoned; 50 directly again at 07:24 UTC
+  (load 3.8 before, 72 once the 50 processes started) — every `run` exit 0 ×50, 200/200,
+  asked twice 0, max in flight 5 (limit 5), peak 2 connections per workstation on the
+  100-connection server, 6.3 transactions/s per workstation busy, makespan ÷ bound 1.03 (only
+  11 of the 50 had started before the batch's start: no idle figure). 2 through PgBouncer at
+  load 4: idle 15.0 transactions/s per workstation over 77 s. One `run` alone with one API
   account, idle, counted by statement: 9 transactions/s (13 with a web account too) — the
   housekeeping tick's account reload and cancel flags (0.5 s), the reaper, the lanes' peeks and
   `run`'s idle check, each its own transaction: item 3 of issue 28 (≤ 2/s) is not reached yet.
