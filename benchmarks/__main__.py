@@ -1,5 +1,6 @@
 """``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,repair,
-metrics,all} [--quick] [--json] [--out FILE | --into FILE]``
+metrics,all} [--quick] [--json] [--out FILE | --into FILE]`` — and ``python -m benchmarks team
+--stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes (benchmarks/bench_fleet.py).
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
 ``markdown(result) -> str``. ``all`` runs every one of them and writes ``BENCHMARKS.md`` (or
@@ -183,11 +184,29 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="put this run's sections in place of the same sections of FILE, keep the others",
     )
+    # Issue 28: B8's fleet of real `run` processes (benchmarks/bench_fleet.py), instead of its
+    # three-workstation phases.
+    parser.add_argument("--stations", type=int, help="team: N workstations' `run` (the fleet)")
+    parser.add_argument(
+        "--via-pgbouncer", action="store_true", help="team: the fleet through PgBouncer"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     command = "python -m benchmarks " + shlex.join(sys.argv[1:] if argv is None else argv)
+    if args.stations is not None or args.via_pgbouncer:
+        if args.benchmark != "team":
+            parser.error("--stations and --via-pgbouncer go with 'team'")
+        from benchmarks import bench_fleet
+
+        with contextlib.redirect_stdout(sys.stderr):
+            fleet = bench_fleet.run(args.stations or 50, args.via_pgbouncer)
+        text = bench_fleet.markdown(fleet)
+        if args.out:
+            Path(args.out).write_text(f"{text}\n", encoding="utf-8")
+        print(json.dumps(_jsonable(fleet)) if args.json else text)
+        return 0
     names = list(BENCHMARKS) if args.benchmark == "all" else [args.benchmark]
     real_stdout = sys.stdout
     started = time.perf_counter()

@@ -620,7 +620,37 @@ Measured while building this benchmark (commits 64d7cc9 to 3da47ca, 2026-12-04),
   account are exactly 2.0 s apart on the database's clock; the API server receives each
   request 10-50 ms after its claim, a process's first request 0.1-0.4 s after (once 1.7 s at
   load 12), so a provider counting arrivals in a strict sliding minute can see rpm + 1 right
-  after a workstation starts."""
+  after a workstation starts.
+- **The fleet** (issue 28: `python -m benchmarks team --stations N [--via-pgbouncer]`,
+  benchmarks/bench_fleet.py: N real `run` processes, one shared API key at concurrency 5, a
+  PostgreSQL at `max_connections = 100`). Measured 2026-12-06 on this machine at 1-min load 21-42
+  (other work beside it): 3 workstations directly — every `run` exit 0, 12/12, asked twice 0,
+  peak 2 connections per workstation, 1.0 while idle, 3.4 transactions/s per workstation idle
+  (a 4 s window) and 6.3 busy, makespan ÷ bound 1.22; 3 through PgBouncer 1.18 (transaction
+  mode, pool 20) — exit 0 ×3, 12/12, asked twice 0, peak 2, 1.1 idle, 12.4 transactions/s
+  idle (20 s), 7.2 busy, 1.20; 20 directly at load 37 — exit 0 ×20, 80/80, asked twice 0, peak
+  2 connections per workstation, 3.7 transactions/s busy, makespan ÷ bound 1.09 (only 3 of the
+  20 had started before the batch's start, so no idle figure). 50 at load 42-48: the processes
+  did not all start within 129 s and that run was abandoned; 50 directly again at 07:24 UTC
+  (load 3.8 before, 72 once the 50 processes started) — every `run` exit 0 ×50, 200/200,
+  asked twice 0, max in flight 5 (limit 5), peak 2 connections per workstation on the
+  100-connection server, 6.3 transactions/s per workstation busy, makespan ÷ bound 1.03 (only
+  11 of the 50 had started before the batch's start: no idle figure). 2 through PgBouncer at
+  load 4: idle 15.0 transactions/s per workstation over 77 s. One `run` alone with one API
+  account, idle, counted by statement: 9 transactions/s (13 with a web account too) — the
+  housekeeping tick's account reload and cancel flags (0.5 s), the reaper, the lanes' peeks and
+  `run`'s idle check, each its own transaction: item 3 of issue 28 (≤ 2/s) is not reached yet.
+- **On paper, 200 and 500 workstations behind PgBouncer** (transaction mode, `default_pool_size
+  = 20`), from the figures above: clients 2 × N at peak (400 / 1,000: `max_client_conn` 1,000 at
+  least for 500), server connections 20 whatever N (the server's 100 are never near). Idle
+  load at today's ~10 transactions/s per workstation: 2,000 / 5,000 transactions/s; at ~0.3 ms
+  of server CPU each (B8's claims: 0.64 ms per task of two transactions) that is ~0.6 / ~1.6
+  cores spent on waiting workstations — fine for 200 on a 4-core server, most of a small one
+  for 500. At issue 28's target of 2 per workstation: 400 / 1,000 transactions/s, ~0.1 / ~0.3
+  cores. Through the pooler each transaction holds a server connection for its 4 round trips
+  (BEGIN + SET LOCAL, the statement, COMMIT): at ~1 ms each on a LAN, 20 server connections
+  serve ~5,000 transactions/s, so 500 idle workstations at today's rate would make clients
+  queue in PgBouncer; raise `default_pool_size` to 40 or bring the idle rate down first."""
 
 
 def markdown(r: dict[str, Any]) -> str:

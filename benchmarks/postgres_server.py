@@ -11,6 +11,10 @@ folder that user owns. pytest-postgresql's self-started server fails as root for
 reason, hence this small helper. One server per test process (pytest-xdist worker); each test
 gets a database of its own (:meth:`PostgresServer.new_database`).
 
+:class:`PgBouncer` puts Debian's ``pgbouncer`` (1.18, transaction pooling) in front of a server, as
+a large team's administrator does (issue 28); like ``pg_ctl`` it refuses to run as root, so under
+root it runs as the ``postgres`` user too.
+
 The server listens on 127.0.0.1 only. Authentication: ``trust`` for every role except
 ``ma_pw``, which must give its password (``scram-sha-256``): the tests of the keyring and of
 ``PGPASSWORD`` use that one.
@@ -169,6 +173,78 @@ def _write_as(path: Path, text: str, as_postgres: bool) -> None:
     path.write_text(text)
     if as_postgres:
         shutil.chown(path, "postgres", "postgres")
+
+
+class PgBouncer:
+    """A PgBouncer in transaction mode in front of ``server``, in a temporary folder: every
+    database of the server under the same name (``* =``), ``trust`` for the superuser."""
+
+    def __init__(self, server: PostgresServer, *, pool_size: int = 20) -> None:
+        self.server = server
+        self.root = Path(tempfile.mkdtemp(prefix="ma-pgb-"))
+        self.port = free_port()
+        self.pool_size = pool_size
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        exe = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+        ini = self.root / "pgbouncer.ini"
+        users = self.root / "userlist.txt"
+        as_postgres = os.geteuid() == 0
+        _write_as(users, f'"{SUPERUSER}" ""\n', as_postgres)
+        _write_as(
+            ini,
+            "[databases]\n"
+            f"* = host=127.0.0.1 port={self.server.port}\n"
+            "[pgbouncer]\n"
+            f"listen_addr = 127.0.0.1\nlisten_port = {self.port}\nunix_socket_dir =\n"
+            f"auth_type = trust\nauth_file = {users}\n"
+            "pool_mode = transaction\n"
+            f"default_pool_size = {self.pool_size}\nmax_client_conn = 2000\n"
+            f"logfile = {self.root / 'pgbouncer.log'}\n",
+            as_postgres,
+        )
+        if as_postgres:
+            shutil.chown(self.root, "postgres", "postgres")
+        command = [exe, str(ini)]
+        if as_postgres:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        self.process = subprocess.Popen(  # noqa: S603 - our own ini
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with psycopg.connect(self.url(), connect_timeout=2, prepare_threshold=None):
+                    return
+            except psycopg.OperationalError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    log = self.root / "pgbouncer.log"
+                    said = log.read_text() if log.exists() else ""
+                    self.stop()
+                    raise RuntimeError(f"pgbouncer did not start: {said[-2000:]}") from None
+                time.sleep(0.1)
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
+
+    def route(self, server_url: str) -> str:
+        """``server_url`` (a database on the server) through this PgBouncer."""
+        return server_url.replace(f"127.0.0.1:{self.server.port}/", f"127.0.0.1:{self.port}/")
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            process.terminate()  # runuser passes SIGTERM on to pgbouncer
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
+
+    def destroy(self) -> None:
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 def start_server(settings: Mapping[str, str] | None = None) -> PostgresServer | None:

@@ -26,7 +26,8 @@ from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.provider import Provider
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.backends.postgres import ChangeListener, clock_offset
+from media_assistant.core.store.backends.postgres import app_name, clock_offset
+from media_assistant.core.store.backends.postgres_listen import ChangeListener
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 from media_assistant.core.store.follower import DatabaseFollower
 from media_assistant.core.store.team import open_team_store
@@ -106,7 +107,13 @@ class Services:
 
             password = read_store_password(url)
             engine = open_team_store(
-                url, password=password, read_only=read_only, wait_s=db_wait_s, notify=notify
+                url,
+                password=password,
+                read_only=read_only,
+                wait_s=db_wait_s,
+                notify=notify,
+                connections=config.store.connections,
+                application_name=app_name(workstation_name(config.team.workstation)),
             )
             clock = ServerAlignedClock(clock, clock_offset(engine))
         store = Store(engine, clock, bus)
@@ -131,12 +138,21 @@ class Services:
         its NOTIFY channel (core/store/follower.py)."""
         url, password = self.store_url, self.store_password
         listener = None
-        if url is not None:
+        poll_only = url is not None and not self.config.store.notify
+        if url is not None and not poll_only:
 
             def listener(wake: Callable[[], None], reload: Callable[[], None]) -> ChangeListener:
-                return ChangeListener(url, password=password, on_change=wake, on_reconnect=reload)
+                return ChangeListener(
+                    url,
+                    password=password,
+                    on_change=wake,
+                    on_reconnect=reload,
+                    application_name=app_name(self.workstation),
+                )
 
-        return DatabaseFollower(self.async_store, self.async_accounts, listener=listener)
+        return DatabaseFollower(
+            self.async_store, self.async_accounts, listener=listener, poll_only=poll_only
+        )
 
     def scheduler(self, provider_factory: ProviderFactory | None = None) -> Scheduler:
         if provider_factory is None:

@@ -14,7 +14,8 @@ APT_PACKAGES=(chromium xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 l
               prometheus  # a real Prometheus scrapes `media-assistant metrics` in one test
               tinyproxy dante-server  # the tests' own HTTP and SOCKS5 proxies (account proxies)
               faketime  # libfaketime: a workstation's wall clock stepped mid-run (team tests)
-              stress-ng)  # scripts/test_under_load.sh: the suite with every core busy
+              stress-ng  # scripts/test_under_load.sh: the suite with every core busy
+              pgbouncer)   # ... and a PgBouncer in front of it (transaction pooling, issue 28)
 
 missing=()
 echo "setup: checking system packages"

@@ -21,7 +21,7 @@ from media_assistant.core.model.records import NewTask  # noqa: E402
 from media_assistant.core.model.states import ModelKind  # noqa: E402
 from media_assistant.core.store import Store  # noqa: E402
 from media_assistant.core.store.db import open_engine, sqlite_url  # noqa: E402
-from tests.support.postgres import PostgresServer, start_server  # noqa: E402
+from tests.support.postgres import PgBouncer, PostgresServer, start_server  # noqa: E402
 
 
 class _ErrorRecords(logging.Handler):
@@ -123,6 +123,27 @@ def pg_server() -> Iterator[PostgresServer]:
 def pg_url(pg_server: PostgresServer) -> str:
     """The URL of a fresh, empty database on the test server."""
     return pg_server.new_database()
+
+
+@pytest.fixture(scope="session")
+def pgbouncer(pg_server: PostgresServer) -> Iterator[PgBouncer]:
+    """A real PgBouncer (Debian's, transaction pooling) in front of the test server."""
+    import shutil
+
+    if shutil.which("pgbouncer") is None and not Path("/usr/sbin/pgbouncer").exists():
+        if os.environ.get("MA_REQUIRE_POSTGRES") == "1":
+            pytest.fail("PgBouncer is not installed: scripts/setup.sh installs it")
+        pytest.skip("PgBouncer is not installed (scripts/setup.sh installs it)")
+    bouncer = PgBouncer(pg_server)
+    bouncer.start()
+    yield bouncer
+    bouncer.destroy()
+
+
+@pytest.fixture
+def pgb_url(pg_server: PostgresServer, pgbouncer: PgBouncer) -> str:
+    """A fresh, empty database on the test server, reached through PgBouncer."""
+    return pgbouncer.route(pg_server.new_database())
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -36,9 +36,15 @@ from media_assistant.core.model.errors import (
     RuleBroken,
     SchedulerBusy,
 )
-from media_assistant.core.store.backends.postgres import is_postgres_url, libpq_args, redacted
+from media_assistant.core.store.backends.postgres import (
+    app_name,
+    connection_use,
+    is_postgres_url,
+    libpq_args,
+    redacted,
+)
 from media_assistant.core.store.copy import CopyReport, copy_store
-from media_assistant.core.store.db import schema_version, server_version
+from media_assistant.core.store.db import read_tx, schema_version, server_version
 from media_assistant.core.store.migrations import SchemaTooNew
 from media_assistant.core.store.team import open_team_store
 from media_assistant.services import Services
@@ -152,7 +158,19 @@ def store_info_data(services: Services) -> dict[str, Any]:
         "server_version": server_version(services.engine),
         "schema_version": schema_version(services.engine),
         "workstations": workstations_data(services),
+        "connections": connections_data(services),
     }
+
+
+def connections_data(services: Services) -> dict[str, int] | None:
+    """A team database's connections (issue 28): this workstation's open ones (its ``run`` and
+    window, by ``application_name``), the most it may hold (``[store] connections``), and the
+    server's limit and use. None for a SQLite file."""
+    if services.store_url is None:
+        return None
+    with read_tx(services.engine) as conn:
+        use = connection_use(conn, app_name(services.workstation))
+    return {**use, "per_workstation_max": services.config.store.connections}
 
 
 def _info(paths: Paths, args: argparse.Namespace) -> int:
@@ -169,6 +187,12 @@ def _info(paths: Paths, args: argparse.Namespace) -> int:
     print(f"store: {engine} {data['server_version']}, {data['url']}")
     print(f"schema version: {data['schema_version']}")
     print(f"this workstation: {this}")
+    if (use := data["connections"]) is not None:
+        print(
+            f"connections: this workstation {use['this_workstation']} "
+            f"(at most {use['per_workstation_max']}); server {use['server_in_use']} of "
+            f"{use['server_max']} in use ({use['server_reserved']} kept for superusers)"
+        )
     workstations: list[dict[str, Any]] = data["workstations"]
     online = sum(1 for w in workstations if w["online"])
     print(f"workstations: {len(workstations)} ({online} online)")

@@ -16,7 +16,7 @@ from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.model.events import EventBus, TasksSynced
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.backends.postgres import ChangeListener
+from media_assistant.core.store.backends.postgres_listen import ChangeListener
 from media_assistant.core.store.db import open_engine
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 from media_assistant.core.store.follower import GAP_TTL_S, DatabaseFollower, GapCursor

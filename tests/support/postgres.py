@@ -5,6 +5,7 @@ from benchmarks.postgres_server import (
     PASSWORD,
     PASSWORD_ROLE,
     SUPERUSER,
+    PgBouncer,
     PostgresServer,
     free_port,
     pg_bin,
@@ -14,6 +15,7 @@ from benchmarks.postgres_server import (
 __all__ = [
     "PASSWORD",
     "PASSWORD_ROLE",
+    "PgBouncer",
     "SUPERUSER",
     "PostgresServer",
     "free_port",

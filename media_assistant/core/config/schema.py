@@ -121,6 +121,21 @@ class StoreConfig(BaseModel):
         "service file, or 'media-assistant store set-password' (the OS keyring). Overridden by "
         "--store-url and MEDIA_ASSISTANT_STORE_URL. Default: the SQLite file in the data dir.",
     )
+    # Issue 28: a workstation's share of the team database's connections, and LISTEN.
+    connections: int = Field(
+        2,
+        ge=1,
+        le=20,
+        description="Team database: the most connections this workstation holds at once (one "
+        "stays open while idle). Sizing: workstations x connections <= the server's "
+        "max_connections - 3 (or put PgBouncer in front).",
+    )
+    notify: bool = Field(
+        True,
+        description="Team database: the window wakes on the server's notifications (LISTEN). "
+        "false: it polls every second instead (changes show within 2 s); set it behind a pooler "
+        "that LISTEN does not get through (it is also detected).",
+    )
 
     @field_validator("url")
     @classmethod

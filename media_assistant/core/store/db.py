@@ -21,7 +21,11 @@ from sqlalchemy import ColumnElement, Connection, CursorResult, Engine, Table
 from sqlalchemy.dialects import postgresql, sqlite
 
 from media_assistant.core.store import migrations
-from media_assistant.core.store.backends.postgres import advisory_xact_lock, postgres_engine
+from media_assistant.core.store.backends.postgres import (
+    DEFAULT_CONNECTIONS,
+    advisory_xact_lock,
+    postgres_engine,
+)
 from media_assistant.core.store.backends.sqlite import sqlite_engine
 
 log = logging.getLogger(__name__)
@@ -62,17 +66,32 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 
 
-def open_engine(url: str, *, read_only: bool = False, password: str | None = None) -> Engine:
+def open_engine(
+    url: str,
+    *,
+    read_only: bool = False,
+    password: str | None = None,
+    connections: int | None = None,
+    application_name: str | None = None,
+) -> Engine:
     """Create the engine and bring the schema to the current version.
 
     ``read_only`` (status, export, lists): every connection is ``query_only`` (a write would
     fail, not wait for a lock), the journal mode is left as it is, and the schema is only
     checked to be readable, never migrated (core/store/migrations.py ``OLDEST_READABLE``).
+    ``connections``: a team database's most connections at once (``[store] connections``);
+    ``application_name``: how its server lists them (``store info`` counts them).
     """
     if url.startswith("sqlite"):
         engine = sqlite_engine(url, read_only=read_only)
     else:
-        engine = postgres_engine(url, read_only=read_only, password=password)
+        engine = postgres_engine(
+            url,
+            read_only=read_only,
+            password=password,
+            connections=connections or DEFAULT_CONNECTIONS,
+            application_name=application_name,
+        )
     try:
         if read_only:
             migrations.check_readable(engine)

@@ -24,10 +24,16 @@ a newer change of ours — a view fed by the bus cannot be sent back in time.
   good; ours are short).
 - *Woken, not only ticking.* Every change to the tables a window shows NOTIFYs a channel
   (triggers: core/store/migrations.py); a listener on its own connection and thread
-  (core/store/backends/postgres.py ``ChangeListener``) wakes the follower at once, so a change
-  on one workstation shows on the others within a round trip. The tick stays as a fallback
+  (core/store/backends/postgres_listen.py ``ChangeListener``) wakes the follower at once, so a
+  change on one workstation shows on the others within a round trip. The tick stays as a fallback
   (:data:`TEAM_FOLLOW_EVERY_S`, faster while the listener is reconnecting), and after a
   reconnect the follower looks at once: what it missed meanwhile is in the log.
+- *Poll-only* where LISTEN cannot work — behind PgBouncer in transaction mode (the listener
+  detects it) or with ``[store] notify = false`` — the tick is :data:`POLL_ONLY_EVERY_S`, so a
+  change still shows within 2 s.
+- *Debounced*: looks are at least :data:`FOLLOW_DEBOUNCE_S` apart, so a storm of notifications
+  (a teammate's 10,000-task submit, fifty busy workstations) costs four looks a second, not one
+  per notification; the wake-ups meanwhile are served by the next look.
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ from media_assistant.core.model.events import (
     TasksSynced,
 )
 from media_assistant.core.model.records import Pause
-from media_assistant.core.store.backends.postgres import ChangeListener, is_unreachable
+from media_assistant.core.store.backends.postgres import is_unreachable
+from media_assistant.core.store.backends.postgres_listen import ChangeListener
 from media_assistant.core.store.base import chunks
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
@@ -54,6 +61,9 @@ log = logging.getLogger(__name__)
 FOLLOW_EVERY_S = 0.25  # another process's change is on screen within this, plus a flush
 # A team database wakes the follower; the tick is only the fallback.
 TEAM_FOLLOW_EVERY_S = 2.0
+# A team database without LISTEN (a pooler, or [store] notify = false): a change shows within 2 s.
+POLL_ONLY_EVERY_S = 1.0
+FOLLOW_DEBOUNCE_S = 0.25  # the least time between two looks, however many wake-ups come
 SYNC_SLICE = 500  # rows per published event: a 10k-row submit reaches views in slices
 GAP_TTL_S = 30.0  # an event id skipped over is looked for this long
 MAX_GAPS = 10_000
@@ -98,13 +108,16 @@ class DatabaseFollower:
         interval_s: float | None = None,
         *,
         listener: Callable[[Callable[[], None], Callable[[], None]], ChangeListener] | None = None,
+        poll_only: bool = False,
     ) -> None:
         """``listener``: makes the team database's change listener from a wake-up and a
-        reload callback (core/store/backends/postgres.py); None: tick only (SQLite)."""
+        reload callback (core/store/backends/postgres_listen.py); None: tick only (SQLite).
+        ``poll_only``: a team database followed without LISTEN (``[store] notify = false``)."""
         self.store = store
         self.accounts = accounts
         team = listener is not None
-        self.interval_s = interval_s or (TEAM_FOLLOW_EVERY_S if team else FOLLOW_EVERY_S)
+        default = POLL_ONLY_EVERY_S if poll_only else FOLLOW_EVERY_S
+        self.interval_s = interval_s or (TEAM_FOLLOW_EVERY_S if team else default)
         self._make_listener = listener
         self._listener: ChangeListener | None = None
         # A wake-up (NOTIFY) before the tick: set from the listener's thread through the loop.
@@ -113,6 +126,7 @@ class DatabaseFollower:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiting: asyncio.Future[None] | None = None
         self._woken = False
+        self._last_look = float("-inf")  # loop time of the last look's start
         self.gaps = GapCursor(0)
         self._accounts: dict[str, AccountStatus] | None = None
         self._pauses: tuple[Pause, ...] | None = None
@@ -162,7 +176,9 @@ class DatabaseFollower:
         assert loop is not None
         while True:
             interval = self.interval_s
-            if self._listener is not None and not self._listener.connected.is_set():
+            if self._listener is not None and self._listener.unavailable.is_set():
+                interval = min(interval, POLL_ONLY_EVERY_S)  # LISTEN cannot work here
+            elif self._listener is not None and not self._listener.connected.is_set():
                 interval = min(interval, 0.5)  # no wake-ups while it reconnects
             if not self._woken:
                 waiting = self._waiting = loop.create_future()
@@ -172,7 +188,11 @@ class DatabaseFollower:
                 finally:
                     timer.cancel()
                     self._waiting = None
+            since = loop.time() - self._last_look
+            if since < FOLLOW_DEBOUNCE_S:  # wake-ups meanwhile are served by this look
+                await asyncio.sleep(FOLLOW_DEBOUNCE_S - since)
             self._woken = False
+            self._last_look = loop.time()
             try:
                 await self.poll()
             except Exception as exc:  # a locked or busy database: next tick

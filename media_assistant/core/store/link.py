@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable
 
 from media_assistant.core.model.clock import Clock, wait_event
 from media_assistant.core.model.events import EventBus, StoreLinkChanged
-from media_assistant.core.store.backends.postgres import is_unreachable
+from media_assistant.core.store.backends.postgres import is_server_full, is_unreachable
 
 log = logging.getLogger("media_assistant.scheduler")
 
@@ -56,6 +56,9 @@ class StoreLink:
         self._down_mono: float | None = None
         self.held = 0
         self.outages = 0
+        # Issue 28: the server answered that it has no free connection (said as such, waited
+        # out as an outage is).
+        self.full = False
         self.last_beat_ok = time.monotonic()
         self.on_back: Callable[[], None] | None = None
         self.on_down: Callable[[], None] | None = None
@@ -79,6 +82,7 @@ class StoreLink:
             if self.down_since is not None:
                 return
             self.down_since = self.clock.now()
+            self.full = exc is not None and is_server_full(exc)
             self._down_mono = time.monotonic()
             self.outages += 1
             self._back.clear()
@@ -111,6 +115,11 @@ class StoreLink:
             if self.held
             else ""
         )
+        if self.full:
+            return (
+                "the team database has no free connection: waiting for one; no new task "
+                f"starts, running ones go on{held}"
+            )
         return f"the team database cannot be reached: no new task starts, running ones go on{held}"
 
     def down_for(self) -> float:

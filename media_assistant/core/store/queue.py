@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import Select, bindparam, case, exists, func, insert, not_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from media_assistant.core.model.accounts import ApiLimits
@@ -18,6 +18,7 @@ from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import api_gate
 from media_assistant.core.store.base import (
     IS_PENDING,
+    IS_RUNNING,
     PENDING,
     RUNNING,
     E,
@@ -91,6 +92,42 @@ _CLAIM = (
         T.c.operator_retries,
     )
 )
+# Issue 28 item 4: a claim the shared key will refuse is refused before it locks and updates
+# the head task (a saturated key's denied workstations did so every second, then rolled back:
+# dead tuples, WAL, the head locked for others). Reads only; the claim's own statements
+# (api_gate.take_slot, spend_for_claim) still decide under their locks.
+_S = api_gate.SLOTS
+_R = api_gate.RATES
+_NO_FREE_SLOT = not_(
+    exists().where(
+        _S.c.account_id == bindparam("account"),
+        _S.c.slot < bindparam("concurrency"),
+        not_(exists().where(T.c.task_id == _S.c.task_id, IS_RUNNING, T.c.lease == _S.c.lease)),
+    )
+)
+_RATE_SPENT = exists().where(
+    _R.c.account_id == bindparam("account"),
+    _R.c.kind.in_(bindparam("kinds", expanding=True)),
+    _R.c.tat > bindparam("now"),
+)
+
+
+def _refused_anyway(
+    conn: Any, account_id: str, limits: ApiLimits, *, slots: bool, now: float
+) -> bool:
+    """The shared key has no free slot (team mode) or no rate budget left now."""
+    kinds = [k for k, limit in (("rpm", limits.rpm), ("tpm", limits.tpm)) if limit]
+    checks = []
+    if slots:
+        checks.append(_NO_FREE_SLOT)
+    if kinds:
+        checks.append(_RATE_SPENT)
+    if not checks:
+        return False
+    params = {"account": account_id, "concurrency": limits.concurrency, "kinds": kinds, "now": now}
+    return bool(conn.execute(select(or_(*checks)), params).scalar())
+
+
 # SET comes from the execute parameters (the columns being written); the fence from these.
 
 
@@ -253,6 +290,11 @@ class QueueRoom(StoreBase):
         ):
             return None
         with write_tx(self.engine) as conn:
+            gate = api_limits if kind is ModelKind.API else None
+            if gate is not None and _refused_anyway(
+                conn, account_id, gate, slots=self.team, now=now
+            ):
+                return None  # nothing locked, nothing written (issue 28 item 4)
             head = conn.execute(
                 _HEAD,
                 {
@@ -264,7 +306,6 @@ class QueueRoom(StoreBase):
             if head is None:
                 return None
             candidate, prompt_chars = head
-            gate = api_limits if kind is ModelKind.API else None
             if (
                 gate is not None
                 and (gate.rpm or gate.tpm)

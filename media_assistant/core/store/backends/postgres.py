@@ -1,5 +1,6 @@
 """PostgreSQL, a team's shared store (team mode): the engine, the server's clock, advisory locks,
-what an unreachable server looks like, and the change listener (LISTEN/NOTIFY).
+what an unreachable or full server looks like. The change listener (LISTEN/NOTIFY):
+core/store/backends/postgres_listen.py.
 
 **Driver: psycopg 3**, synchronous, through the same SQLAlchemy engine as SQLite. Its binary
 wheels carry libpq for Windows, macOS and Linux, so an operator installs nothing beside the app,
@@ -15,15 +16,27 @@ a connection attempt; a connection that sat in the pool for a while is pinged be
 and replaced if it died meanwhile (:func:`ping_idle_connections`). A lock waited for longer than
 10 s fails (``lock_timeout``, as SQLite's busy timeout).
 
+**Behind PgBouncer in transaction mode** (issue 28) a client's statements may run on a different
+server connection at each transaction, so nothing relies on session state: no ``options``
+startup parameter (PgBouncer refuses it: "unsupported startup parameter: options"), the lock
+timeout is ``SET LOCAL`` at each transaction's start and read-only is psycopg's ``BEGIN READ
+ONLY``; psycopg's automatic prepared statements are off (``prepare_threshold=None``: PgBouncer
+before 1.21 sends a transaction to a server connection that never saw the statement); advisory
+locks are only transaction-scoped (:func:`advisory_xact_lock`). LISTEN does not survive a
+transaction there: :class:`ChangeListener` notices and the window's follower polls instead.
+
+**Connections**: a workstation holds one while idle and at most ``[store] connections`` (default
+2) at peak (:func:`postgres_engine`: a pool of one, the rest overflow closed on return), so 50
+workstations fit a server at its default ``max_connections`` of 100.
+
 psycopg is imported only when a PostgreSQL URL is opened: a single workstation never loads it.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
+import random
 import time
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, func, select, text
@@ -44,6 +57,8 @@ CONNECT_DEFAULTS: dict[str, str] = {
     "application_name": "media-assistant",
 }
 LOCK_TIMEOUT_MS = 10_000
+# Connections a workstation's engine may hold at peak ([store] connections); one stays open.
+DEFAULT_CONNECTIONS = 2
 # Every change a window must follow wakes the other workstations' followers on this channel
 # (triggers installed by the schema step for PostgreSQL, core/store/migrations.py).
 CHANGES_CHANNEL = "media_assistant_changes"
@@ -69,36 +84,108 @@ def redacted(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-def libpq_args(url: str, password: str | None = None) -> tuple[str, dict[str, Any]]:
+def app_name(workstation: str) -> str:
+    """The ``application_name`` of a workstation's connections: ``store info`` counts them."""
+    return f"media-assistant {workstation}"[:63]  # the server keeps 63 bytes
+
+
+def libpq_args(
+    url: str, password: str | None = None, application_name: str | None = None
+) -> tuple[str, dict[str, Any]]:
     """The URL as libpq reads it (for psycopg.connect) and the parameters the app adds."""
     parsed = make_url(url)
-    extra: dict[str, Any] = {k: v for k, v in CONNECT_DEFAULTS.items() if k not in parsed.query}
+    defaults = dict(CONNECT_DEFAULTS)
+    if application_name:
+        defaults["application_name"] = application_name
+    extra: dict[str, Any] = {k: v for k, v in defaults.items() if k not in parsed.query}
     if password is not None and parsed.password is None:
         extra["password"] = password
     plain = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
     return plain, extra
 
 
-def postgres_engine(url: str, *, read_only: bool = False, password: str | None = None) -> Engine:
+def postgres_engine(
+    url: str,
+    *,
+    read_only: bool = False,
+    password: str | None = None,
+    connections: int = DEFAULT_CONNECTIONS,
+    application_name: str | None = None,
+) -> Engine:
     """The engine of a team database. ``password``: from the OS keyring (``store
-    set-password``), used only when the URL has none; libpq's own lookup comes after."""
+    set-password``), used only when the URL has none; libpq's own lookup comes after.
+
+    ``connections``: the most this engine holds at once; one stays open between uses, the
+    others are closed when given back (idle: one connection per workstation). No session state
+    (see the module docstring): PgBouncer in transaction mode serves it as it is.
+    ``application_name``: how the server lists these connections (:func:`app_name`)."""
     parsed = engine_url(url)
-    _, connect_args = libpq_args(url, password)
-    options = [f"-c lock_timeout={LOCK_TIMEOUT_MS}"]
-    if read_only:
-        options.append("-c default_transaction_read_only=on")
-    given = parsed.query.get("options")
-    connect_args["options"] = " ".join([*([str(given)] if given else []), *options])
+    _, connect_args = libpq_args(url, password, application_name)
+    connect_args["prepare_threshold"] = None  # no server-side prepared statements (PgBouncer)
     engine = create_engine(
         parsed,
         connect_args=connect_args,
-        pool_size=4,
-        max_overflow=4,
+        pool_size=1,
+        max_overflow=max(0, connections - 1),
         pool_timeout=30,
         pool_recycle=1800,
     )
+    per_transaction_settings(engine, read_only=read_only)
     ping_idle_connections(engine)
+    wait_for_a_free_connection(engine)
     return engine
+
+
+# A full server (every connection slot taken) is waited for this long at each new connection
+# before the error goes on (to the caller's outage handling: core/store/link.py, team.py).
+FULL_BURST_S = 10.0
+
+
+def wait_for_a_free_connection(engine: Engine) -> None:
+    """A connection the server refuses because it is full ("too many clients", "remaining
+    connection slots are reserved") is tried again for :data:`FULL_BURST_S`, with jittered
+    backoff: a burst of fifty workstations at a batch's start passes without anyone's error."""
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
+        deadline = time.monotonic() + FULL_BURST_S
+        delay = 0.1
+        said = False
+        while True:
+            try:
+                return dialect.connect(*cargs, **cparams)
+            except Exception as exc:
+                if not is_server_full(exc) or time.monotonic() >= deadline:
+                    raise
+                if not said:
+                    log.warning("team database busy: waiting for a connection")
+                    said = True
+                time.sleep(delay * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not a secret
+                delay = min(delay * 2, 1.0)
+
+
+def per_transaction_settings(engine: Engine, *, read_only: bool) -> None:
+    """The lock timeout and read-only set for each transaction, not for the session: behind
+    PgBouncer in transaction mode a session's settings land on whichever server connection ran
+    that statement. ``SET LOCAL`` ends with its transaction; ``read_only`` makes psycopg begin
+    each transaction ``BEGIN READ ONLY`` (no extra round trip)."""
+
+    if read_only:
+
+        @event.listens_for(engine, "connect")
+        def _read_only(dbapi_connection: Any, record: Any) -> None:
+            if dbapi_connection.info.transaction_status != 0:  # not idle: SQLAlchemy's first look
+                dbapi_connection.rollback()
+            dbapi_connection.read_only = True
+
+    set_timeout = f"SET LOCAL lock_timeout = {LOCK_TIMEOUT_MS}"
+
+    @event.listens_for(engine, "begin")
+    def _lock_timeout(conn: Connection) -> None:
+        # psycopg sends BEGIN (READ ONLY) first, then this. Through SQLAlchemy (no new
+        # transaction is begun inside "begin"), so a connection found dead here is invalidated
+        # and reported as every statement's would be (core/store/link.py).
+        conn.exec_driver_sql(set_timeout)
 
 
 # A connection back in the pool for less than this is taken as alive (see below).
@@ -158,6 +245,28 @@ def clock_offset(engine: Engine, samples: int = 3, wall: Callable[[], float] = t
     return best[1]
 
 
+def connection_use(conn: Connection, application_name: str) -> dict[str, int]:
+    """This workstation's connections (by ``application_name``, the asking one left out) and the
+    server's: its ``max_connections``, the slots reserved for superusers, the client
+    connections open now."""
+    row = conn.execute(
+        text(
+            "SELECT count(*) FILTER (WHERE application_name = :me AND pid <> pg_backend_pid()),"
+            " count(*) FILTER (WHERE backend_type = 'client backend'),"
+            " current_setting('max_connections')::int,"
+            " current_setting('superuser_reserved_connections')::int "
+            "FROM pg_stat_activity"
+        ),
+        {"me": application_name},
+    ).one()
+    return {
+        "this_workstation": int(row[0]),
+        "server_in_use": int(row[1]),
+        "server_max": int(row[2]),
+        "server_reserved": int(row[3]),
+    }
+
+
 # ----------------------------------------------------------------------------- locks
 
 
@@ -211,16 +320,37 @@ _REFUSAL_WORDS = (
 )
 
 
+# Every connection slot is taken (the server's max_connections, a role's or a database's
+# CONNECTION LIMIT, PgBouncer's max_client_conn): not an outage, not a refusal — wait for one.
+_FULL_WORDS = (
+    "too many clients",
+    "remaining connection slots are reserved",
+    "too many connections for",
+    "no more connections allowed",
+)
+
+
+def is_server_full(exc: BaseException) -> bool:
+    """The server answered that it has no free connection."""
+    original = exc.orig if isinstance(exc, DBAPIError) else exc
+    if not type(original).__module__.startswith("psycopg"):
+        return False
+    text_ = str(original).lower()
+    return any(word in text_ for word in _FULL_WORDS)
+
+
 def is_unreachable(exc: BaseException) -> bool:
-    """The team database cannot be reached (network, server down or restarting) — as opposed
-    to a statement or a login it refused. Such an error is waited out, never shown as a task's
-    failure."""
+    """The team database cannot be reached (network, server down or restarting), or has no free
+    connection (:func:`is_server_full`) — as opposed to a statement or a login it refused. Such
+    an error is waited out, never shown as a task's failure."""
     if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
     original = exc.orig if isinstance(exc, DBAPIError) else exc
     module = type(original).__module__
     if not module.startswith("psycopg"):
         return False
+    if original is not None and is_server_full(original):
+        return True
     name = type(original).__name__
     if name in ("OperationalError", "InterfaceError"):
         text_ = str(original).lower()
@@ -228,100 +358,3 @@ def is_unreachable(exc: BaseException) -> bool:
             return False
         return any(word in text_ for word in _UNREACHABLE_WORDS) or name == "InterfaceError"
     return False
-
-
-# ----------------------------------------------------------------------------- change listener
-
-
-class ChangeListener:
-    """LISTEN on its own connection and thread; calls ``on_change`` for each notification and
-    ``on_reconnect`` after a reconnect (what was missed meanwhile must be reloaded).
-
-    psycopg's ``notifies()`` holds the connection's lock while it waits, so the listener owns a
-    connection no statement shares. A socket that died is not noticed by waiting on it: every
-    ``ping_s`` the listener runs ``SELECT 1``; a failure reconnects with backoff (0.5 s doubling
-    to 10 s), LISTENs again and reports it."""
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        password: str | None,
-        on_change: Callable[[], None],
-        on_reconnect: Callable[[], None],
-        channel: str = CHANGES_CHANNEL,
-        ping_s: float = 5.0,
-    ) -> None:
-        self._url, self._extra = libpq_args(url, password)
-        self._on_change = on_change
-        self._on_reconnect = on_reconnect
-        self._channel = channel
-        self._ping_s = ping_s
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._conn: Any = None
-        self.connected = threading.Event()
-        self.reconnects = 0
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="db-listen", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        conn = self._conn
-        if conn is not None:
-            try:
-                conn.cancel_safe(timeout=1.0)
-            except Exception:  # closing is best effort: the thread ends at its next wake
-                log.debug("cancelling the LISTEN connection failed", exc_info=True)
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def _connect(self) -> Any:
-        import psycopg
-
-        conn = psycopg.connect(self._url, autocommit=True, **self._extra)
-        conn.execute(f"LISTEN {self._channel}")
-        return conn
-
-    def _run(self) -> None:
-        delay = 0.5
-        first = True
-        while not self._stop.is_set():
-            try:
-                self._conn = self._connect()
-            except Exception as exc:
-                log.info("[team] change listener cannot connect (%s); again in %.1f s", exc, delay)
-                self._stop.wait(delay)
-                delay = min(delay * 2, 10.0)
-                continue
-            delay = 0.5
-            self.connected.set()
-            if not first:
-                self.reconnects += 1
-                self._on_reconnect()
-            first = False
-            try:
-                self._listen(self._conn)
-            except Exception as exc:
-                if not self._stop.is_set():
-                    log.info("[team] change listener lost its connection (%s)", exc)
-            finally:
-                self.connected.clear()
-                try:
-                    self._conn.close()
-                except Exception:  # already gone
-                    log.debug("closing the LISTEN connection failed", exc_info=True)
-                self._conn = None
-
-    def _listen(self, conn: Any) -> None:
-        while not self._stop.is_set():
-            heard = 0
-            for _ in conn.notifies(timeout=self._ping_s, stop_after=1):
-                heard += 1
-                self._on_change()
-            if self._stop.is_set():
-                return
-            if not heard:
-                conn.execute("SELECT 1")  # a dead socket fails here, not in the wait above

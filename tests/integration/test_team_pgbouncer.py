@@ -1,0 +1,90 @@
+"""Team mode through PgBouncer in transaction mode (issue 28), the ordinary way to serve
+hundreds of workstations: a real ``pgbouncer`` (Debian's 1.18, tests/support/postgres.py) in
+front of the test server.
+
+The team's key flows run here again, unchanged, with every connection going through it: this
+module's ``pg_url`` is the PgBouncer's (the tests below are the ones of test_team.py,
+test_cli_team.py and test_team_follow.py, collected again). What fails without issue 28's
+changes: the ``options`` startup parameter (refused: "unsupported startup parameter"), the
+lock timeout set for the session (lost between transactions), psycopg's prepared statements
+(a transaction on a server connection that never saw them), and LISTEN (its notifications
+never arrive: the window polls instead)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import text
+
+from media_assistant.core.model.clock import SystemClock
+from media_assistant.core.model.events import EventBus
+from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine, read_tx, write_tx
+from media_assistant.core.store.follower import POLL_ONLY_EVERY_S
+from tests.conftest import make_tasks
+from tests.integration.test_cli_team import (  # noqa: F401 - collected again, through PgBouncer
+    test_a_lock_held_too_long_by_another_workstation_is_exit_7,
+    test_a_queue_moves_into_the_team_database_and_another_workstation_runs_it,
+)
+from tests.integration.test_team import (  # noqa: F401 - collected again, through PgBouncer
+    team,
+    test_an_api_key_never_has_more_in_flight_than_its_concurrency_across_the_team,
+    test_rate_limits_hold_across_the_team_and_spend_nothing_without_a_request,
+)
+from tests.integration.test_team_follow import (  # noqa: F401 - collected again, through PgBouncer
+    Window,
+    test_a_change_committed_out_of_order_is_not_skipped,
+    windows,
+)
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+def pg_url(pgb_url: str) -> str:
+    """Every test of this module reaches the team database through PgBouncer."""
+    return pgb_url
+
+
+def test_lock_timeout_and_read_only_hold_in_every_transaction(pg_url: str) -> None:
+    """Set per transaction, they hold whichever server connection PgBouncer hands out; no
+    prepared statement is left behind on a server connection (many repeats of one query)."""
+    engine = open_engine(pg_url)
+    reader = open_engine(pg_url, read_only=True)
+    try:
+        for _ in range(12):  # past psycopg's default prepare_threshold (5)
+            with write_tx(engine) as conn:
+                assert conn.execute(text("SHOW lock_timeout")).scalar() == "10s"
+                conn.execute(text("SELECT count(*) FROM tasks WHERE task_id = :t"), {"t": "x"})
+            with read_tx(reader) as conn:
+                assert conn.execute(text("SHOW transaction_read_only")).scalar() == "on"
+        with read_tx(engine) as conn:
+            assert conn.execute(text("SHOW transaction_read_only")).scalar() == "off"
+    finally:
+        engine.dispose()
+        reader.dispose()
+
+
+async def test_the_window_polls_when_listen_cannot_get_through(
+    pg_url: str,
+    windows: list[Window],  # noqa: F811 - the fixture imported above
+) -> None:
+    """LISTEN through a transaction pooler is detected; the follower polls instead, and a change
+    on another workstation still shows within 2 s."""
+    other = Store(open_engine(pg_url), SystemClock(), EventBus())
+    window = Window(pg_url, listen=True, interval_s=3600)  # LISTEN's fallback tick: an hour
+    windows.append(window)
+    await window.start()
+    listener = window.listener
+    assert listener is not None
+    assert await asyncio.to_thread(listener.unavailable.wait, 10)
+    assert not listener.connected.is_set()
+    # Shown at all means polled: the fallback tick is an hour, and no notification comes.
+    assert window.follower.interval_s > POLL_ONLY_EVERY_S
+    for i in range(3):
+        window.arrived.clear()
+        other.submit(make_tasks(1, prefix=f"p{i}"))
+        await asyncio.wait_for(window.arrived.wait(), 10)
+    assert window.synced == ["p0-000", "p1-000", "p2-000"]
+    other.engine.dispose()
