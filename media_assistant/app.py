@@ -111,7 +111,8 @@ def main(
             demo_env.start()  # takes <data-dir>/demo's lock before it writes anything
         except SchedulerBusy as exc:
             print(f"error: the demo is already running: {exc}", file=sys.stderr)
-            _say_already_running(app, str(exc), translators=True)  # no stderr in a window
+            if sys.stderr is None:  # the windowed (frozen) app: no console to read the line
+                _say_already_running(app, str(exc), translators=True)
             return exc.exit_code
         paths, held = Paths.resolve(demo_env.data_dir), demo_env.lock
     else:

@@ -476,6 +476,7 @@ SAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "started": {"attempt": 2, "max_attempts": 4, "base": 1, "retries": 1, "account": "一号"},
     "succeeded": {"chars": 300, "seconds": 12.5},
     "failed": {"error_kind": "captcha", "detail": "div.captcha-challenge"},
+    "poison_pill": {"error_kind": "server_error", "detail": "boom", "accounts": 2, "attempts": 3},
     "retry_scheduled": {
         "attempt": 1,
         "max_attempts": 3,

@@ -24,12 +24,14 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -154,8 +156,16 @@ class AccountEditor(QDialog):
         cancel.clicked.connect(self.reject)
         buttons.addWidget(self.save_button)
         buttons.addWidget(cancel)
+        # The fields scroll inside on a short screen (125 %/150 % scaling on a laptop); the note,
+        # the problems and the buttons stay in sight below them.
+        fields = QWidget(self)
+        fields.setLayout(form)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(fields)
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(scroll, 1)
         layout.addWidget(self.note)
         layout.addWidget(self.problems.general)
         layout.addLayout(buttons)

@@ -156,6 +156,11 @@ def _report(task: asyncio.Task[Any]) -> None:
     if task.cancelled() or (exc := task.exception()) is None:
         return
     log = logging.getLogger(__name__)
+    if isinstance(exc, RuntimeError) and str(exc) == "no running event loop":
+        # Qt stepped the task after the loop had stopped (the window's or a test's end): the
+        # job is simply over, as a cancelled one is; nothing went wrong in it.
+        log.warning("%s: stopped with the event loop", task.get_name())
+        return
     if is_unreachable(exc):
         first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
         log.warning("%s: the team database cannot be reached (%s)", task.get_name(), first)
