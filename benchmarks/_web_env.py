@@ -45,6 +45,7 @@ from media_assistant.sim.chat_site import ChatSiteSimulator
 CHROMIUM = "/usr/lib/chromium/chromium"
 ACCOUNT = "web-1"
 MODEL = "web-model"
+RECYCLE_AFTER = 50  # the config's default: a warm browser
 
 # ~200 Chinese characters, as operators' article prompts are; a marker makes each one unique so
 # the simulator's record of a generation can be matched to its task.
@@ -262,20 +263,27 @@ class WebLaneRun:
             f"{self.sim.base_url}/_sim/autologin?user={ACCOUNT}",
         )
 
-    async def run(
-        self, task_ids: list[str], timeout_s: float, recorder: PhaseRecorder | None = None
-    ) -> None:
+    async def start_scheduler(self) -> tuple[Scheduler, ProviderRegistry, DbThreads]:
+        """A started scheduler on this run's store, its provider registry and database threads
+        (the caller stops the scheduler, closes the threads and the registry)."""
         registry = ProviderRegistry(self.config, self.paths, None)
-        self.scheduler = Scheduler(
+        db = DbThreads()
+        scheduler = Scheduler(
             self.config,
-            AsyncStore(self.store, DbThreads()),
+            AsyncStore(self.store, db),
             self.clock,
             registry,
             profile_dir=self.paths.profile,
             seed=1,
         )
-        registry.accounts = self.scheduler.accounts
-        await self.scheduler.start()
+        registry.accounts = scheduler.accounts
+        await scheduler.start()
+        return scheduler, registry, db
+
+    async def run(
+        self, task_ids: list[str], timeout_s: float, recorder: PhaseRecorder | None = None
+    ) -> None:
+        self.scheduler, _registry, _db = await self.start_scheduler()
         try:
             await self.scheduler.submit(
                 [NewTask(t, MODEL, ModelKind.WEB, prompt_for(t), "bench") for t in task_ids]

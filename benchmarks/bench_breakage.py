@@ -21,24 +21,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._web_env import ACCOUNT, CHROMIUM, MODEL, prompt_for
+from benchmarks._web_env import ACCOUNT, MODEL, RECYCLE_AFTER, WebLaneRun, prompt_for
 from benchmarks.report import not_measured, target, targets_table
-from media_assistant.core.config.schema import parse_config
-from media_assistant.core.files.paths import Paths
-from media_assistant.core.lanes.scheduler import Scheduler
-from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.rules.site_breakage import AdapterStep, verdict_step
-from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.db import open_engine, sqlite_url
-from media_assistant.core.store.facade import AsyncStore
-from media_assistant.core.store.threads import DbThreads
-from media_assistant.providers.registry import ProviderRegistry
-from media_assistant.providers.web.executable import resolve_browser
-from media_assistant.providers.web.signin import visit
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
 
@@ -132,39 +121,11 @@ async def measure(breakage: str, *, cap_s: float = CAP_S) -> dict[str, Any]:
 async def _measure(
     root: Path, sim: ChatSiteSimulator, breakage: str, cap_s: float
 ) -> dict[str, Any]:
-    paths = Paths.resolve(root / "data")
-    paths.ensure()
-    config = parse_config(
-        {
-            "browser": {"executable": CHROMIUM, "headless": True},
-            "models": [{"name": MODEL, "kind": "web"}],
-            "accounts": [
-                {
-                    "id": ACCOUNT,
-                    "kind": "web",
-                    "site": "sim",
-                    "origin": sim.base_url,
-                    "models": [MODEL],
-                }
-            ],
-        },
-        "benchmark",
-    )
-    clock = SystemClock()
-    store = Store(open_engine(sqlite_url(paths.database)), clock)
-    accounts = AccountStore(store.engine, clock, EventBus())
-    await visit(
-        paths.profile(ACCOUNT),
-        resolve_browser(CHROMIUM),
-        f"{sim.base_url}/_sim/autologin?user={ACCOUNT}",
-    )
-    registry = ProviderRegistry(config, paths, None)
-    db = DbThreads()
-    scheduler = Scheduler(
-        config, AsyncStore(store, db), clock, registry, profile_dir=paths.profile, seed=1
-    )
-    registry.accounts = scheduler.accounts
-    await scheduler.start()
+    lane = WebLaneRun(root / "data", sim, recycle_after=RECYCLE_AFTER)
+    store = lane.store
+    accounts = AccountStore(store.engine, lane.clock, EventBus())
+    await lane.sign_in()
+    scheduler, registry, db = await lane.start_scheduler()
     noticed_at: float | None = None
     try:
         ids = [f"{breakage}-{i:02d}" for i in range(TASKS)]

@@ -28,28 +28,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._web_env import ACCOUNT, CHROMIUM, MODEL, prompt_for
+from benchmarks._web_env import ACCOUNT, MODEL, RECYCLE_AFTER, WebLaneRun, prompt_for
 from benchmarks.report import target
 from media_assistant.assets import sites_dir
-from media_assistant.core.config.schema import parse_config
-from media_assistant.core.files.paths import Paths
-from media_assistant.core.lanes.scheduler import Scheduler
-from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import ModelKind
-from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
-from media_assistant.core.store.db import open_engine, sqlite_url
-from media_assistant.core.store.facade import AsyncStore
-from media_assistant.core.store.threads import DbThreads
 from media_assistant.providers.registry import ProviderRegistry
 from media_assistant.providers.web.adapter_files import install_adapter
-from media_assistant.providers.web.executable import resolve_browser
 from media_assistant.providers.web.fingerprint import FingerprintStore
 from media_assistant.providers.web.provider import WebProvider
 from media_assistant.providers.web.repair import repair_adapter
-from media_assistant.providers.web.signin import visit
 from media_assistant.sim.chat_adapters import ADAPTER_FOR, alt_adapter_text
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
@@ -139,47 +129,19 @@ async def measure(breakage: str) -> dict[str, Any]:
 
 
 async def _measure(root: Path, sim: ChatSiteSimulator, breakage: str) -> dict[str, Any]:
-    paths = Paths.resolve(root / "data")
-    paths.ensure()
+    lane = WebLaneRun(root / "data", sim, recycle_after=RECYCLE_AFTER)
+    paths, config, store = lane.paths, lane.config, lane.store
     shipped = root / "sim.toml"
     shipped.write_text(adapter_text(ADAPTER_FOR.get(breakage) == "alt"), encoding="utf-8")
     install_adapter(shipped, paths.sites)
-    config = parse_config(
-        {
-            "browser": {"executable": CHROMIUM, "headless": True},
-            "models": [{"name": MODEL, "kind": "web"}],
-            "accounts": [
-                {
-                    "id": ACCOUNT,
-                    "kind": "web",
-                    "site": "sim",
-                    "origin": sim.base_url,
-                    "models": [MODEL],
-                }
-            ],
-        },
-        "benchmark",
-    )
-    clock = SystemClock()
-    store = Store(open_engine(sqlite_url(paths.database)), clock)
-    accounts = AccountStore(store.engine, clock, EventBus())
-    await visit(
-        paths.profile(ACCOUNT),
-        resolve_browser(CHROMIUM),
-        f"{sim.base_url}/_sim/autologin?user={ACCOUNT}",
-    )
+    accounts = AccountStore(store.engine, lane.clock, EventBus())
+    await lane.sign_in()
     ids = [f"{breakage}-{i:02d}" for i in range(TASKS)]
     prompts = {t: prompt_for(t) for t in ids}
     case: dict[str, Any] = {"breakage": breakage, "adapter": ADAPTER_FOR.get(breakage, "sim")}
 
     async def phase(until: Any, cap_s: float) -> float | None:
-        registry = ProviderRegistry(config, paths, None)
-        db = DbThreads()
-        scheduler = Scheduler(
-            config, AsyncStore(store, db), clock, registry, profile_dir=paths.profile, seed=1
-        )
-        registry.accounts = scheduler.accounts
-        await scheduler.start()
+        scheduler, registry, db = await lane.start_scheduler()
         if not store.list_tasks():
             await scheduler.submit(
                 [NewTask(t, MODEL, ModelKind.WEB, prompts[t], "bench") for t in ids]
