@@ -31,9 +31,7 @@ async def test_a_paused_batch_reads_the_same_on_both_workstations(
 ) -> None:
     async with (
         team_window(tmp_path / "pc-01", pg_url, qtbot, workstation="pc-01") as a,
-        team_window(
-            tmp_path / "pc-02", pg_url, qtbot, workstation="pc-02", web=("web-2",)
-        ) as b,
+        team_window(tmp_path / "pc-02", pg_url, qtbot, workstation="pc-02", web=("web-2",)) as b,
     ):
         store = a.services.store
         store.submit(make_tasks(3, batch="周报"))
@@ -49,8 +47,9 @@ async def test_a_paused_batch_reads_the_same_on_both_workstations(
         for env in (a, b):
             model = env.window.model
             await until(
-                lambda m=model: (row := m.task(claim.task_id)) is not None
-                and row.state == "running",
+                lambda m=model: (
+                    (row := m.task(claim.task_id)) is not None and row.state == "running"
+                ),
                 lambda: "the running task reached both windows",
             )
         # pc-01's operator picks the batch and pauses it; pc-02's window shows the whole lane.

@@ -7,8 +7,9 @@ a worker thread for a long one).
 Pending tasks a pause holds back are left out of the plan (nobody knows when they will start);
 a batch held that way says so instead of an ETA, and so does a lane whose every waiting task is
 held by a pause while its running ones finish (basis ``"paused"``: no ETA for work that will not
-start, the same words on every workstation whichever batch its operator picked). Tasks a schedule holds are planned from the
-time it lets them start ("after 16:09 + 4 min"), after the work that may start now.
+start, the same words on every workstation whichever batch its operator picked). Tasks a
+schedule holds are planned from the time it lets them start ("after 16:09 + 4 min"), after the
+work that may start now.
 """
 
 from __future__ import annotations
