@@ -98,6 +98,9 @@ async def fits(dialog: QWidget, name: str) -> None:
     dialog.resize(dialog.size().boundedTo(LAPTOP))
     await settle()
     assert dialog.height() <= LAPTOP.height(), f"{name}: {dialog.height()} px tall"
+    if shots := os.environ.get("MA_FIT_SHOTS"):  # for a person to look at (test_scaling.py)
+        slug = name.replace(" ", "-").replace(",", "")
+        dialog.grab().save(str(Path(shots) / f"fit-{SCALE}-{slug}.png"))
     for box in dialog.findChildren(QDialogButtonBox):
         for button in box.findChildren(QAbstractButton):
             if not button.isVisible():
@@ -109,6 +112,8 @@ async def fits(dialog: QWidget, name: str) -> None:
 async def test_every_dialog_fits_a_laptop_screen_in_its_tallest_state(
     env: Env, tmp_path: Path, qtbot: Any
 ) -> None:
+    from media_assistant.gui.accounts import team_words
+    from media_assistant.gui.accounts.model_editor import ModelEditor
     from media_assistant.gui.accounts.setup_dialog import SetupDialog
     from media_assistant.gui.batches.file_page import FilePreview
     from media_assistant.gui.batches.submit_notice import SkippedIdsNotice
@@ -185,6 +190,25 @@ async def test_every_dialog_fits_a_laptop_screen_in_its_tallest_state(
         editor = setup.edit_account(kind, None)
         await fits(editor, f"{kind.value} account editor")
         editor.reject()
+    setup.tabs.setCurrentIndex(1)
+    await fits(setup, "set-up, models")
+    model_editor = ModelEditor(setup.session, "web-model", setup)
+    qtbot.addWidget(model_editor)
+    model_editor.show()
+    await fits(model_editor, "model editor")
+    model_editor.reject()
+    team = setup.team_page  # its tallest: a refused address, no keyring, a failed test
+    setup.tabs.setCurrentIndex(2)
+    team.problems.show(
+        [
+            ("url", "地址格式不对：应为 postgresql://用户@主机:5432/数据库"),
+            ("workstation", "工作站名称只能包含字母、数字、- 和 _"),
+            (None, "团队数据库没有保存：请先修正上面的问题。"),
+        ]
+    )
+    team.keyring_note.setText(team_words.keyring_text("no_keyring"))
+    team._say("无法连接团队数据库：" + "连接被拒绝，服务器没有响应。" * 6, error=True)
+    await fits(setup, "set-up, team database")
     setup.close()
 
     settings = SettingsDialog(env.services.paths.config_file, window)
