@@ -27,7 +27,7 @@ from media_assistant.core.model.records import (
 from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.common.i18n import install_translators
 from media_assistant.gui.common.style import FRAME_ALLOWANCE
-from tests.gui.app_env import Env, running_app
+from tests.gui.app_env import Env, two_accounts_app
 
 # What a 1366×768 screen with a 40 px taskbar leaves a window: the app's dialogs take at most
 # this (style.screen_room on that screen).
@@ -35,29 +35,6 @@ from tests.gui.app_env import Env, running_app
 # this file again at QT_SCALE_FACTOR 1.25 and 1.5 (tests/gui/test_scaling.py).
 SCALE = float(os.environ.get("QT_SCALE_FACTOR") or 1)
 LAPTOP = QSize(int(1366 / SCALE) * 9 // 10, int(728 / SCALE) - 2 * FRAME_ALLOWANCE)
-
-CONFIG = """
-[[models]]
-name = "web-model"
-kind = "web"
-
-[[models]]
-name = "api-model"
-kind = "api"
-
-[[accounts]]
-id = "web-1"
-kind = "web"
-site = "fake"
-models = ["web-model"]
-
-[[accounts]]
-id = "api-1"
-kind = "api"
-base_url = "http://127.0.0.1:9/v1"
-api_key_env = "MA_FIT_KEY"
-models = ["api-model"]
-"""
 
 
 @pytest.fixture
@@ -76,11 +53,7 @@ def chinese(qapp: QApplication) -> Iterator[None]:
 async def env(
     tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch, chinese: None
 ) -> AsyncIterator[Env]:
-    monkeypatch.setenv("MA_FIT_KEY", "sk-fit")
-    data = tmp_path / "data"
-    data.mkdir()
-    (data / "config.toml").write_text(CONFIG, encoding="utf-8")
-    async with running_app(data, qtbot, start_scheduler=False) as env:
+    async with two_accounts_app(tmp_path, qtbot, monkeypatch) as env:
         yield env
 
 
