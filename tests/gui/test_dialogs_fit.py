@@ -196,6 +196,36 @@ async def test_every_dialog_fits_a_laptop_screen_in_its_tallest_state(
     await fits(first, "first start")
     first.reject()
 
+    from media_assistant.core.rules.site_breakage import (
+        AdapterStep,
+        SiteCheckReport,
+        StepResult,
+        StepStatus,
+    )
+    from media_assistant.gui.accounts.site_actions import SiteCheckDialog
+
+    check = SiteCheckDialog("web-1", window)  # every step, the last one failed at length
+    qtbot.addWidget(check)
+    steps = list(AdapterStep)
+    check.show()
+    check.show_report(
+        SiteCheckReport(
+            "web-1",
+            "fake",
+            tuple(
+                StepResult(
+                    step,
+                    StepStatus.FAILED if step is steps[-1] else StepStatus.OK,
+                    "button[data-testid='send'] 没有匹配到任何元素，页面可能已改版。" * 3,
+                    1.5,
+                )
+                for step in steps
+            ),
+        )
+    )
+    await fits(check, "site check")
+    check.close()
+
     skipped = SkippedIdsNotice(
         SubmitResult((), tuple(f"已有任务-{i:04d}" for i in range(500)), "b1"), window
     )
