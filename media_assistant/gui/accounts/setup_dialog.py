@@ -118,10 +118,10 @@ class SetupDialog(QDialog):
         self.tabs.addTab(models_page, self.tr("Models"))
         self.team_page = TeamPage(session, self)
         # Scrolls inside: at 150 % display scaling a laptop leaves ~405 px (issue 29 item 8).
-        team_scroll = QScrollArea(self, widgetResizable=True)
-        team_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        team_scroll.setWidget(self.team_page)
-        self.tabs.addTab(team_scroll, self.tr("Team database"))
+        self.team_tab = QScrollArea(self, widgetResizable=True)  # the tab: setCurrentWidget
+        self.team_tab.setFrameShape(QFrame.Shape.NoFrame)
+        self.team_tab.setWidget(self.team_page)
+        self.tabs.addTab(self.team_tab, self.tr("Team database"))
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
