@@ -37,6 +37,7 @@ from tests.gui.app_env import Env, two_accounts_app
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 WAYS = ("button", "x", "escape")
+JOB_PATIENCE_S = 120.0  # an export or a bundle (a child process) under a loaded machine
 CLOSE_WORDS = {"Close", "Cancel", "Quit", "No", "OK", "Later"}
 
 
@@ -103,22 +104,28 @@ async def close_by(dialog: QDialog, way: str) -> None:
     await asyncio.sleep(0.05)  # deleteLater() runs: a deleted one is really gone
 
 
-async def opens(open_it: Callable[[], object], name: str, kind: type[QDialog]) -> QDialog:
+async def opens(
+    open_it: Callable[[], object], name: str, kind: type[QDialog], patience: float = 10.0
+) -> QDialog:
     before = shown_dialogs()
     open_it()
     await until(
         lambda: any(isinstance(w, kind) for w in shown_dialogs() - before),
         f"{name} did not open",
+        patience,
     )
     return next(w for w in shown_dialogs() - before if isinstance(w, kind))
 
 
-async def twice_each_way(open_it: Callable[[], object], name: str, kind: type[QDialog]) -> None:
-    """Open, close one way, open again — for each way; then close what is left open."""
+async def twice_each_way(
+    open_it: Callable[[], object], name: str, kind: type[QDialog], patience: float = 10.0
+) -> None:
+    """Open, close one way, open again — for each way; then close what is left open.
+    ``patience``: how long opening may take (an export's child process under load)."""
     for way in WAYS:
-        dialog = await opens(open_it, f"{name} (before closing by {way})", kind)
+        dialog = await opens(open_it, f"{name} (before closing by {way})", kind, patience)
         await close_by(dialog, way)
-    await close_by(await opens(open_it, f"{name} (after all)", kind), "x")
+    await close_by(await opens(open_it, f"{name} (after all)", kind, patience), "x")
 
 
 async def test_every_dialog_opens_again_however_it_was_closed(env: Env, qtbot: Any) -> None:
@@ -288,21 +295,29 @@ async def test_the_questions_and_result_boxes_open_again(
     exported = tmp_path / "out" / "tasks.csv"
     exported.parent.mkdir()
     await twice_each_way(
-        lambda: spawn(actions.export_to(exported, ["t-1"]), "export"), "export done", QMessageBox
+        lambda: spawn(actions.export_to(exported, ["t-1"]), "export"),
+        "export done",
+        QMessageBox,
+        JOB_PATIENCE_S,
     )
     await twice_each_way(
         lambda: spawn(actions.export_to(tmp_path / "no-such-folder" / "t.csv", ["t-1"]), "x"),
         "export failed",
         QMessageBox,
+        JOB_PATIENCE_S,
     )
     bundle = tmp_path / "out" / "support.zip"
     await twice_each_way(
-        lambda: spawn(help_actions.create_bundle(bundle), "bundle"), "bundle done", QMessageBox
+        lambda: spawn(help_actions.create_bundle(bundle), "bundle"),
+        "bundle done",
+        QMessageBox,
+        JOB_PATIENCE_S,
     )
     await twice_each_way(
         lambda: spawn(help_actions.create_bundle(tmp_path / "no-such-folder" / "s.zip"), "x"),
         "bundle failed",
         QMessageBox,
+        JOB_PATIENCE_S,
     )
 
 
