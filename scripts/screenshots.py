@@ -41,7 +41,10 @@ def window():
 
 def step():
     w = window()
-    if w is None:
+    handle = w.windowHandle() if w is not None else None
+    if handle is None or not handle.isExposed() or not state.get("exposed"):
+        # Visible is not yet painted (a black demo-start shot once): one turn more.
+        state["exposed"] = handle is not None and handle.isExposed()
         QTimer.singleShot(300, step)
         return
     if state["ticks"] == 0:
@@ -53,29 +56,37 @@ def step():
     done = {r.model_kind for r in rows if r.state == "success"}
     running = [r for r in rows if r.state == "running"]
     if (done == {"web", "api"} and running) or state["ticks"] > 200:
-        if suffix:  # the whole (small) screen: what fits and what does not
-            app.primaryScreen().grabWindow(0).save(str(out / f"main-window-{suffix}-{lang}.png"))
-        else:
-            w.grab().save(str(out / f"main-window-{lang}.png"))
-        finished = next((r for r in rows if r.state == "success" and r.model_kind == "web"), None)
-        if finished is not None:
-            w.open_details(finished.task_id)  # opens once its record is read (a coroutine)
-
-            def shoot_details(tries=0):
-                dialog = w._details.get(finished.task_id)
-                if dialog is None and tries < 50:
-                    QTimer.singleShot(100, lambda: shoot_details(tries + 1))
-                    return
-                if dialog is not None:
-                    dialog.grab().save(
-                        str(out / f"task-details-{suffix + '-' if suffix else ''}{lang}.png"))
-                w.close()
-
-            QTimer.singleShot(800, shoot_details)
-        else:
-            w.close()
+        # The lane panels and the batches list follow the table once a second: bring them
+        # up to date, let them paint, then shoot (a shot taken at once showed "0 of 5 done"
+        # beside two web tasks that had succeeded).
+        w.refresh()
+        QTimer.singleShot(500, lambda: shoot(w))
         return
     QTimer.singleShot(300, step)
+
+def shoot(w):
+    rows = w.model.rows()
+    if suffix:  # the whole (small) screen: what fits and what does not
+        app.primaryScreen().grabWindow(0).save(str(out / f"main-window-{suffix}-{lang}.png"))
+    else:
+        w.grab().save(str(out / f"main-window-{lang}.png"))
+    finished = next((r for r in rows if r.state == "success" and r.model_kind == "web"), None)
+    if finished is not None:
+        w.open_details(finished.task_id)  # opens once its record is read (a coroutine)
+
+        def shoot_details(tries=0):
+            dialog = w._details.get(finished.task_id)
+            if dialog is None and tries < 50:
+                QTimer.singleShot(100, lambda: shoot_details(tries + 1))
+                return
+            if dialog is not None:
+                dialog.grab().save(
+                    str(out / f"task-details-{suffix + '-' if suffix else ''}{lang}.png"))
+            w.close()
+
+        QTimer.singleShot(800, shoot_details)
+    else:
+        w.close()
 
 QTimer.singleShot(300, step)
 sys.exit(app_module.main(data_dir=Path(sys.argv[3]), demo=True))

@@ -60,7 +60,11 @@ def later(fn, ms=400):
 
 def welcome():
     dialog = top(FirstStartDialog)
-    if dialog is None:
+    handle = dialog.windowHandle() if dialog is not None else None
+    if handle is None or not handle.isExposed():
+        return later(welcome)
+    if not state.get("welcome_exposed"):  # visible is not yet painted (a black shot once)
+        state["welcome_exposed"] = True
         return later(welcome)
     shot("setup-welcome")
     dialog.setup_button.click()

@@ -86,6 +86,7 @@ for account in ("ds-web-3", "ds-web-4"):
                                    models=("deepseek-web",), owner_id=session, deadline_s=900,
                                    workstation="pc-03")
     if account == "ds-web-3":
+        time.sleep(4)  # a generation that took a while: the lane's ETA has a duration to use
         other.store.finish_success(claim, "……")
         claim = other.store.claim_next(kind=ModelKind.WEB, account_id=account,
                                        models=("deepseek-web",), owner_id=session,
@@ -124,7 +125,7 @@ def window_shot():
     shot("team-window")
     w = state["w"]
     dialog = w.open_setup()
-    dialog.tabs.setCurrentWidget(dialog.team_page)
+    dialog.tabs.setCurrentWidget(dialog.team_tab)
     page = dialog.team_page
     later(lambda: test(page), 800)
 

@@ -1,6 +1,7 @@
 """The app as ``media_assistant.app`` composes it, for GUI tests: services bound to the running
 qasync loop, the window loaded and shown, the database follower started, the scheduler started
-(unless asked not to); torn down in the app's order, whatever the test did."""
+(unless asked not to); torn down in the app's order, whatever the test did. ``two_accounts_app``:
+that app on a config with a web and an API account (the dialogs' tests open every dialog on it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import shiboken6
 from PySide6.QtWidgets import QApplication
 
@@ -57,3 +59,47 @@ async def running_app(
             await window.local_state.flush()  # as the app does after its window closed
         services.close()
         app.setQuitOnLastWindowClosed(quits)
+
+
+# A web account and an API account (its key in an environment variable), three models: every
+# dialog has something to show (tests/gui/test_dialogs_fit.py, test_every_dialog_twice.py).
+KEY_ENV = "MA_GUI_TEST_KEY"
+TWO_ACCOUNTS = f"""
+[[models]]
+name = "web-model"
+kind = "web"
+
+[[models]]
+name = "api-model"
+kind = "api"
+
+[[models]]
+name = "api-other"
+kind = "api"
+
+[[accounts]]
+id = "web-1"
+kind = "web"
+site = "fake"
+models = ["web-model"]
+
+[[accounts]]
+id = "api-1"
+kind = "api"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "{KEY_ENV}"
+models = ["api-model", "api-other"]
+"""
+
+
+@contextlib.asynccontextmanager
+async def two_accounts_app(
+    tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Env]:
+    """The app (no scheduler) on :data:`TWO_ACCOUNTS` in ``tmp_path/data``."""
+    monkeypatch.setenv(KEY_ENV, "sk-gui-test")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(TWO_ACCOUNTS, encoding="utf-8")
+    async with running_app(data, qtbot, start_scheduler=False) as env:
+        yield env

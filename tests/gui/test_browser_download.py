@@ -5,6 +5,7 @@ Playwright's installer (this machine has no internet), the installed browser the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -122,9 +123,18 @@ async def test_cancel_stops_the_installer(tmp_path: Path, qtbot: Any) -> None:
         dialog = BrowserDownloadDialog(browsers_dir=tmp_path / "b", command=installer(tmp_path))
         qtbot.addWidget(dialog)
         dialog.start()
-        me = psutil.Process()
-        await wait_for(lambda: me.children(recursive=True))
-        child = me.children(recursive=True)[0]
+        me, script = psutil.Process(), installer(tmp_path)[-1]
+
+        def installers() -> list[psutil.Process]:  # not another test's child still ending
+            found = []
+            for p in me.children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    if script in p.cmdline():
+                        found.append(p)
+            return found
+
+        await wait_for(installers)
+        child = installers()[0]
         await wait_for(lambda: dialog.value() >= 0 and "%" in dialog.labelText())
         cancel = dialog.findChild(QPushButton)
         assert cancel is not None and cancel.text() == "Cancel"

@@ -27,7 +27,7 @@ from media_assistant.core.model.records import (
 from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.common.i18n import install_translators
 from media_assistant.gui.common.style import FRAME_ALLOWANCE
-from tests.gui.app_env import Env, running_app
+from tests.gui.app_env import Env, two_accounts_app
 
 # What a 1366×768 screen with a 40 px taskbar leaves a window: the app's dialogs take at most
 # this (style.screen_room on that screen).
@@ -35,29 +35,6 @@ from tests.gui.app_env import Env, running_app
 # this file again at QT_SCALE_FACTOR 1.25 and 1.5 (tests/gui/test_scaling.py).
 SCALE = float(os.environ.get("QT_SCALE_FACTOR") or 1)
 LAPTOP = QSize(int(1366 / SCALE) * 9 // 10, int(728 / SCALE) - 2 * FRAME_ALLOWANCE)
-
-CONFIG = """
-[[models]]
-name = "web-model"
-kind = "web"
-
-[[models]]
-name = "api-model"
-kind = "api"
-
-[[accounts]]
-id = "web-1"
-kind = "web"
-site = "fake"
-models = ["web-model"]
-
-[[accounts]]
-id = "api-1"
-kind = "api"
-base_url = "http://127.0.0.1:9/v1"
-api_key_env = "MA_FIT_KEY"
-models = ["api-model"]
-"""
 
 
 @pytest.fixture
@@ -76,11 +53,7 @@ def chinese(qapp: QApplication) -> Iterator[None]:
 async def env(
     tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch, chinese: None
 ) -> AsyncIterator[Env]:
-    monkeypatch.setenv("MA_FIT_KEY", "sk-fit")
-    data = tmp_path / "data"
-    data.mkdir()
-    (data / "config.toml").write_text(CONFIG, encoding="utf-8")
-    async with running_app(data, qtbot, start_scheduler=False) as env:
+    async with two_accounts_app(tmp_path, qtbot, monkeypatch) as env:
         yield env
 
 
@@ -98,6 +71,9 @@ async def fits(dialog: QWidget, name: str) -> None:
     dialog.resize(dialog.size().boundedTo(LAPTOP))
     await settle()
     assert dialog.height() <= LAPTOP.height(), f"{name}: {dialog.height()} px tall"
+    if shots := os.environ.get("MA_FIT_SHOTS"):  # for a person to look at (test_scaling.py)
+        slug = name.replace(" ", "-").replace(",", "")
+        dialog.grab().save(str(Path(shots) / f"fit-{SCALE}-{slug}.png"))
     for box in dialog.findChildren(QDialogButtonBox):
         for button in box.findChildren(QAbstractButton):
             if not button.isVisible():
@@ -109,6 +85,8 @@ async def fits(dialog: QWidget, name: str) -> None:
 async def test_every_dialog_fits_a_laptop_screen_in_its_tallest_state(
     env: Env, tmp_path: Path, qtbot: Any
 ) -> None:
+    from media_assistant.gui.accounts import team_words
+    from media_assistant.gui.accounts.model_editor import ModelEditor
     from media_assistant.gui.accounts.setup_dialog import SetupDialog
     from media_assistant.gui.batches.file_page import FilePreview
     from media_assistant.gui.batches.submit_notice import SkippedIdsNotice
@@ -185,6 +163,25 @@ async def test_every_dialog_fits_a_laptop_screen_in_its_tallest_state(
         editor = setup.edit_account(kind, None)
         await fits(editor, f"{kind.value} account editor")
         editor.reject()
+    setup.tabs.setCurrentIndex(1)
+    await fits(setup, "set-up, models")
+    model_editor = ModelEditor(setup.session, "web-model", setup)
+    qtbot.addWidget(model_editor)
+    model_editor.show()
+    await fits(model_editor, "model editor")
+    model_editor.reject()
+    team = setup.team_page  # its tallest: a refused address, no keyring, a failed test
+    setup.tabs.setCurrentIndex(2)
+    team.problems.show(
+        [
+            ("url", "地址格式不对：应为 postgresql://用户@主机:5432/数据库"),
+            ("workstation", "工作站名称只能包含字母、数字、- 和 _"),
+            (None, "团队数据库没有保存：请先修正上面的问题。"),
+        ]
+    )
+    team.keyring_note.setText(team_words.keyring_text("no_keyring"))
+    team._say("无法连接团队数据库：" + "连接被拒绝，服务器没有响应。" * 6, error=True)
+    await fits(setup, "set-up, team database")
     setup.close()
 
     settings = SettingsDialog(env.services.paths.config_file, window)
@@ -198,6 +195,36 @@ async def test_every_dialog_fits_a_laptop_screen_in_its_tallest_state(
     first.show()
     await fits(first, "first start")
     first.reject()
+
+    from media_assistant.core.rules.site_breakage import (
+        AdapterStep,
+        SiteCheckReport,
+        StepResult,
+        StepStatus,
+    )
+    from media_assistant.gui.accounts.site_actions import SiteCheckDialog
+
+    check = SiteCheckDialog("web-1", window)  # every step, the last one failed at length
+    qtbot.addWidget(check)
+    steps = list(AdapterStep)
+    check.show()
+    check.show_report(
+        SiteCheckReport(
+            "web-1",
+            "fake",
+            tuple(
+                StepResult(
+                    step,
+                    StepStatus.FAILED if step is steps[-1] else StepStatus.OK,
+                    "button[data-testid='send'] 没有匹配到任何元素，页面可能已改版。" * 3,
+                    1.5,
+                )
+                for step in steps
+            ),
+        )
+    )
+    await fits(check, "site check")
+    check.close()
 
     skipped = SkippedIdsNotice(
         SubmitResult((), tuple(f"已有任务-{i:04d}" for i in range(500)), "b1"), window

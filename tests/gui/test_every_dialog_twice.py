@@ -9,11 +9,13 @@ the three ways an operator closes a window — its button, the title bar's × (`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 import shiboken6
 from PySide6.QtCore import Qt
@@ -30,48 +32,18 @@ from PySide6.QtWidgets import (
 
 from media_assistant.core.model.records import NewTask, SubmitResult
 from media_assistant.core.model.states import ModelKind
-from tests.gui.app_env import Env, running_app
+from tests.gui.app_env import Env, two_accounts_app
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
-CONFIG = """
-[[models]]
-name = "web-model"
-kind = "web"
-
-[[models]]
-name = "api-model"
-kind = "api"
-
-[[models]]
-name = "api-other"
-kind = "api"
-
-[[accounts]]
-id = "web-1"
-kind = "web"
-site = "fake"
-models = ["web-model"]
-
-[[accounts]]
-id = "api-1"
-kind = "api"
-base_url = "http://127.0.0.1:9/v1"
-api_key_env = "MA_TWICE_KEY"
-models = ["api-model", "api-other"]
-"""
-
 WAYS = ("button", "x", "escape")
+JOB_PATIENCE_S = 120.0  # an export or a bundle (a child process) under a loaded machine
 CLOSE_WORDS = {"Close", "Cancel", "Quit", "No", "OK", "Later"}
 
 
 @pytest.fixture
 async def env(tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Env]:
-    monkeypatch.setenv("MA_TWICE_KEY", "sk-twice")
-    data = tmp_path / "data"
-    data.mkdir()
-    (data / "config.toml").write_text(CONFIG, encoding="utf-8")
-    async with running_app(data, qtbot, start_scheduler=False) as env:
+    async with two_accounts_app(tmp_path, qtbot, monkeypatch) as env:
         yield env
 
 
@@ -132,22 +104,28 @@ async def close_by(dialog: QDialog, way: str) -> None:
     await asyncio.sleep(0.05)  # deleteLater() runs: a deleted one is really gone
 
 
-async def opens(open_it: Callable[[], object], name: str, kind: type[QDialog]) -> QDialog:
+async def opens(
+    open_it: Callable[[], object], name: str, kind: type[QDialog], patience: float = 10.0
+) -> QDialog:
     before = shown_dialogs()
     open_it()
     await until(
         lambda: any(isinstance(w, kind) for w in shown_dialogs() - before),
         f"{name} did not open",
+        patience,
     )
     return next(w for w in shown_dialogs() - before if isinstance(w, kind))
 
 
-async def twice_each_way(open_it: Callable[[], object], name: str, kind: type[QDialog]) -> None:
-    """Open, close one way, open again — for each way; then close what is left open."""
+async def twice_each_way(
+    open_it: Callable[[], object], name: str, kind: type[QDialog], patience: float = 10.0
+) -> None:
+    """Open, close one way, open again — for each way; then close what is left open.
+    ``patience``: how long opening may take (an export's child process under load)."""
     for way in WAYS:
-        dialog = await opens(open_it, f"{name} (before closing by {way})", kind)
+        dialog = await opens(open_it, f"{name} (before closing by {way})", kind, patience)
         await close_by(dialog, way)
-    await close_by(await opens(open_it, f"{name} (after all)", kind), "x")
+    await close_by(await opens(open_it, f"{name} (after all)", kind, patience), "x")
 
 
 async def test_every_dialog_opens_again_however_it_was_closed(env: Env, qtbot: Any) -> None:
@@ -273,3 +251,149 @@ async def test_an_editor_closed_while_the_set_up_window_reopens(env: Env, kind: 
         editor = await opens(lambda s=setup: s.edit_account(kind, None), "editor", AccountEditor)
         await close_by(setup, "x")
         await until(lambda e=editor: not shiboken6.isValid(e), "the editor went with it")
+
+
+async def test_the_questions_and_result_boxes_open_again(
+    env: Env, tmp_path: Path, no_quit: None
+) -> None:
+    """The boxes the first walk left out: the Team page's questions, the browser download's,
+    the export's and the support bundle's results, each of them twice every way."""
+    from media_assistant.gui.accounts import browser_download
+    from media_assistant.gui.accounts.setup_dialog import SetupDialog
+    from media_assistant.gui.bridge.jobs import spawn
+
+    window = env.window
+    await env.controller.submit(
+        [NewTask("t-1", "api-model", ModelKind.API, "写一段话", batch_id="b1")]
+    )
+    await until(lambda: window.model.task("t-1") is not None, "the task reached the table")
+
+    setup = await opens(window.act_setup.trigger, "set-up", SetupDialog)
+    assert isinstance(setup, SetupDialog)
+    team = setup.team_page
+    setup.tabs.setCurrentIndex(2)
+    await twice_each_way(
+        lambda: spawn(team._confirm("把密码写入密码文件？"), "confirm"),
+        "team: keep the password",
+        QMessageBox,
+    )
+    await twice_each_way(team._offer_restart, "team: restart now?", QMessageBox)
+    await close_by(setup, "x")
+
+    await twice_each_way(
+        lambda: browser_download.offer_browser_download(window),
+        "browser download offered",
+        QMessageBox,
+    )
+    await twice_each_way(
+        lambda: browser_download._show_failure(window, "getaddrinfo ENOTFOUND"),
+        "browser download failed",
+        QMessageBox,
+    )
+
+    actions, help_actions = window.task_actions, window.help_actions
+    exported = tmp_path / "out" / "tasks.csv"
+    exported.parent.mkdir()
+    await twice_each_way(
+        lambda: spawn(actions.export_to(exported, ["t-1"]), "export"),
+        "export done",
+        QMessageBox,
+        JOB_PATIENCE_S,
+    )
+    await twice_each_way(
+        lambda: spawn(actions.export_to(tmp_path / "no-such-folder" / "t.csv", ["t-1"]), "x"),
+        "export failed",
+        QMessageBox,
+        JOB_PATIENCE_S,
+    )
+    bundle = tmp_path / "out" / "support.zip"
+    await twice_each_way(
+        lambda: spawn(help_actions.create_bundle(bundle), "bundle"),
+        "bundle done",
+        QMessageBox,
+        JOB_PATIENCE_S,
+    )
+    await twice_each_way(
+        lambda: spawn(help_actions.create_bundle(tmp_path / "no-such-folder" / "s.zip"), "x"),
+        "bundle failed",
+        QMessageBox,
+        JOB_PATIENCE_S,
+    )
+
+
+async def test_the_browser_downloads_progress_opens_again(
+    tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch, no_quit: None
+) -> None:
+    """The download's progress, closed each way (each a cancel: the installer is stopped)."""
+    from media_assistant.gui.accounts.browser_download import BrowserDownloadDialog
+    from tests.gui.test_browser_download import installer
+
+    def start() -> None:
+        dialog = BrowserDownloadDialog(
+            browsers_dir=tmp_path / "browsers", command=installer(tmp_path)
+        )
+        qtbot.addWidget(dialog)
+        dialog.start()
+
+    monkeypatch.setenv("FAKE_MODE", "slow")  # it waits 30 s per step: open until closed
+    await twice_each_way(start, "browser download", BrowserDownloadDialog)
+    dialogs = [
+        d
+        for d in QApplication.topLevelWidgets()
+        if isinstance(d, BrowserDownloadDialog) and shiboken6.isValid(d)
+    ]
+    assert len(dialogs) == 4
+    await until(lambda: not any(d.running for d in dialogs), "every download stopped", 30)
+
+    script = installer(tmp_path)[-1]
+
+    def installers() -> list[psutil.Process]:
+        found = []
+        for p in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if script in p.cmdline() and p.status() != psutil.STATUS_ZOMBIE:
+                    found.append(p)
+        return found
+
+    await until(lambda: not installers(), "no installer left running", 30)
+    assert not (tmp_path / "browsers" / "chromium-1255").exists()
+
+
+def test_the_store_recovery_question_asks_again_however_it_was_closed(
+    tmp_path: Path, qtbot: Any, no_quit: None
+) -> None:
+    """Before the window exists (a modal question with a loop of its own): a damaged store, a
+    backup to offer; closed each way it is "Quit" (nothing restored), and it asks again."""
+    from PySide6.QtCore import QTimer
+
+    from media_assistant.core.files.paths import Paths
+    from media_assistant.core.model.errors import StoreDamaged
+    from media_assistant.gui.window.store_recovery import StoreRecovery
+
+    paths = Paths.resolve(tmp_path / "data")
+    paths.backups.mkdir(parents=True, exist_ok=True)
+    backup = paths.backups / "media-assistant-20261205-090000.db"
+    backup.write_bytes(b"a backup")
+    recovery = StoreRecovery(paths)
+    damaged = StoreDamaged(str(paths.database), "file is not a database", "restore a backup")
+    shown: list[str] = []
+
+    def close_it(way: str) -> None:
+        box = recovery.box
+        if box is None or not box.isVisible():  # not shown yet: look again at the next turn
+            QTimer.singleShot(10, lambda: close_it(way))
+            return
+        shown.append(box.text())
+        if way == "button":
+            close_button(box).click()
+        elif way == "x":
+            box.close()
+        else:
+            QTest.keyClick(box, Qt.Key.Key_Escape)
+
+    for way in (*WAYS, "button"):
+        QTimer.singleShot(0, lambda way=way: close_it(way))
+        assert recovery.offer(damaged) is False, way
+        assert recovery.box is None
+    assert len(shown) == 4 and all("2026-12-05 09:00" in text for text in shown)
+    assert backup.read_bytes() == b"a backup"  # nothing was restored

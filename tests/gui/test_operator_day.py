@@ -342,7 +342,7 @@ async def test_held_work_says_what_holds_it_never_an_eta_of_zero(
     assert api.eta.text() == f"Scheduled {when}"  # nothing ended yet: no duration to add
     window.batch_list.select("new")
     await until(lambda: window.table.current_batch() == "new")
-    assert api.eta.text() == "Paused"
+    assert api.eta.text() == "Paused: 4 tasks wait"  # as the whole lane says it
     window.batch_list.select("night")
     await until(lambda: window.table.current_batch() == "night")
     assert api.eta.text() == f"Scheduled {when}"

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QWidget
 
 from media_assistant.core.model.events import EventBus, StoreLinkChanged
 from media_assistant.core.store import db
@@ -32,6 +33,34 @@ async def seen_within(predicate: Callable[[], bool], timeout: float) -> float:
         assert time.monotonic() - t0 < timeout, f"not seen within {timeout} s"
         await asyncio.sleep(0.02)
     return time.monotonic() - t0
+
+
+class _Paints(QObject):
+    """Which of the watched widgets Qt has painted since it was asked to."""
+
+    def __init__(self, widgets: tuple[QWidget, ...]) -> None:
+        super().__init__()
+        self.waiting = set(widgets)
+        for widget in widgets:
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Paint:
+            self.waiting.discard(watched)  # type: ignore[arg-type]
+        return False
+
+
+async def painted(*widgets: QWidget) -> None:
+    """Until Qt has painted each of ``widgets`` again: the layout passes a resize or a shown
+    widget asked for are done by then (a paint draws the geometry the layout gave)."""
+    paints = _Paints(widgets)
+    try:
+        for widget in widgets:
+            widget.update()
+        await seen_within(lambda: not paints.waiting, 10.0)
+    finally:
+        for widget in widgets:
+            widget.removeEventFilter(paints)
 
 
 async def test_the_banner_shows_while_the_team_database_is_away_and_goes_when_it_answers(
@@ -133,13 +162,13 @@ async def test_the_banner_moves_nothing_and_the_team_is_unknown_meanwhile(
         await env.controller.team.look()
         status = window.team_view.status
         assert status.text().startswith("Team: ")
-        await asyncio.sleep(0.1)
         lanes = window.lanes["web"]
+        await painted(lanes, window.table)
         before = (lanes.mapTo(window, lanes.rect().topLeft()), window.table.geometry())
         banner = window.team_view.banner
         down = StoreLinkChanged(False, env.controller.now() - 5, 0, "away")
         banner.show_state(down)
-        await asyncio.sleep(0.1)  # a layout pass
+        await painted(banner, lanes, window.table)
         assert banner.isVisible() and banner.height() > 0
         after = (lanes.mapTo(window, lanes.rect().topLeft()), window.table.geometry())
         assert after == before  # nothing moved

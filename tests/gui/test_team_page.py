@@ -96,7 +96,7 @@ async def opened_page(
         dialog = SetupDialog(SetupSession(env.controller), env.window)
         qtbot.addWidget(dialog)
         dialog.show()
-        dialog.tabs.setCurrentWidget(dialog.team_page)
+        dialog.tabs.setCurrentWidget(dialog.team_tab)
         await asyncio.wait_for(dialog.team_page.looked.wait(), 10)
         yield dialog.team_page
         # A look at the keyring the test's typing or saving started (a check timer, a spawn)

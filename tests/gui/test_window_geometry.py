@@ -146,6 +146,8 @@ def test_at_a_1366x768_laptop_every_panel_the_status_bar_and_the_state_column_sh
     state_right = header.sectionViewportPosition(COL_STATE) + header.sectionSize(COL_STATE)
     assert header.sectionViewportPosition(COL_STATE) >= 0
     assert state_right <= view.viewport().width()  # the whole State column, no scrolling
+    if shots := os.environ.get("MA_FIT_SHOTS"):  # for a person to look at (test_scaling.py)
+        window.grab().save(str(Path(shots) / f"fit-{SCALE}-main-window.png"))
 
 
 def test_the_window_and_the_tray_show_the_app_icon(

@@ -74,7 +74,7 @@ class LaneSnapshot:
 class LaneEstimate:
     eta_s: float | None  # None: no finished task yet, or nothing can serve the pending work
     finish_at: float | None  # now + eta_s
-    basis: str  # "observed", "no_samples", "no_capacity", "idle"
+    basis: str  # "observed", "no_samples", "no_capacity", "idle"; "paused": gui/batches/eta.py
     throughput_per_min: float | None  # success + failed per minute; None if fewer than 2 ended
     stale_running: int  # heartbeat age in (stale_after_s, dead_after_s] (amber)
     dead_running: int  # heartbeat age > dead_after_s (red); not also counted as stale

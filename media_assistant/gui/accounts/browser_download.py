@@ -70,32 +70,49 @@ class BrowserDownloadDialog(QProgressDialog):
     async def _run(self) -> Path | None:
         service = BrowserService("browser-download")
         service.start()
-        download = await service.call(
-            _spawn(
-                download_chromium(
-                    self._progressed.emit, browsers_dir=self._browsers_dir, command=self._command
+        try:
+            return await self._download(service)
+        finally:
+            await asyncio.to_thread(service.stop)
+
+    async def _download(self, service: BrowserService) -> Path | None:
+        spawning = asyncio.ensure_future(
+            service.call(
+                _spawn(
+                    download_chromium(
+                        self._progressed.emit,
+                        browsers_dir=self._browsers_dir,
+                        command=self._command,
+                    )
                 )
             )
         )
         try:
+            download = await asyncio.shield(spawning)
             folder = await service.call(_join(download))
         except asyncio.CancelledError:
             log.info("[web] browser download canceled")
             self._finish()
-            await service.call(_cancel(download))  # the installer is stopped, not orphaned
+            # Canceled at once, the download may be starting still: it is stopped all the same
+            # (the installer's process tree), not left to run on without its dialog.
+            await service.call(_cancel(await spawning))
             raise
         except (DownloadFailed, OSError) as exc:
             log.warning("[web] browser download failed: %s", exc)
             self._finish()
             self.failed.emit(str(exc))
             return None
-        finally:
-            await asyncio.to_thread(service.stop)
         log.info("[web] Chromium downloaded into %s", folder)
         self.setValue(100)
         self._finish()
         self.downloaded.emit(str(folder))
         return folder
+
+    def reject(self) -> None:
+        """Escape that reaches the dialog itself (its shortcut did not take it: the window
+        was not active yet) hides it: a cancel, as its button and its × are."""
+        self._on_self_canceled()
+        super().reject()
 
     def _finish(self) -> None:
         self._done = True  # closing a QProgressDialog emits canceled(): not a cancel now

@@ -16,11 +16,13 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -115,7 +117,11 @@ class SetupDialog(QDialog):
         page_layout.addWidget(models_note)
         self.tabs.addTab(models_page, self.tr("Models"))
         self.team_page = TeamPage(session, self)
-        self.tabs.addTab(self.team_page, self.tr("Team database"))
+        # Scrolls inside: at 150 % display scaling a laptop leaves ~405 px (issue 29 item 8).
+        self.team_tab = QScrollArea(self, widgetResizable=True)  # the tab: setCurrentWidget
+        self.team_tab.setFrameShape(QFrame.Shape.NoFrame)
+        self.team_tab.setWidget(self.team_page)
+        self.tabs.addTab(self.team_tab, self.tr("Team database"))
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -5,15 +5,18 @@ grouped per batch. One plan serves the lane panels and the batches list
 a worker thread for a long one).
 
 Pending tasks a pause holds back are left out of the plan (nobody knows when they will start);
-a batch held that way says so instead of an ETA. Tasks a schedule holds are planned from the
-time it lets them start ("after 16:09 + 4 min"), after the work that may start now.
+a batch held that way says so instead of an ETA, and so does a lane whose every waiting task is
+held by a pause while its running ones finish (basis ``"paused"``: no ETA for work that will not
+start, the same words on every workstation whichever batch its operator picked). Tasks a
+schedule holds are planned from the time it lets them start ("after 16:09 + 4 min"), after the
+work that may start now.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from media_assistant.core.rules.eta import (
     FinishedTask,
@@ -88,6 +91,8 @@ def plan_lanes(lanes: Mapping[str, LaneInputs], now: float, held: Held | None = 
             pending_release=release,
         )
         estimates[lane] = estimate_lane(snapshot)
+        if inputs.pending and not pending and running:  # a pause holds all that waits
+            estimates[lane] = replace(estimates[lane], basis="paused")
         if not pending and not running:
             continue
         begins: dict[str, float] = starts.setdefault(lane, {})

@@ -164,10 +164,10 @@ class LanePanel(QFrame):
     ) -> str:
         if not n["pending"] and not n["running"]:
             return self.tr("Idle")
-        if hold is not None and hold.kind == "paused":
+        if hold is not None and hold.kind == "paused":  # as the whole lane says it (below)
             if n["running"]:
                 return self.tr("Pausing after the current task")
-            return self.tr("Paused")
+            return self.tr("Paused: %n task(s) wait", "", n["pending"])
         if start is not None and start > now + 1 and finish is not None:
             return self._after(start, finish, now)
         if hold is not None and hold.until is not None and not n["running"]:
@@ -194,6 +194,8 @@ class LanePanel(QFrame):
             return self.tr("Idle")
         if e is None:  # the first plan is still being made
             return self.tr("ETA after the first task finishes")
+        if e.basis == "paused":  # every waiting task is paused; the running ones finish
+            return self.tr("Pausing after the current task")
         if e.basis == "idle":  # the plan left every waiting task out: their batches are paused
             return self.tr("Paused: %n task(s) wait", "", n["pending"])
         if e.starts_at is not None:  # nothing may start before a schedule's time
