@@ -57,6 +57,19 @@ _PROXY_AUTH = (
 _PROXY_NO_ROUTE = ("ERR_TUNNEL_CONNECTION_FAILED", "ERR_SOCKS_CONNECTION_HOST_UNREACHABLE")
 
 PROXY_KINDS = (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH)
+# What a failing proxy looks like to an API request (the lane's and the set-up's probes alike):
+# a refused password (tinyproxy answers 401), a dropped or refused connection, a timeout, the
+# proxy's own 5xx page.
+API_FAILURES_OF_A_PROXY = frozenset(
+    {
+        ErrorKind.AUTH_REJECTED,
+        ErrorKind.NETWORK,
+        ErrorKind.TIMEOUT,
+        ErrorKind.PROTOCOL,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.PROXY_AUTH,
+    }
+)
 # What a failing proxy looks like to the page: a load that fails or times out, the proxy's own
 # 401/5xx page (no composer, a sign-in wall), a crash of the page.
 PAGE_FAILURES_OF_A_PROXY = frozenset(
@@ -154,6 +167,14 @@ def httpx_options(route: ProxyRoute | None, url: str) -> dict[str, Any]:
         return {"trust_env": False}
     auth = (route.setting.username, route.password or "") if route.setting.username else None
     return {"proxy": httpx.Proxy(route.setting.server, auth=auth), "trust_env": False}
+
+
+def refused_by_proxy(route: ProxyRoute | None, url: str, status: int) -> ProviderError | None:
+    """A plain-HTTP request through an HTTP proxy: the proxy's refusal of its password comes
+    as the answer's status (407). None: not the proxy's refusal."""
+    if status != 407 or route is None or not route.applies_to(url):
+        return None
+    return proxy_error(route, ErrorKind.PROXY_AUTH, "proxy_auth")
 
 
 # ------------------------------------------------------------------------------ telling a proxy
