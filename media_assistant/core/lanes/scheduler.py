@@ -43,7 +43,12 @@ from media_assistant.core.model.events import (
     TasksChanged,
     TasksSynced,
 )
-from media_assistant.core.model.provider import Provider, UnavailableProvider
+from media_assistant.core.model.provider import (
+    Provider,
+    ShownBrowser,
+    ShowOutcome,
+    UnavailableProvider,
+)
 from media_assistant.core.model.records import BatchInfo, CancelResult, NewTask, SubmitResult
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
 from media_assistant.core.rules.site_breakage import SiteCheckReport
@@ -430,6 +435,15 @@ class Scheduler:
         if not isinstance(web, WebLane):
             return not_run(account_id, "?", "the scheduler has not started its web lane")
         return await web.check_site(account_id)
+
+    async def show_browser(self, account_id: str) -> ShownBrowser:
+        """*Show browser* for a web account a verification page holds (issue 32): its worker
+        brings the browser's window forward, or reopens the profile in a window
+        (core/lanes/challenge_hold.py)."""
+        web = self.lanes.get(ModelKind.WEB)
+        if not isinstance(web, WebLane):
+            return ShownBrowser(ShowOutcome.NOT_HELD)
+        return await web.show_browser(account_id)
 
     async def repair_site(self, account_id: str) -> Any:
         """A repair of a web account's adapter from its page, through its worker (issue 33):
