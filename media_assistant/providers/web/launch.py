@@ -120,9 +120,8 @@ async def launch_profile(
 
 
 async def place_window(context: BrowserContext, *, foreground: bool) -> str | None:
-    """Minimise the browser's window (or, ``foreground``, restore it — a minimised window too,
-    as *Show browser* needs — and bring it to the front); returns the window's state as the
-    browser reports it (None where it cannot say)."""
+    """Minimise the browser's window (or, ``foreground``, bring it to the front); returns the
+    window's state as the browser reports it (None where it cannot say)."""
     page = context.pages[0] if context.pages else await context.new_page()
     if foreground:
         await page.bring_to_front()
@@ -130,14 +129,11 @@ async def place_window(context: BrowserContext, *, foreground: bool) -> str | No
         cdp = await context.new_cdp_session(page)
         try:
             window = await cdp.send("Browser.getWindowForTarget")
-            state = "normal" if foreground else "minimized"
-            if not foreground or window["bounds"].get("windowState") == "minimized":
+            if not foreground:
                 await cdp.send(
                     "Browser.setWindowBounds",
-                    {"windowId": window["windowId"], "bounds": {"windowState": state}},
+                    {"windowId": window["windowId"], "bounds": {"windowState": "minimized"}},
                 )
-                if foreground:
-                    await page.bring_to_front()
             bounds = await cdp.send("Browser.getWindowBounds", {"windowId": window["windowId"]})
             return str(bounds["bounds"].get("windowState"))
         finally:
