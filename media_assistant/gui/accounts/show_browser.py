@@ -10,32 +10,35 @@ taskbar. What was done is said in the status bar, in the operator's words.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from media_assistant.core.model.provider import ShownBrowser, ShowOutcome
 from media_assistant.gui.bridge.controller import AppController
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("ShowBrowser", text)
-
-
 def shown_text(account_id: str, shown: ShownBrowser) -> str:
     """What *Show browser* did, for the status bar."""
-    words = {
-        ShowOutcome.BROUGHT_FORWARD: _t(
+    source = {
+        ShowOutcome.BROUGHT_FORWARD: QT_TRANSLATE_NOOP(
+            "ShowBrowser",
             "%1's browser is in front: pass the verification there. The account works again "
-            "by itself once the page is past it"
+            "by itself once the page is past it",
         ),
-        ShowOutcome.REOPENED: _t(
+        ShowOutcome.REOPENED: QT_TRANSLATE_NOOP(
+            "ShowBrowser",
             "%1's browser ran without a window: it was reopened in one, on the same page and "
             "through the same proxy. Pass the verification there; the account works again by "
-            "itself once the page is past it"
+            "itself once the page is past it",
         ),
-        ShowOutcome.PASSED: _t("%1 is past the verification already: it works again"),
-        ShowOutcome.NOT_HELD: _t("%1 is not waiting at a verification page"),
-        ShowOutcome.FAILED: _t("%1's browser could not be shown: %2"),
+        ShowOutcome.PASSED: QT_TRANSLATE_NOOP(
+            "ShowBrowser", "%1 is past the verification already: it works again"
+        ),
+        ShowOutcome.NOT_HELD: QT_TRANSLATE_NOOP(
+            "ShowBrowser", "%1 is not waiting at a verification page"
+        ),
+        ShowOutcome.FAILED: QT_TRANSLATE_NOOP("ShowBrowser", "%1's browser could not be shown: %2"),
     }[shown.outcome]
+    words = QCoreApplication.translate("ShowBrowser", str(source))
     return words.replace("%1", account_id).replace("%2", shown.detail)
 
 
