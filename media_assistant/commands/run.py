@@ -386,8 +386,10 @@ async def _summary(
     for account_id in held:
         print(
             f"  {account_id}: a person passes it in a browser window: 'media-assistant accounts "
-            f"login {account_id}' opens its profile there through its proxy (done once the chat "
-            "shows), or in the desktop app right-click the account: Show browser; then run again"
+            f"login {account_id}' opens its profile there, through its proxy (or in the desktop "
+            "app: right-click the account, Show browser); once the page shows the chat, the "
+            f"login (or 'media-assistant accounts check {account_id}') lifts the hold; then run "
+            "again"
         )
     if not all(s.only_a_person for s in stuck):
         print("  fix the account(s) (media-assistant accounts ...), then run again")

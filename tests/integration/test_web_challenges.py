@@ -27,7 +27,7 @@ from media_assistant.providers.web.processes import browser_processes, main_proc
 from media_assistant.sim.chat_challenges import SHAPES
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
-from tests.integration.test_web_lane import CHROMIUM, WebEnv, our_chromiums, web_tasks
+from tests.integration.test_web_lane import CHROMIUM, WebEnv, _cli, our_chromiums, web_tasks
 from tests.support.proxies import PROXY_PASSWORD, PROXY_USER, TinyProxy
 from tests.support.xvfb import virtual_display
 
@@ -255,3 +255,53 @@ async def test_show_browser_restores_a_shown_minimised_window_and_minimises_it_a
         await e.close()
     left = our_chromiums(tmp_path)
     assert not left, f"chromium processes left behind: {[p.pid for p in left]}"
+
+
+def test_a_terminal_run_says_the_verification_waits_for_a_person_and_exits_11(
+    tmp_path: Path, chat_sim: ChatSiteSimulator
+) -> None:
+    """``run`` (headless, no window to show) cannot pass a verification page: it ends saying
+    the account waits for a person and what to do, exit 11 (README); once the page is past it
+    ``accounts check`` sees the chat and lifts the hold, and the next ``run`` finishes."""
+    e = WebEnv(tmp_path, chat_sim, accounts=1)
+    e.store.engine.dispose()
+    data = e.paths.data_dir
+    (data / "config.toml").write_text(
+        f"""
+[browser]
+executable = "{CHROMIUM}"
+headless = true
+
+[[models]]
+name = "web-model"
+kind = "web"
+
+[[accounts]]
+id = "web-1"
+kind = "web"
+site = "sim"
+origin = "{chat_sim.base_url}"
+models = ["web-model"]
+""",
+        encoding="utf-8",
+    )
+    asyncio.run(e.sign_in("web-1"))
+    batch = tmp_path / "b.csv"
+    batch.write_text("task_id,prompt,model\nv1,hello,web-model\n", encoding="utf-8")
+    chat_sim.show_challenge("web-1", "hcaptcha")
+    held = _cli(data, "run", str(batch))
+    assert held.returncode == 11, held.stdout + held.stderr
+    assert (
+        "waiting for a person: 1 pending task(s) for model web-model: a verification page "
+        '(captcha, "checking your browser") holds web-1'
+    ) in held.stdout
+    assert "'media-assistant accounts login web-1'" in held.stdout
+    assert "Show browser" in held.stdout and "cannot progress" not in held.stdout
+    assert "fix the account(s)" not in held.stdout and "Traceback" not in held.stderr
+    chat_sim.pass_challenge("web-1")  # a person passed it in a window
+    checked = _cli(data, "accounts", "check", "web-1")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    again = _cli(data, "run")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "1 succeeded" in again.stdout
+    assert not our_chromiums(tmp_path)
