@@ -7,10 +7,11 @@ is past the verification (nothing is sent), and once it is, the problem is clear
 account works again by itself.
 
 *Show browser* (the window's account menu) is served by the same worker, between two looks, so
-the browser is never relaunched under a look or a task: the provider brings its window forward,
-or — a browser that runs without a window (``[browser] headless = true``, the default) — closes
-it and reopens the profile in a window, through the account's proxy, on the page it was on
-(providers/web/browser.py ``AccountBrowser.show``). Each asker gets a :class:`ShownBrowser`.
+the browser is never relaunched under a look or a task: the provider brings its window forward
+(restored if minimised), or — a browser that runs without a window (``[browser] headless =
+true``) — closes it and reopens the profile in a window, through the account's proxy, on the
+page it was on (providers/web/browser.py ``AccountBrowser.show``). Each asker gets a
+:class:`ShownBrowser`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """*Show browser* (an account's context menu, while a verification page holds it: issue 32).
 
 The account's worker in the scheduler serves it (core/lanes/challenge_hold.py): a browser with
-a window has it restored and brought to the front; one that runs without a window
-(``[browser] headless = true``, the default) is reopened in a window on the same page, with
-the same profile and through the same proxy. The person passes the verification there; the
+a window (the default) has it restored and brought to the front; one that runs without a window
+(``[browser] headless = true``) is reopened in a window on the same page, with the same profile
+and through the same proxy. The person passes the verification there; the
 account works again by itself once its page is past it, and the window goes back to the
 taskbar. What was done is said in the status bar, in the operator's words.
 """
