@@ -8,13 +8,16 @@ tests/integration/conftest.py)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from media_assistant.core.config.proxy import parse_proxy
@@ -334,3 +337,55 @@ async def test_the_set_up_checks_go_through_the_accounts_proxy(
         await check_connection(api_sim.base_url, KEY_B, "sim-chat", socks)
     assert down.value.kind is ErrorKind.PROXY_UNREACHABLE and down.value.code == "proxy_down"
     assert "cannot reach the proxy" in down.value.message
+
+
+async def test_a_failing_socks_proxy_leaves_no_socket_open(
+    api_sim: ApiSimulator, socks_proxy: DanteProxy
+) -> None:
+    """httpcore kept the connection to a SOCKS5 proxy open whenever the SOCKS handshake failed
+    — one socket per attempt, for the process's life. Ten attempts each through a proxy that
+    refuses the connection, one that refuses the sign-in, and one that cannot reach the site:
+    every error said as the proxy's, and afterwards no socket of this process left to the proxy,
+    none left to the garbage collector either (no ResourceWarning)."""
+    closed_site = f"http://127.0.0.1:{free_port()}/v1"
+    cases = {
+        "refused": (ProxyRoute(parse_proxy(f"socks5://127.0.0.1:{free_port()}")), api_sim.base_url),
+        "sign-in": (
+            ProxyRoute(parse_proxy(socks_proxy.url.replace("://", "://bob@")), "pw"),
+            api_sim.base_url,
+        ),
+        "no route": (ProxyRoute(parse_proxy(socks_proxy.url)), closed_site),
+    }
+    me = psutil.Process()
+
+    def to_proxies() -> list[Any]:
+        ports = {route.setting.port for route, _ in cases.values()}
+        return [c for c in me.net_connections(kind="tcp") if c.raddr and c.raddr.port in ports]
+
+    assert to_proxies() == []
+    seen: dict[str, set[str | None]] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        for name, (route, base_url) in cases.items():
+            provider = ApiProvider("api-s", base_url, KEY_A, proxy=route, connect_timeout_s=5)
+            try:
+                for i in range(10):
+                    spec = TaskSpec(
+                        f"{name}-{i}", "api-model", ModelKind.API, "api-s", "hi", None, 1
+                    )
+                    with pytest.raises(ProviderError) as failed:
+                        await provider.generate(FakeContext(spec, ManualClock(1_800_000_000.0)))
+                    seen.setdefault(name, set()).add(failed.value.code)
+                left = to_proxies()  # before the client closes: nothing may linger meanwhile
+                assert left == [], f"{name}: {len(left)} socket(s) left open to the proxy"
+            finally:
+                await provider.aclose()
+        gc.collect()
+        await asyncio.sleep(0)
+    assert seen == {
+        "refused": {"proxy_down"},
+        "sign-in": {"proxy_auth"},
+        "no route": {"proxy_no_route"},
+    }
+    unclosed = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    assert unclosed == []
