@@ -10,7 +10,8 @@ folder and its free space; ``run``: after waiting ``--disk-wait`` seconds for sp
 had received written and running tasks back in the queue), 8 the team database could not be
 reached within ``--db-wait`` (team mode; nothing was changed), 9 ``store copy``: task ids exist in
 the target with other content (listed; nothing was copied), 10 ``sites check``: the account's
-pacing holds its next prompt (nothing was sent; ``--wait`` waits), 130 interrupted (Ctrl-C,
+pacing holds its next prompt (nothing was sent; ``--wait`` waits), 11 ``run``: tasks are left
+waiting for a person to pass a verification page on a web account, 130 interrupted (Ctrl-C,
 SIGTERM).
 
 Commands that only read (``status``, ``export``, ``accounts list``, ``sites list``, ``store

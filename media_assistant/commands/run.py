@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 4, 130
 EXIT_STORE_UNREACHABLE = 8
+# What is left waits for a person to pass a verification page on a web account (issue 32).
+EXIT_NEEDS_PERSON = 11
 PROGRESS_EVERY_S = 1.0
 TEAM_REFRESH_S = 5.0  # a team run reads its tasks' states from the store this often…
 TEAM_REFRESH_MAX = 5_000  # …while no more of them are open (a read of 5,000 rows: ~0.1 s)
@@ -371,9 +373,27 @@ async def _summary(
         print(f"  failed  [{r.model_kind}] {r.task_id}: {r.error_kind}: {r.error_message}")
     if len(failed) > 50:
         print(f"  ... and {len(failed) - 50} more (media-assistant export --state failed)")
+    held = sorted({a for s in stuck for a in s.held_for_person})
     for s in stuck:
-        print(f"  cannot progress: {s.pending} pending task(s) for model {s.model}: {s.reason}")
-    if stuck:
+        if s.only_a_person:
+            print(
+                f"  waiting for a person: {s.pending} pending task(s) for model {s.model}: a "
+                f'verification page (captcha, "checking your browser") holds '
+                f"{', '.join(s.held_for_person)}"
+            )
+        else:
+            print(f"  cannot progress: {s.pending} pending task(s) for model {s.model}: {s.reason}")
+    for account_id in held:
+        print(
+            f"  {account_id}: a person passes it in a browser window: 'media-assistant accounts "
+            f"login {account_id}' opens its profile there, through its proxy (or in the desktop "
+            "app: right-click the account, Show browser); once the page shows the chat, the "
+            f"login (or 'media-assistant accounts check {account_id}') lifts the hold; then run "
+            "again"
+        )
+    if not all(s.only_a_person for s in stuck):
         print("  fix the account(s) (media-assistant accounts ...), then run again")
+    if held:
+        return EXIT_NEEDS_PERSON
     ok = states["success"] == total
     return EXIT_OK if ok else EXIT_SOME_FAILED

@@ -22,9 +22,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from media_assistant.commands.common import open_services
-from media_assistant.commands.web import account_for_browser, site_adapter, web_accounts
+from media_assistant.commands.web import (
+    account_for_browser,
+    account_proxy,
+    site_adapter,
+    web_accounts,
+)
 from media_assistant.core.accounts.pacer import Pacer
 from media_assistant.core.config.schema import AccountConfig, AppConfig, load_config
 from media_assistant.core.files.locks import DataDirLock, ProfileLock
@@ -40,6 +46,9 @@ from media_assistant.providers.web.adapter_files import (
     rollback_adapter,
 )
 from media_assistant.services import Services
+
+if TYPE_CHECKING:
+    from media_assistant.providers.proxy import ProxyRoute
 
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_CONFIG = 0, 1, 2
 EXIT_PACED = 10  # sites check: the account's pacing holds its next prompt; nothing was sent
@@ -108,38 +117,91 @@ def _list_sites(paths: Paths) -> int:
 
 
 def _probe(paths: Paths, args: argparse.Namespace) -> int:
+    from playwright.async_api import Error as PlaywrightError
+
     from media_assistant.providers.web.executable import resolve_browser
     from media_assistant.providers.web.probe import probe
 
     services = open_services(paths, args, read_only=True, require_config=False)
     try:
         choice = resolve_browser(services.config.browser.executable)
-        if args.account:
-            account = account_for_browser(services, args.account)
-            lock = ProfileLock(paths.profile(account.id))
-            if not lock.try_acquire():
-                raise InputError(f"{account.id}: profile in use by a running scheduler")
-            try:
-                report = asyncio.run(
-                    probe(
-                        args.url,
-                        paths.profile(account.id),
-                        choice,
-                        watch_s=args.seconds,
-                        show=args.show,
+        account = account_for_browser(services, args.account) if args.account else None
+        # The way the account's tasks go out (issue 32); without an account, [network] proxy.
+        route = account_proxy(services, account) if account else _network_proxy(services)
+        try:
+            if account is not None:
+                lock = ProfileLock(paths.profile(account.id))
+                if not lock.try_acquire():
+                    raise InputError(f"{account.id}: profile in use by a running scheduler")
+                try:
+                    report = asyncio.run(
+                        probe(
+                            args.url,
+                            paths.profile(account.id),
+                            choice,
+                            watch_s=args.seconds,
+                            show=args.show,
+                            proxy=route,
+                        )
                     )
-                )
-            finally:
-                lock.release()
-        else:
-            with tempfile.TemporaryDirectory(prefix="ma-probe-") as tmp:
-                report = asyncio.run(
-                    probe(args.url, Path(tmp), choice, watch_s=args.seconds, show=args.show)
-                )
+                finally:
+                    lock.release()
+            else:
+                with tempfile.TemporaryDirectory(prefix="ma-probe-") as tmp:
+                    report = asyncio.run(
+                        probe(
+                            args.url,
+                            Path(tmp),
+                            choice,
+                            watch_s=args.seconds,
+                            show=args.show,
+                            proxy=route,
+                        )
+                    )
+        except PlaywrightError as exc:
+            failing = asyncio.run(_proxy_failure(route, args.url, exc))
+            if failing is None:
+                raise
+            print(f"error: {args.url} could not be opened: {failing}", file=sys.stderr)
+            return EXIT_PROBLEM
     finally:
         services.close()
     sys.stdout.write("\n".join(report.lines()) + "\n")
     return EXIT_OK
+
+
+def _network_proxy(services: Services) -> ProxyRoute | None:
+    """``[network] proxy`` with its password (``sites probe`` without ``--account``)."""
+    from media_assistant.core.config.proxy import parse_proxy
+    from media_assistant.core.model.errors import ProviderError
+    from media_assistant.providers.proxy import ProxyRoute
+    from media_assistant.providers.secrets import resolve_proxy_password
+
+    network = services.config.network
+    if network.proxy is None:
+        return None
+    setting = parse_proxy(network.proxy, network.proxy_password_env, tuple(network.no_proxy))
+    if setting.direct:
+        return ProxyRoute(setting)
+    try:
+        return ProxyRoute(setting, resolve_proxy_password("[network]", setting, fresh=True))
+    except ProviderError as exc:
+        raise InputError(exc.message) from None
+
+
+async def _proxy_failure(route: ProxyRoute | None, url: str, exc: Exception) -> str | None:
+    """A page that did not open through a proxy: the proxy's failure in words, when it is the
+    proxy that fails (the same question a task asks: providers/proxy_check.py); else None."""
+    from media_assistant.core.model.errors import ErrorKind, ProviderError
+    from media_assistant.providers.proxy import web_proxy_error
+    from media_assistant.providers.proxy_check import blame_proxy
+
+    failing = web_proxy_error(route, str(exc))
+    if failing is None:
+        unknown = ProviderError(ErrorKind.NETWORK, str(exc))
+        blamed = await blame_proxy(route, url, unknown)
+        failing = None if blamed is unknown else blamed
+    return failing.message if failing is not None else None
 
 
 # ------------------------------------------------------------------------------------- check

@@ -10,7 +10,7 @@ from media_assistant.commands.common import open_services
 from media_assistant.core.config.schema import FAKE_SITE, AccountConfig
 from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.files.paths import Paths
-from media_assistant.core.model.errors import InputError, ProviderError
+from media_assistant.core.model.errors import ErrorKind, InputError, ProviderError
 from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.services import Services
 
@@ -93,10 +93,17 @@ def cmd_login_or_check(paths: Paths, args: argparse.Namespace) -> int:
             lock.release()
         # Only what the site showed changes the account: a window closed early, a sign-in
         # that timed out or a site that cannot be reached leave its login state as it was.
-        if state.logged_in:
+        if state.logged_in:  # the chat shows: signed in, and past any verification page
             status = services.accounts.get(account.id)
-            if status and status.problem is AccountProblem.NEEDS_LOGIN:
-                services.accounts.clear_problem(account.id)
+            if status and (
+                status.problem is AccountProblem.NEEDS_LOGIN
+                or (
+                    status.problem is AccountProblem.NEEDS_ATTENTION
+                    and status.problem_code == ErrorKind.CAPTCHA.value
+                )
+            ):
+                held = status.problem is AccountProblem.NEEDS_ATTENTION  # and its cool-down
+                services.accounts.clear_problem(account.id, cool_down_too=held)
         elif state.says_logged_out:
             services.accounts.set_problem(account.id, AccountProblem.NEEDS_LOGIN, state.detail)
     finally:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -57,6 +58,19 @@ _PROXY_AUTH = (
 _PROXY_NO_ROUTE = ("ERR_TUNNEL_CONNECTION_FAILED", "ERR_SOCKS_CONNECTION_HOST_UNREACHABLE")
 
 PROXY_KINDS = (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH)
+# What a failing proxy looks like to an API request (the lane's and the set-up's probes alike):
+# a refused password (tinyproxy answers 401), a dropped or refused connection, a timeout, the
+# proxy's own 5xx page.
+API_FAILURES_OF_A_PROXY = frozenset(
+    {
+        ErrorKind.AUTH_REJECTED,
+        ErrorKind.NETWORK,
+        ErrorKind.TIMEOUT,
+        ErrorKind.PROTOCOL,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.PROXY_AUTH,
+    }
+)
 # What a failing proxy looks like to the page: a load that fails or times out, the proxy's own
 # 401/5xx page (no composer, a sign-in wall), a crash of the page.
 PAGE_FAILURES_OF_A_PROXY = frozenset(
@@ -147,13 +161,55 @@ def web_proxy_error(route: ProxyRoute | None, message: str) -> ProviderError | N
 def httpx_options(route: ProxyRoute | None, url: str) -> dict[str, Any]:
     """``httpx.AsyncClient`` keyword arguments for requests to ``url``: the proxy (with its
     password) when one applies; the environment's proxy variables only when the configuration
-    names no proxy at all (as before issue 32)."""
+    names no proxy at all (as before issue 32). A SOCKS5 proxy's requests carry
+    :func:`_closing_trace` (a failed handshake's socket is closed)."""
     if route is None:
         return {}
     if not route.applies_to(url):
         return {"trust_env": False}
     auth = (route.setting.username, route.password or "") if route.setting.username else None
-    return {"proxy": httpx.Proxy(route.setting.server, auth=auth), "trust_env": False}
+    options: dict[str, Any] = {
+        "proxy": httpx.Proxy(route.setting.server, auth=auth),
+        "trust_env": False,
+    }
+    if route.setting.scheme == "socks5":
+        options["event_hooks"] = {"request": [_trace_socks]}
+    return options
+
+
+async def _trace_socks(request: httpx.Request) -> None:
+    request.extensions.setdefault("trace", _closing_trace())
+
+
+def _closing_trace() -> Callable[[str, dict[str, Any]], Awaitable[None]]:
+    """httpcore (1.0.x) leaves the connection to a SOCKS5 proxy open when the SOCKS handshake
+    fails — a refused password, a proxy that cannot reach the site — or TLS over it does: one
+    socket per failed request, for as long as the process runs (a proxy that fails all night
+    would exhaust the process's files). Its trace extension says when the handshake starts (with
+    the stream) and how it ends: a failure closes that stream here; once the connection is up,
+    the connection pool owns it."""
+    opened: list[Any] = []
+
+    async def trace(event: str, info: dict[str, Any]) -> None:
+        if event == "socks.setup_socks5_connection.started":
+            opened.append(info.get("stream"))
+        elif event in ("socks.setup_socks5_connection.failed", "socks.start_tls.failed"):
+            while opened:
+                stream = opened.pop()
+                with contextlib.suppress(Exception):
+                    await stream.aclose()
+        elif event in ("socks.start_tls.complete", "http11.send_request_headers.started"):
+            opened.clear()  # the pool's connection owns the stream from here
+
+    return trace
+
+
+def refused_by_proxy(route: ProxyRoute | None, url: str, status: int) -> ProviderError | None:
+    """A plain-HTTP request through an HTTP proxy: the proxy's refusal of its password comes
+    as the answer's status (407). None: not the proxy's refusal."""
+    if status != 407 or route is None or not route.applies_to(url):
+        return None
+    return proxy_error(route, ErrorKind.PROXY_AUTH, "proxy_auth")
 
 
 # ------------------------------------------------------------------------------ telling a proxy

@@ -151,8 +151,8 @@
 <context>
     <name>AccountProblem</name>
     <message>
-        <source>A captcha or challenge needs a person: solve it in its browser</source>
-        <translation>A captcha or challenge needs a person: solve it in its browser</translation>
+        <source>A captcha or challenge needs a person: solve it in its browser (right-click the account: Show browser)</source>
+        <translation>A captcha or challenge needs a person: solve it in its browser (right-click the account: Show browser)</translation>
     </message>
     <message>
         <source>Its browser profile is in use by another program</source>
@@ -271,6 +271,14 @@
     <message>
         <source>finishing the current task</source>
         <translation>finishing the current task</translation>
+    </message>
+    <message>
+        <source>Show browser</source>
+        <translation>Show browser</translation>
+    </message>
+    <message>
+        <source>Bring its browser to the front (reopened in a window if it runs without one) to pass the verification page; it resumes by itself</source>
+        <translation>Bring its browser to the front (reopened in a window if it runs without one) to pass the verification page; it resumes by itself</translation>
     </message>
     <message>
         <source>Repair…</source>
@@ -2932,6 +2940,29 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</source>
         <translation>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</translation>
+    </message>
+</context>
+<context>
+    <name>ShowBrowser</name>
+    <message>
+        <source>%1&apos;s browser is in front: pass the verification there. The account works again by itself once the page is past it</source>
+        <translation>%1&apos;s browser is in front: pass the verification there. The account works again by itself once the page is past it</translation>
+    </message>
+    <message>
+        <source>%1&apos;s browser ran without a window: it was reopened in one, on the same page and through the same proxy. Pass the verification there; the account works again by itself once the page is past it</source>
+        <translation>%1&apos;s browser ran without a window: it was reopened in one, on the same page and through the same proxy. Pass the verification there; the account works again by itself once the page is past it</translation>
+    </message>
+    <message>
+        <source>%1 is past the verification already: it works again</source>
+        <translation>%1 is past the verification already: it works again</translation>
+    </message>
+    <message>
+        <source>%1 is not waiting at a verification page</source>
+        <translation>%1 is not waiting at a verification page</translation>
+    </message>
+    <message>
+        <source>%1&apos;s browser could not be shown: %2</source>
+        <translation>%1&apos;s browser could not be shown: %2</translation>
     </message>
 </context>
 <context>

@@ -151,8 +151,8 @@
 <context>
     <name>AccountProblem</name>
     <message>
-        <source>A captcha or challenge needs a person: solve it in its browser</source>
-        <translation>出现验证码或安全验证，需要人工处理：请在该账号的浏览器中完成</translation>
+        <source>A captcha or challenge needs a person: solve it in its browser (right-click the account: Show browser)</source>
+        <translation>出现验证码或安全验证，需要人工处理：请在该账号的浏览器中完成（右键点击该账号，选择“显示浏览器”）</translation>
     </message>
     <message>
         <source>Its browser profile is in use by another program</source>
@@ -271,6 +271,14 @@
     <message>
         <source>finishing the current task</source>
         <translation>正在完成当前任务</translation>
+    </message>
+    <message>
+        <source>Show browser</source>
+        <translation>显示浏览器</translation>
+    </message>
+    <message>
+        <source>Bring its browser to the front (reopened in a window if it runs without one) to pass the verification page; it resumes by itself</source>
+        <translation>把该账号的浏览器调到最前面（如果它在后台无窗口运行，就在窗口中重新打开），以便完成安全验证；验证通过后账号会自动恢复工作</translation>
     </message>
     <message>
         <source>Repair…</source>
@@ -2913,6 +2921,29 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
     <message>
         <source>Remove model %1? Its waiting tasks stay in the queue until a model of that name is back.</source>
         <translation>删除模型 %1？它等待中的任务会留在队列中，直到同名模型重新添加。</translation>
+    </message>
+</context>
+<context>
+    <name>ShowBrowser</name>
+    <message>
+        <source>%1&apos;s browser is in front: pass the verification there. The account works again by itself once the page is past it</source>
+        <translation>%1 的浏览器已调到最前面：请在其中完成验证。页面通过验证后，账号会自动恢复工作</translation>
+    </message>
+    <message>
+        <source>%1&apos;s browser ran without a window: it was reopened in one, on the same page and through the same proxy. Pass the verification there; the account works again by itself once the page is past it</source>
+        <translation>%1 的浏览器原本在后台无窗口运行，现已在窗口中重新打开，页面和代理都与之前相同。请在其中完成验证；页面通过验证后，账号会自动恢复工作</translation>
+    </message>
+    <message>
+        <source>%1 is past the verification already: it works again</source>
+        <translation>%1 已通过验证，已恢复工作</translation>
+    </message>
+    <message>
+        <source>%1 is not waiting at a verification page</source>
+        <translation>%1 当前没有停在安全验证页面</translation>
+    </message>
+    <message>
+        <source>%1&apos;s browser could not be shown: %2</source>
+        <translation>无法显示 %1 的浏览器：%2</translation>
     </message>
 </context>
 <context>

@@ -41,8 +41,8 @@ from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 from media_assistant.sim.chat_config import BREAKAGES, ChatSiteConfig
 from media_assistant.sim.chat_faults import ChatFault
 from media_assistant.sim.chat_site import ChatSiteSimulator
-from tests.integration.test_api_lane import Run
 from tests.integration.test_web_lane import CHROMIUM, WebEnv, our_chromiums
+from tests.support.api_run import Run
 
 ENDED = {"success", "failed", "canceled"}
 SLACK_S = 15.0  # starting browsers, the scheduler's polls, a loaded CI machine

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 
 from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.accounts.account_editor import AccountEditor
@@ -135,3 +136,46 @@ async def test_test_proxy_speaks_plainly_and_save_keeps_the_password_in_the_keyr
         reopened = AccountEditor(SetupSession(env.controller), ModelKind.API, "api-1")
         qtbot.addWidget(reopened)
         assert (await reopened.proxy_fields.test()).startswith("Cannot reach the proxy")
+
+
+async def test_fetch_the_model_list_and_test_connection_go_through_the_proxy(
+    tmp_path: Path,
+    qtbot: Any,
+    api_sim: ApiSimulator,
+    http_proxy: TinyProxy,
+    file_keyring: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The API set-up's questions leave the way the account's tasks will (issue 32): through
+    the proxy typed in the form, with its password — counted at the proxy, seen at the
+    simulator — and a refused password is said as the proxy's."""
+    monkeypatch.setenv("MA_PROXY_TEST_KEY", "sk-proxy-test-key-0")
+    port = int(api_sim.base_url.rsplit(":", 1)[1].split("/")[0])
+    user_proxy = http_proxy.url.replace("http://", "http://alice@")
+    data = data_dir(tmp_path, api_sim.base_url, user_proxy)
+    async with running_app(data, qtbot, start_scheduler=False) as env:
+        editor = AccountEditor(SetupSession(env.controller), ModelKind.API, "api-1")
+        qtbot.addWidget(editor)
+        editor.show()
+        editor.proxy_fields.proxy.setText(user_proxy)
+        editor.proxy_fields.password.setText("proxy-pw-7")
+        await editor.api.probe(editor.api.fetch)
+        offered = [editor.models.item(i).text() for i in range(editor.models.count())]
+        assert "sim-chat" in offered, editor.note.text()
+        editor.models.item(offered.index("sim-chat")).setCheckState(Qt.CheckState.Checked)
+        for i, name in enumerate(offered):
+            if name != "sim-chat":
+                editor.models.item(i).setCheckState(Qt.CheckState.Unchecked)
+        await editor.api.probe(editor.api.test)
+        assert editor.note.text().startswith("Connected: sim-chat"), editor.note.text()
+        assert not editor.note_is_error
+        deadline = asyncio.get_running_loop().time() + 30  # tinyproxy logs after relaying
+        while http_proxy.requests_to(port) < 2:
+            assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
+            await asyncio.sleep(0.05)
+        via = [r.get("via", "") for r in api_sim.stats()["requests"]]
+        assert len(via) == 1 and "tinyproxy" in via[0]
+        editor.proxy_fields.password.setText("wrong")
+        await editor.api.probe(editor.api.fetch)
+        assert editor.note_is_error
+        assert editor.note.text() == "Proxy refused the password"

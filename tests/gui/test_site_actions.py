@@ -23,6 +23,7 @@ from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
 from tests.gui.app_env import Env, running_app
 from tests.integration.test_sites_cli import MOVED, SEND, adapter_text
+from tests.support.xvfb import virtual_display
 
 CHROMIUM = "/usr/lib/chromium/chromium"
 
@@ -209,3 +210,38 @@ async def test_repair_next_to_a_site_changed_verdict_proves_then_installs(
     await until(lambda: {r.state for r in env.window.model.rows()} == {"success"}, 90)
     status = env.controller.account_status("web-1")
     assert status is not None and status.problem is AccountProblem.NONE
+
+
+@pytest.fixture
+def x_display(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An X display for a shown browser, set before the app (and its browser driver, which
+    hands its environment to the browsers it launches) starts."""
+    with virtual_display() as display:
+        monkeypatch.setenv("DISPLAY", display)
+        monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+        yield display
+
+
+async def test_show_browser_next_to_a_verification_hold_reopens_it_in_a_window(
+    x_display: str, env: Env, sim: ChatSiteSimulator
+) -> None:
+    """Issue 32: a verification page holds the account; *Show browser* (offered only then)
+    reopens the headless browser in a window and says so; a person passes it, the task ends."""
+    from media_assistant.core.model.records import NewTask
+    from media_assistant.core.model.states import ModelKind
+
+    assert "Show browser" not in menu_actions(env)
+    sim.show_challenge("web-1", "geetest")
+    await env.controller.submit([NewTask("v1", "web-model", ModelKind.WEB, "question", "b")])
+    await until(
+        lambda: getattr(env.controller.account_status("web-1"), "problem_code", None) == "captcha",
+        120,
+    )
+    menu_actions(env)["Show browser"].trigger()
+    bar = env.window.statusBar()
+    await until(lambda: "browser" in bar.currentMessage(), 60)
+    assert bar.currentMessage().startswith(
+        "web-1's browser ran without a window: it was reopened in one"
+    ), bar.currentMessage()
+    sim.pass_challenge("web-1")
+    await until(lambda: {r.state for r in env.window.model.rows()} == {"success"}, 120)

@@ -1,9 +1,11 @@
-"""Fixtures for integration tests: the scheduler with simulated providers on a scaled clock."""
+"""Fixtures for integration tests: the scheduler with simulated providers on a scaled clock; the
+API simulator with the two keys of tests/support/api_run.py; real proxies (tinyproxy with a
+password, Dante's SOCKS5: tests/support/proxies.py)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,9 +21,12 @@ from media_assistant.core.store import Store
 from media_assistant.core.store.db import open_engine, sqlite_url
 from media_assistant.core.store.facade import AsyncStore
 from media_assistant.core.store.threads import DbThreads
+from media_assistant.sim.api_server import ApiSimulator
 from media_assistant.sim.fake_api import FakeApi, FakeApiProvider
 from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
 from tests.conftest import make_config
+from tests.support.api_run import KEY_ENV, api_simulator
+from tests.support.proxies import PROXY_PASSWORD, PROXY_USER, DanteProxy, TinyProxy
 
 SPEED = 200.0
 
@@ -100,3 +105,39 @@ async def harness_factory(tmp_path: Path) -> AsyncIterator[Callable[..., Harness
 @pytest.fixture
 def harness(harness_factory: Callable[..., Harness]) -> Harness:
     return harness_factory()
+
+
+# ------------------------------------------------------------------ the API simulator, proxies
+
+
+@pytest.fixture
+def api_sim() -> Iterator[ApiSimulator]:
+    """The API simulator serving KEY_A and KEY_B (tests/support/api_run.py)."""
+    with api_simulator() as sim:
+        yield sim
+
+
+@pytest.fixture
+def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The keys in the variables the accounts name (MA_KEY_A, MA_KEY_B)."""
+    for name, value in KEY_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.fixture
+def http_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TinyProxy]:
+    """tinyproxy asking PROXY_USER / PROXY_PASSWORD. Not under tmp_path: web tests look for
+    leftover browsers by that folder."""
+    proxy = TinyProxy(tmp_path_factory.mktemp("tinyproxy"), PROXY_USER, PROXY_PASSWORD)
+    proxy.start()
+    yield proxy
+    proxy.stop()
+
+
+@pytest.fixture
+def socks_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DanteProxy]:
+    """Dante's SOCKS5 server, admitting loopback clients without a password."""
+    proxy = DanteProxy(tmp_path_factory.mktemp("danted"))
+    proxy.start()
+    yield proxy
+    proxy.stop()

@@ -1,44 +1,22 @@
 """The scheduler with the real API provider over HTTP on 127.0.0.1 (the API simulator) beside
-the simulated web chat: the issue's end-to-end checks for the API lane."""
+the simulated web chat: the issue's end-to-end checks for the API lane. The harness (the
+simulator with two keys, :class:`Run`) is tests/support/api_run.py's, shared with the proxies'
+tests; its fixtures (``api_sim``, ``api_keys``) are tests/integration/conftest.py's."""
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from media_assistant.core.config.schema import parse_config
-from media_assistant.core.files.paths import Paths
-from media_assistant.core.lanes.scheduler import Scheduler
-from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import AccountState, ModelKind
-from media_assistant.core.store import Store
-from media_assistant.core.store.db import open_engine, sqlite_url
-from media_assistant.core.store.facade import AsyncStore
-from media_assistant.core.store.threads import DbThreads
-from media_assistant.providers.registry import ProviderRegistry
-from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
-from media_assistant.sim.fake_web import FakeChatSite, FakeWebProvider
+from media_assistant.sim.api_server import ApiSimulator, KeySpec
 from tests.conftest import make_tasks
-
-KEY_A, KEY_B = "sk-sim-account-a", "sk-sim-account-b"
-
-
-@pytest.fixture
-def api_sim() -> Iterator[ApiSimulator]:
-    sim = ApiSimulator(
-        ApiSimConfig(
-            latency_s=(8, 20), time_scale=0.02, seed=3, keys={KEY_A: KeySpec(), KEY_B: KeySpec()}
-        )
-    )
-    sim.start_in_thread()
-    yield sim
-    sim.stop_in_thread()
+from tests.support.api_run import KEY_A, KEY_B, Run, api_simulator
 
 
 def config(base_url: str, **extra: Any) -> dict[str, Any]:
@@ -79,43 +57,7 @@ def config(base_url: str, **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MA_KEY_A", KEY_A)
-    monkeypatch.setenv("MA_KEY_B", KEY_B)
-
-
-class Run:
-    def __init__(self, tmp_path: Path, cfg: dict[str, Any]) -> None:
-        self.clock = SystemClock()
-        self.paths = Paths.resolve(tmp_path / "data")
-        self.paths.ensure()
-        self.config = parse_config(cfg, "test")
-        self.store = Store(open_engine(sqlite_url(self.paths.database)), self.clock)
-        self.db = DbThreads()
-        sim = self.config.simulation
-        self.fake_site = FakeChatSite(latency_s=sim.web_latency_s, seed=sim.seed)
-        self.registry = ProviderRegistry(
-            self.config,
-            self.paths,
-            fake_web=lambda _config, account_id: FakeWebProvider(self.fake_site, account_id),
-        )
-        self.scheduler = Scheduler(
-            self.config, AsyncStore(self.store, self.db), self.clock, self.registry, seed=4
-        )
-
-    async def go(self, tasks: list[NewTask], timeout: float = 60) -> Any:
-        await self.scheduler.start()
-        await self.scheduler.submit(tasks)
-        try:
-            return await asyncio.wait_for(self.scheduler.run_until_idle(), timeout)
-        finally:
-            await self.scheduler.stop()
-            self.db.close()
-            self.store.engine.dispose()
-
-
-@pytest.fixture
-async def run_factory(tmp_path: Path, keys: None) -> AsyncIterator[Any]:
+async def run_factory(tmp_path: Path, api_keys: None) -> AsyncIterator[Any]:
     yield lambda cfg: Run(tmp_path, cfg)
 
 
@@ -149,18 +91,11 @@ async def test_a_500_is_retried_on_the_same_row(api_sim: ApiSimulator, run_facto
     assert all(r.attempt == 1 for tid, r in rows.items() if tid != "api-002")
 
 
-async def test_rpm_limit_429s_recover_without_burning_attempts(tmp_path: Path, keys: None) -> None:
-    sim = ApiSimulator(
-        ApiSimConfig(
-            latency_s=(8, 20),
-            time_scale=0.01,
-            seed=5,
-            keys={KEY_A: KeySpec(rpm=5), KEY_B: KeySpec()},
-        )
-    )
-    sim.start_in_thread()
-    sim.inject("429", count=3, retry_after_s=5.0)  # and a few explicit ones, for certain
-    try:
+async def test_rpm_limit_429s_recover_without_burning_attempts(
+    tmp_path: Path, api_keys: None
+) -> None:
+    with api_simulator(KeySpec(rpm=5), time_scale=0.01, seed=5) as sim:
+        sim.inject("429", count=3, retry_after_s=5.0)  # and a few explicit ones, for certain
         cfg = config(sim.base_url)
         cfg["accounts"] = [a for a in cfg["accounts"] if a["id"] == "api-a"]
         cfg["models"] = [m for m in cfg["models"] if m["name"] != "web-model"]
@@ -172,8 +107,6 @@ async def test_rpm_limit_429s_recover_without_burning_attempts(tmp_path: Path, k
         rows = run.store.list_tasks()
         assert {(r.state, r.attempt) for r in rows} == {("success", 1)}
         assert sim.stats()["keys"][KEY_A]["rate_limited"] > 0
-    finally:
-        sim.stop_in_thread()
 
 
 async def test_need_empty_prompt_sends_no_system_message(

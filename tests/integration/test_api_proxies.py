@@ -1,19 +1,23 @@
 """API accounts through real proxies (issue 32): tinyproxy with a password, Dante's SOCKS5, in
 front of the API simulator; counted at the proxies and at the simulator. A wrong password and a
 stopped proxy are said as the proxy's failures, the tasks go to the other account without an
-attempt used, and the account comes back by itself once the proxy answers."""
+attempt used, and the account comes back by itself once the proxy answers. The simulator, the
+proxies and :class:`Run` are the API lane's (tests/support/api_run.py, the fixtures in
+tests/integration/conftest.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import warnings
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from media_assistant.core.config.proxy import parse_proxy
@@ -23,51 +27,20 @@ from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.core.model.provider import TaskSpec
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.rules.site_breakage import AdapterStep, StepStatus
+from media_assistant.providers.api.probe import check_connection, list_models
 from media_assistant.providers.api.provider import ApiProvider
 from media_assistant.providers.proxy import ProxyRoute
 from media_assistant.providers.proxy_check import check_proxy, site_check_step
-from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
-from tests.integration.test_api_lane import Run
+from media_assistant.sim.api_server import ApiSimulator
 from tests.integration.test_api_provider import FakeContext
+from tests.support.api_run import KEY_A, KEY_B, Run, sim_port
 from tests.support.postgres import free_port
-from tests.support.proxies import DanteProxy, TinyProxy
-
-KEY_A, KEY_B = "sk-sim-account-a", "sk-sim-account-b"
-
-
-@pytest.fixture
-def api_sim() -> Iterator[ApiSimulator]:
-    sim = ApiSimulator(
-        ApiSimConfig(
-            latency_s=(8, 20), time_scale=0.02, seed=3, keys={KEY_A: KeySpec(), KEY_B: KeySpec()}
-        )
-    )
-    sim.start_in_thread()
-    yield sim
-    sim.stop_in_thread()
-
-
-@pytest.fixture
-def http_proxy(tmp_path: Path) -> Iterator[TinyProxy]:
-    proxy = TinyProxy(tmp_path / "tinyproxy", "alice", "proxy-pw-7")
-    proxy.start()
-    yield proxy
-    proxy.stop()
-
-
-@pytest.fixture
-def socks_proxy(tmp_path: Path) -> Iterator[DanteProxy]:
-    proxy = DanteProxy(tmp_path / "danted")
-    proxy.start()
-    yield proxy
-    proxy.stop()
+from tests.support.proxies import PROXY_PASSWORD, DanteProxy, TinyProxy
 
 
 @pytest.fixture(autouse=True)
-def secrets_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MA_KEY_A", KEY_A)
-    monkeypatch.setenv("MA_KEY_B", KEY_B)
-    monkeypatch.setenv("MA_PROXY_PW", "proxy-pw-7")
+def secrets_in_env(api_keys: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MA_PROXY_PW", PROXY_PASSWORD)
 
 
 def api_config(base_url: str, http_proxy: str, socks_proxy: str) -> dict[str, Any]:
@@ -96,10 +69,6 @@ def api_config(base_url: str, http_proxy: str, socks_proxy: str) -> dict[str, An
             },
         ],
     }
-
-
-def sim_port(sim: ApiSimulator) -> int:
-    return int(sim.base_url.rsplit(":", 1)[1].split("/")[0])
 
 
 def tasks(n: int) -> list[Any]:
@@ -332,3 +301,91 @@ async def test_a_proxy_that_tunnels_only_to_443_is_asked_by_forwarding_for_a_pla
         assert (await check_proxy(wrong, api_sim.base_url)).outcome == "proxy_auth"
     finally:
         proxy.stop()
+
+
+async def test_the_set_up_checks_go_through_the_accounts_proxy(
+    api_sim: ApiSimulator, http_proxy: TinyProxy, socks_proxy: DanteProxy
+) -> None:
+    """*Fetch the model list* and *Test connection* (providers/api/probe.py) leave the way the
+    account's tasks leave: counted at each proxy and seen at the simulator; a proxy that fails
+    is said as the proxy's failure, as a task would say it."""
+    port = sim_port(api_sim)
+    http = ProxyRoute(parse_proxy(http_proxy.url.replace("://", "://alice@")), PROXY_PASSWORD)
+    socks = ProxyRoute(parse_proxy(socks_proxy.url))
+    assert await list_models(api_sim.base_url, KEY_A, http) == ["sim-chat", "sim-reasoner"]
+    answer = await check_connection(api_sim.base_url, KEY_A, "sim-chat", http)
+    assert answer.text
+    deadline = asyncio.get_running_loop().time() + 30  # tinyproxy logs after relaying
+    while http_proxy.requests_to(port) < 2:
+        assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
+        await asyncio.sleep(0.05)
+    assert http_proxy.requests_to(port) == 2
+    via = [r.get("via", "") for r in api_sim.stats()["requests"] if r["key"] == KEY_A]
+    assert len(via) == 1 and "tinyproxy" in via[0]  # the one chat request, through it
+    before = socks_proxy.connections_to(port)
+    assert await list_models(api_sim.base_url, KEY_B, socks) == ["sim-chat", "sim-reasoner"]
+    assert (await check_connection(api_sim.base_url, KEY_B, "sim-chat", socks)).text
+    assert socks_proxy.connections_to(port) >= before + 1
+    assert not any("via" in r for r in api_sim.stats()["requests"] if r["key"] == KEY_B)
+    with pytest.raises(ProviderError) as refused:
+        await list_models(api_sim.base_url, KEY_A, ProxyRoute(http.setting, "not-it"))
+    assert refused.value.kind is ErrorKind.PROXY_AUTH
+    assert "refused the user name or password (407)" in refused.value.message
+    assert "not-it" not in refused.value.message and KEY_A not in refused.value.message
+    socks_proxy.stop()
+    with pytest.raises(ProviderError) as down:
+        await check_connection(api_sim.base_url, KEY_B, "sim-chat", socks)
+    assert down.value.kind is ErrorKind.PROXY_UNREACHABLE and down.value.code == "proxy_down"
+    assert "cannot reach the proxy" in down.value.message
+
+
+async def test_a_failing_socks_proxy_leaves_no_socket_open(
+    api_sim: ApiSimulator, socks_proxy: DanteProxy
+) -> None:
+    """httpcore kept the connection to a SOCKS5 proxy open whenever the SOCKS handshake failed
+    — one socket per attempt, for the process's life. Ten attempts each through a proxy that
+    refuses the connection, one that refuses the sign-in, and one that cannot reach the site:
+    every error said as the proxy's, and afterwards no socket of this process left to the proxy,
+    none left to the garbage collector either (no ResourceWarning)."""
+    closed_site = f"http://127.0.0.1:{free_port()}/v1"
+    cases = {
+        "refused": (ProxyRoute(parse_proxy(f"socks5://127.0.0.1:{free_port()}")), api_sim.base_url),
+        "sign-in": (
+            ProxyRoute(parse_proxy(socks_proxy.url.replace("://", "://bob@")), "pw"),
+            api_sim.base_url,
+        ),
+        "no route": (ProxyRoute(parse_proxy(socks_proxy.url)), closed_site),
+    }
+    me = psutil.Process()
+
+    def to_proxies() -> list[Any]:
+        ports = {route.setting.port for route, _ in cases.values()}
+        return [c for c in me.net_connections(kind="tcp") if c.raddr and c.raddr.port in ports]
+
+    assert to_proxies() == []
+    seen: dict[str, set[str | None]] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        for name, (route, base_url) in cases.items():
+            provider = ApiProvider("api-s", base_url, KEY_A, proxy=route, connect_timeout_s=5)
+            try:
+                for i in range(10):
+                    spec = TaskSpec(
+                        f"{name}-{i}", "api-model", ModelKind.API, "api-s", "hi", None, 1
+                    )
+                    with pytest.raises(ProviderError) as failed:
+                        await provider.generate(FakeContext(spec, ManualClock(1_800_000_000.0)))
+                    seen.setdefault(name, set()).add(failed.value.code)
+                left = to_proxies()  # before the client closes: nothing may linger meanwhile
+                assert left == [], f"{name}: {len(left)} socket(s) left open to the proxy"
+            finally:
+                await provider.aclose()
+        gc.collect()
+        await asyncio.sleep(0)
+    assert seen == {
+        "refused": {"proxy_down"},
+        "sign-in": {"proxy_auth"},
+        "no route": {"proxy_no_route"},
+    }
+    unclosed = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    assert unclosed == []

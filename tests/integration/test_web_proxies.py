@@ -16,7 +16,7 @@ from media_assistant.core.config.schema import parse_config
 from media_assistant.core.model.states import AccountState
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
-from tests.integration.test_web_lane import WebEnv, our_chromiums, web_tasks
+from tests.integration.test_web_lane import CHROMIUM, WebEnv, _cli, our_chromiums, web_tasks
 from tests.support.proxies import DanteProxy, TinyProxy
 
 pytestmark = pytest.mark.chromium
@@ -28,23 +28,6 @@ def chat_sim() -> Iterator[ChatSiteSimulator]:
     sim.start_in_thread()
     yield sim
     sim.stop_in_thread()
-
-
-@pytest.fixture
-def http_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TinyProxy]:
-    # Not under tmp_path: the test looks for leftover browsers by that folder.
-    proxy = TinyProxy(tmp_path_factory.mktemp("tinyproxy"), "alice", "proxy-pw-7")
-    proxy.start()
-    yield proxy
-    proxy.stop()
-
-
-@pytest.fixture
-def socks_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DanteProxy]:
-    proxy = DanteProxy(tmp_path_factory.mktemp("danted"))
-    proxy.start()
-    yield proxy
-    proxy.stop()
 
 
 @pytest.fixture
@@ -118,3 +101,55 @@ async def test_a_wrong_or_stopped_proxy_is_the_proxys_failure_not_the_sites(
         assert status.state(env.clock.now()) is not AccountState.NEEDS_LOGIN
     assert env.sim.stats().get("web-1", {}).get("completed", 0) == 0
     assert "not-the-password" not in "\n".join(events)
+
+
+async def test_sites_probe_opens_the_page_through_the_accounts_proxy(
+    env: WebEnv, http_proxy: TinyProxy, socks_proxy: DanteProxy
+) -> None:
+    """``sites probe`` opens the page the way the account's tasks do: through its proxy with
+    its password (``--account``), or ``[network] proxy`` without an account; a proxy that does
+    not answer is said as the proxy's failure (exit 1), not a crash."""
+    data = env.paths.data_dir
+    user_proxy = http_proxy.url.replace("http://", "http://alice@")
+    (data / "config.toml").write_text(
+        f"""
+[browser]
+executable = "{CHROMIUM}"
+headless = true
+
+[network]
+proxy = "{socks_proxy.url}"
+
+[[models]]
+name = "web-model"
+kind = "web"
+
+[[accounts]]
+id = "web-1"
+kind = "web"
+site = "sim"
+origin = "{env.sim.base_url}"
+models = ["web-model"]
+proxy = "{user_proxy}"
+proxy_password_env = "MA_PROXY_PW"
+""",
+        encoding="utf-8",
+    )
+    port, url = sim_port(env.sim), f"{env.sim.base_url}/chat"
+    probe = await asyncio.to_thread(
+        _cli, data, "sites", "probe", url, "--account", "web-1", "--seconds", "0.2"
+    )
+    assert probe.returncode == 0, probe.stdout + probe.stderr
+    assert "div#composer" in probe.stdout  # web-1's signed-in page, through its proxy
+    deadline = asyncio.get_running_loop().time() + 30  # tinyproxy logs after relaying
+    while http_proxy.requests_to(port) < 1:
+        assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
+        await asyncio.sleep(0.05)
+    assert socks_proxy.connections_to(port) == 0
+    plain = await asyncio.to_thread(_cli, data, "sites", "probe", url, "--seconds", "0.2")
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert socks_proxy.connections_to(port) >= 1  # no account: [network] proxy
+    socks_proxy.stop()
+    down = await asyncio.to_thread(_cli, data, "sites", "probe", url, "--seconds", "0.2")
+    assert down.returncode == 1, down.stdout + down.stderr
+    assert "cannot reach the proxy" in down.stderr and "Traceback" not in down.stderr

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from benchmarks.postgres_server import free_port
 
+PROXY_USER, PROXY_PASSWORD = "alice", "proxy-pw-7"  # the tests' HTTP proxy's basic authentication
 TINYPROXY = shutil.which("tinyproxy") or "/usr/bin/tinyproxy"
 DANTED = shutil.which("danted") or "/usr/sbin/danted"
 

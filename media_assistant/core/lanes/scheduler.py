@@ -35,7 +35,7 @@ from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.site_checks import not_run
 from media_assistant.core.lanes.web import WebLane
 from media_assistant.core.model.clock import Clock, ServerAlignedClock, wait_event
-from media_assistant.core.model.errors import AccountUnavailable
+from media_assistant.core.model.errors import AccountUnavailable, ErrorKind
 from media_assistant.core.model.events import (
     AccountChanged,
     Event,
@@ -43,7 +43,12 @@ from media_assistant.core.model.events import (
     TasksChanged,
     TasksSynced,
 )
-from media_assistant.core.model.provider import Provider, UnavailableProvider
+from media_assistant.core.model.provider import (
+    Provider,
+    ShownBrowser,
+    ShowOutcome,
+    UnavailableProvider,
+)
 from media_assistant.core.model.records import BatchInfo, CancelResult, NewTask, SubmitResult
 from media_assistant.core.model.states import AccountProblem, AccountState, ModelKind, TaskState
 from media_assistant.core.rules.site_breakage import SiteCheckReport
@@ -77,6 +82,15 @@ class StuckModel:
     model: str
     pending: int
     reason: str
+    # Accounts a verification page holds for a person (captcha, "checking your browser"):
+    # the run cannot pass it for them (issue 32).
+    held_for_person: tuple[str, ...] = ()
+    accounts: int = 0  # the model's accounts, every one out of work
+
+    @property
+    def only_a_person(self) -> bool:
+        """Every account of the model waits at a verification page: nothing else to fix."""
+        return bool(self.held_for_person) and len(self.held_for_person) == self.accounts
 
 
 class Scheduler:
@@ -431,6 +445,15 @@ class Scheduler:
             return not_run(account_id, "?", "the scheduler has not started its web lane")
         return await web.check_site(account_id)
 
+    async def show_browser(self, account_id: str) -> ShownBrowser:
+        """*Show browser* for a web account a verification page holds (issue 32): its worker
+        brings the browser's window forward, or reopens the profile in a window
+        (core/lanes/challenge_hold.py)."""
+        web = self.lanes.get(ModelKind.WEB)
+        if not isinstance(web, WebLane):
+            return ShownBrowser(ShowOutcome.NOT_HELD)
+        return await web.show_browser(account_id)
+
     async def repair_site(self, account_id: str) -> Any:
         """A repair of a web account's adapter from its page, through its worker (issue 33):
         the provider's ``RepairResult``, or None when its page cannot be repaired here."""
@@ -629,18 +652,26 @@ class Scheduler:
             if not accounts:
                 stuck.append(StuckModel(model, pending, "no account in the config serves it"))
                 continue
-            states = []
+            states, held = [], []
             for a in accounts:
                 status = self.rt.accounts.statuses.get(a.id)
                 state = status.state(now) if status else AccountState.DISABLED
                 if state.recovers_by_itself:
                     break
+                if (
+                    state is AccountState.NEEDS_ATTENTION
+                    and status is not None
+                    and status.problem_code == ErrorKind.CAPTCHA.value
+                ):
+                    held.append(a.id)
                 states.append(
                     f"{a.id}: {state.value}"
                     + (f" ({status.problem_detail})" if status and status.problem_detail else "")
                 )
             else:
-                stuck.append(StuckModel(model, pending, "; ".join(states)))
+                stuck.append(
+                    StuckModel(model, pending, "; ".join(states), tuple(held), len(states))
+                )
         return stuck
 
     async def _claimable_now(self) -> bool:

@@ -13,12 +13,13 @@ from media_assistant.core.config.schema import AccountConfig
 from media_assistant.core.files.locks import ProfileLock
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
+from media_assistant.core.lanes.challenge_hold import ChallengeHolds
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.lanes.site_checks import CheckSite, SiteChecks, SiteRepairs, not_run
 from media_assistant.core.model.clock import wait_event
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
-from media_assistant.core.model.provider import ChallengeWatch, Provider
+from media_assistant.core.model.provider import Provider, ShownBrowser, ShowOutcome
 from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.core.rules.pacing import resolve_policy
 from media_assistant.core.rules.site_breakage import SiteCheckReport
@@ -32,8 +33,6 @@ WEB_CANCEL_GRACE_S = 4.0
 PROFILE_RETRY_S = 5.0
 PROFILE_RETRY_CAP_S = 60.0
 PROFILE_PATIENCE_S = 600.0
-# How often the page of an account a verification holds is looked at (nothing is sent).
-CHALLENGE_POLL_S = 2.0
 
 
 class ProfileConflict:
@@ -78,6 +77,8 @@ class WebLane(Lane):
         # Site checks asked by the window, served by each account's worker between two tasks.
         self.checks = SiteChecks()
         self.repairs = SiteRepairs()  # the window's Repair…, served the same way
+        # Accounts a verification page holds for a person, and *Show browser* on them.
+        self.challenges = ChallengeHolds(runtime)
         self._auto: set[str] = set()  # repairs asked by [sites] auto_repair (installed if proven)
         # Accounts whose profile the operator signs in to (the window's *Log in*): their worker
         # has let go of the profile and takes no work until it is given back.
@@ -104,7 +105,9 @@ class WebLane(Lane):
                         await self._serve_check(account, profile_lock, log)
                         continue
                     if not self.rt.accounts.available(account.id):
-                        if await self._held_by_a_challenge(account, wake, log):
+                        if await self.challenges.wait_for_person(
+                            account, self.providers.get(account.id), wake, log, profile_lock
+                        ):
                             continue
                         if (
                             profile_lock is not None
@@ -118,6 +121,7 @@ class WebLane(Lane):
                             profile_lock.release()
                         await self.wait_available(account, wake)
                         continue
+                    self.challenges.settle(account.id, ShowOutcome.NOT_HELD)  # none to show
                     if profile_lock is not None and not profile_lock.held:
                         if not profile_lock.try_acquire():
                             await self._profile_busy(account, profile_lock, busy_profile, log)
@@ -164,33 +168,12 @@ class WebLane(Lane):
 
     # ---------------------------------------------------------------- verification pages
 
-    async def _held_by_a_challenge(
-        self, account: AccountConfig, wake: asyncio.Event, log: LaneLog
-    ) -> bool:
-        """A verification page holds the account (issue 32): its browser stays open on it for
-        a person to pass, and every :data:`CHALLENGE_POLL_S` its page is looked at; once past,
-        the account works again by itself. False: something else holds it."""
-        status = self.rt.accounts.statuses.get(account.id)
-        provider = self.providers.get(account.id)
-        if (
-            status is None
-            or status.problem is not AccountProblem.NEEDS_ATTENTION
-            or status.problem_code != ErrorKind.CAPTCHA.value
-            or not status.enabled
-            or not isinstance(provider, ChallengeWatch)
-        ):
-            return False
-        try:
-            passed = await provider.challenge_passed()
-        except Exception:  # a browser gone meanwhile: the operator's Reset or Sign in helps
-            log.debug("looking at the verification page failed", exc_info=True)
-            passed = False
-        if passed:
-            await self.rt.accounts.clear_problem(account.id, cool_down_too=True)
-            log.info("the verification page is past: the account works again")
-            return True
-        await wait_event(wake, CHALLENGE_POLL_S, self.rt.clock)
-        return True
+    def show_browser(self, account_id: str) -> asyncio.Future[ShownBrowser]:
+        """*Show browser* for an account a verification page holds (challenge_hold.py), served
+        by its worker at its next look at the page; the future gets what was done."""
+        future = self.challenges.ask_show(account_id)
+        self.wake(account_id)
+        return future
 
     # ---------------------------------------------------------------- site checks
 
@@ -370,10 +353,12 @@ class WebLane(Lane):
             self.pacer.forget(account_id)
             self.checks.cancel(account_id)
             self.repairs.cancel(account_id)
+            self.challenges.cancel(account_id)
 
     async def stop(self) -> None:
         self.checks.cancel()
         self.repairs.cancel()
+        self.challenges.cancel()
         await super().stop()
 
     def provider_rebuilt(self, account: AccountConfig) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from media_assistant.core.model.clock import Clock
@@ -95,12 +96,32 @@ class Provider(Protocol):
     async def aclose(self) -> None: ...
 
 
+class ShowOutcome(StrEnum):
+    """What *Show browser* did for an account a verification page holds (issue 32)."""
+
+    BROUGHT_FORWARD = "brought_forward"  # its window (a shown browser) is now in front
+    REOPENED = "reopened"  # it ran without a window: reopened in one, same profile and proxy
+    PASSED = "passed"  # the page was past the verification already: the account works again
+    NOT_HELD = "not_held"  # no verification page holds the account
+    FAILED = "failed"  # the browser could not be shown (``detail`` says why)
+
+
+@dataclass(frozen=True, slots=True)
+class ShownBrowser:
+    outcome: ShowOutcome
+    detail: str = ""
+
+
 @runtime_checkable
 class ChallengeWatch(Protocol):
     """A web provider whose account a verification page holds (issue 32): its browser stays
-    open for the person to pass it, and the lane asks now and then whether it is past."""
+    open for the person to pass it, the lane asks now and then whether it is past, and the
+    operator's *Show browser* puts it in front of them — reopened in a window, on the same
+    page through the same proxy, when it ran without one (headless)."""
 
     async def challenge_passed(self) -> bool: ...
+
+    async def show_browser(self) -> ShownBrowser: ...
 
 
 class UnavailableProvider:

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from media_assistant.core.config.edit import ConfigDocument
+from media_assistant.core.config.proxy import NetworkConfig
 from media_assistant.core.model.errors import ConfigError, InputError
 from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.accounts.api_checks import (
@@ -324,6 +325,10 @@ class AccountEditor(QDialog):
 
     def account_id(self) -> str:
         return self.id_edit.text().strip()
+
+    def network(self) -> NetworkConfig:
+        """``[network]`` as the running app has it (its default proxy, ``no_proxy``)."""
+        return self.session.controller.services.config.network
 
     def values(self) -> dict[str, Any]:
         """The account's keys as the config holds them (None: the key is removed)."""

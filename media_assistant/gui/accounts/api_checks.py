@@ -6,7 +6,9 @@ Where the keyring cannot keep a key, the operator is told at once in words, the 
 closed and the environment variable offered with a name; a keyring that does not answer is said
 after a second ("waiting for the system keyring") and given up on at the limit
 (providers/secrets.py). The endpoint's failures are the kinds a task would get
-(providers/api/probe.py), named in the GUI's words with the server's own text.
+(providers/api/probe.py), named in the GUI's words with the server's own text. Both questions
+go out through the account's proxy as the form has it (issue 32), as its tasks will: a proxy
+that fails is said as the proxy's failure.
 """
 
 from __future__ import annotations
@@ -14,15 +16,25 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QListWidget, QListWidgetItem
 
-from media_assistant.core.model.errors import ConfigError, ErrorKind, ProviderError
+from media_assistant.core.model.errors import ConfigError, ErrorKind, ProviderError, RuleBroken
 from media_assistant.gui.common import labels
 from media_assistant.gui.common.form_problems import FormProblems
+
+if TYPE_CHECKING:
+    from media_assistant.core.config.proxy import NetworkConfig
+    from media_assistant.providers.proxy import ProxyRoute
+
+
+class ProxyRouteSource(Protocol):
+    """The editor's proxy fields (gui/accounts/proxy_fields.py)."""
+
+    async def route(self, url: str, network: NetworkConfig) -> ProxyRoute | None: ...
 
 
 class ApiEditor(Protocol):
@@ -36,6 +48,11 @@ class ApiEditor(Protocol):
     problems: FormProblems
     original_id: str | None
     busy: bool
+
+    @property
+    def proxy_fields(self) -> ProxyRouteSource: ...
+
+    def network(self) -> NetworkConfig: ...
 
     def account_id(self) -> str: ...
     def show_note(self, text: str, *, error: bool = False) -> None: ...
@@ -167,7 +184,7 @@ class ApiChecks(QObject):
             e.problems.show([("key", labels.reason_text("no_api_key") or exc.message)])
             return None
 
-    async def probe(self, action: Callable[[str, str], Any]) -> None:
+    async def probe(self, action: Callable[[str, str, ProxyRoute | None], Any]) -> None:
         e = self.editor
         if e.busy:
             return
@@ -178,13 +195,22 @@ class ApiChecks(QObject):
         key = await self.key()
         if key is None:
             return
+        try:  # the account's way out, as its tasks will take it (issue 32)
+            proxy = await e.proxy_fields.route(base_url, e.network())
+        except RuleBroken as exc:  # said in the operator's words, as the form's check says it
+            from media_assistant.core.config.schema import ConfigProblem
+            from media_assistant.gui.accounts.config_text import problem_text
+
+            problem = ConfigProblem(("proxy",), str(exc), exc.code, exc.params)
+            e.problems.show([("proxy", problem_text(problem))])
+            return
         e.problems.clear()
         # Disabling the pressed button moves the focus on, to the Name field with its text
         # selected (issue 20): it goes back where it was once the buttons are enabled again.
         focused = QApplication.focusWidget()
         e.set_busy(True)
         try:
-            await action(base_url, key)
+            await action(base_url, key, proxy)
         except ProviderError as exc:  # our own reasons in words, else the server's message
             e.show_note(
                 labels.provider_error_text(exc.kind.value, exc.message, exc.code, exc.params),
@@ -196,13 +222,13 @@ class ApiChecks(QObject):
                 if focused is not None and shiboken6.isValid(focused) and focused.isEnabled():
                     focused.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    async def fetch(self, base_url: str, key: str) -> None:
+    async def fetch(self, base_url: str, key: str, proxy: ProxyRoute | None = None) -> None:
         from media_assistant.providers.api.probe import list_models
 
         e = self.editor
         e.show_note(self.tr("Asking %1 for its models…").replace("%1", base_url))
         try:
-            names = await list_models(base_url, key)
+            names = await list_models(base_url, key, proxy)
         except ProviderError as exc:
             if exc.kind is ErrorKind.BAD_REQUEST and exc.status == 404:
                 e.show_note(
@@ -216,7 +242,7 @@ class ApiChecks(QObject):
             self.tr("%n model(s) offered: tick the ones this account should serve", "", len(names))
         )
 
-    async def test(self, base_url: str, key: str) -> None:
+    async def test(self, base_url: str, key: str, proxy: ProxyRoute | None = None) -> None:
         from media_assistant.providers.api.probe import check_connection
 
         e = self.editor
@@ -226,7 +252,7 @@ class ApiChecks(QObject):
             return
         model = chosen[0]
         e.show_note(self.tr("Sending one short request to %1…").replace("%1", model))
-        answer = await check_connection(base_url, key, model)
+        answer = await check_connection(base_url, key, model, proxy)
         e.show_note(
             self.tr("Connected: %1 answered in %2 s: “%3”")
             .replace("%1", answer.model)

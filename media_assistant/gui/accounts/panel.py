@@ -1,6 +1,7 @@
 """Every account: its state and why, a countdown while it cools down, its pacing (web: "next
 task in 1:42 · 3 of 4 in 30 min"), an enable toggle, "Log in" for web accounts, concurrency
 1..5 for API accounts; a context menu with *Pause* / *Resume* (its running task finishes),
+*Show browser* while a verification page holds it (gui/accounts/show_browser.py),
 *Reset* (clear the account's problem and start it afresh: the scheduler rebuilds its provider)
 and the set-up window. The words for states and
 cool-down reasons are the GUI's (labels.py); a problem's detail is the site's or API's own
@@ -319,6 +320,15 @@ class AccountsPanel(QWidget):
                 )
                 check.triggered.connect(lambda _=False, a=account_id: self.check_requested.emit(a))
                 status = self.controller.account_status(account_id)
+                if status is not None and status.problem_code == "captcha":
+                    show = menu.addAction(self.tr("Show browser"))
+                    show.setToolTip(
+                        self.tr(
+                            "Bring its browser to the front (reopened in a window if it runs "
+                            "without one) to pass the verification page; it resumes by itself"
+                        )
+                    )
+                    show.triggered.connect(lambda _=False, a=account_id: self.show_browser(a))
                 if status is not None and status.problem_code == "site_changed":
                     repair = menu.addAction(self.tr("Repair…"))
                     repair.setToolTip(
@@ -337,6 +347,15 @@ class AccountsPanel(QWidget):
         setup.triggered.connect(self.setup_requested)
         self.menu = menu
         menu.popup(self.table.viewport().mapToGlobal(pos))
+
+    def show_browser(self, account_id: str) -> None:
+        """*Show browser*: its window in front for a person to pass a verification page."""
+        spawn(self._show_browser(account_id), f"show-browser:{account_id}")
+
+    async def _show_browser(self, account_id: str) -> None:
+        from media_assistant.gui.accounts.show_browser import show_browser
+
+        self.message.emit(await show_browser(self.controller, account_id))
 
     def reset(self, account_id: str) -> None:
         """Clear the account's problem; the scheduler builds its provider anew."""

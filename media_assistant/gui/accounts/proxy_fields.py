@@ -4,19 +4,27 @@ own site or base URL and says what happened in the operator's words: connected i
 proxy refused the password (407); cannot reach the proxy; the proxy cannot reach the site.
 
 The check is providers/proxy_check.py's, the same as ``accounts test-proxy``; the keyring is
-asked off the window's thread (providers/secrets.py).
+asked off the window's thread (providers/secrets.py). The API set-up's *Fetch the model list*
+and *Test connection* go out through the proxy as typed here (:meth:`ProxyFields.route`), the
+way the account's tasks will.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QWidget
 
-from media_assistant.core.config.proxy import effective_proxy
+from media_assistant.core.config.proxy import (
+    NetworkConfig,
+    ProxySetting,
+    checked_proxy,
+    effective_proxy,
+)
 from media_assistant.core.config.schema import AppConfig
 from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.bridge.jobs import spawn
@@ -49,6 +57,9 @@ class ProxyFields(QObject):
         """``editor``: the account editor (an :class:`Editor` and the fields' parent)."""
         super().__init__(editor)
         self.editor: Editor = editor
+        # The account's other proxy keys, kept as they are (the form edits only the proxy).
+        self._password_env: str | None = current.get("proxy_password_env")
+        self._no_proxy: list[str] | None = current.get("no_proxy")
         proxy = current.get("proxy")
         self._direct = proxy == ""  # 'proxy = ""' (direct) written by hand stays direct
         self.proxy = QLineEdit("" if proxy is None else str(proxy), editor)
@@ -110,6 +121,42 @@ class ProxyFields(QObject):
             return False
         return True
 
+    # ---------------------------------------------------------------- the route as typed
+
+    def setting(self, network: NetworkConfig) -> ProxySetting | None:
+        """The proxy as the form says it now (None: none, the system's settings). Raises
+        RuleBroken (said by the caller next to the field) for a proxy that is not one."""
+        typed = self.values()["proxy"]
+        keys = _Keys(
+            None if typed is None else checked_proxy(typed), self._password_env, self._no_proxy
+        )
+        return effective_proxy(network, keys)
+
+    async def route(self, url: str, network: NetworkConfig) -> ProxyRoute | None:
+        """The way out of a request to ``url`` as the account's tasks will take it: the proxy
+        with its password (typed here, else the keyring or its variable, read off the loop);
+        None when no proxy applies. RuleBroken: the proxy field is not a proxy."""
+        from media_assistant.providers.proxy import ProxyRoute
+
+        setting = self.setting(network)
+        if setting is None:
+            return None
+        if setting.direct or setting.bypasses(_host(url)):
+            return ProxyRoute(setting)
+        return ProxyRoute(setting, await self._password(setting))
+
+    async def _password(self, setting: ProxySetting) -> str | None:
+        if setting.direct or not setting.username:
+            return None
+        if self.password.text():
+            return self.password.text()
+        from media_assistant.providers import secrets
+
+        found = await secrets.alookup(
+            secrets.PROXY_PASSWORD, secrets.proxy_password_name(setting), setting.password_env
+        )
+        return found.value
+
     # ---------------------------------------------------------------- Test proxy
 
     def _on_test_clicked(self) -> None:
@@ -134,7 +181,6 @@ class ProxyFields(QObject):
         return words
 
     async def _verdict(self, config: AppConfig, account: Any) -> tuple[str, bool]:
-        from media_assistant.providers import secrets
         from media_assistant.providers.proxy import ProxyRoute
         from media_assistant.providers.proxy_check import check_proxy
 
@@ -142,13 +188,7 @@ class ProxyFields(QObject):
         url = await self._site_url(account)
         if setting is None or setting.direct or url is None or setting.bypasses(_host(url)):
             return self.tr("No proxy for this account: it goes out directly"), False
-        password = self.password.text() or None
-        if setting.username and password is None:
-            found = await secrets.alookup(
-                secrets.PROXY_PASSWORD, secrets.proxy_password_name(setting), setting.password_env
-            )
-            password = found.value
-        route: ProxyRoute = ProxyRoute(setting, password)
+        route: ProxyRoute = ProxyRoute(setting, await self._password(setting))
         verdict = await check_proxy(route, url)
         target = verdict.target
         if verdict.outcome == "ok":
@@ -171,6 +211,15 @@ class ProxyFields(QObject):
             if entry.adapter is not None and entry.site == account.site:
                 return str(entry.adapter.origin)
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Keys:
+    """An account's proxy keys (core/config/proxy.py ``ProxyKeys``) as the form has them."""
+
+    proxy: str | None
+    proxy_password_env: str | None
+    no_proxy: list[str] | None
 
 
 def _host(url: str) -> str:

@@ -23,6 +23,7 @@ from media_assistant.core.exports.write import ExportScope, export_scope
 from media_assistant.core.lanes.scheduler import Scheduler
 from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.events import AccountChanged, Event
+from media_assistant.core.model.provider import ShownBrowser
 from media_assistant.core.model.records import (
     BatchInfo,
     BatchRecord,
@@ -207,6 +208,11 @@ class AppController(QObject):
         """A site check through the scheduler: the account's worker runs it after its current
         task, when its pacing allows a prompt (core/lanes/site_checks.py)."""
         return await self.scheduler.check_site(account_id)
+
+    async def show_browser(self, account_id: str) -> ShownBrowser:
+        """*Show browser* for an account a verification page holds (issue 32), through the
+        scheduler: its browser's window in front, or the profile reopened in a window."""
+        return await self.scheduler.show_browser(account_id)
 
     async def repair_site(self, account_id: str) -> Any:
         """A repair of the account's adapter from its page, through the scheduler (issue 33):

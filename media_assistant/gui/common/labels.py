@@ -121,7 +121,9 @@ _QUALITY_RULES: dict[str, object] = {
 # Why an account needs the operator, by the error kind behind its problem (or the problem).
 _PROBLEMS: dict[str, object] = {
     ErrorKind.CAPTCHA: QT_TRANSLATE_NOOP(
-        "AccountProblem", "A captcha or challenge needs a person: solve it in its browser"
+        "AccountProblem",
+        "A captcha or challenge needs a person: solve it in its browser (right-click the "
+        "account: Show browser)",
     ),
     ErrorKind.PROFILE_IN_USE: QT_TRANSLATE_NOOP(
         "AccountProblem", "Its browser profile is in use by another program"

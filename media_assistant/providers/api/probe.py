@@ -4,6 +4,11 @@ lists (``GET {base_url}/models``), and one tiny request (*Test connection*).
 Failures are the same :class:`ProviderError` kinds a task would meet (``classify``): the set-up
 window names them exactly as the task table would (key rejected, quota used up, cannot
 connect...), with the server's own words. The key is never part of a message.
+
+Both go out the way the account's tasks go (issue 32): through its proxy, with the same httpx
+options (providers/proxy.py ``httpx_options``), and a failure that could be the proxy's is
+asked of the proxy before it is believed (``blame_proxy``) — so *Test connection* says "cannot
+reach the proxy" or "the proxy refused the password (407)" exactly where a task would.
 """
 
 from __future__ import annotations
@@ -17,6 +22,13 @@ import httpx
 from media_assistant import __version__
 from media_assistant.core.model.errors import ErrorKind, ProviderError
 from media_assistant.providers.api.classify import classify_http_error, classify_transport_error
+from media_assistant.providers.proxy import (
+    API_FAILURES_OF_A_PROXY,
+    ProxyRoute,
+    httpx_options,
+    refused_by_proxy,
+)
+from media_assistant.providers.proxy_check import blame_proxy
 from media_assistant.providers.secrets import without_secret
 from media_assistant.providers.tls import client_ssl_context
 
@@ -34,7 +46,9 @@ class ProbeAnswer:
     seconds: float
 
 
-def _client(base_url: str, api_key: str, read_timeout_s: float) -> httpx.AsyncClient:
+def _client(
+    base_url: str, api_key: str, read_timeout_s: float, proxy: ProxyRoute | None
+) -> httpx.AsyncClient:
     return httpx.AsyncClient(
         base_url=base_url.rstrip("/") + "/",
         verify=client_ssl_context(),
@@ -43,11 +57,28 @@ def _client(base_url: str, api_key: str, read_timeout_s: float) -> httpx.AsyncCl
             "User-Agent": f"media-assistant/{__version__}",
         },
         timeout=httpx.Timeout(CONNECT_TIMEOUT_S, read=read_timeout_s),
+        **httpx_options(proxy, base_url),
     )
 
 
+async def _failed(
+    error: ProviderError, proxy: ProxyRoute | None, base_url: str, api_key: str
+) -> ProviderError:
+    """``error`` as the operator reads it: the proxy's failure when the proxy is what failed
+    (as the lane tells it), and never with the key in it."""
+    if error.kind in API_FAILURES_OF_A_PROXY:
+        error = await blame_proxy(proxy, base_url, error)
+    return without_secret(error, api_key)
+
+
 async def _request(
-    base_url: str, api_key: str, method: str, path: str, timeout_s: float, **kwargs: Any
+    base_url: str,
+    api_key: str,
+    method: str,
+    path: str,
+    timeout_s: float,
+    proxy: ProxyRoute | None = None,
+    **kwargs: Any,
 ) -> Any:
     if not base_url.startswith(("http://", "https://")):
         raise ProviderError(
@@ -56,22 +87,21 @@ async def _request(
             code="url_scheme",
         )
     try:
-        async with _client(base_url, api_key, timeout_s) as client:
+        async with _client(base_url, api_key, timeout_s, proxy) as client:
             response = await client.request(method, path, **kwargs)
     except httpx.RequestError as exc:
-        raise without_secret(
-            classify_transport_error(
-                exc, connect_timeout_s=CONNECT_TIMEOUT_S, idle_timeout_s=timeout_s
-            ),
-            api_key,
-        ) from None
-    if response.status_code != 200:
-        raise without_secret(
-            classify_http_error(
-                response.status_code, response.headers, response.content, now=time.time()
-            ),
-            api_key,
+        error = classify_transport_error(
+            exc, connect_timeout_s=CONNECT_TIMEOUT_S, idle_timeout_s=timeout_s
         )
+        raise await _failed(error, proxy, base_url, api_key) from None
+    refused = refused_by_proxy(proxy, base_url, response.status_code)
+    if refused is not None:
+        raise refused
+    if response.status_code != 200:
+        error = classify_http_error(
+            response.status_code, response.headers, response.content, now=time.time()
+        )
+        raise await _failed(error, proxy, base_url, api_key)
     try:
         return response.json()
     except ValueError:
@@ -80,10 +110,11 @@ async def _request(
         ) from None
 
 
-async def list_models(base_url: str, api_key: str) -> list[str]:
+async def list_models(base_url: str, api_key: str, proxy: ProxyRoute | None = None) -> list[str]:
     """The model ids the endpoint lists (OpenAI's ``{"data": [{"id": ...}]}``, or a plain list),
-    sorted. An endpoint without the listing answers 404: a ``BAD_REQUEST`` error."""
-    payload = await _request(base_url, api_key, "GET", "models", MODELS_TIMEOUT_S)
+    sorted. An endpoint without the listing answers 404: a ``BAD_REQUEST`` error. ``proxy``:
+    the account's way out (providers/proxy.py ``route_for``; None: the system's settings)."""
+    payload = await _request(base_url, api_key, "GET", "models", MODELS_TIMEOUT_S, proxy)
     entries = payload.get("data", payload.get("models")) if isinstance(payload, dict) else payload
     if not isinstance(entries, list):
         raise ProviderError(ErrorKind.PROTOCOL, "the model list is not in a form we know")
@@ -95,8 +126,11 @@ async def list_models(base_url: str, api_key: str) -> list[str]:
     return sorted(names)
 
 
-async def check_connection(base_url: str, api_key: str, model: str) -> ProbeAnswer:
-    """One tiny, non-streaming request: the model's answer, or the reason it failed."""
+async def check_connection(
+    base_url: str, api_key: str, model: str, proxy: ProxyRoute | None = None
+) -> ProbeAnswer:
+    """One tiny, non-streaming request: the model's answer, or the reason it failed.
+    ``proxy``: as for :func:`list_models`."""
     started = time.monotonic()
     payload = await _request(
         base_url,
@@ -104,6 +138,7 @@ async def check_connection(base_url: str, api_key: str, model: str) -> ProbeAnsw
         "POST",
         "chat/completions",
         CHECK_TIMEOUT_S,
+        proxy,
         json={
             "model": model,
             "messages": [{"role": "user", "content": CHECK_PROMPT}],

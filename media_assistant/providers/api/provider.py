@@ -31,10 +31,11 @@ from media_assistant.providers.api.classify import (
 from media_assistant.providers.api.headers import throttle_hint
 from media_assistant.providers.api.sse import SseDecoder
 from media_assistant.providers.proxy import (
+    API_FAILURES_OF_A_PROXY,
     ProxyBackoff,
     ProxyRoute,
     httpx_options,
-    proxy_error,
+    refused_by_proxy,
     route_for,
 )
 from media_assistant.providers.proxy_check import blame_proxy
@@ -46,20 +47,6 @@ HEARTBEAT_EVERY_S = 0.5  # at most this often while chunks stream in
 # wait_cancel returns as soon as a cancel comes; this only bounds each wait of the watcher (short
 # waits would spin under a fast ScaledClock in benchmarks).
 CANCEL_WAIT_S = 10.0
-
-
-# Failures a proxy in the way can cause as well as the API: a refused password (tinyproxy
-# answers 401), a dropped or refused connection, a proxy's own 5xx page.
-_MAYBE_THE_PROXY = frozenset(
-    {
-        ErrorKind.AUTH_REJECTED,
-        ErrorKind.NETWORK,
-        ErrorKind.TIMEOUT,
-        ErrorKind.PROTOCOL,
-        ErrorKind.SERVER_ERROR,
-        ErrorKind.PROXY_AUTH,
-    }
-)
 
 
 class ModelInfo(Protocol):
@@ -328,7 +315,7 @@ class ApiProvider:
         try:
             result = attempt.result()
         except ProviderError as exc:
-            if exc.kind in _MAYBE_THE_PROXY:  # believed once the proxy is known to work
+            if exc.kind in API_FAILURES_OF_A_PROXY:  # believed once the proxy is known to work
                 exc = await blame_proxy(self.proxy, self.base_url, exc)
             if exc.kind in (ErrorKind.PROXY_UNREACHABLE, ErrorKind.PROXY_AUTH):
                 raise self.proxy_backoff.failed(exc, ctx.clock.now()) from exc.__cause__
@@ -354,9 +341,9 @@ class ApiProvider:
         )
         try:
             async with self._client().stream("POST", "chat/completions", json=body) as response:
-                if response.status_code == 407 and self.proxy is not None:
-                    # A plain-HTTP request through an HTTP proxy: its refusal comes as a status.
-                    raise proxy_error(self.proxy, ErrorKind.PROXY_AUTH, "proxy_auth")
+                refused = refused_by_proxy(self.proxy, self.base_url, response.status_code)
+                if refused is not None:
+                    raise refused
                 if response.status_code != 200:
                     raw = await response.aread()
                     raise classify_http_error(

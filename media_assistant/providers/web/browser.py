@@ -19,6 +19,7 @@ from pathlib import Path
 import psutil
 from playwright.async_api import BrowserContext, Page, Playwright
 
+from media_assistant.core.model.provider import ShownBrowser, ShowOutcome
 from media_assistant.providers.proxy import ProxyRoute
 from media_assistant.providers.web.adapter import SiteAdapter
 from media_assistant.providers.web.executable import BrowserChoice, resolve_browser
@@ -28,6 +29,7 @@ from media_assistant.providers.web.launch import (
     close_profile,
     kill_profile_processes,
     launch_profile,
+    place_window,
     start_driver,
     stop_driver,
 )
@@ -81,6 +83,9 @@ class AccountBrowser:
         # running browser was launched with: a change relaunches it.
         self.proxy: ProxyRoute | None = None
         self._launched_proxy: ProxyRoute | None = None
+        self.headless: bool | None = None  # how the running browser was launched
+        # Shown for a person (*Show browser*): minimised again once the page is past.
+        self.shown_for_person = False
 
     @property
     def alive(self) -> bool:
@@ -123,13 +128,21 @@ class AccountBrowser:
         await self._launch(choice, self.driver.headless if headless is None else headless)
         return LaunchInfo(self.pid, self.started_at, True, choice.description)
 
-    async def _launch(self, choice: BrowserChoice, headless: bool) -> None:
+    async def _launch(
+        self, choice: BrowserChoice, headless: bool, *, foreground: bool = False
+    ) -> None:
         pw = await self.driver.playwright()
         try:
             self.context = await launch_profile(
-                pw, self.profile_dir, choice, headless=headless, proxy=self.proxy
+                pw,
+                self.profile_dir,
+                choice,
+                headless=headless,
+                foreground=foreground,
+                proxy=self.proxy,
             )
             self._launched_proxy = self.proxy
+            self.headless = headless
         except BaseException:  # a browser that started and then failed is not left running
             await asyncio.shield(asyncio.to_thread(kill_profile_processes, self.profile_dir))
             raise
@@ -175,9 +188,52 @@ class AccountBrowser:
             snap = await self.chat.snapshot()
         except Exception:  # navigating (the challenge let the page through): look again
             return False
-        return (
+        gone = bool(
             snap.composer and not snap.markers.get("captcha") and not snap.markers.get("login_lost")
         )
+        if gone and self.shown_for_person and self.context is not None:
+            # The person is done: the window goes back out of their way (it stays open — a
+            # site's verification cookie belongs to the browser it was passed in).
+            self.shown_for_person = False
+            with contextlib.suppress(Exception):
+                await place_window(self.context, foreground=False)
+        return gone
+
+    async def show(self, proxy: ProxyRoute | None) -> ShownBrowser:
+        """*Show browser* for a person to pass a verification page: a shown browser's window
+        restored and brought to the front; a browser without a window (headless) closed and
+        the profile reopened in one — through the account's proxy — on the page it was on
+        (the site's chat page when there was none). The browser then serves the account's
+        next tasks as it is, until it is recycled."""
+        self.proxy = proxy
+        if self.alive and self.headless is False and self.context is not None:
+            await self._ensure_page()
+            await place_window(self.context, foreground=True)
+            self.shown_for_person = True
+            return ShownBrowser(ShowOutcome.BROUGHT_FORWARD)
+        page = self.chat.page if self.chat is not None else None
+        url = page.url if page is not None and not page.is_closed() else ""
+        if not url.startswith(("http://", "https://")):
+            url = self.adapter.url(self.adapter.new_chat_url, self.origin)
+        if self.context is not None or self.pid is not None:
+            await self.close()
+        choice = self.driver.browser_choice()
+        try:
+            await self._launch(choice, False, foreground=True)
+        except Exception:  # no window possible here (no display): the page as it was, hidden
+            with contextlib.suppress(Exception):
+                await self._launch(choice, True)
+                assert self.chat is not None
+                await self.chat.page.goto(url, wait_until="domcontentloaded")
+            raise
+        assert self.chat is not None
+        self.shown_for_person = True
+        try:
+            await self.chat.page.goto(url, wait_until="domcontentloaded")
+        except Exception as exc:  # the window is there: what the page did is the person's to see
+            text = str(exc).strip()
+            return ShownBrowser(ShowOutcome.REOPENED, text.splitlines()[0] if text else url)
+        return ShownBrowser(ShowOutcome.REOPENED, url)
 
     async def bring_forward(self) -> None:
         """The page to the front of its window: a person has something to do there."""
@@ -188,7 +244,8 @@ class AccountBrowser:
     async def close(self) -> None:
         """Graceful, then the whole process tree is killed if it lingers (launch.py)."""
         context, pid = self.context, self.pid
-        self.context, self.chat, self.pid = None, None, None
+        self.context, self.chat, self.pid, self.headless = None, None, None, None
+        self.shown_for_person = False
         if context is not None or pid is not None:
             await close_profile(context, self.profile_dir, pid)
 

@@ -1,6 +1,7 @@
 """``sites probe URL``: what an adapter author needs after a site redesign — the page's candidate
 composers, its buttons (icon buttons known only by aria-label included) and the streaming
-requests it makes — each with a suggested selector."""
+requests it makes — each with a suggested selector. The page is opened the way the account's
+tasks open it: its profile, through its proxy (issue 32)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from playwright.async_api import Response
 
+from media_assistant.providers.proxy import ProxyRoute
 from media_assistant.providers.web.executable import BrowserChoice
 from media_assistant.providers.web.launch import open_profile
 
@@ -83,12 +85,21 @@ def _is_stream(response: Response) -> bool:
 
 
 async def probe(
-    url: str, profile: Path, choice: BrowserChoice, *, watch_s: float = 5.0, show: bool = False
+    url: str,
+    profile: Path,
+    choice: BrowserChoice,
+    *,
+    watch_s: float = 5.0,
+    show: bool = False,
+    proxy: ProxyRoute | None = None,
 ) -> ProbeReport:
-    """Open ``url`` in ``profile``; watch for ``watch_s`` seconds (send a message meanwhile with
-    ``show=True`` to see the streaming request); list what an adapter could target."""
+    """Open ``url`` in ``profile`` through ``proxy`` (providers/proxy.py ``route_for``); watch
+    for ``watch_s`` seconds (send a message meanwhile with ``show=True`` to see the streaming
+    request); list what an adapter could target."""
     streams: list[str] = []
-    async with open_profile(profile, choice, headless=not show, foreground=show) as context:
+    async with open_profile(
+        profile, choice, headless=not show, foreground=show, proxy=proxy
+    ) as context:
         page = context.pages[0] if context.pages else await context.new_page()
         page.on(
             "response",

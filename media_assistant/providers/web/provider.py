@@ -31,7 +31,13 @@ from media_assistant.core.files import diagnostics
 from media_assistant.core.files.filenames import safe_file_stem
 from media_assistant.core.model.errors import DEFERRING, ErrorKind, ProviderError, TaskCanceled
 from media_assistant.core.model.event_codes import EventCode
-from media_assistant.core.model.provider import GenerationResult, TaskContext, TaskSpec
+from media_assistant.core.model.provider import (
+    GenerationResult,
+    ShownBrowser,
+    ShowOutcome,
+    TaskContext,
+    TaskSpec,
+)
 from media_assistant.core.rules.site_breakage import (
     AdapterStep,
     BreakageWatch,
@@ -186,6 +192,15 @@ class WebProvider:
         if not self.driver.service.running:
             return False
         return await self.driver.service.call(self.browser.challenge_gone())
+
+    async def show_browser(self) -> ShownBrowser:
+        """*Show browser* for the verification page that holds the account (the lane's worker
+        asks, between two looks at the page): its window in front, or the profile reopened in
+        a window through the same proxy (browser.py ``AccountBrowser.show``)."""
+        if not self.driver.service.running:
+            return ShownBrowser(ShowOutcome.FAILED, "the browser driver is not running")
+        # Through the account's way out, as its tasks take it.
+        return await self.driver.service.call(self.browser.show(self.proxy))
 
     async def repair_site(self) -> RepairResult | None:
         """The window's *Repair…*, ``[sites] auto_repair`` (issue 33): see provider_repair."""
