@@ -19,7 +19,7 @@ import pytest
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, Qt, QTranslator
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
 
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import ErrorKind
@@ -554,3 +554,29 @@ def test_every_event_kind_reads_in_chinese_with_the_raw_detail_in_the_tooltip(
         assert event.message in tip
         if "detail" in params:
             assert str(params["detail"]) in tip and str(params["detail"]) not in text
+
+
+async def test_a_pause_that_ends_after_its_window_closed_says_nothing(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pause job reports in the status bar when the store has answered; a window closed
+    and deleted meanwhile (a test's end, the operator's quit) must not make that an error."""
+    gate = asyncio.Event()
+    pause = window.controller.pause
+
+    async def held_pause(scope: str, target: str) -> int:
+        await gate.wait()
+        return await pause(scope, target)
+
+    monkeypatch.setattr(window.controller, "pause", held_pause)
+    actions = window.task_actions
+    closing = QMainWindow()  # the fixture's own window outlives the test: a stand-in is deleted
+    monkeypatch.setattr(actions, "window", closing)
+    # the toolbar's update goes with the real window's other widgets; here they stay alive
+    monkeypatch.setattr(actions, "update_enabled", lambda *a: None)
+    actions.set_paused("account", "api-1", True)
+    job = next(t for t in asyncio.all_tasks() if t.get_name() == "pause:account:api-1")
+    shiboken6.delete(closing)
+    gate.set()
+    await job  # raised "Internal C++ object already deleted" before
+    assert actions.last_message.startswith("Paused account api-1")

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
@@ -65,7 +66,8 @@ class TaskActions(QObject):
 
     def _show(self, text: str, timeout_ms: int = 8000) -> None:
         self.last_message = text
-        self.window.statusBar().showMessage(text, timeout_ms)
+        if shiboken6.isValid(self.window):  # a job that ended after its window closed says nothing
+            self.window.statusBar().showMessage(text, timeout_ms)
 
     def add(
         self,
