@@ -41,6 +41,9 @@ class AccountStatus:
     limit_concurrency: int | None = None
     limit_rpm: int | None = None
     limit_tpm: int | None = None
+    # The API key's identity (a keyed hash, core/store/key_gate.py): what the team-wide gate is
+    # keyed by; None: the account's id.
+    key_id: str | None = None
 
     def belongs_elsewhere(self, workstation: str) -> bool:
         """A web account another workstation holds: not ours to run."""
@@ -58,7 +61,10 @@ class AccountStatus:
     def api_limits(self) -> ApiLimits:
         """What a claim for this API account holds for the whole team (core/store/api_gate.py)."""
         return ApiLimits(
-            min(self.team_concurrency, MAX_CONCURRENCY), self.limit_rpm, self.limit_tpm
+            min(self.team_concurrency, MAX_CONCURRENCY),
+            self.limit_rpm,
+            self.limit_tpm,
+            gate=self.key_id,
         )
 
     def state(self, now: float) -> AccountState:
@@ -97,13 +103,18 @@ class AccountDeclaration:
     concurrency: int | None = None
     rpm: int | None = None
     tpm: int | None = None
+    # API accounts in team mode: the key's identity (a keyed hash of the key and base URL,
+    # core/store/key_gate.py), never the key; None when no key was found.
+    key_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ApiLimits:
     """An API account's limits for every workstation together: requests in flight, requests
-    and tokens per minute (None: no limit)."""
+    and tokens per minute (None: no limit). ``gate``: what the slot and rate rows are keyed by
+    (the key's identity; None: the account's id)."""
 
     concurrency: int
     rpm: int | None = None
     tpm: int | None = None
+    gate: str | None = None

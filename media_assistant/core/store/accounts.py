@@ -20,7 +20,7 @@ from media_assistant.core.model.accounts import (
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.events import AccountChanged, EventBus
 from media_assistant.core.model.states import AccountProblem, ModelKind
-from media_assistant.core.store import api_gate
+from media_assistant.core.store import api_gate, key_gate
 from media_assistant.core.store.db import read_tx, upsert, write_tx
 from media_assistant.core.store.schema import AccountRow
 
@@ -39,19 +39,22 @@ class AccountStore:
         *,
         workstation: str | None = None,
         take_over: bool = True,
-    ) -> None:
+        dead_after: float = 90.0,
+    ) -> list[key_gate.Disagreement]:
         """Make sure every configured account has a row; existing rows keep their state, except
         that an account whose kind changed (an id reused for the other lane) starts clean.
 
         Team mode: a web account belongs to ``workstation`` — a new row is ours, a row no
         workstation holds becomes ours; one held by another stays theirs unless ``take_over``
         (a workstation's own SQLite file: there is no other). An API account's limits are
-        the config's (the latest workstation to start wins)."""
+        the config's; in a team (``take_over`` False) an API account whose declaration names
+        its key's identity shares the key's gate and the stricter limits of every workstation
+        online (core/store/key_gate.py): the disagreements are returned."""
         declared = [
             a if isinstance(a, AccountDeclaration) else AccountDeclaration(*a) for a in accounts
         ]
         if not declared:
-            return
+            return []
         now = self.clock.now()
         rows = [
             {
@@ -64,6 +67,7 @@ class AccountStore:
                 "limit_concurrency": a.concurrency,
                 "limit_rpm": a.rpm,
                 "limit_tpm": a.tpm,
+                "key_id": a.key_id if a.kind is ModelKind.API else None,
             }
             for a in declared
         ]
@@ -88,6 +92,7 @@ class AccountStore:
                     "limit_concurrency": new.limit_concurrency,
                     "limit_rpm": new.limit_rpm,
                     "limit_tpm": new.limit_tpm,
+                    "key_id": new.key_id,
                 },
                 where=lambda new: or_(
                     A.c.kind != new.kind,
@@ -96,9 +101,14 @@ class AccountStore:
                     A.c.limit_concurrency.is_distinct_from(new.limit_concurrency),
                     A.c.limit_rpm.is_distinct_from(new.limit_rpm),
                     A.c.limit_tpm.is_distinct_from(new.limit_tpm),
+                    A.c.key_id.is_distinct_from(new.key_id),
                 ),
             )
-            api_gate.ensure_rows(conn, [a.account_id for a in declared if a.kind is ModelKind.API])
+            api = [a for a in declared if a.kind is ModelKind.API]
+            api_gate.ensure_rows(conn, [a.key_id or a.account_id for a in api])
+            if take_over or workstation is None:
+                return []
+            return key_gate.declare(conn, workstation, api, now=now, dead_after=dead_after)
 
     def release(self, account_id: str) -> bool:
         """``accounts release``: the web account belongs to no workstation any more; the next
@@ -259,4 +269,5 @@ def _status(row: Any) -> AccountStatus:
         limit_concurrency=row.get("limit_concurrency"),
         limit_rpm=row.get("limit_rpm"),
         limit_tpm=row.get("limit_tpm"),
+        key_id=row.get("key_id"),
     )
