@@ -154,8 +154,8 @@ def _pc(data: Path, name: str, account: str, base_url: str, concurrency: int) ->
     return data
 
 
-def _batch(path: Path, prefix: str) -> Path:
-    rows = [f"{prefix}{i},Write about {prefix} topic {i},api-model" for i in range(10)]
+def _batch(path: Path, prefix: str, n: int) -> Path:
+    rows = [f"{prefix}{i},Write about {prefix} topic {i},api-model" for i in range(n)]
     path.write_text("task_id,prompt,model\n" + "\n".join(rows) + "\n", encoding="utf-8")
     return path
 
@@ -175,13 +175,14 @@ def test_two_workstations_naming_one_key_differently_share_its_concurrency(
     tmp_path: Path, pg_url: str, sim: ApiSimulator
 ) -> None:
     """pc-a's config: ``ds-a``, concurrency 2; pc-b's: ``ds-b``, concurrency 3 — one key. Both
-    run at once: the key never has more than 2 requests in flight (counted at the simulated
-    API), pc-b's run says the configs disagree, naming both, and every prompt is asked once."""
+    run at once (pc-a's 30 prompts of about 2 s, 2 at a time, outlast pc-b's start): the key
+    never has more than 2 requests in flight (counted at the simulated API), pc-b's run and
+    ``store info`` say the configs disagree, naming both, and every prompt is asked once."""
     base_url = sim.base_url
     pc_a = _pc(tmp_path / "a", "pc-a", "ds-a", base_url, 2)
     pc_b = _pc(tmp_path / "b", "pc-b", "ds-b", base_url, 3)
     open_engine(pg_url).dispose()
-    first = _run(pc_a, _batch(tmp_path / "a.csv", "a"), pg_url)
+    first = _run(pc_a, _batch(tmp_path / "a.csv", "a", 30), pg_url)
     second = None
     try:
         deadline = time.monotonic() + 120
@@ -190,7 +191,22 @@ def test_two_workstations_naming_one_key_differently_share_its_concurrency(
             while not watch.execute(live).fetchone()[0]:  # type: ignore[index]
                 assert time.monotonic() < deadline and first.poll() is None, "nothing ran"
                 time.sleep(0.1)
-        second = _run(pc_b, _batch(tmp_path / "b.csv", "b"), pg_url)
+        second = _run(pc_b, _batch(tmp_path / "b.csv", "b", 10), pg_url)
+        with psycopg.connect(pg_url, autocommit=True) as watch:
+            declared = "SELECT count(*) FROM api_key_limits"
+            while watch.execute(declared).fetchone()[0] < 2:  # type: ignore[index]
+                assert time.monotonic() < deadline and second.poll() is None, "pc-b never synced"
+                time.sleep(0.1)
+        info = subprocess.run(  # noqa: S603 - our own command; both run meanwhile
+            [sys.executable, "-m", "media_assistant", "--data-dir", str(pc_b), "store", "info"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, STORE_URL_ENV: pg_url, "OFFICE_KEY": KEY},
+            check=True,
+        )
+        assert "warning: one API key, different limits in two configs" in info.stdout
+        assert "ds-b on pc-b (concurrency 3)" in info.stdout and KEY not in info.stdout
         out_b, err_b = second.communicate(timeout=240)
         out_a, err_a = first.communicate(timeout=240)
         assert second.returncode == 0, out_b + err_b
@@ -202,7 +218,7 @@ def test_two_workstations_naming_one_key_differently_share_its_concurrency(
         stats = sim.stats()
         assert stats["keys"][KEY]["max_concurrent"] <= 2, stats["keys"][KEY]
         prompts = [r["messages"][-1]["content"] for r in stats["requests"]]
-        assert len(prompts) == len(set(prompts)) == 20  # every prompt asked once
+        assert len(prompts) == len(set(prompts)) == 40  # every prompt asked once
         with psycopg.connect(pg_url) as c:
             done = c.execute(
                 "SELECT workstation, count(*) FROM tasks WHERE state = 'success' "
@@ -214,7 +230,7 @@ def test_two_workstations_naming_one_key_differently_share_its_concurrency(
                 for row in c.execute(f"SELECT * FROM {table}").fetchall()  # noqa: S608
             )
         assert [w for w, _ in done] == ["pc-a", "pc-b"]  # both worked under the one limit
-        assert sum(n for _, n in done) == 20
+        assert sum(n for _, n in done) == 40
         assert KEY not in dump and KEY[3:19] not in dump  # the key is in no row
     finally:
         for proc in (first, second):
