@@ -10,6 +10,9 @@ from media_assistant.core.model.states import AccountProblem, AccountState, Mode
 
 MIN_CONCURRENCY = 1
 MAX_CONCURRENCY = 5
+# The cool-down reason under a "site changed" verdict while the account's own re-check of its
+# site is due (core/lanes/site_recheck.py): the verdict holds it; this says when it looks again.
+RECHECK_REASON = "site_recheck"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,12 @@ class AccountStatus:
             gate=self.key_id,
         )
 
+    def recheck_in(self, now: float) -> float | None:
+        """Seconds until the account re-checks its changed site by itself, if it will."""
+        if self.cooldown_reason != RECHECK_REASON or self.cooldown_until is None:
+            return None
+        return max(0.0, self.cooldown_until - now)
+
     def state(self, now: float) -> AccountState:
         if not self.enabled:
             return AccountState.DISABLED
@@ -85,7 +94,11 @@ class AccountStatus:
         if state is AccountState.DISABLED:
             return "disabled by the operator"
         if self.problem.sticky:
-            return self.problem_detail or state.value
+            recheck = self.recheck_in(now)
+            said = self.problem_detail or state.value
+            if recheck is None:
+                return said
+            return f"{said}; re-checked by itself in {recheck / 60:.0f} min"
         if state is AccountState.COOLING_DOWN:
             left = (self.cooldown_until or now) - now
             return f"{self.cooldown_reason or 'cooling down'} ({left:.0f} s left)"
