@@ -7,6 +7,7 @@ the same operations, run on the database threads (``db``), awaited.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,15 +22,18 @@ from media_assistant.core.disk.store_file import open_store
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.lanes.live_accounts import ProviderFactory
 from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.accounts import AccountDeclaration
 from media_assistant.core.model.clock import Clock, ServerAlignedClock, SystemClock
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.provider import Provider
+from media_assistant.core.model.states import ModelKind
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
 from media_assistant.core.store.backends.postgres import app_name, clock_offset
 from media_assistant.core.store.backends.postgres_listen import ChangeListener
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 from media_assistant.core.store.follower import DatabaseFollower
+from media_assistant.core.store.key_gate import key_identity
 from media_assistant.core.store.team import open_team_store
 from media_assistant.core.store.threads import DbThreads
 from media_assistant.providers.adapter_check import check_site_adapters
@@ -119,10 +123,15 @@ class Services:
         store = Store(engine, clock, bus)
         accounts = AccountStore(engine, clock, bus)
         if not read_only:
+            declared = config.account_declarations()
+            if url is not None:
+                declared = with_key_identities(config, declared)
+            # Disagreements about a key's limits are said by the scheduler's start (its log).
             accounts.sync(
-                config.account_declarations(),
+                declared,
                 workstation=workstation_name(config.team.workstation),
                 take_over=url is None,
+                dead_after=config.scheduler.dead_after_s,
             )
         services = cls(paths, config, engine, store, accounts, clock, bus, DbThreads())
         services.store_url = url
@@ -161,7 +170,7 @@ class Services:
             provider_factory = ProviderRegistry(
                 self.config, self.paths, self.async_accounts, fake_web=_simulated_web()
             )
-        return Scheduler(
+        scheduler = Scheduler(
             self.config,
             self.async_store,
             self.clock,
@@ -169,6 +178,11 @@ class Services:
             profile_dir=self.paths.profile,
             data_dir=self.paths.data_dir,
         )
+        if self.store_url is not None:
+            scheduler.declarations = lambda config: with_key_identities(
+                config, config.account_declarations()
+            )
+        return scheduler
 
     def bind_loop(self) -> None:
         """Called on the event loop that will use ``async_store``: events are delivered there,
@@ -230,3 +244,25 @@ def _simulated_web() -> FakeWebFactory:
         return made(config, account_id)
 
     return provider
+
+
+def with_key_identities(
+    config: AppConfig, declared: list[AccountDeclaration]
+) -> list[AccountDeclaration]:
+    """Team mode: each API account's declaration carries its key's identity (a keyed hash of
+    the key and base URL, core/store/key_gate.py), so the team-wide gate holds the key's limits
+    whatever each config names it. An account whose key is not found here keeps its id as the
+    gate's key (its provider will say what is missing)."""
+    from media_assistant.providers.secrets import API_KEY, lookup
+
+    out = []
+    for d in declared:
+        account = config.account(d.account_id)
+        key = None
+        if d.kind is ModelKind.API and account is not None and account.base_url:
+            key = lookup(API_KEY, account.id, account.api_key_env).value
+        if key and account is not None and account.base_url:
+            out.append(dataclasses.replace(d, key_id=key_identity(key, account.base_url)))
+        else:
+            out.append(d)
+    return out

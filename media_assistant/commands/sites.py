@@ -344,12 +344,23 @@ def _rebuild_users(paths: Paths, args: argparse.Namespace, site: str) -> int:
     if not paths.config_file.exists():
         return EXIT_OK
     services = open_services(paths, args)
+    elsewhere: list[str] = []
     try:
-        users = accounts_on(services.config, site)
-        for account in users:
-            services.accounts.adapter_replaced(account.id)
+        # Team mode: only the accounts this workstation runs have the new file (issue 27 item 8).
+        here = services.workstation if services.store_url is not None else None
+        users = []
+        for account in accounts_on(services.config, site):
+            if services.accounts.adapter_replaced(account.id, workstation=here):
+                users.append(account)
+            else:
+                elsewhere.append(account.id)
     finally:
         services.close()
+    if elsewhere:
+        print(
+            f"accounts {', '.join(elsewhere)} run on other workstations: their verdicts stand "
+            "until the file is installed there"
+        )
     if users:
         names = ", ".join(a.id for a in users)
         print(

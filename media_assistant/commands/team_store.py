@@ -36,6 +36,7 @@ from media_assistant.core.model.errors import (
     RuleBroken,
     SchedulerBusy,
 )
+from media_assistant.core.store import key_gate
 from media_assistant.core.store.backends.postgres import (
     app_name,
     connection_use,
@@ -159,7 +160,23 @@ def store_info_data(services: Services) -> dict[str, Any]:
         "schema_version": schema_version(services.engine),
         "workstations": workstations_data(services),
         "connections": connections_data(services),
+        "api_key_disagreements": key_disagreements_data(services),
     }
+
+
+def key_disagreements_data(services: Services) -> list[dict[str, Any]]:
+    """API keys the configs of workstations online give different limits (issue 27 item 5):
+    each workstation's name for the key and its limits, and what the team holds (the
+    stricter). Only the key's identity is shown, never the key."""
+    if services.store_url is None:
+        return []
+    with read_tx(services.engine) as conn:
+        found = key_gate.disagreements(
+            conn,
+            now=services.clock.now(),
+            dead_after=services.config.scheduler.dead_after_s,
+        )
+    return [{**d.to_json(), "message": d.message()} for d in found]
 
 
 def connections_data(services: Services) -> dict[str, int] | None:
@@ -193,6 +210,8 @@ def _info(paths: Paths, args: argparse.Namespace) -> int:
             f"(at most {use['per_workstation_max']}); server {use['server_in_use']} of "
             f"{use['server_max']} in use ({use['server_reserved']} kept for superusers)"
         )
+    for d in data["api_key_disagreements"]:
+        print(f"warning: {d['message']}")
     workstations: list[dict[str, Any]] = data["workstations"]
     online = sum(1 for w in workstations if w["online"])
     print(f"workstations: {len(workstations)} ({online} online)")

@@ -1793,6 +1793,11 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>%1: %2</translation>
     </message>
     <message>
+        <source>%1; re-checked by itself in %2</source>
+        <comment>a held account&apos;s own site check</comment>
+        <translation>%1; re-checked by itself in %2</translation>
+    </message>
+    <message>
         <source>Near the rate limit</source>
         <translation>Near the rate limit</translation>
     </message>

@@ -1786,6 +1786,11 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
         <translation>%1：%2</translation>
     </message>
     <message>
+        <source>%1; re-checked by itself in %2</source>
+        <comment>a held account&apos;s own site check</comment>
+        <translation>%1；%2后自动重新检查网站</translation>
+    </message>
+    <message>
         <source>Near the rate limit</source>
         <translation>接近速率上限</translation>
     </message>

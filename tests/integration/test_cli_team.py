@@ -34,7 +34,15 @@ from tests.support.postgres import PostgresServer, free_port
 pytestmark = pytest.mark.timeout(300)
 
 STORE_URL_ENV = "MEDIA_ASSISTANT_STORE_URL"
-INFO_KEYS = {"backend", "url", "server_version", "schema_version", "workstations", "connections"}
+INFO_KEYS = {
+    "backend",
+    "url",
+    "server_version",
+    "schema_version",
+    "workstations",
+    "connections",
+    "api_key_disagreements",
+}
 WORKSTATION_KEYS = {"workstation", "online", "last_seen_s", "version", "web_accounts", "running"}
 
 

@@ -56,6 +56,7 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     undo_step_6(con)
     con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # added by version 7
     undo_steps_9_and_10(con)
+    undo_step_11(con)
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
         "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "
@@ -253,3 +254,30 @@ def test_a_version_7_store_made_while_step_6_was_a_placeholder_is_repaired(tmp_p
     con.close()
     open_engine(sqlite_url(old)).dispose()
     assert schema_of(old) == schema_of(fresh)
+
+
+def undo_step_11(con: sqlite3.Connection) -> None:
+    """What version 11 added: the API gate keyed by the key's identity (issue 27 item 5)."""
+    con.execute("DROP TABLE api_key_limits")
+    con.execute("ALTER TABLE accounts DROP COLUMN key_id")
+
+
+def test_a_version_10_database_gets_the_key_identity(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.db"
+    open_engine(sqlite_url(fresh)).dispose()
+    old = tmp_path / "old.db"
+    open_engine(sqlite_url(old)).dispose()
+    con = sqlite3.connect(old)
+    undo_step_11(con)
+    con.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+    con.execute(
+        "INSERT INTO accounts (account_id, kind, enabled, problem, updated_at) "
+        "VALUES ('a', 'api', 1, '', 1.0)"
+    )
+    con.commit()
+    con.close()
+    open_engine(sqlite_url(old)).dispose()
+    assert schema_of(old) == schema_of(fresh)
+    c = sqlite3.connect(old)
+    assert c.execute("SELECT account_id, key_id FROM accounts").fetchall() == [("a", None)]
+    c.close()

@@ -92,6 +92,17 @@ class SitesConfig(BaseModel):
         "running scheduler and a proven repair installed by itself (as `sites repair --yes`); "
         "an unproven one never.",
     )
+    recheck_first_s: float = Field(
+        60.0,
+        ge=0,
+        description="A web account held by 'the site's page changed' is re-checked by itself "
+        "(one short prompt through its page) this long after the verdict, then after twice "
+        "as long each time it still fails, up to recheck_max_s; every step passing lifts the "
+        "verdict. 0: never (the operator's Check site, Reset or a fixed adapter lift it).",
+    )
+    recheck_max_s: PositiveSeconds = Field(
+        1800.0, description="The longest wait between two re-checks of a held account."
+    )
 
 
 class SchedulerConfig(BaseModel):

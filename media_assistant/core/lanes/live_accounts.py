@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from media_assistant.core.config.schema import AccountConfig, AppConfig
+from media_assistant.core.model.accounts import AccountDeclaration
 from media_assistant.core.model.errors import AccountUnavailable
 from media_assistant.core.model.provider import Provider, UnavailableProvider
 from media_assistant.core.model.states import AccountProblem, ModelKind
@@ -51,6 +52,7 @@ class RunningScheduler(Protocol):
     accounts: AsyncAccounts
     workstation: str
     team: bool
+    declarations: Callable[[AppConfig], list[AccountDeclaration]]
     providers: dict[str, Provider]
     rt: Runtime | None
     lanes: dict[ModelKind, Lane]
@@ -119,7 +121,10 @@ class LiveAccounts:
         if reconfigure is not None:
             reconfigure(config)
         await s.accounts.sync_config(
-            config.account_declarations(), workstation=s.workstation, take_over=not s.team
+            await asyncio.to_thread(s.declarations, config),
+            workstation=s.workstation,
+            take_over=not s.team,
+            dead_after=config.scheduler.dead_after_s,
         )
         if s.rt is None:  # not started: start() builds everything from the new config
             return diff

@@ -34,6 +34,7 @@ from media_assistant.core.lanes.live_accounts import AccountDiff, LiveAccounts, 
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.site_checks import not_run
 from media_assistant.core.lanes.web import WebLane
+from media_assistant.core.model.accounts import AccountDeclaration
 from media_assistant.core.model.clock import Clock, ServerAlignedClock, wait_event
 from media_assistant.core.model.errors import AccountUnavailable, ErrorKind
 from media_assistant.core.model.events import (
@@ -118,6 +119,11 @@ class Scheduler:
         self.workstation = workstation_name(config.team.workstation)
         # A team database: several workstations share the queue (web accounts are owned).
         self.team = store.engine.dialect.name == "postgresql"
+        # What the config declares of its accounts for their rows; in a team the app gives each
+        # API account its key's identity (services.py ``with_key_identities``, issue 27 item 5).
+        self.declarations: Callable[[AppConfig], list[AccountDeclaration]] = (
+            AppConfig.account_declarations
+        )
         # Whether the team database answers (core/store/link.py); a SQLite file always does.
         self.link = StoreLink(clock=clock, bus=store.bus, probe=self._probe_store)
         self.link.on_back = self._store_back
@@ -181,9 +187,14 @@ class Scheduler:
             why = unauthenticated_server(self.store.engine.url.render_as_string())
             if why is not None:
                 log.warning("[scheduler] %s", why)
-        await self.accounts.sync_config(
-            cfg.account_declarations(), workstation=self.workstation, take_over=not self.team
-        )
+        declared = await asyncio.to_thread(self.declarations, cfg)  # a keyring may be slow
+        for disagreement in await self.accounts.sync_config(
+            declared,
+            workstation=self.workstation,
+            take_over=not self.team,
+            dead_after=cfg.scheduler.dead_after_s,
+        ):
+            log.warning("[scheduler] %s", disagreement.message())
         # "Needs attention" (a missing key, a held profile, a captcha) is re-detected at once if
         # it is still true; login and rejected credentials stay until the operator acts. Only
         # this configuration's accounts: another workstation's web accounts are its own.

@@ -16,6 +16,7 @@ from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.challenge_hold import ChallengeHolds
 from media_assistant.core.lanes.runtime import LaneLog, Runtime
 from media_assistant.core.lanes.site_checks import CheckSite, SiteChecks, SiteRepairs, not_run
+from media_assistant.core.lanes.site_recheck import SiteRechecks
 from media_assistant.core.model.clock import wait_event
 from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.event_codes import EventCode
@@ -80,6 +81,8 @@ class WebLane(Lane):
         # Accounts a verification page holds for a person, and *Show browser* on them.
         self.challenges = ChallengeHolds(runtime)
         self._auto: set[str] = set()  # repairs asked by [sites] auto_repair (installed if proven)
+        # Accounts held by "the site's page changed" re-check it by themselves (issue 27).
+        self.rechecks = SiteRechecks(self)
         # Accounts whose profile the operator signs in to (the window's *Log in*): their worker
         # has let go of the profile and takes no work until it is given back.
         self._lent: set[str] = set()
@@ -119,6 +122,8 @@ class WebLane(Lane):
                             # `accounts login` can open it meanwhile.
                             await self._release(self.providers[account.id], log)
                             profile_lock.release()
+                        if await self.rechecks.serve(account, profile_lock, log):
+                            continue
                         await self.wait_available(account, wake)
                         continue
                     self.challenges.settle(account.id, ShowOutcome.NOT_HELD)  # none to show
@@ -227,7 +232,9 @@ class WebLane(Lane):
             return
         for other in self.accounts:
             if other.site == account.site and other.site_file is None:
-                await self.rt.accounts.store.adapter_replaced(other.id)
+                await self.rt.accounts.store.adapter_replaced(
+                    other.id, workstation=self.rt.workstation
+                )
         log.warning(
             "notice: site %s repaired and installed by itself ([sites] auto_repair): version %s; "
             "`sites rollback %s` puts the previous one back",

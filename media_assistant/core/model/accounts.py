@@ -10,6 +10,9 @@ from media_assistant.core.model.states import AccountProblem, AccountState, Mode
 
 MIN_CONCURRENCY = 1
 MAX_CONCURRENCY = 5
+# The cool-down reason under a "site changed" verdict while the account's own re-check of its
+# site is due (core/lanes/site_recheck.py): the verdict holds it; this says when it looks again.
+RECHECK_REASON = "site_recheck"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,9 @@ class AccountStatus:
     limit_concurrency: int | None = None
     limit_rpm: int | None = None
     limit_tpm: int | None = None
+    # The API key's identity (a keyed hash, core/store/key_gate.py): what the team-wide gate is
+    # keyed by; None: the account's id.
+    key_id: str | None = None
 
     def belongs_elsewhere(self, workstation: str) -> bool:
         """A web account another workstation holds: not ours to run."""
@@ -58,8 +64,17 @@ class AccountStatus:
     def api_limits(self) -> ApiLimits:
         """What a claim for this API account holds for the whole team (core/store/api_gate.py)."""
         return ApiLimits(
-            min(self.team_concurrency, MAX_CONCURRENCY), self.limit_rpm, self.limit_tpm
+            min(self.team_concurrency, MAX_CONCURRENCY),
+            self.limit_rpm,
+            self.limit_tpm,
+            gate=self.key_id,
         )
+
+    def recheck_in(self, now: float) -> float | None:
+        """Seconds until the account re-checks its changed site by itself, if it will."""
+        if self.cooldown_reason != RECHECK_REASON or self.cooldown_until is None:
+            return None
+        return max(0.0, self.cooldown_until - now)
 
     def state(self, now: float) -> AccountState:
         if not self.enabled:
@@ -79,7 +94,11 @@ class AccountStatus:
         if state is AccountState.DISABLED:
             return "disabled by the operator"
         if self.problem.sticky:
-            return self.problem_detail or state.value
+            recheck = self.recheck_in(now)
+            said = self.problem_detail or state.value
+            if recheck is None:
+                return said
+            return f"{said}; re-checked by itself in {recheck / 60:.0f} min"
         if state is AccountState.COOLING_DOWN:
             left = (self.cooldown_until or now) - now
             return f"{self.cooldown_reason or 'cooling down'} ({left:.0f} s left)"
@@ -97,13 +116,18 @@ class AccountDeclaration:
     concurrency: int | None = None
     rpm: int | None = None
     tpm: int | None = None
+    # API accounts in team mode: the key's identity (a keyed hash of the key and base URL,
+    # core/store/key_gate.py), never the key; None when no key was found.
+    key_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ApiLimits:
     """An API account's limits for every workstation together: requests in flight, requests
-    and tokens per minute (None: no limit)."""
+    and tokens per minute (None: no limit). ``gate``: what the slot and rate rows are keyed by
+    (the key's identity; None: the account's id)."""
 
     concurrency: int
     rpm: int | None = None
     tpm: int | None = None
+    gate: str | None = None

@@ -20,7 +20,8 @@ from media_assistant.core.model.accounts import (
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.events import AccountChanged, EventBus
 from media_assistant.core.model.states import AccountProblem, ModelKind
-from media_assistant.core.store import api_gate
+from media_assistant.core.rules.recheck import RECHECK_REASON
+from media_assistant.core.store import api_gate, key_gate
 from media_assistant.core.store.db import read_tx, upsert, write_tx
 from media_assistant.core.store.schema import AccountRow
 
@@ -39,19 +40,22 @@ class AccountStore:
         *,
         workstation: str | None = None,
         take_over: bool = True,
-    ) -> None:
+        dead_after: float = 90.0,
+    ) -> list[key_gate.Disagreement]:
         """Make sure every configured account has a row; existing rows keep their state, except
         that an account whose kind changed (an id reused for the other lane) starts clean.
 
         Team mode: a web account belongs to ``workstation`` — a new row is ours, a row no
         workstation holds becomes ours; one held by another stays theirs unless ``take_over``
         (a workstation's own SQLite file: there is no other). An API account's limits are
-        the config's (the latest workstation to start wins)."""
+        the config's; in a team (``take_over`` False) an API account whose declaration names
+        its key's identity shares the key's gate and the stricter limits of every workstation
+        online (core/store/key_gate.py): the disagreements are returned."""
         declared = [
             a if isinstance(a, AccountDeclaration) else AccountDeclaration(*a) for a in accounts
         ]
         if not declared:
-            return
+            return []
         now = self.clock.now()
         rows = [
             {
@@ -64,6 +68,7 @@ class AccountStore:
                 "limit_concurrency": a.concurrency,
                 "limit_rpm": a.rpm,
                 "limit_tpm": a.tpm,
+                "key_id": a.key_id if a.kind is ModelKind.API else None,
             }
             for a in declared
         ]
@@ -88,6 +93,7 @@ class AccountStore:
                     "limit_concurrency": new.limit_concurrency,
                     "limit_rpm": new.limit_rpm,
                     "limit_tpm": new.limit_tpm,
+                    "key_id": new.key_id,
                 },
                 where=lambda new: or_(
                     A.c.kind != new.kind,
@@ -96,9 +102,14 @@ class AccountStore:
                     A.c.limit_concurrency.is_distinct_from(new.limit_concurrency),
                     A.c.limit_rpm.is_distinct_from(new.limit_rpm),
                     A.c.limit_tpm.is_distinct_from(new.limit_tpm),
+                    A.c.key_id.is_distinct_from(new.key_id),
                 ),
             )
-            api_gate.ensure_rows(conn, [a.account_id for a in declared if a.kind is ModelKind.API])
+            api = [a for a in declared if a.kind is ModelKind.API]
+            api_gate.ensure_rows(conn, [a.key_id or a.account_id for a in api])
+            if take_over or workstation is None:
+                return []
+            return key_gate.declare(conn, workstation, api, now=now, dead_after=dead_after)
 
     def release(self, account_id: str) -> bool:
         """``accounts release``: the web account belongs to no workstation any more; the next
@@ -116,14 +127,15 @@ class AccountStore:
             row = conn.execute(select(A).where(A.c.account_id == account_id)).mappings().first()
         return _status(row) if row else None
 
-    def _update(self, account_id: str, **values: Any) -> bool:
+    def _update(self, account_id: str, _where: Any = None, **values: Any) -> bool:
         values["updated_at"] = self.clock.now()
         values["version"] = A.c.version + 1
+        which = A.c.account_id == account_id
+        if _where is not None:
+            which = which & _where
         with write_tx(self.engine, durable=True) as conn:
             row = (
-                conn.execute(
-                    update(A).where(A.c.account_id == account_id).values(**values).returning(A)
-                )
+                conn.execute(update(A).where(which).values(**values).returning(A))
                 .mappings()
                 .first()
             )
@@ -172,15 +184,26 @@ class AccountStore:
             rebuild_generation=A.c.rebuild_generation + 1,
         )
 
-    def adapter_replaced(self, account_id: str) -> bool:
+    def adapter_replaced(self, account_id: str, *, workstation: str | None = None) -> bool:
         """A new adapter file for the account's site was installed (``sites install``, a
         rollback): every scheduler serving the account builds its provider anew, so its next
         task loads the file. The verdict "the site's page changed" (problem code
         ``site_changed``) is what the file fixes, so it goes; any other problem (a login to
-        redo, a captcha) stays for the operator."""
+        redo, a captcha) stays for the operator.
+
+        ``workstation`` (team mode): the one the file was installed on. Only a web account it
+        runs (its row's workstation, or none yet) has the new file: another workstation's
+        account of the same site is left as it is (its verdict stands until the file is
+        installed there; issue 27 item 8). False: the row is not this workstation's."""
         fixed = A.c.problem_code == "site_changed"
         return self._update(
             account_id,
+            _where=(
+                or_(A.c.workstation.is_(None), A.c.workstation == workstation)
+                if workstation is not None
+                else None
+            ),
+            **_RECHECK_ENDS,
             problem=case((fixed, ""), else_=A.c.problem),
             problem_detail=case((fixed, None), else_=A.c.problem_detail),
             problem_code=case((fixed, None), else_=A.c.problem_code),
@@ -198,7 +221,9 @@ class AccountStore:
     def clear_problem(self, account_id: str, *, cool_down_too: bool = False) -> bool:
         """End the account's problem (``cool_down_too``: and the cool-down that came with it,
         as when a verification page it waited on is past)."""
-        ended = {"cooldown_until": None, "cooldown_reason": None} if cool_down_too else {}
+        ended = (
+            {"cooldown_until": None, "cooldown_reason": None} if cool_down_too else _RECHECK_ENDS
+        )
         return self._update(account_id, problem="", problem_detail=None, problem_code=None, **ended)
 
     def cool_down(self, account_id: str, seconds: float, reason: str) -> bool:
@@ -240,6 +265,16 @@ class AccountStore:
         return self._update(account_id, browser_pid=pid, browser_started_at=started_at)
 
 
+# A problem that ends ends the wait for its re-check too (core/lanes/site_recheck.py); any
+# other cool-down stays.
+_RECHECK_ENDS: dict[str, Any] = {
+    "cooldown_until": case((A.c.cooldown_reason == RECHECK_REASON, None), else_=A.c.cooldown_until),
+    "cooldown_reason": case(
+        (A.c.cooldown_reason == RECHECK_REASON, None), else_=A.c.cooldown_reason
+    ),
+}
+
+
 def _status(row: Any) -> AccountStatus:
     return AccountStatus(
         account_id=row["account_id"],
@@ -259,4 +294,5 @@ def _status(row: Any) -> AccountStatus:
         limit_concurrency=row.get("limit_concurrency"),
         limit_rpm=row.get("limit_rpm"),
         limit_tpm=row.get("limit_tpm"),
+        key_id=row.get("key_id"),
     )

@@ -23,9 +23,12 @@ back whole (no slot, no budget spent); a claim spends the budget of exactly the 
 Once the answer's real usage is known, the token row is corrected by the difference
 (:func:`correct_tokens`).
 
-The account row holds the limits (``concurrency``, the operator's override, else
-``limit_concurrency``; ``limit_rpm``; ``limit_tpm``: core/store/accounts.py ``sync``); the claiming
-lane passes them as its view of the row has them (:class:`ApiLimits`, refreshed within a tick).
+Slot and rate rows are keyed by the account's **key** (:func:`gate_id`: a keyed hash of the key
+and base URL, core/store/key_gate.py), so accounts of one key under different names share them;
+``account_id`` below is that gate id. The account row holds the limits (``concurrency``, the
+operator's override, else ``limit_concurrency``; ``limit_rpm``; ``limit_tpm``:
+core/store/accounts.py ``sync``, the stricter of the team's configs); the claiming lane passes
+them as its view of the row has them (:class:`ApiLimits`, refreshed within a tick).
 A claim without them (a test's bare claim) is not gated.
 
 On a workstation's own SQLite file only one scheduler runs (the data dir's lock), so its
@@ -60,8 +63,16 @@ def estimate_tokens(prompt_chars: int) -> int:
     return math.ceil(prompt_chars / CHARS_PER_TOKEN) + EXPECTED_COMPLETION_TOKENS
 
 
+def gate_id(account_id: str, limits_: ApiLimits | None) -> str:
+    """What an account's slot and rate rows are keyed by: its key's identity when known
+    (core/store/key_gate.py: accounts of one key share them, whatever each config names it),
+    else its id."""
+    return (limits_.gate if limits_ is not None else None) or account_id
+
+
 def ensure_rows(conn: Connection, account_ids: list[str]) -> None:
-    """Every API account has its slot and rate rows (created once; kept)."""
+    """Every API account has its slot and rate rows (created once; kept). ``account_ids``:
+    the gate ids (:func:`gate_id`)."""
     if not account_ids:
         return
     upsert(
@@ -84,14 +95,16 @@ def ensure_rows(conn: Connection, account_ids: list[str]) -> None:
 
 def limits(conn: Connection, account_id: str) -> ApiLimits | None:
     row = conn.execute(
-        select(A.c.concurrency, A.c.limit_concurrency, A.c.limit_rpm, A.c.limit_tpm).where(
-            A.c.account_id == account_id
-        )
+        select(
+            A.c.concurrency, A.c.limit_concurrency, A.c.limit_rpm, A.c.limit_tpm, A.c.key_id
+        ).where(A.c.account_id == account_id)
     ).first()
     if row is None:
         return None
     concurrency = row.concurrency or row.limit_concurrency or DEFAULT_CONCURRENCY
-    return ApiLimits(min(concurrency, MAX_CONCURRENCY), row.limit_rpm, row.limit_tpm)
+    return ApiLimits(
+        min(concurrency, MAX_CONCURRENCY), row.limit_rpm, row.limit_tpm, gate=row.key_id
+    )
 
 
 # Taking a slot is two statements (issue 27 item 5). Under READ COMMITTED one statement sees
@@ -194,11 +207,10 @@ def ready_at(conn: Connection, account_id: str, prompt_chars: int, now: float) -
     lim = limits(conn, account_id)
     if lim is None or not (lim.rpm or lim.tpm):
         return None
+    gate = gate_id(account_id, lim)
     rows = {
         r.kind: r.tat
-        for r in conn.execute(
-            select(RATES.c.kind, RATES.c.tat).where(RATES.c.account_id == account_id)
-        )
+        for r in conn.execute(select(RATES.c.kind, RATES.c.tat).where(RATES.c.account_id == gate))
     }
     at = now
     for kind, limit in (("rpm", lim.rpm), ("tpm", lim.tpm)):
@@ -214,6 +226,6 @@ def correct_tokens(conn: Connection, account_id: str, estimated: int, used: int)
         return
     conn.execute(
         update(RATES)
-        .where(RATES.c.account_id == account_id, RATES.c.kind == "tpm")
+        .where(RATES.c.account_id == gate_id(account_id, lim), RATES.c.kind == "tpm")
         .values(tat=RATES.c.tat + (used - estimated) * (WINDOW_S / lim.tpm))
     )

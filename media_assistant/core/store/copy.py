@@ -334,4 +334,7 @@ def _copy_accounts(src: Connection, dst: Connection, report: CopyReport) -> None
     made = upsert(dst, A, rows, key=["account_id"], returning=[A.c.account_id])
     report.accounts_added = len(made.all())
     # The team-wide gate needs its slot and rate rows for every API account (created once).
-    api_gate.ensure_rows(dst, [r["account_id"] for r in rows if r["kind"] == ModelKind.API.value])
+    api_gate.ensure_rows(
+        dst,
+        [r.get("key_id") or r["account_id"] for r in rows if r["kind"] == ModelKind.API.value],
+    )

@@ -146,6 +146,17 @@ def _v10_team(conn: Connection) -> None:
     _postgres_extras(conn)
 
 
+def _v11_key_identity(conn: Connection) -> None:
+    """Issue 27 item 5: the team-wide API gate keyed by the key's identity, not the account's
+    name — ``accounts.key_id`` (a keyed hash of the key and base URL) and ``api_key_limits``
+    (each workstation's limits for a key). Existing slot and rate rows stay keyed by account id
+    until a start finds the account's key. Idempotent."""
+    have = {c["name"] for c in inspect(conn).get_columns("accounts")}
+    if "key_id" not in have:
+        conn.execute(text("ALTER TABLE accounts ADD COLUMN key_id VARCHAR"))
+    schema.ApiKeyLimitRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+
+
 # Tables whose changes other workstations' windows follow: a statement that changes one notifies
 # the channel (delivered at commit; several in one transaction arrive as one).
 _NOTIFYING = {
@@ -189,6 +200,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     8: _v8_operator_day_again,
     9: _v9_account_versions,
     10: _v10_team,
+    11: _v11_key_identity,
 }
 
 
@@ -198,8 +210,9 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # store is then upgraded by the first command that opens it, read-only or not).
 # 4 added task_events.origin, 5 tasks.result_plain, 6 tasks.attempt_base / operator_retries and
 # task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again), 9 accounts.version and
-# rebuild_generation, 10 tasks.workstation and the team columns: all read by every query.
-OLDEST_READABLE = 10
+# rebuild_generation, 10 tasks.workstation and the team columns, 11 accounts.key_id: all read
+# by every query.
+OLDEST_READABLE = 11
 
 
 class SchemaTooNew(RuntimeError):

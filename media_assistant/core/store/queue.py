@@ -291,9 +291,8 @@ class QueueRoom(StoreBase):
             return None
         with write_tx(self.engine) as conn:
             gate = api_limits if kind is ModelKind.API else None
-            if gate is not None and _refused_anyway(
-                conn, account_id, gate, slots=self.team, now=now
-            ):
+            gate_id = api_gate.gate_id(account_id, gate)  # the key's rows (issue 27 item 5)
+            if gate is not None and _refused_anyway(conn, gate_id, gate, slots=self.team, now=now):
                 return None  # nothing locked, nothing written (issue 28 item 4)
             head = conn.execute(
                 _HEAD,
@@ -309,9 +308,7 @@ class QueueRoom(StoreBase):
             if (
                 gate is not None
                 and (gate.rpm or gate.tpm)
-                and not api_gate.spend_for_claim(
-                    conn, account_id, gate, int(prompt_chars or 0), now
-                )
+                and not api_gate.spend_for_claim(conn, gate_id, gate, int(prompt_chars or 0), now)
             ):
                 conn.rollback()  # nothing spent: the budget waits for the next claim
                 return None
@@ -339,7 +336,7 @@ class QueueRoom(StoreBase):
             if (
                 gate is not None
                 and self.team
-                and api_gate.take_slot(conn, account_id, gate.concurrency, row.task_id, row.lease)
+                and api_gate.take_slot(conn, gate_id, gate.concurrency, row.task_id, row.lease)
                 is None
             ):
                 conn.rollback()  # every slot of the account is in use across the team

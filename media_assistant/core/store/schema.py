@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 class TaskRow(SQLModel, table=True):
@@ -173,6 +173,27 @@ class AccountRow(SQLModel, table=True):
     limit_concurrency: int | None = None
     limit_rpm: int | None = None
     limit_tpm: int | None = None
+    # An API account's key, as its identity (schema version 11): a keyed hash of the key and
+    # base URL (core/store/key_gate.py), never the key. Accounts of one key — under one name or
+    # several, on one workstation or many — share its slots and rate rows. NULL: the account's
+    # own id keys them (no key found at the start, a workstation's own SQLite file).
+    key_id: str | None = None
+
+
+class ApiKeyLimitRow(SQLModel, table=True):
+    """What one workstation's config says of a shared API key's limits (schema version 11), so
+    two configs that disagree are seen, named and the stricter one held
+    (core/store/key_gate.py). Rewritten by each start of that workstation."""
+
+    __tablename__ = "api_key_limits"
+
+    key_id: str = Field(primary_key=True)
+    workstation: str = Field(primary_key=True)
+    account_id: str  # the key's name in that workstation's config
+    concurrency: int | None = None
+    rpm: int | None = None
+    tpm: int | None = None
+    updated_at: float = 0.0
 
 
 class AccountPacingRow(SQLModel, table=True):

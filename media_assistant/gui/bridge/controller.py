@@ -227,9 +227,13 @@ class AppController(QObject):
         from media_assistant.providers.web.adapter_files import accounts_on, install_adapter
 
         installed = await asyncio.to_thread(install_adapter, path, self.services.paths.sites)
-        users = [a.id for a in accounts_on(self.services.config, installed.site)]
-        for account_id in users:
-            await self.accounts_db.adapter_replaced(account_id)
+        here = self.services.workstation if self.services.store_url is not None else None
+        users = [
+            a.id
+            for a in accounts_on(self.services.config, installed.site)
+            # Team mode: only the accounts this workstation runs have the new file.
+            if await self.accounts_db.adapter_replaced(a.id, workstation=here)
+        ]
         return installed, users
 
     async def apply_config(self, config: AppConfig) -> None:

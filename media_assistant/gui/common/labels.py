@@ -393,7 +393,16 @@ def account_reason(status: AccountStatus | None, now: float) -> str:
         return ""
     state = status.state(now)
     if status.problem is not AccountProblem.NONE and state is not AccountState.DISABLED:
-        return problem_text(status)
+        recheck = status.recheck_in(now)
+        if recheck is None:
+            return problem_text(status)
+        return (
+            QCoreApplication.translate(
+                "Labels", "%1; re-checked by itself in %2", "a held account's own site check"
+            )
+            .replace("%1", problem_text(status))
+            .replace("%2", format_duration(recheck))
+        )
     if state is AccountState.COOLING_DOWN:
         reason = status.cooldown_reason
         kind = (
