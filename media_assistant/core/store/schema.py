@@ -7,7 +7,7 @@ every reader converts them for display.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Index, Integer, Text, text
+from sqlalchemy import Column, Index, Integer, LargeBinary, Text, text
 from sqlmodel import Field, SQLModel
 
 SCHEMA_VERSION = 11
@@ -311,7 +311,7 @@ class TaskSlotRow(SQLModel, table=True):
     account_id: str = Field(primary_key=True)  # '' for none
     workstation: str = Field(primary_key=True)  # '' for none
     n: int = 0
-    answers: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    answers: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False))
 
 
 class AttemptSlotRow(SQLModel, table=True):
@@ -326,4 +326,4 @@ class AttemptSlotRow(SQLModel, table=True):
     code: str = Field(primary_key=True)
     kind: str = Field(primary_key=True)  # the line's error kind, '' for none
     n: int = 0
-    spans: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    spans: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False))
