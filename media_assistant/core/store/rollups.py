@@ -127,8 +127,15 @@ def backfill(conn: Connection) -> None:
     pg = conn.dialect.name == "postgresql"
     conn.execute(text("DELETE FROM task_slots"))
     conn.execute(text("DELETE FROM attempt_slots"))
-    agg = "string_agg" if pg else "group_concat"
-    cat = (lambda x: f"{agg}({x}, ''::bytea)") if pg else (lambda x: f"CAST({agg}({x}, '') AS BLOB)")
+
+    def cat(values: str) -> str:
+        """A group's values end to end (SQLite's ``group_concat`` returns text: cast back)."""
+        return (
+            f"string_agg({values}, ''::bytea)"
+            if pg
+            else f"CAST(group_concat({values}, '') AS BLOB)"
+        )
+
     conn.execute(
         text(
             "INSERT INTO task_slots (slot, lane, model, account_id, workstation, n, answers) "
@@ -225,7 +232,9 @@ def _install_sqlite(conn: Connection) -> None:
         )
     )
     conn.execute(
-        text(f"CREATE TRIGGER {_TRIGGERS[2]} AFTER DELETE ON tasks WHEN {is_old} BEGIN {remove} END")
+        text(
+            f"CREATE TRIGGER {_TRIGGERS[2]} AFTER DELETE ON tasks WHEN {is_old} BEGIN {remove} END"
+        )
     )
     kind = _sqlite_kind("NEW.")
     e_key = (
@@ -242,7 +251,8 @@ def _install_sqlite(conn: Connection) -> None:
             "CREATE TRIGGER media_assistant_attempt_slots AFTER INSERT ON task_events "
             f"WHEN NEW.code IN ({_CODES_SQL}) BEGIN "
             "INSERT INTO attempt_slots (slot, lane, account_id, code, kind, n, spans) "
-            f"SELECT {e_key}, 0, X'' WHERE NOT EXISTS (SELECT 1 FROM attempt_slots WHERE {e_match}); "
+            f"SELECT {e_key}, 0, X'' WHERE NOT EXISTS "
+            f"(SELECT 1 FROM attempt_slots WHERE {e_match}); "
             f"UPDATE attempt_slots SET n = n + 1, spans = CAST(spans || {span} AS BLOB) "
             f"WHERE {e_match}; END"
         )
