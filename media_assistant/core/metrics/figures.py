@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 def percentile(ordered: Sequence[float], q: float) -> float | None:
     """The ``q`` (0..1) percentile of values sorted ascending; None for no values."""
-    if not ordered:
+    if len(ordered) == 0:
         return None
     pos = (len(ordered) - 1) * q
     lo = math.floor(pos)
