@@ -140,7 +140,7 @@ def test_b5_gui_misses_each_figure_over_its_limit() -> None:
 
 
 def io_result(p99: float, worst: float, visible: float) -> dict[str, Any]:
-    phases = ("export", "submit", "locked", "history")
+    phases = ("export", "submit", "locked", "history", "metrics")
     return {
         "measured": {
             "exported": 100_000,
