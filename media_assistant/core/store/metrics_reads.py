@@ -17,7 +17,18 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Engine, Float, LargeBinary, and_, case, cast, func, literal, select
+from sqlalchemy import (
+    Engine,
+    Float,
+    Integer,
+    LargeBinary,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    select,
+)
 
 from media_assistant.core.store.db import read_tx
 from media_assistant.core.store.rollups import (
@@ -47,6 +58,7 @@ TS = TaskSlotRow.__table__  # type: ignore[attr-defined]
 AS = AttemptSlotRow.__table__  # type: ignore[attr-defined]
 
 UNANSWERED = ("failed", "canceled")
+LANES = ("web", "api")
 # Columns of an answered task's entry (rollups.ANSWER), as numpy reads it.
 SEQ, CREATED, STARTED_AT, FINISHED, TOKENS = range(5)
 Rows = npt.NDArray[np.float64]
@@ -163,16 +175,16 @@ class MetricsReads:
             )
             .group_by(T.c.account_id)
         )
-        later = (
-            select(T.c.account_id, func.count())
-            .where(T.c.finished_at > at, T.c.model_kind == "api", T.c.started_at <= at)
-            .group_by(T.c.account_id)
-        )
+        # Tasks that ended after ``at``: few for a window ending now. Filtered here, not in the
+        # WHERE: a lane equality there lures SQLite's planner off ix_tasks_finished.
+        later = select(T.c.account_id, T.c.model_kind, T.c.started_at).where(T.c.finished_at > at)
         counts: dict[str | None, int] = {}
         with read_tx(self.engine) as conn:
-            for stmt in (running, later):
-                for acc, n in conn.execute(stmt):
-                    counts[acc] = counts.get(acc, 0) + int(n)
+            for acc, n in conn.execute(running):
+                counts[acc] = counts.get(acc, 0) + int(n)
+            for acc, lane, began in conn.execute(later):
+                if lane == "api" and began is not None and began <= at:
+                    counts[acc] = counts.get(acc, 0) + 1
         return list(counts.items())
 
     def backlog_at(self, moment: float) -> dict[str, int]:
@@ -182,29 +194,34 @@ class MetricsReads:
             .where(T.c.finished_at.is_(None), T.c.created_at <= moment)
             .group_by(T.c.model_kind)
         )
-        later = (
-            select(T.c.model_kind, func.count())
-            .where(T.c.finished_at > moment, T.c.created_at <= moment)
-            .group_by(T.c.model_kind)
-        )
+        later = select(T.c.model_kind, T.c.created_at).where(T.c.finished_at > moment)
         out: dict[str, int] = {}
         with read_tx(self.engine) as conn:
-            for stmt in (unfinished, later):
-                for lane, n in conn.execute(stmt):
-                    out[str(lane)] = out.get(str(lane), 0) + int(n)
+            for lane, n in conn.execute(unfinished):
+                out[str(lane)] = out.get(str(lane), 0) + int(n)
+            for lane, created in conn.execute(later):  # few: see in_flight
+                if created <= moment:
+                    out[str(lane)] = out.get(str(lane), 0) + 1
         return out
 
-    def submitted(self, since: float, until: float, bucket_s: float) -> dict[tuple[str, int], int]:
-        """Tasks submitted in (since, until], per (lane, bucket of ``bucket_s`` from since),
-        counted by the database through the ``created_at`` index."""
-        bucket = func.floor((T.c.created_at - since) / bucket_s)
-        stmt = (
-            select(T.c.model_kind, bucket, func.count())
-            .where(T.c.created_at > since, T.c.created_at <= until)
-            .group_by(T.c.model_kind, bucket)
-        )
+    def submitted(
+        self, since: float, until: float, bucket_s: float | None = None
+    ) -> dict[tuple[str, int], int]:
+        """Tasks submitted in (since, until], per (lane, bucket of ``bucket_s`` from since; 0
+        for all when None), counted by the database in ``ix_tasks_created`` (lane, time): one
+        range per lane."""
+        out: dict[tuple[str, int], int] = {}
         with read_tx(self.engine) as conn:
-            return {(str(lane), int(b)): int(n) for lane, b, n in conn.execute(stmt)}
+            for lane in LANES:
+                where = (T.c.model_kind == lane, T.c.created_at > since, T.c.created_at <= until)
+                if bucket_s is None:
+                    n = conn.execute(select(func.count()).where(*where)).scalar()
+                    out[(lane, 0)] = int(n or 0)
+                    continue
+                bucket = cast((T.c.created_at - since) / bucket_s, Integer)
+                stmt = select(bucket, func.count()).where(*where).group_by(bucket)
+                out.update(((lane, int(b)), int(n)) for b, n in conn.execute(stmt))
+        return out
 
     def accounts(self) -> list[tuple[Any, ...]]:
         """(id, kind, enabled, concurrency override, concurrency, rpm, tpm) of every account."""

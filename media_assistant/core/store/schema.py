@@ -112,7 +112,7 @@ class TaskRow(SQLModel, table=True):
             sqlite_where=text("state IN ('failed', 'canceled')"),
             postgresql_where=text("state IN ('failed', 'canceled')"),
         ),
-        Index("ix_tasks_created", "created_at", "model_kind"),
+        Index("ix_tasks_created", "model_kind", "created_at"),
     )
 
 
