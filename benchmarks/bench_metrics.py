@@ -203,6 +203,7 @@ async def _measure(url: str) -> dict[str, Any]:
 
 
 def run(quick: bool) -> dict[str, Any]:
+    started = time.perf_counter()
     load_before = os.getloadavg()[0]
     n = 10_000 if quick else TASKS
     results: dict[str, Any] = {"tasks": n}
@@ -220,6 +221,7 @@ def run(quick: bool) -> dict[str, Any]:
             server.destroy()
     results["load_avg_1min"] = [load_before, os.getloadavg()[0]]
     results["targets"] = targets_of(results)
+    results["elapsed_s"] = time.perf_counter() - started
     return results
 
 
