@@ -13,7 +13,7 @@ from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import ModelKind
-from media_assistant.core.store import Store
+from media_assistant.core.store import Store, rollups
 from media_assistant.core.store.db import open_engine, sqlite_url
 
 # ------------------------------------------------------------------------------------------------
@@ -284,6 +284,7 @@ def build_database(data_dir: Path, n: int, seed: int = 5) -> dict[str, Any]:
             if finished is not None:
                 events.append((task.task_id, finished, "state", lane, account, 1, state))
     con = sqlite3.connect(paths.database)
+    rollups.register_sqlite_functions(con)  # the rollups' triggers pack with them
     with con:
         con.executemany(
             "UPDATE tasks SET state=?, attempt=?, account_id=?, started_at=?, heartbeat_at=?, "

@@ -8,9 +8,12 @@ loop's lag while the window
 (c) another process holds an exclusive lock on the database (while the window cancels a task
     and opens a task's details),
 (e) another process cancels a task (``media-assistant cancel ID``): the time from that command's
-    exit (its row committed) until the window's model shows the task canceled.
+    exit (its row committed) until the window's model shows the task canceled,
+(f) the Metrics window is open on "Today" and computes its figures (the span's, the day's
+    charts, the alarms) on a reader thread, ``--metrics-loads`` times back to back.
 
     python -m benchmarks._io_env --data-dir DIR --csv FILE --rows N --lock-s S --cancels K
+        --metrics-loads L
 
 Prints one JSON object on its last stdout line.
 """
@@ -181,6 +184,23 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             committed = max(e.at for e in events if e.kind == "cancel")
             visible.append(seen[task_id] - committed)
         out["cross_process_visible_s"] = visible
+
+        # (f) the Metrics window open on "Today", its figures computed again and again.
+        window.open_metrics()
+        metrics = window.metrics_window
+        assert metrics is not None
+        await until(lambda: not metrics._loading, 300)  # its first load, on show
+        metrics.span.setCurrentIndex(2)  # "Today": the longest span; starts a load
+        probe.start()
+        t0 = time.perf_counter()
+        for _ in range(args.metrics_loads - 1):
+            await until(lambda: not metrics._loading, 300)
+            metrics.refresh()
+        await until(lambda: not metrics._loading, 300)
+        out["metrics_load_s"] = (time.perf_counter() - t0) / args.metrics_loads
+        out["metrics_loads"] = args.metrics_loads
+        out["lag_metrics"] = probe.stop()
+        metrics.close()
     finally:
         await scheduler.stop()
         await controller.close()
@@ -196,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, required=True, help="rows in the CSV")
     parser.add_argument("--lock-s", type=float, default=10.0)
     parser.add_argument("--cancels", type=int, default=5)
+    parser.add_argument("--metrics-loads", type=int, default=10)
     args = parser.parse_args(argv)
 
     from PySide6.QtCore import QCoreApplication

@@ -8,13 +8,18 @@ rates; busy share; quota; backlog) are computed on a database reader thread (``D
 as the window and the Prometheus endpoint do) while an asyncio loop ticks every 5 ms: the time
 to the figures (median of 5; also the reader thread's CPU time, which other processes' turns
 on a shared machine do not inflate) and the loop's worst lateness meanwhile. On SQLite and
-PostgreSQL.
+PostgreSQL. The figures read the ten-minute rollups the database keeps as tasks end
+(core/store/rollups.py): a few thousand rows mapped by numpy, exact values. Before them (issue
+31's first stop, code 809a419, the same harness at a load of 37-44) the figures read every task
+of the window: 13.3 s (SQLite) and 5.2 s (PostgreSQL) wall, 1.17 s and 0.92 s of the reader
+thread's CPU.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -198,6 +203,8 @@ async def _measure(url: str) -> dict[str, Any]:
 
 
 def run(quick: bool) -> dict[str, Any]:
+    started = time.perf_counter()
+    load_before = os.getloadavg()[0]
     n = 10_000 if quick else TASKS
     results: dict[str, Any] = {"tasks": n}
     with tempfile.TemporaryDirectory() as tmp:
@@ -212,17 +219,48 @@ def run(quick: bool) -> dict[str, Any]:
             results["postgresql"] = asyncio.run(_measure(url))
         finally:
             server.destroy()
-    results["targets"] = [
-        target(
-            f"figures of {n:,} tasks ({engine})",
-            f"≤ {TARGET_MS:.0f} ms",
-            results[engine]["median_ms"],
-            results[engine]["median_ms"] <= TARGET_MS,
-        )
-        for engine in ("sqlite", "postgresql")
-        if engine in results
-    ]
+    results["load_avg_1min"] = [load_before, os.getloadavg()[0]]
+    results["targets"] = targets_of(results)
+    results["elapsed_s"] = time.perf_counter() - started
     return results
+
+
+def _waited(cpu_ms: float, loads: str) -> str:
+    return (
+        f"the reader thread's own CPU time was {cpu_ms:.0f} ms; the rest is waiting for a CPU "
+        f"on the shared 2-core machine (1-min load average {loads} before / after the run)"
+    )
+
+
+def targets_of(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The wall time (the window's wait) and the reader thread's CPU time (what the figures
+    cost, whatever else the machine runs), each ≤ 200 ms per engine."""
+    n = results["tasks"]
+    loads = " / ".join(f"{x:.0f}" for x in results.get("load_avg_1min", []))
+    out = []
+    for engine in ("sqlite", "postgresql"):
+        if engine not in results:
+            continue
+        r = results[engine]
+        wall_ok = r["median_ms"] <= TARGET_MS
+        out.append(
+            target(
+                f"figures of {n:,} tasks ({engine}), wall",
+                f"≤ {TARGET_MS:.0f} ms",
+                r["median_ms"],
+                wall_ok,
+                "" if wall_ok else _waited(r["cpu_ms"], loads),
+            )
+        )
+        out.append(
+            target(
+                f"figures of {n:,} tasks ({engine}), reader thread's CPU",
+                f"≤ {TARGET_MS:.0f} ms",
+                r["cpu_ms"],
+                r["cpu_ms"] <= TARGET_MS,
+            )
+        )
+    return out
 
 
 def markdown(result: dict[str, Any]) -> str:

@@ -105,7 +105,10 @@ def _raw_ops(db: Path, n: int) -> dict[str, float]:
     """Claim + final write of ``n`` pending tasks through bare sqlite3, same SQL and pragmas."""
     import sqlite3
 
+    from media_assistant.core.store import rollups
+
     con = sqlite3.connect(db, isolation_level=None)
+    rollups.register_sqlite_functions(con)  # the rollups' triggers pack with them
     con.execute("PRAGMA busy_timeout=10000")
     times: dict[str, list[float]] = {"raw_claim": [], "raw_finish": []}
     for _ in range(n):

@@ -22,7 +22,7 @@ import pytest
 from media_assistant import __version__
 from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.model.states import ModelKind
-from media_assistant.core.store import Store
+from media_assistant.core.store import Store, rollups
 from media_assistant.core.store.db import open_engine
 from media_assistant.core.store.schema import SCHEMA_VERSION
 from tests.conftest import make_tasks
@@ -188,6 +188,7 @@ def test_a_snapshot_of_the_team_queue_comes_back_out(
     )
     # A task changed there since: refused, every such id named, nothing written.
     con = sqlite3.connect(snap)
+    rollups.register_sqlite_functions(con)  # the rollups' triggers pack with them
     con.execute("UPDATE tasks SET result_text = 'edited' WHERE task_id IN ('p-001', 'd-002')")
     con.execute("DELETE FROM tasks WHERE task_id = 'd-000'")
     con.commit()

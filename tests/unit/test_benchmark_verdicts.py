@@ -12,6 +12,7 @@ from benchmarks import (
     bench_gui,
     bench_io,
     bench_isolation,
+    bench_metrics,
     bench_overhead,
     bench_seed,
     bench_team,
@@ -140,7 +141,7 @@ def test_b5_gui_misses_each_figure_over_its_limit() -> None:
 
 
 def io_result(p99: float, worst: float, visible: float) -> dict[str, Any]:
-    phases = ("export", "submit", "locked", "history")
+    phases = ("export", "submit", "locked", "history", "metrics")
     return {
         "measured": {
             "exported": 100_000,
@@ -274,3 +275,20 @@ def test_b9_quick_mode_says_it_ran_two_of_five() -> None:
     text = bench_breakage.markdown({"quick": True, "cases": full, "targets": targets})
     assert "This run: 2 of 5 site updates (quick mode)." in text
     assert "**MISS**" in text and "d6406ef" in text
+
+
+# ---------------------------------------------------------------------------- B12
+
+
+def test_b12_the_figures_miss_over_200_ms_of_wall_or_cpu_time() -> None:
+    def result(wall: float, cpu: float) -> dict[str, Any]:
+        engine = {"median_ms": wall, "cpu_ms": cpu}
+        return {"tasks": 100_000, "sqlite": engine, "postgresql": engine, "load_avg_1min": [1, 2]}
+
+    assert all(verdicts(bench_metrics.targets_of(result(150.0, 60.0))).values())
+    slow = verdicts(bench_metrics.targets_of(result(900.0, 60.0)))
+    assert [name for name, ok in slow.items() if not ok] == [
+        "figures of 100,000 tasks (sqlite), wall",
+        "figures of 100,000 tasks (postgresql), wall",
+    ]
+    assert not any(verdicts(bench_metrics.targets_of(result(900.0, 300.0))).values())

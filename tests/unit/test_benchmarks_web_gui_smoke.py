@@ -95,12 +95,12 @@ def test_io_benchmark_measures_every_phase_in_a_real_window() -> None:
     cancel; every phase is measured (the targets are for the full sizes, not judged here)."""
     from benchmarks import bench_io
 
-    sizes = {"tasks": 600, "csv_rows": 50, "lock_s": 1.0, "cancels": 2}
+    sizes = {"tasks": 600, "csv_rows": 50, "lock_s": 1.0, "cancels": 2, "metrics": 2}
     result = bench_io.measure(sizes, quick=True)
     m = result["measured"]
     assert m["tasks"] == 600 and m["exported"] == 600 and m["export_mb"] > 0
     assert m["lock_held_s"] >= 1.0
-    for phase in ("history", "export", "submit", "locked"):
+    for phase in ("history", "export", "submit", "locked", "metrics"):
         lag = m[f"lag_{phase}"]
         assert lag["n"] >= 1 and 0 <= lag["p50"] <= lag["p99"] <= lag["max"], phase
     assert len(m["cross_process_visible_s"]) == 2
@@ -112,11 +112,13 @@ def test_io_benchmark_measures_every_phase_in_a_real_window() -> None:
         "lag_max_ms_submit",
         "lag_max_ms_locked",
         "lag_p99_ms_history",
+        "lag_max_ms_metrics",
         "cross_process_visible_s",
     ):
         assert isinstance(result[key], float), key
     text = bench_io.markdown(result)
     assert text.startswith("## B7") and "(e) `media-assistant cancel ID`" in text
+    assert "(f) has the Metrics window open" in text and m["metrics_loads"] == 2
 
 
 @pytest.mark.chromium

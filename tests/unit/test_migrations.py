@@ -78,8 +78,20 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     c.close()
 
 
+def undo_step_12(con: sqlite3.Connection) -> None:
+    """What version 12 added: the rollups, their triggers, three indexes (the triggers name
+    columns of earlier steps: they go first)."""
+    for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        con.execute(f"DROP TRIGGER {name}")
+    con.execute("DROP TABLE IF EXISTS task_slots")
+    con.execute("DROP TABLE IF EXISTS attempt_slots")
+    for index in ("ix_tasks_finished", "ix_tasks_unanswered_end", "ix_tasks_created"):
+        con.execute(f"DROP INDEX IF EXISTS {index}")
+
+
 def undo_step_6(con: sqlite3.Connection) -> None:
     """What version 6 added: two tables, five columns."""
+    undo_step_12(con)
     con.execute("DROP TABLE batches")
     con.execute("DROP TABLE queue_pauses")
     for table, column in (
@@ -94,6 +106,7 @@ def undo_step_6(con: sqlite3.Connection) -> None:
 
 def undo_steps_9_and_10(con: sqlite3.Connection) -> None:
     """What versions 9 (account versions) and 10 (team mode) added."""
+    undo_step_12(con)
     con.execute("DROP TABLE api_slots")
     con.execute("DROP TABLE api_rates")
     for table, column in (
@@ -134,13 +147,15 @@ def test_a_pending_rebuild_request_is_carried_over_as_a_generation(tmp_path: Pat
 
 
 def schema_of(path: Path) -> set[tuple[str, str]]:
-    """Indexes by their SQL; tables by their columns (an added column sits at the end of a
-    migrated table and of its CREATE text, so the texts differ where the columns do not)."""
+    """Indexes and triggers by their SQL; tables by their columns (an added column sits at the
+    end of a migrated table and of its CREATE text, so the texts differ where the columns do
+    not)."""
     c = sqlite3.connect(path)
     try:
         out = set(
             c.execute(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+                "SELECT name, sql FROM sqlite_master "
+                "WHERE type IN ('index', 'trigger') AND sql IS NOT NULL"
             )
         )
         for (table,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
@@ -268,6 +283,7 @@ def test_a_version_10_database_gets_the_key_identity(tmp_path: Path) -> None:
     old = tmp_path / "old.db"
     open_engine(sqlite_url(old)).dispose()
     con = sqlite3.connect(old)
+    undo_step_12(con)
     undo_step_11(con)
     con.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
     con.execute(

@@ -3,8 +3,9 @@ the Prometheus endpoint and the alarms read).
 
 Percentiles are exact over the window's tasks, never averages of averages: the values sorted,
 then linear interpolation between the two nearest ranks (``numpy.percentile``'s default and
-``statistics.quantiles(method="inclusive")``: p50 of 1, 2, 3, 4 is 2.5). The standard library
-does it in a few lines; numpy would add ~55 MB to the bundle for one sort.
+``statistics.quantiles(method="inclusive")``: p50 of 1, 2, 3, 4 is 2.5), written out here so
+a list and a numpy array sorted by core/metrics/compute.py give the same bits (numpy's own
+``percentile`` rounds its interpolation differently in the last place).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 def percentile(ordered: Sequence[float], q: float) -> float | None:
     """The ``q`` (0..1) percentile of values sorted ascending; None for no values."""
-    if not ordered:
+    if len(ordered) == 0:
         return None
     pos = (len(ordered) - 1) * q
     lo = math.floor(pos)

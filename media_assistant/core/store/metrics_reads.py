@@ -1,80 +1,86 @@
 """What the lanes' figures are computed from (core/metrics/): reads only, never a write.
 
-The database does what it does fastest: it counts, sums and subtracts (``GROUP BY``, a task's
-wait, generation and end-to-end time as columns), so Python receives one small row per group and
-a single column triple per answered task for the exact percentiles — 100,000 tasks in well under
-the 200 ms the window allows (benchmarks/bench_metrics.py). The same statements run on SQLite
-and PostgreSQL (a team's figures are the team database's), on a database reader thread.
-
-Attempts come from the event log (``task_events``): a ``started`` line opens one, the next line
-of the same task that says how it ended (succeeded, failed, retry, deferred, lost, returned…)
-closes it. The log has no index on its time: its id grows with it (one writer per database
-appends in order; a team's workstations within their clocks' skew), so the first id of a window
-is found by bisecting the ids — twenty primary-key look-ups — and the window read as an id range.
+The answered tasks and the attempts come from the ten-minute rollups the database keeps as
+tasks end (core/store/rollups.py says what they hold and why): one value per group — lane,
+model, account, workstation; or lane, account, event code, error kind — concatenated over the
+window's slots by the database and mapped by ``numpy.frombuffer``, never a Python object per
+task. The slots read run one past each end of the window; the entries' own times then cut it
+exactly. Everything else is counted by the database through an index (``finished_at``,
+``created_at``, the partial index of failed and canceled tasks, the running tasks'), so one
+``stats`` of a day of 100,000 tasks reads a few hundred rows (benchmarks/bench_metrics.py, B12).
+The same statements run on SQLite and PostgreSQL, on a database reader thread.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine, Float, and_, case, cast, func, literal, or_, select
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import (
+    Engine,
+    Float,
+    Integer,
+    LargeBinary,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    select,
+)
 
-from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.store.db import read_tx
-from media_assistant.core.store.schema import AccountRow, SessionRow, TaskEventRow, TaskRow
+from media_assistant.core.store.rollups import (
+    ANSWER,
+    DEFERRAL_ENDS,
+    FAILURE_ENDS,
+    NEUTRAL_ENDS,
+    SLOT_S,
+    SPAN,
+    STARTED,
+    SUCCESS_END,
+)
+from media_assistant.core.store.schema import (
+    AccountRow,
+    AttemptSlotRow,
+    SessionRow,
+    TaskRow,
+    TaskSlotRow,
+)
+
+__all__ = ["DEFERRAL_ENDS", "FAILURE_ENDS", "NEUTRAL_ENDS", "STARTED", "SUCCESS_END"]
 
 T = TaskRow.__table__  # type: ignore[attr-defined]
-E = TaskEventRow.__table__  # type: ignore[attr-defined]
 A = AccountRow.__table__  # type: ignore[attr-defined]
 S = SessionRow.__table__  # type: ignore[attr-defined]
+TS = TaskSlotRow.__table__  # type: ignore[attr-defined]
+AS = AttemptSlotRow.__table__  # type: ignore[attr-defined]
 
-SUCCESS_END = EventCode.SUCCEEDED.value
-# Lines that end an attempt the lane is answerable for, other than a success.
-FAILURE_ENDS = tuple(
-    c.value
-    for c in (
-        EventCode.FAILED,
-        EventCode.RETRY_SCHEDULED,
-        EventCode.LOST,
-        EventCode.QUALITY_REJECTED,
-    )
-)
-DEFERRAL_ENDS = (EventCode.DEFERRED.value,)
-# Lines that end an attempt nobody is to blame for (a cancel, a hand-back).
-NEUTRAL_ENDS = tuple(
-    c.value
-    for c in (
-        EventCode.CANCELED,
-        EventCode.RETURNED_SHUTDOWN,
-        EventCode.RETURNED_SWITCHED_OFF,
-        EventCode.RETURNED_STOPPING,
-        EventCode.HELD_SITE_CHANGED,
-    )
-)
-STARTED = EventCode.STARTED.value
-# The clock skew between a team's workstations an id bisection tolerates.
-SKEW_S = 120.0
-CHUNK = 2_000
-
-AnsweredRow = tuple[str, str, str | None, str | None, float, float, float, float]
-"""lane, model, account, workstation, wait, run, total, finished — of an answered task"""
+UNANSWERED = ("failed", "canceled")
+LANES = ("web", "api")
+# Columns of an answered task's entry (rollups.ANSWER), as numpy reads it.
+SEQ, CREATED, STARTED_AT, FINISHED, TOKENS = range(5)
+Rows = npt.NDArray[np.float64]
+AnswerKey = tuple[str, str, str | None, str | None]
+"""lane, model, account, workstation"""
+AttemptKey = tuple[str | None, str | None, str, str | None]
+"""lane, account, event code, error kind"""
 
 
-def _clip(column: Any, lo: float, hi: float) -> Any:
-    """``column`` held inside [lo, hi] (portable: no LEAST/GREATEST in SQLite)."""
-    upper = case((column > hi, literal(hi)), else_=column)
-    return case((upper < lo, literal(lo)), else_=upper)
+def _slots(since: float, until: float) -> tuple[int, int]:
+    """The slots to read for [since, until): one more each side (a slot is computed by the
+    database's own division, which may round a time next to a slot's edge into its neighbour)."""
+    return int(since // SLOT_S) - 1, int(until // SLOT_S) + 1
 
 
-def _chunked(conn: Any, stmt: Any) -> list[Any]:
-    """Every row of ``stmt``, fetched a chunk at a time: one ``fetchall`` of 100,000 rows holds
-    the GIL for its whole length (the window's loop stood still for a second in B10); between
-    chunks the loop's thread gets its turn."""
-    result = conn.execute(stmt)
-    rows: list[Any] = []
-    while chunk := result.fetchmany(CHUNK):
-        rows += chunk
-    return rows
+def _array(raw: bytes | memoryview | None, width: int) -> Rows:
+    data = bytes(raw or b"")
+    return np.frombuffer(data, dtype=">f8").reshape(-1, width).astype(np.float64)
+
+
+def _none(value: str) -> str | None:
+    return value or None
 
 
 class MetricsReads:
@@ -82,169 +88,139 @@ class MetricsReads:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self.pg = engine.dialect.name == "postgresql"
 
-    def unanswered_counts(self, since: float, until: float) -> list[tuple[Any, ...]]:
-        """(lane, model, account, workstation, state, count) of the tasks that ended in the
-        window other than with an answer (failed, canceled): the few; the answered ones are
-        counted from :meth:`answered`'s rows, which the percentiles read anyway."""
+    def _concat(self, column: Any) -> Any:
+        """A group's values end to end, as bytes (SQLite's ``group_concat`` returns text)."""
+        if self.pg:
+            return func.string_agg(column, literal(b"", LargeBinary))
+        return cast(func.group_concat(column, literal("")), LargeBinary)
+
+    def answers(self, since: float, until: float) -> dict[AnswerKey, Rows]:
+        """Per group, its answered tasks whose slot touches [since, until): an array of rows
+        ``seq, created, started, finished, tokens`` (not yet cut to the window)."""
+        lo, hi = _slots(since, until)
         stmt = (
             select(
-                T.c.model_kind, T.c.model, T.c.account_id, T.c.workstation, T.c.state, func.count()
+                TS.c.lane, TS.c.model, TS.c.account_id, TS.c.workstation, self._concat(TS.c.answers)
             )
-            .where(T.c.finished_at >= since, T.c.finished_at < until, T.c.state != "success")
-            .group_by(T.c.model_kind, T.c.model, T.c.account_id, T.c.workstation, T.c.state)
+            .where(TS.c.slot >= lo, TS.c.slot <= hi, TS.c.n > 0)
+            .group_by(TS.c.lane, TS.c.model, TS.c.account_id, TS.c.workstation)
         )
         with read_tx(self.engine) as conn:
-            return list(_chunked(conn, stmt))
+            rows = conn.execute(stmt).all()
+        width = ANSWER.size // 8
+        return {
+            (lane, model, _none(acc), _none(ws)): _array(data, width)
+            for lane, model, acc, ws, data in rows
+        }
 
-    def answered(self, since: float, until: float) -> list[AnsweredRow]:
-        """Tasks answered in the window, with their wait, generation and end-to-end seconds."""
-        started = func.coalesce(T.c.started_at, T.c.created_at)
+    def attempts(self, since: float, until: float) -> dict[AttemptKey, Rows]:
+        """Per (lane, account, code, kind), the attempts started or ended whose slot touches
+        [since, until): an array of rows ``start, end`` (not yet cut to the window)."""
+        lo, hi = _slots(since, until)
+        stmt = (
+            select(AS.c.lane, AS.c.account_id, AS.c.code, AS.c.kind, self._concat(AS.c.spans))
+            .where(AS.c.slot >= lo, AS.c.slot <= hi)
+            .group_by(AS.c.lane, AS.c.account_id, AS.c.code, AS.c.kind)
+        )
+        with read_tx(self.engine) as conn:
+            rows = conn.execute(stmt).all()
+        width = SPAN.size // 8
+        return {
+            (_none(lane), _none(acc), code, _none(kind)): _array(data, width)
+            for lane, acc, code, kind, data in rows
+        }
+
+    def unanswered(self, since: float, until: float) -> list[tuple[Any, ...]]:
+        """(lane, model, account, workstation, state, finished) of the tasks that ended failed
+        or canceled in [since, until] (the few; the partial index holds only them)."""
         stmt = select(
-            T.c.model_kind,
-            T.c.model,
-            T.c.account_id,
-            T.c.workstation,
-            cast(started - T.c.created_at, Float),
-            cast(T.c.finished_at - started, Float),
-            cast(T.c.finished_at - T.c.created_at, Float),
-            T.c.finished_at,
-        ).where(T.c.finished_at >= since, T.c.finished_at < until, T.c.state == "success")
+            T.c.model_kind, T.c.model, T.c.account_id, T.c.workstation, T.c.state, T.c.finished_at
+        ).where(T.c.state.in_(UNANSWERED), T.c.finished_at >= since, T.c.finished_at <= until)
         with read_tx(self.engine) as conn:
-            return list(_chunked(conn, stmt))
+            return [tuple(r) for r in conn.execute(stmt)]
 
-    def attempt_ends(self, since: float, until: float) -> list[tuple[Any, ...]]:
-        """(lane, account, code, params JSON, count) of the attempts that ended in the window in
-        a failure or a deferral (the answered ones are the tasks of :meth:`answered`)."""
-        params = E.c.params_json
-        with read_tx(self.engine) as conn:
-            first = self._first_id_at(conn, since - SKEW_S)
-            stmt = (
-                select(E.c.lane, E.c.account_id, E.c.code, params, func.count())
-                .where(
-                    E.c.id >= first,
-                    E.c.at >= since,
-                    E.c.at < until,
-                    E.c.code.in_((*FAILURE_ENDS, *DEFERRAL_ENDS)),
-                )
-                .group_by(E.c.lane, E.c.account_id, E.c.code, params)
-            )
-            return list(_chunked(conn, stmt))
-
-    def busy(self, since: float, until: float) -> list[tuple[str | None, float]]:
-        """(account, seconds generating inside the window) per account, but for the answers
-        that came in the window (core/metrics/compute.py has them from :meth:`answered`):
-        attempts still running at the window's end (or that ended after it), and every other
-        attempt that ended in the window (a failure, a deferral…) from the log, paired with its
-        start."""
-        final_start = _clip(T.c.started_at, since, until)
-        answered = (
-            select(T.c.account_id, func.sum(literal(until) - final_start))
-            .where(
-                T.c.started_at < until,
-                or_(T.c.state == "running", T.c.finished_at >= until),
-            )
+    def ran_past(self, since: float, until: float) -> list[tuple[str | None, float]]:
+        """(account, seconds generating inside the window) of the attempts still running at the
+        window's end or whose task ended after it (the rollups have the others)."""
+        began = T.c.started_at
+        later_of = func.greatest if self.pg else func.max  # SQLite's max(a, b) is scalar
+        clipped = func.sum(literal(until) - later_of(began, literal(since)))
+        running = (
+            select(T.c.account_id, clipped)
+            .where(T.c.state == "running", began < until)
+            .group_by(T.c.account_id)
+        )
+        later = (
+            select(T.c.account_id, clipped)
+            .where(T.c.finished_at >= until, T.c.state != "running", began < until)
             .group_by(T.c.account_id)
         )
         out: list[tuple[str | None, float]] = []
         with read_tx(self.engine) as conn:
-            out += [(a, float(s or 0.0)) for a, s in _chunked(conn, answered)]
-            first = self._first_id_at(conn, since - SKEW_S)
-            s = E.alias("s")
-            start = (
-                select(func.max(s.c.at))
-                .where(s.c.task_id == E.c.task_id, s.c.id < E.c.id, s.c.code == STARTED)
-                .scalar_subquery()
-            )
-            others = select(E.c.account_id, E.c.at, start).where(
-                E.c.id >= first,
-                E.c.at >= since,
-                E.c.at < until,
-                E.c.code.in_(FAILURE_ENDS + DEFERRAL_ENDS + NEUTRAL_ENDS),
-            )
-            for account, at, began in _chunked(conn, others):
-                if began is not None:
-                    out.append((account, float(at) - max(float(began), since)))
+            for stmt in (running, later):
+                out += [(a, float(s or 0.0)) for a, s in conn.execute(stmt)]
         return out
-
-    def api_starts(self, since: float, until: float) -> list[tuple[str | None, int]]:
-        """(account, attempts started) on the API lane in the window."""
-        with read_tx(self.engine) as conn:
-            first = self._first_id_at(conn, since - SKEW_S)
-            stmt = (
-                select(E.c.account_id, func.count())
-                .where(
-                    E.c.id >= first,
-                    E.c.at >= since,
-                    E.c.at < until,
-                    E.c.code == STARTED,
-                    E.c.lane == "api",
-                )
-                .group_by(E.c.account_id)
-            )
-            return [(a, int(n)) for a, n in _chunked(conn, stmt)]
-
-    def api_tokens(self, since: float, until: float) -> list[tuple[str | None, float, str]]:
-        """(account, finished, usage JSON) of API answers in [since, until)."""
-        stmt = select(T.c.account_id, T.c.finished_at, T.c.usage_json).where(
-            T.c.finished_at >= since,
-            T.c.finished_at < until,
-            T.c.model_kind == "api",
-            T.c.usage_json.is_not(None),
-        )
-        with read_tx(self.engine) as conn:
-            return list(_chunked(conn, stmt))
 
     def in_flight(self, at: float) -> list[tuple[str | None, int]]:
         """(account, attempts running) at the moment ``at`` (each task's last attempt)."""
-        stmt = (
+        running = (
             select(T.c.account_id, func.count())
             .where(
-                T.c.started_at <= at,
-                or_(
-                    and_(T.c.state == "running", T.c.finished_at.is_(None)),
-                    T.c.finished_at > at,
-                ),
+                T.c.state == "running",
                 T.c.model_kind == "api",
+                T.c.finished_at.is_(None),
+                T.c.started_at <= at,
             )
             .group_by(T.c.account_id)
         )
+        # Tasks that ended after ``at``: few for a window ending now. Filtered here, not in the
+        # WHERE: a lane equality there lures SQLite's planner off ix_tasks_finished.
+        later = select(T.c.account_id, T.c.model_kind, T.c.started_at).where(T.c.finished_at > at)
+        counts: dict[str | None, int] = {}
         with read_tx(self.engine) as conn:
-            return [(a, int(n)) for a, n in _chunked(conn, stmt)]
+            for acc, n in conn.execute(running):
+                counts[acc] = counts.get(acc, 0) + int(n)
+            for acc, lane, began in conn.execute(later):
+                if lane == "api" and began is not None and began <= at:
+                    counts[acc] = counts.get(acc, 0) + 1
+        return list(counts.items())
 
-    @staticmethod
-    def _first_id_at(conn: Any, at: float) -> int:
-        """The smallest id whose line is at or after ``at`` (the log's ids grow with time)."""
-        lo = conn.execute(select(func.min(E.c.id))).scalar()
-        hi = conn.execute(select(func.max(E.c.id))).scalar()
-        if lo is None or hi is None:
-            return 0
-        hi += 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            row = conn.execute(  # ids may have gaps: the first line at or after mid
-                select(E.c.id, E.c.at).where(E.c.id >= mid).order_by(E.c.id).limit(1)
-            ).first()
-            if row is None or row[1] >= at:
-                hi = mid
-            else:
-                lo = int(row[0]) + 1
-        return int(lo)
-
-    def backlog(self, moments: list[float]) -> dict[float, dict[str, int]]:
-        """Per moment, the tasks of each lane submitted by then and not ended by then."""
-        out: dict[float, dict[str, int]] = {}
+    def backlog_at(self, moment: float) -> dict[str, int]:
+        """Per lane, the tasks submitted by ``moment`` and not ended by then."""
+        unfinished = (
+            select(T.c.model_kind, func.count())
+            .where(T.c.finished_at.is_(None), T.c.created_at <= moment)
+            .group_by(T.c.model_kind)
+        )
+        later = select(T.c.model_kind, T.c.created_at).where(T.c.finished_at > moment)
+        out: dict[str, int] = {}
         with read_tx(self.engine) as conn:
-            for moment in moments:
-                stmt = (
-                    select(T.c.model_kind, func.count())
-                    .where(
-                        T.c.created_at <= moment,
-                        or_(T.c.finished_at.is_(None), T.c.finished_at > moment),
-                    )
-                    .group_by(T.c.model_kind)
-                )
-                out[moment] = {str(k): int(n) for k, n in _chunked(conn, stmt)}
+            for lane, n in conn.execute(unfinished):
+                out[str(lane)] = out.get(str(lane), 0) + int(n)
+            for lane, created in conn.execute(later):  # few: see in_flight
+                if created <= moment:
+                    out[str(lane)] = out.get(str(lane), 0) + 1
+        return out
+
+    def submitted(
+        self, since: float, until: float, bucket_s: float | None = None
+    ) -> dict[tuple[str, int], int]:
+        """Tasks submitted in (since, until], per (lane, bucket of ``bucket_s`` from since; 0
+        for all when None), counted by the database in ``ix_tasks_created`` (lane, time): one
+        range per lane."""
+        out: dict[tuple[str, int], int] = {}
+        with read_tx(self.engine) as conn:
+            for lane in LANES:
+                where = (T.c.model_kind == lane, T.c.created_at > since, T.c.created_at <= until)
+                if bucket_s is None:
+                    n = conn.execute(select(func.count()).where(*where)).scalar()
+                    out[(lane, 0)] = int(n or 0)
+                    continue
+                bucket = cast((T.c.created_at - since) / bucket_s, Integer)
+                stmt = select(bucket, func.count()).where(*where).group_by(bucket)
+                out.update(((lane, int(b)), int(n)) for b, n in conn.execute(stmt))
         return out
 
     def accounts(self) -> list[tuple[Any, ...]]:
@@ -259,46 +235,19 @@ class MetricsReads:
             A.c.limit_tpm,
         ).order_by(A.c.account_id)
         with read_tx(self.engine) as conn:
-            return list(_chunked(conn, stmt))
+            return [tuple(r) for r in conn.execute(stmt)]
 
     def session_spans(self, since: float, until: float) -> list[tuple[float, float]]:
         """When a scheduler ran in [since, until): (start, last sign of life) per session."""
         end = func.coalesce(S.c.ended_at, S.c.heartbeat_at)
         stmt = select(S.c.started_at, end).where(and_(S.c.started_at < until, end >= since))
         with read_tx(self.engine) as conn:
-            return [(float(a), float(b)) for a, b in _chunked(conn, stmt)]
-
-    def per_bucket(
-        self, since: float, until: float, bucket_s: float
-    ) -> dict[str, dict[tuple[str, int], int]]:
-        """Counts per (lane or account, bucket): ``submitted`` and ``ended`` tasks per lane,
-        ``started`` API attempts per account."""
-        out: dict[str, dict[tuple[str, int], int]] = {"submitted": {}, "ended": {}, "started": {}}
-        submitted = select(T.c.model_kind, T.c.created_at).where(
-            T.c.created_at > since, T.c.created_at <= until
-        )
-        ended = select(T.c.model_kind, T.c.finished_at).where(
-            T.c.finished_at >= since, T.c.finished_at < until
-        )
-        with read_tx(self.engine) as conn:
-            first = self._first_id_at(conn, since - SKEW_S)
-            started = select(E.c.account_id, E.c.at).where(
-                E.c.id >= first,
-                E.c.at >= since,
-                E.c.at < until,
-                E.c.code == STARTED,
-                E.c.lane == "api",
-            )
-            for name, stmt in (("submitted", submitted), ("ended", ended), ("started", started)):
-                counts = out[name]
-                for key, at in _chunked(conn, stmt):
-                    slot = (str(key), int((float(at) - since) // bucket_s))
-                    counts[slot] = counts.get(slot, 0) + 1
-        return out
+            return [(float(a), float(b)) for a, b in conn.execute(stmt)]
 
     def ended(self, since: float, until: float) -> list[tuple[Any, ...]]:
         """(lane, model, account, state, error kind, wait, run, total) of the tasks that ended
-        in [since, until); the three times only for answers (None otherwise)."""
+        in [since, until), the three times only for answers (None otherwise): what the
+        Prometheus endpoint adds to its histograms at each scrape (``ix_tasks_finished``)."""
         started = func.coalesce(T.c.started_at, T.c.created_at)
         answered = T.c.state == "success"
         stmt = select(
@@ -312,4 +261,4 @@ class MetricsReads:
             case((answered, cast(T.c.finished_at - T.c.created_at, Float)), else_=None),
         ).where(T.c.finished_at >= since, T.c.finished_at < until)
         with read_tx(self.engine) as conn:
-            return list(_chunked(conn, stmt))
+            return [tuple(r) for r in conn.execute(stmt)]

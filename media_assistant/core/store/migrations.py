@@ -15,7 +15,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Engine, inspect, select, text
 from sqlmodel import SQLModel
 
-from media_assistant.core.store import schema
+from media_assistant.core.store import rollups, schema
 from media_assistant.core.store.backends.postgres import CHANGES_CHANNEL, advisory_xact_lock
 
 MIGRATIONS_LOCK = "media-assistant:migrations"
@@ -157,6 +157,19 @@ def _v11_key_identity(conn: Connection) -> None:
     schema.ApiKeyLimitRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
 
 
+def _v12_rollups(conn: Connection) -> None:
+    """The lanes' figures (issue 31): the ``task_slots`` and ``attempt_slots`` rollups with the
+    triggers that keep them (core/store/rollups.py), backfilled from every task and event line
+    already there, and the ``tasks`` indexes on ``finished_at`` and ``created_at`` the figures
+    read through. Self-contained and idempotent (the backfill rebuilds both rollups)."""
+    schema.TaskSlotRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    schema.AttemptSlotRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    for name in ("ix_tasks_finished", "ix_tasks_unanswered_end", "ix_tasks_created"):
+        _create_index(conn, name)
+    rollups.install(conn)
+    rollups.backfill(conn)
+
+
 # Tables whose changes other workstations' windows follow: a statement that changes one notifies
 # the channel (delivered at commit; several in one transaction arrive as one).
 _NOTIFYING = {
@@ -201,6 +214,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     9: _v9_account_versions,
     10: _v10_team,
     11: _v11_key_identity,
+    12: _v12_rollups,
 }
 
 
@@ -211,8 +225,8 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # 4 added task_events.origin, 5 tasks.result_plain, 6 tasks.attempt_base / operator_retries and
 # task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again), 9 accounts.version and
 # rebuild_generation, 10 tasks.workstation and the team columns, 11 accounts.key_id: all read
-# by every query.
-OLDEST_READABLE = 11
+# by every query; 12 the rollups the lanes' figures (``stats``, ``metrics``) read.
+OLDEST_READABLE = 12
 
 
 class SchemaTooNew(RuntimeError):
@@ -271,6 +285,7 @@ def upgrade(engine: Engine) -> int:
         if version is None:
             SQLModel.metadata.create_all(conn)
             _postgres_extras(conn)
+            rollups.install(conn)
             _stamp(conn, schema.SCHEMA_VERSION)
             return schema.SCHEMA_VERSION
         if version > schema.SCHEMA_VERSION:

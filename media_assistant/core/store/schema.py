@@ -7,10 +7,10 @@ every reader converts them for display.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Index, Integer, Text, text
+from sqlalchemy import Column, Index, Integer, LargeBinary, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 class TaskRow(SQLModel, table=True):
@@ -103,6 +103,16 @@ class TaskRow(SQLModel, table=True):
         # Submission order (schema version 3): the task table's pages of history walk it
         # newest first instead of sorting every finished row (100k tasks: 0.55 s → 0.02 s).
         Index("ix_tasks_seq", "seq"),
+        # The lanes' figures (schema version 12, core/store/metrics_reads.py): what ended in a
+        # window, what ran on past its end, what was submitted in it, without reading every task.
+        Index("ix_tasks_finished", "finished_at"),
+        Index(
+            "ix_tasks_unanswered_end",
+            "finished_at",
+            sqlite_where=text("state IN ('failed', 'canceled')"),
+            postgresql_where=text("state IN ('failed', 'canceled')"),
+        ),
+        Index("ix_tasks_created", "model_kind", "created_at"),
     )
 
 
@@ -307,3 +317,34 @@ class NoticeSentRow(SQLModel, table=True):
     key: str = Field(primary_key=True)
     sent_at: float
     workstation: str | None = None
+
+
+class TaskSlotRow(SQLModel, table=True):
+    """The answered tasks of ten minutes, per lane, model, account and workstation (schema
+    version 12): kept by triggers in the transaction that changes a task (core/store/rollups.py
+    says what an entry holds and why), read by the lanes' figures instead of every task."""
+
+    __tablename__ = "task_slots"
+
+    slot: int = Field(primary_key=True)  # floor(finished_at / 600)
+    lane: str = Field(primary_key=True)
+    model: str = Field(primary_key=True)
+    account_id: str = Field(primary_key=True)  # '' for none
+    workstation: str = Field(primary_key=True)  # '' for none
+    n: int = 0
+    answers: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False))
+
+
+class AttemptSlotRow(SQLModel, table=True):
+    """The attempts that started or ended in ten minutes, per lane, account, event code and error
+    kind (schema version 12): kept by a trigger on the event log (core/store/rollups.py)."""
+
+    __tablename__ = "attempt_slots"
+
+    slot: int = Field(primary_key=True)  # floor(at / 600)
+    lane: str = Field(primary_key=True)  # '' for none
+    account_id: str = Field(primary_key=True)  # '' for none
+    code: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)  # the line's error kind, '' for none
+    n: int = 0
+    spans: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False))

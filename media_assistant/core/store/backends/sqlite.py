@@ -16,6 +16,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from media_assistant.core.store import rollups
+
 BUSY_TIMEOUT_MS = 10_000
 
 
@@ -37,6 +39,8 @@ def _install_sqlite_hooks(engine: Engine, *, read_only: bool = False) -> None:
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
+        # The rollups' triggers pack numbers with these (core/store/rollups.py).
+        rollups.register_sqlite_functions(dbapi_conn)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
