@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from media_assistant.core.config.schema import AppConfig, parse_config
@@ -176,10 +177,68 @@ async def test_every_chat_fault_ends_every_task(
             if row.error_kind != "deadline":
                 times = sum(row.prompt in text for text in sent)
                 assert times <= most, (row.task_id, row.error_kind, times)
+        if fault == ChatFault.BROWSER_CRASH:  # it did die, for real, every attempt it streamed
+            assert chat_site.user_stats("web-1")["browsers_crashed"]
     finally:
         await env.close()
         chat_site.reset()
         chat_site.break_page(None)
+    assert not our_chromiums(tmp_path)
+
+
+@pytest.mark.chromium
+@pytest.mark.expect_errors(r"aiohttp\.server")
+async def test_a_browser_that_crashes_mid_answer_is_retried_on_the_same_row(
+    tmp_path: Path, chat_site: ChatSiteSimulator
+) -> None:
+    """The account's Chromium dies for real (SIGKILL of its process tree, from the simulator:
+    fault ``browser_crash``) while the site streams the answer: the attempt counts, the task
+    goes back on its own row and gets its answer with a fresh browser; its own crashed attempt
+    never excuses anything (no deferral, no second generation on the site), and the task after
+    it gets its own answer on the same account."""
+    chat_site.reset()
+    env = WebEnv(tmp_path, chat_site, accounts=1)
+    raw = {**_web_raw(chat_site), "lanes": {"web": LANES["web"]}, "scheduler": SCHEDULER}
+    env.config = parse_config(raw, "test")
+    try:
+        await env.sign_in("web-1")
+        short_sim_adapter(env)
+        env.store.submit(
+            [
+                NewTask("crash", "web-model", ModelKind.WEB, "Question crash-1", "b"),
+                NewTask("after", "web-model", ModelKind.WEB, "Question after-1", "b"),
+            ],
+            max_attempts=env.config.scheduler.max_attempts,
+        )
+        chat_site.inject(ChatFault.BROWSER_CRASH, count=1, user="web-1")
+        await env.start()
+        assert await env.run(timeout=bound_s(env.config, ModelKind.WEB)) == []
+        stats = chat_site.user_stats("web-1")
+        (killed,) = stats["browsers_crashed"]  # it did die, and only once
+        crash, after = env.store.get("crash"), env.store.get("after")
+        assert crash is not None and after is not None
+        assert (crash.state, crash.attempt) == ("success", 2), crash.error_message
+        assert "crash-1" in (crash.result_text or "")
+        assert after.state == "success" and "after-1" in (after.result_text or "")
+        assert len(env.store.list_tasks()) == 2  # the same rows, retried in place
+        events = env.store.events("crash")
+        codes = [e.code for e in events]
+        (retry,) = [e for e in events if e.code == "retry_scheduled"]
+        assert retry.params["error_kind"] == "browser_crashed", retry.params
+        assert "deferred" not in codes  # its own crash is no leftover that excuses it
+        pids = [
+            e.params["pid"]
+            for t in ("crash", "after")
+            for e in env.store.events(t)
+            if e.code == "browser_started"
+        ]
+        assert pids[0] == killed and len(set(pids)) == 2, (pids, killed)  # a fresh browser
+        assert not psutil.pid_exists(killed) or psutil.Process(killed).status() == "zombie"
+        assert sum("crash-1" in t for t in stats["texts"]) == 2  # sent once an attempt
+        assert stats["max_concurrent"] == 1 and stats["conflicts"] == 0
+    finally:
+        await env.close()
+        chat_site.reset()
     assert not our_chromiums(tmp_path)
 
 
@@ -269,6 +328,7 @@ def test_the_fault_lists_are_walked_whole() -> None:
         "rate_limited",
         "captcha",
         "login_expired",
+        "browser_crash",
     }
     assert {f.value for f in Fault} >= {"500", "429", "hang"}
     assert asyncio.iscoroutinefunction(test_every_chat_fault_ends_every_task)
