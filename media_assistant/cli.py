@@ -181,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
         "again (content policy, prompt too long, bad input: retry them by id)",
     )
     retry.add_argument("--batch", help="with --failed: only this batch")
+    retry.add_argument(
+        "--include-poison",
+        action="store_true",
+        help="with --failed: also the poison pills (tasks whose every attempt failed the same "
+        "way), which --failed leaves out",
+    )
 
     for name, text in (
         ("pause", "nothing new starts (running tasks finish); default: the whole queue"),
