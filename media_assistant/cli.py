@@ -179,9 +179,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--failed",
         action="store_true",
         help="every failed task (of --batch B), except those that would fail the same way "
-        "again (content policy, prompt too long, bad input: retry them by id)",
+        "again (content policy, prompt too long, bad input; poison pills: retry them by id)",
     )
     retry.add_argument("--batch", help="with --failed: only this batch")
+    retry.add_argument(
+        "--include-poison",
+        action="store_true",
+        help="with --failed: also the poison pills (tasks whose every attempt failed the same "
+        "way), which --failed leaves out",
+    )
 
     for name, text in (
         ("pause", "nothing new starts (running tasks finish); default: the whole queue"),

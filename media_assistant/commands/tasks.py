@@ -220,6 +220,8 @@ def cmd_cancel(paths: Paths, args: argparse.Namespace) -> int:
 def cmd_retry(paths: Paths, args: argparse.Namespace) -> int:
     if args.batch and not args.failed:
         raise InputError("retry: --batch goes with --failed (or name task ids)")
+    if args.include_poison and not args.failed:
+        raise InputError("retry: --include-poison goes with --failed (task ids are retried anyway)")
     if not args.ids and not args.failed:
         raise InputError("retry: name task ids or --failed")
     services = open_services(paths, args, require_config=False)
@@ -229,9 +231,15 @@ def cmd_retry(paths: Paths, args: argparse.Namespace) -> int:
         if args.batch and not services.store.batch_exists(args.batch):
             raise InputError(f"unknown batch {args.batch!r}")
         hopeless = services.store.failed_counts(args.batch)[1] if args.failed else 0
+        poison = (
+            services.store.poison_pills(args.batch)
+            if args.failed and not args.include_poison
+            else 0
+        )
         retried = services.store.retry(
             args.ids or None,
             all_failed=args.failed,
+            include_poison=args.include_poison,
             extra_attempts=services.config.scheduler.max_attempts,
             batch_id=args.batch,
         )
@@ -245,6 +253,12 @@ def cmd_retry(paths: Paths, args: argparse.Namespace) -> int:
             f"; {hopeless} left out (content policy, prompt too long or bad input: they "
             "would fail the same way; retry them by id)"
             if hopeless
+            else ""
+        )
+        + (
+            f"; {poison} poison pills left out (every attempt failed the same way; retry "
+            "them by id, or add --include-poison)"
+            if poison
             else ""
         )
     )

@@ -16,6 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from media_assistant.sim.chat_config import ChatSiteConfig
+from media_assistant.sim.chat_crash import crash_peer_browser
 from media_assistant.sim.chat_faults import ChatFault, ChatFaultBook
 from media_assistant.sim.chat_generation import (
     CHUNKS_BEFORE_MIDSTREAM_ERROR,
@@ -188,7 +189,8 @@ class ChatApi:
         else:
             conversation.messages.append(Message("user", text))
         fail_after = _FAIL_AFTER_CHUNKS.get(fault) if fault is not None else None
-        return await self._stream(request, self._begin(user, conversation, text, fail_after, fault))
+        generation = self._begin(user, conversation, text, fail_after, fault)
+        return await self._stream(request, generation, crash=fault is ChatFault.BROWSER_CRASH)
 
     def _begin(
         self,
@@ -245,8 +247,11 @@ class ChatApi:
         assert generation.outcome is not None
         self._stats.ended(generation.user, generation.outcome)
 
-    async def _stream(self, request: web.Request, generation: Generation) -> web.StreamResponse:
-        """Watch ``generation`` as server-sent events; leaving early does not end it."""
+    async def _stream(
+        self, request: web.Request, generation: Generation, *, crash: bool = False
+    ) -> web.StreamResponse:
+        """Watch ``generation`` as server-sent events; leaving early does not end it.
+        ``crash``: once its first chunk is out, the asking browser dies (fault browser_crash)."""
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream; charset=utf-8",
@@ -270,6 +275,9 @@ class ChatApi:
                         delta["html"] = generation.message.html or ""
                     await response.write(_sse(delta))
                     sent += 1
+                if crash and (sent or generation.outcome is not None):
+                    crash = False
+                    await self._crash_browser(request, generation.user)
                 if generation.outcome is not None:
                     break
                 await generation.changed()
@@ -281,6 +289,14 @@ class ChatApi:
         except ConnectionError:  # aiohttp finishes such a response quietly
             self._page_left(generation)
         return response
+
+    async def _crash_browser(self, request: web.Request, user: str) -> None:
+        transport = request.transport
+        peer = transport.get_extra_info("peername") if transport is not None else None
+        local = transport.get_extra_info("sockname") if transport is not None else None
+        pid = await asyncio.to_thread(crash_peer_browser, peer, local)
+        if pid is not None:
+            self._stats.browser_crashed(user, pid)
 
     def _page_left(self, generation: Generation) -> None:
         self._stats.page_left(generation.user)

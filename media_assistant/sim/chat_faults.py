@@ -25,6 +25,9 @@ class ChatFault(StrEnum):
     ERROR_IN_ANSWER = "error_in_answer"  # an error box drawn inside the answer, then done
     ERROR_TEXT_ANSWER = "error_text_answer"  # the answer is only a known error text, then done
     EMPTY_ANSWER = "empty_answer"  # done with no text at all
+    # The asking Chromium dies mid-answer: after the first chunk, its browser process and all
+    # under it are SIGKILLed (sim/chat_crash.py); the generation goes on on the site
+    BROWSER_CRASH = "browser_crash"
     # Faults of the next page load (GET /chat), not of a completion request:
     PAGE_BUSY = "page_busy"  # 200, a "服务器繁忙 / Server busy" banner and no composer
     PAGE_RATE_LIMITED = "page_rate_limited"  # 429 + Retry-After: 2, "请求过于频繁" and no composer

@@ -67,6 +67,10 @@ Refusals are plain JSON ``{"error": {"code", "message"}}``: 401 ``login_required
 ``{"conversation_id"}`` stops that conversation's generation; ``GET /api/chat/resume`` re-attaches
 a page to a generation still running.
 
+Fault ``browser_crash`` kills the asking browser itself once the answer's first chunk is out:
+the Chromium that owns the request's connection, its whole process tree, SIGKILL
+(``chat_crash.py``; anything that is not a Chromium is left alone); the generation goes on.
+
 Page-load faults (``page_busy``: a busy banner and no composer; ``page_rate_limited``: 429 with
 ``Retry-After: 2``, a "too many requests" banner and no composer; ``slow_render``: the composer
 shows only after ``slow_render_s``; ``page_forbidden``, ``page_bad_gateway``: a CDN's 403 or a

@@ -22,6 +22,7 @@ class UserStats(TypedDict):
     models: list[str | None]  # the model each of those requests asked for (picker / URL)
     page_loads: int  # full loads of a chat page (a New chat click is not one)
     pages_left: int  # streams whose reader went away mid-answer (kept on, or stopped if so set)
+    browsers_crashed: list[int]  # fault browser_crash: main pids of the Chromiums killed
 
 
 def _zero() -> UserStats:
@@ -38,6 +39,7 @@ def _zero() -> UserStats:
         models=[],
         page_loads=0,
         pages_left=0,
+        browsers_crashed=[],
     )
 
 
@@ -66,6 +68,10 @@ class ChatStatsBook:
     def page_left(self, user: str) -> None:
         with self._lock:
             self._of(user)["pages_left"] += 1
+
+    def browser_crashed(self, user: str, pid: int) -> None:
+        with self._lock:
+            self._of(user)["browsers_crashed"].append(pid)
 
     def rejected(self, user: str) -> None:
         with self._lock:

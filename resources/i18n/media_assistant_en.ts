@@ -3500,6 +3500,13 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
             <numerusform>%n tasks blocked by the content policy, too long for the model or with bad input are left out: they would fail the same way. Retry them one by one, with an edited prompt, from their details.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n task(s) that failed the same way on every attempt are left out: retried as they are, they would fail again. Retry them one by one from their details.</source>
+        <translation>
+            <numerusform>%n task that failed the same way on every attempt is left out: retried as it is, it would fail again. Retry it from its details.</numerusform>
+            <numerusform>%n tasks that failed the same way on every attempt are left out: retried as they are, they would fail again. Retry them one by one from their details.</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Retry failed tasks</source>
         <translation>Retry failed tasks</translation>

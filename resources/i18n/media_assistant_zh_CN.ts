@@ -3472,6 +3472,12 @@ No backup was made over the good ones. Close Media Assistant and restore the lat
             <numerusform>%n 个因内容政策被拦截、超出模型长度或输入有误的任务不会重试：原样重试还会以同样方式失败。请在任务详情中修改提示词后逐个重试。</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n task(s) that failed the same way on every attempt are left out: retried as they are, they would fail again. Retry them one by one from their details.</source>
+        <translation>
+            <numerusform>%n 个每次尝试都以同样方式失败的任务不会重试：原样重试还会再次失败。如需重试，请在任务详情中逐个操作。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Retry failed tasks</source>
         <translation>重试失败任务</translation>

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
 
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.model.errors import ErrorKind
+from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.records import BatchInfo, Claim, NewTask
 from media_assistant.core.model.states import ModelKind
 from media_assistant.gui.batches.batch_list import COL_ETA, COL_FAILED, COL_NAME, COL_SOURCE
@@ -127,12 +128,15 @@ def claim(win: MainWindow, account: str = "api-1", kind: ModelKind = ModelKind.A
     return got
 
 
-async def fail_one(win: MainWindow, kind: ErrorKind = ErrorKind.SERVER_ERROR) -> str:
+async def fail_one(
+    win: MainWindow, kind: ErrorKind = ErrorKind.SERVER_ERROR, code: EventCode = EventCode.FAILED
+) -> str:
+    """``code`` POISON_PILL: the task ends as the attempt runner ends a poison pill."""
     store = win.controller.services.store
 
     def run() -> str:
         c = claim(win)
-        store.finish_failed(c, kind, "the server said no")
+        store.finish_failed(c, kind, "the server said no", code=code)
         return c.task_id
 
     task_id = await asyncio.to_thread(run)
@@ -216,10 +220,11 @@ async def test_pausing_with_a_running_task_says_it_pauses_after_the_current_task
 async def test_retry_failed_of_a_batch_asks_first_stating_the_count(window: MainWindow) -> None:
     first = await fail_one(window)
     await fail_one(window, ErrorKind.CONTENT_POLICY)
-    await until(lambda: window.model.batches.tally("old").failed == 2)
+    pill = await fail_one(window, code=EventCode.POISON_PILL)
+    await until(lambda: window.model.batches.tally("old").failed == 3)
     window.batch_list.select("old")
     window.refresh()
-    assert batch_cells(window, COL_FAILED)[2] == "2"
+    assert batch_cells(window, COL_FAILED)[2] == "3"
     assert window.batch_list.retry_button.isEnabled()
     window.batch_list.retry_button.click()
     await until(lambda: bool(window.task_actions.boxes))
@@ -227,9 +232,11 @@ async def test_retry_failed_of_a_batch_asks_first_stating_the_count(window: Main
     assert isinstance(box, QMessageBox)
     assert box.text().startswith("Run the 1 failed task of batch 旧批次 again?")
     assert "1 task blocked by the content policy" in box.text()
+    assert "1 task that failed the same way on every attempt is left out" in box.text()
     box.done(QMessageBox.StandardButton.Yes)
     await until(lambda: window.model.task(first).state == "pending")  # type: ignore[union-attr]
-    assert window.model.batches.tally("old").failed == 1  # the content-policy one stays
+    assert window.model.batches.tally("old").failed == 2  # the content-policy one stays
+    assert window.model.task(pill).state == "failed"  # type: ignore[union-attr]  # and the pill
 
 
 # ------------------------------------------------------------------------------ actions

@@ -241,6 +241,27 @@ async def test_a_page_that_goes_away(make_sim: MakeSim, keep_generating: bool) -
     assert (stats["active"], stats["stopped"]) == ((1, 0) if keep_generating else (0, 1))
 
 
+async def test_browser_crash_kills_nothing_that_is_not_a_chromium(sim: ChatSiteSimulator) -> None:
+    """Fault ``browser_crash`` kills the asking Chromium (tests/faults/test_termination.py); a
+    client that is no Chromium — a script here, a proxy elsewhere — is left alone, and gets its
+    answer."""
+    sim.inject("browser_crash", user="hal")
+    client = f"""
+import httpx
+with httpx.Client(base_url={sim.base_url!r}, timeout=10) as http:
+    http.get("/_sim/autologin", params={{"user": "hal"}})
+    with http.stream("POST", "/api/chat/completion", json={{"text": "x"}}) as r:
+        print([line for line in r.iter_lines() if line.startswith("data: ")][-1])
+"""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", client, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 0 and '"done"' in out.decode(), out
+    stats = sim.user_stats("hal")
+    assert (stats["completed"], stats["browsers_crashed"]) == (1, [])
+
+
 # -- login -----------------------------------------------------------------------------------------
 
 

@@ -246,3 +246,35 @@ def test_retry_failed_of_one_batch_leaves_the_others_and_says_what_it_left_out(
     assert retried[-1] == "retry_requested"
     lone = cli(data, "retry", "--batch", "A")
     assert lone.returncode == 2 and "--batch goes with --failed" in lone.stderr
+
+
+def test_retry_failed_leaves_poison_pills_out_and_says_so(tmp_path: Path) -> None:
+    """Issue 25: ``retry --failed`` sent a poison pill (every attempt failed the same way) again
+    with the rest; now it leaves it out, says how many and how to take them along."""
+    data = tmp_path / "data"
+    write_config(data)
+    path = write_batch(tmp_path / "P.csv", 2, prefix="P")
+    assert cli(data, "submit", str(path), "--batch-id", "P").returncode == 0
+    con = sqlite3.connect(data / "media-assistant.db")
+    with con:
+        con.execute(
+            "UPDATE tasks SET state = 'failed', attempt = 2, error_kind = 'server_error' "
+            "WHERE task_id IN ('P0', 'P1')"
+        )
+        con.execute(  # what the attempt runner writes when P0's round ran out the same way
+            "INSERT INTO task_events (task_id, at, kind, attempt, message, code) "
+            "VALUES ('P0', 1.0, 'state', 2, 'failed: server_error: …', 'poison_pill')"
+        )
+    con.close()
+    result = cli(data, "retry", "--failed")
+    assert result.returncode == 0, result.stderr
+    assert "1 tasks back to pending" in result.stdout
+    assert "1 poison pills left out (every attempt failed the same way" in result.stdout
+    assert "--include-poison" in result.stdout
+    assert {r["task_id"]: r["state"] for r in rows(data)} == {"P0": "failed", "P1": "pending"}
+    lone = cli(data, "retry", "P0", "--include-poison")
+    assert lone.returncode == 2 and "--include-poison goes with --failed" in lone.stderr
+    taken = cli(data, "retry", "--failed", "--include-poison")
+    assert taken.returncode == 0, taken.stderr
+    assert "1 tasks back to pending" in taken.stdout and "poison" not in taken.stdout
+    assert {r["task_id"]: r["state"] for r in rows(data)} == {"P0": "pending", "P1": "pending"}

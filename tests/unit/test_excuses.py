@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from media_assistant.core.model.errors import ErrorKind, ProviderError
@@ -114,3 +115,28 @@ def test_ran_out_names_a_poison_pill_or_leaves_the_failure_as_it_is() -> None:
         EventCode.FAILED,
         {"error_kind": "server_error", "detail": "x (after 3 attempts)"},
     )
+
+
+def test_the_excuses_an_earlier_run_granted_come_from_the_tasks_log() -> None:
+    from media_assistant.core.rules.excuses import excused_before
+
+    def deferred(attempt: int, excused: bool) -> TaskEventRecord:
+        e = event(attempt, EventCode.DEFERRED, "a", "leftover_generation")
+        return dataclasses.replace(
+            e, params_json=json.dumps({"error_kind": "leftover_generation", "excused": excused})
+        )
+
+    log = [
+        deferred(1, True),  # before the operator's retry: another round
+        deferred(2, True),
+        deferred(2, False),  # a leftover that would not stop: no excuse of a failure
+        event(3, EventCode.RETRY_SCHEDULED, "a", "server_error"),  # a used attempt: no reset
+        deferred(3, True),
+    ]
+    assert excused_before(log, 1) == 2
+    held = event(3, EventCode.HELD_SITE_CHANGED, "a", "site_changed")  # waited for a person
+    assert excused_before([*log, held], 1) == 0
+    count = ExcuseCount()
+    assert not count.knows("t")
+    count.seed("t", excused_before(log, 1))
+    assert count.knows("t") and count.bound("t", excuse()).kind is ErrorKind.SERVER_ERROR

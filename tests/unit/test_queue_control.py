@@ -10,6 +10,7 @@ import pytest
 
 from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.model.errors import ErrorKind, InputError
+from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import BatchesChanged, PausesChanged
 from media_assistant.core.model.records import BatchInfo, Claim
 from media_assistant.core.model.states import ModelKind
@@ -278,6 +279,52 @@ def test_retry_failed_of_one_batch_leaves_other_batches_and_hopeless_kinds_alone
     assert row is not None and row.prompt == "a gentler prompt" and row.state == "pending"
     with pytest.raises(ValueError):
         store.retry([a, policy], prompt="one prompt for two tasks")
+
+
+def _fail_as_poison_pill(store: Store) -> str:
+    """The head task fails twice with the same error: its round ends as a poison pill, as the
+    attempt runner ends it (core/rules/excuses.py ``ran_out``)."""
+    first = claim(store)
+    assert first is not None
+    store.requeue(
+        first, not_before=None, keep_attempt=False, kind=ErrorKind.SERVER_ERROR, message="boom"
+    )
+    second = claim(store)
+    assert second is not None and second.task_id == first.task_id
+    assert store.finish_failed(
+        second,
+        ErrorKind.SERVER_ERROR,
+        "boom (failed the same way on 1 account: 2 attempts, all server_error; not retried again)",
+        code=EventCode.POISON_PILL,
+        params={"error_kind": "server_error", "accounts": 1, "attempts": 2},
+    )
+    return second.task_id
+
+
+def test_retry_failed_leaves_poison_pills_out_unless_asked(store: Store) -> None:
+    """Issue 25: a task that failed the same way on every attempt is never retried by itself —
+    "retry failed" used to take it along with the rest (and send it again)."""
+    store.submit(make_tasks(3, batch="b1"), max_attempts=2)
+    pill = _fail_as_poison_pill(store)
+    plain = _fail(store, ErrorKind.TIMEOUT)
+    policy = _fail(store, ErrorKind.CONTENT_POLICY)
+    assert store.failed_counts("b1") == (1, 1)
+    assert store.failed_counts("b1", include_poison=True) == (2, 1)
+    assert store.poison_pills("b1") == 1 and store.poison_pills("other") == 0
+    assert store.retry(all_failed=True, batch_id="b1") == [plain]
+    assert store.get(pill).state == "failed"  # type: ignore[union-attr]
+    # Asked for: it goes back too (content policy still stays out).
+    assert store.retry(all_failed=True, include_poison=True) == [pill]
+    assert store.get(policy).state == "failed"  # type: ignore[union-attr]
+    # Its new round is not a poison pill (yet): an ordinary failure now is retried as ever.
+    again = claim(store)
+    while again is not None and again.task_id != pill:
+        assert store.finish_success(again, "ok")
+        again = claim(store)
+    assert again is not None
+    assert store.finish_failed(again, ErrorKind.TIMEOUT, "slow")
+    assert store.poison_pills() == 0
+    assert store.retry(all_failed=True) == [pill]
 
 
 def test_an_operator_retry_starts_a_new_round_the_window_can_count(store: Store) -> None:

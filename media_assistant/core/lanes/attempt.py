@@ -22,7 +22,7 @@ from media_assistant.core.model.event_codes import EventCode, log_extra
 from media_assistant.core.model.provider import GenerationResult, Provider, TaskSpec
 from media_assistant.core.model.records import Claim, ClaimRequest, Handover
 from media_assistant.core.model.states import AccountProblem
-from media_assistant.core.rules.excuses import ExcuseCount, ran_out
+from media_assistant.core.rules.excuses import ExcuseCount, excused_before, ran_out
 from media_assistant.core.rules.retry import Backoff, Cancel, Defer, Fail, Hold, Retry, decide
 
 T = TypeVar("T")
@@ -477,6 +477,10 @@ class AttemptRunner:
     ) -> None:
         claim, store, rt = ra.claim, self.rt.store, self.rt
         lane = rt.config.lane(claim.model_kind)
+        if error.excused is not None and not self.excuses.knows(claim.task_id):
+            # Excuses an earlier run granted count too: a restart does not reset the bound.
+            events = await self._persist(lambda: store.events(claim.task_id))
+            self.excuses.seed(claim.task_id, excused_before(events, claim.attempt_base))
         error = self.excuses.bound(claim.task_id, error)
         decision = decide(
             error,
@@ -577,6 +581,7 @@ class AttemptRunner:
                 "error_kind": decision.kind.value,
                 "detail": decision.message,
                 "pause": round(decision.pause, 1),
+                "excused": error.excused is not None,  # an excuse (counted: excuses.py)
             }
             ok = await self._persist(
                 lambda: store.requeue(

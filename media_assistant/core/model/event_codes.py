@@ -33,7 +33,7 @@ class EventCode(StrEnum):
     # every attempt failed with the same error kind (issue 25): not retried again
     POISON_PILL = "poison_pill"  # error_kind, detail, accounts, attempts
     RETRY_SCHEDULED = "retry_scheduled"  # attempt, max_attempts, base, error_kind, detail, delay
-    DEFERRED = "deferred"  # error_kind, detail, pause
+    DEFERRED = "deferred"  # error_kind, detail, pause, excused (an excuse: core/rules/excuses.py)
     # the account's adapter no longer matches its site: back in the queue, no attempt used
     HELD_SITE_CHANGED = "held_site_changed"  # step, account, detail (what the step looked for)
     CANCELED = "canceled"  # the operator's cancel ended a running attempt

@@ -6,9 +6,11 @@ wrong guess repeated is a loop: the prompt sent again and again, never counted. 
 excused at most :data:`MAX_EXCUSED_IN_A_ROW` times — in a row, and in all: a used attempt does
 not start the count afresh, so its prompt is sent at most ``max_attempts`` + that many times;
 only its end does. Its next failure is the failure it is (``ProviderError.excused``) and uses
-an attempt like any other. The count is per task and kept in memory by the process that runs it
-(a restart starts it afresh: at most that many more sends). Deferrals that are the site's own
-"not now" (rate limited, busy) excuse nothing: the task's ``deadline_s`` bounds them.
+an attempt like any other. The count is per task, kept in memory by the process that runs it
+and, for a task it first sees excused, read back from the task's event log (each excuse's
+``deferred`` line says ``excused``: :func:`excused_before`) — so a restart does not start it
+afresh (it did: every restart of ``run`` allowed that many more sends). Deferrals that are the
+site's own "not now" (rate limited, busy) excuse nothing: the task's ``deadline_s`` bounds them.
 
 **Poison pills.** A task whose every attempt of this round failed with the same error kind has
 not met bad luck: its prompt is what fails, on every account it tried. When its attempts run
@@ -71,6 +73,29 @@ class ExcuseCount:
 
     def spent(self, task_id: str) -> int:
         return self._in_a_row.get(task_id, 0)
+
+    def knows(self, task_id: str) -> bool:
+        """This process counted the task's excuses since it last ended or was held."""
+        return task_id in self._in_a_row
+
+    def seed(self, task_id: str, spent: int) -> None:
+        """What an earlier process granted the task (:func:`excused_before`)."""
+        self._in_a_row[task_id] = spent
+
+
+def excused_before(events: Iterable[TaskEventRecord], attempt_base: int) -> int:
+    """The excuses of the task's current round (after the operator's last retry) that its
+    event log records — since it last waited for a person (a hold starts the count afresh, as
+    in memory)."""
+    spent = 0
+    for e in events:
+        if (e.attempt or 0) <= attempt_base:
+            continue
+        if e.code == EventCode.HELD_SITE_CHANGED.value:
+            spent = 0
+        elif e.code == EventCode.DEFERRED.value and e.params.get("excused"):
+            spent += 1
+    return spent
 
 
 @dataclass(frozen=True, slots=True)

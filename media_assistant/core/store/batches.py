@@ -20,6 +20,7 @@ from sqlalchemy import (
     Connection,
     and_,
     delete,
+    exists,
     func,
     insert,
     not_,
@@ -39,6 +40,7 @@ from media_assistant.core.store.base import (
     IS_RUNNING,
     PENDING,
     RUNNING,
+    E,
     StoreBase,
     T,
     chunks,
@@ -294,16 +296,29 @@ class BatchRoom(StoreBase):
 
     # ------------------------------------------------------------------ failed tasks
 
-    def failed_counts(self, batch_id: str | None = None) -> tuple[int, int]:
+    def failed_counts(
+        self, batch_id: str | None = None, *, include_poison: bool = False
+    ) -> tuple[int, int]:
         """(failed tasks "retry failed" would run again, failed ones it leaves out because they
-        would fail the same way: content policy, prompt too long, bad input)."""
+        would fail the same way: content policy, prompt too long, bad input). Poison pills
+        (:func:`is_poison_pill`) are in neither unless ``include_poison``: see
+        :meth:`poison_pills`."""
         stmt = select(T.c.error_kind, func.count()).where(T.c.state == TaskState.FAILED.value)
         if batch_id is not None:
             stmt = stmt.where(T.c.batch_id == batch_id)
+        if not include_poison:
+            stmt = stmt.where(not_(is_poison_pill()))
         with read_tx(self.engine) as conn:
             rows = [(r[0], int(r[1])) for r in conn.execute(stmt.group_by(T.c.error_kind))]
         hopeless = sum(n for kind, n in rows if kind in HOPELESS_KINDS)
         return sum(n for _, n in rows) - hopeless, hopeless
+
+    def poison_pills(self, batch_id: str | None = None) -> int:
+        """Failed tasks (of one batch) that are poison pills: "retry failed" leaves them out
+        unless asked to take them too."""
+        stmt = select(func.count()).select_from(T).where(retry_filter(batch_id, skip_hopeless=True))
+        with read_tx(self.engine) as conn:
+            return int(conn.execute(stmt.where(is_poison_pill())).scalar() or 0)
 
 
 def _checked_scope(scope: str, target: str) -> tuple[str, str]:
@@ -323,11 +338,27 @@ def _pauses(conn: Connection) -> tuple[Pause, ...]:
     return tuple(Pause(r.scope, r.target, r.paused_at) for r in rows)
 
 
-def retry_filter(batch_id: str | None, *, skip_hopeless: bool) -> ColumnElement[bool]:
+def is_poison_pill() -> ColumnElement[bool]:
+    """The task's round (since the operator's last retry, ``attempt_base``) ended as a poison
+    pill: every attempt failed the same way (core/rules/excuses.py; its ``poison_pill`` event).
+    Retried once more it would fail that way again: "retry failed" leaves it out."""
+    clause: ColumnElement[bool] = exists().where(
+        E.c.task_id == T.c.task_id,
+        E.c.code == EventCode.POISON_PILL.value,
+        E.c.attempt > T.c.attempt_base,
+    )
+    return clause
+
+
+def retry_filter(
+    batch_id: str | None, *, skip_hopeless: bool, skip_poison: bool = False
+) -> ColumnElement[bool]:
     """Failed tasks (of one batch) that "retry failed" runs again."""
     where = [T.c.state == TaskState.FAILED.value]
     if batch_id is not None:
         where.append(T.c.batch_id == batch_id)
     if skip_hopeless:
         where.append((T.c.error_kind.is_(None)) | (T.c.error_kind.not_in(sorted(HOPELESS_KINDS))))
+    if skip_poison:
+        where.append(not_(is_poison_pill()))
     return and_(*where)

@@ -137,6 +137,7 @@ class AsyncStore(_Facade):
     batch = _on_reader(Store.batch)
     pauses = _on_reader(Store.pauses)
     failed_counts = _on_reader(Store.failed_counts)
+    poison_pills = _on_reader(Store.poison_pills)
     running_in = _on_reader(Store.running_in)
     set_schedule = _on_writer(Store.set_schedule)
     pause = _on_writer(Store.pause)

@@ -113,6 +113,7 @@ class OperatorRoom(StoreBase):
         task_ids: Sequence[str] | None = None,
         *,
         all_failed: bool = False,
+        include_poison: bool = False,
         extra_attempts: int = 3,
         batch_id: str | None = None,
         prompt: str | None = None,
@@ -121,7 +122,9 @@ class OperatorRoom(StoreBase):
 
         ``all_failed``: every failed task (of ``batch_id``, if given) except those that would
         fail the same way again unchanged (content policy, prompt too long, bad input: see
-        ``HOPELESS_KINDS``; retry them by id). ``prompt``: run it with this prompt instead
+        ``HOPELESS_KINDS``; retry them by id), and except poison pills — tasks whose every
+        attempt failed the same way (``batches.is_poison_pill``) — unless ``include_poison``.
+        ``prompt``: run it with this prompt instead
         (one task: "retry with an edited prompt").
 
         The attempt counter keeps counting (a zombie of the old attempt can never write over the
@@ -130,7 +133,7 @@ class OperatorRoom(StoreBase):
         """
         terminal_retryable = [TaskState.FAILED.value, TaskState.CANCELED.value]
         if all_failed:
-            targets = [retry_filter(batch_id, skip_hopeless=True)]
+            targets = [retry_filter(batch_id, skip_hopeless=True, skip_poison=not include_poison)]
         else:
             targets = [
                 and_(T.c.task_id.in_(chunk), T.c.state.in_(terminal_retryable))

@@ -171,6 +171,10 @@ class AppController(QObject):
         """(failed tasks "retry failed" would run again, those it leaves out)."""
         return await self.store.failed_counts(batch_id)
 
+    async def poison_pills(self, batch_id: str | None) -> int:
+        """Failed tasks "retry failed" leaves out because every attempt failed the same way."""
+        return await self.store.poison_pills(batch_id)
+
     async def retry_with_prompt(self, task_id: str, prompt: str) -> list[str]:
         return await self.store.retry(
             [task_id], prompt=prompt, extra_attempts=self.services.config.scheduler.max_attempts
@@ -187,7 +191,7 @@ class AppController(QObject):
 
     async def retry_failed(self, batch_id: str | None = None) -> list[str]:
         """Failed tasks (of one batch) back in the queue, except those that would fail the same
-        way again (content policy, prompt too long, bad input)."""
+        way again (content policy, prompt too long, bad input; poison pills)."""
         return await self.store.retry(
             all_failed=True,
             batch_id=batch_id,

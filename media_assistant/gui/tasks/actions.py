@@ -292,6 +292,7 @@ class TaskActions(QObject):
 
     async def _ask_retry_failed(self, batch: str | None) -> None:
         again, hopeless = await self.controller.failed_counts(batch)
+        poison = await self.controller.poison_pills(batch)
         label = self._label(batch)
         if not again:
             self._show(
@@ -313,6 +314,13 @@ class TaskActions(QObject):
                 "an edited prompt, from their details.",
                 "",
                 hopeless,
+            )
+        if poison:
+            text += "\n\n" + self.tr(
+                "%n task(s) that failed the same way on every attempt are left out: retried as "
+                "they are, they would fail again. Retry them one by one from their details.",
+                "",
+                poison,
             )
         self._confirm(
             self.tr("Retry failed tasks"),
