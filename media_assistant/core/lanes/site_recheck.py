@@ -12,8 +12,10 @@ open it).
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from media_assistant.core.model.clock import Clock, wait_event
 from media_assistant.core.model.errors import ErrorKind
@@ -21,19 +23,36 @@ from media_assistant.core.model.states import AccountProblem
 from media_assistant.core.rules.recheck import RECHECK_REASON, Recheck
 
 if TYPE_CHECKING:
+    from media_assistant.core.accounts.pacer import Pacer
     from media_assistant.core.config.schema import AccountConfig
     from media_assistant.core.files.locks import ProfileLock
-    from media_assistant.core.lanes.runtime import LaneLog
-    from media_assistant.core.lanes.web import WebLane
+    from media_assistant.core.lanes.runtime import LaneLog, Runtime
+    from media_assistant.core.model.provider import Provider
 
 log = logging.getLogger(__name__)
+
+
+class RecheckLane(Protocol):
+    """What the re-checks use of the web lane (core/lanes/web.py, which owns them: a protocol,
+    so the two modules do not import each other)."""
+
+    rt: Runtime
+    providers: Mapping[str, Provider]
+    pacer: Pacer
+    _wakes: dict[str, asyncio.Event]
+
+    def provider_for(self, account_id: str) -> Provider: ...
+
+    async def done_with(self, provider: Provider) -> None: ...
+
+    async def _release(self, provider: Provider, log: LaneLog) -> None: ...
 
 
 class SiteRechecks:
     """Each held account's re-checks, for one web lane. ``clock``: the back-off's (the lane's
     runtime clock unless a test injects one)."""
 
-    def __init__(self, lane: WebLane, clock: Clock | None = None) -> None:
+    def __init__(self, lane: RecheckLane, clock: Clock | None = None) -> None:
         self.lane = lane
         self.clock = clock
         self._held: dict[str, Recheck] = {}
