@@ -136,7 +136,14 @@ def _node_rows(
 ) -> list[dict[str, Any]]:
     ck, tk, bk = fair.node_keys(cls, tenant, batch_id)
     rank = fair.CLASS_RANK[cls]
-    base = {"cls": cls, "rank": rank, "vtime": 0.0, "service": 0.0, "active": False}
+    base = {
+        "cls": cls,
+        "rank": rank,
+        "vtime": 0.0,
+        "service": 0.0,
+        "inflight": 0.0,
+        "active": False,
+    }
     return [
         {
             **base,
@@ -182,8 +189,9 @@ def ensure_nodes(
 def _floor(conn: Connection, key: str, level: int, parent: str | None) -> float | None:
     """The least virtual time of ``key``'s active siblings (None: it has none)."""
     siblings = F.c.parent == parent if parent is not None else F.c.level == 0
+    done = F.c.vtime - F.c.inflight / F.c.weight
     return conn.execute(
-        select(func.min(F.c.vtime)).where(siblings, F.c.level == level, F.c.active, F.c.node != key)
+        select(func.min(done)).where(siblings, F.c.level == level, F.c.active, F.c.node != key)
     ).scalar()
 
 
@@ -268,6 +276,7 @@ def set_class_weights(conn: Connection, weights: Mapping[str, float], now: float
                 "weight": float(weights[cls]),
                 "vtime": 0.0,
                 "service": 0.0,
+                "inflight": 0.0,
                 "active": False,
                 "updated_at": now,
             }
@@ -298,25 +307,30 @@ def charge(conn: Connection, keys: Sequence[str], seconds: float, now: float) ->
         .values(
             vtime=F.c.vtime + seconds / F.c.weight,
             service=F.c.service + seconds,
+            inflight=F.c.inflight + seconds,
             active=True,
             updated_at=now,
         )
     )
 
 
-def settle(conn: Connection, keys: Sequence[str], delta: float, now: float) -> None:
-    """At an attempt's end: the difference between its real seconds and the estimate charged
-    at its claim; then, if its batch has no open task of that class left, the batch node (and
-    a tenant or class left without an active child) becomes inactive."""
+def settle(conn: Connection, keys: Sequence[str], took: float, charged: float, now: float) -> None:
+    """At an attempt's end: the difference between its real seconds (``took``) and the
+    estimate ``charged`` at its claim; then, if its batch has no open task of that class left,
+    the batch node (and a tenant or class left without an active child) becomes inactive."""
     if len(keys) != 3:
         return
     ck, tk, bk = keys
-    if delta:
-        conn.execute(
-            update(F)
-            .where(F.c.node.in_(_locked_keys(keys)))
-            .values(vtime=F.c.vtime + delta / F.c.weight, service=F.c.service + delta)
+    delta = took - charged
+    conn.execute(
+        update(F)
+        .where(F.c.node.in_(_locked_keys(keys)))
+        .values(
+            vtime=F.c.vtime + delta / F.c.weight,
+            service=F.c.service + delta,
+            inflight=F.c.inflight - charged,
         )
+    )
     open_task = (
         exists()
         .where(T.c.batch_id == F.c.batch_id, or_(IS_PENDING, IS_RUNNING), CLASS_OF_TASK == F.c.cls)

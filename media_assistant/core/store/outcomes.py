@@ -96,7 +96,7 @@ class OutcomeRoom(StoreBase):
             if claim.fair_keys:
                 # The fair share charged an estimate at the claim: now the real seconds.
                 took = max(0.0, float(values.get("finished_at") or now) - claim.started_at)
-                fair_store.settle(conn, claim.fair_keys, took - claim.fair_charge, now)
+                fair_store.settle(conn, claim.fair_keys, took, claim.fair_charge, now)
                 if values.get("state") == TaskState.SUCCESS.value:
                     known = self._durations.get(claim.model, took)
                     self._durations[claim.model] = 0.7 * known + 0.3 * took

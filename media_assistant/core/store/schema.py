@@ -321,5 +321,9 @@ class FairNodeRow(SQLModel, table=True):
     weight: float = 1.0
     vtime: float = 0.0
     service: float = 0.0
+    # Estimated seconds of its tasks running now (charged at their claims, not yet settled):
+    # a node that becomes active starts level with what its siblings have *finished*, so a new
+    # batch takes the next task of every account (start-time fair queuing).
+    inflight: float = 0.0
     active: bool = False  # has pending or running work (set at submit and claim)
     updated_at: float = 0.0
