@@ -800,7 +800,7 @@ Give this PC a name of its own on the Team database page of the set-up window, t
     </message>
     <message>
         <source>Above 0 is urgent, 0 normal, below 0 low. While all three have work waiting they share the accounts by the weights in [scheduling] (70/25/5 by default); a class alone gets everything.</source>
-        <translation>大于 0 为紧急，0 为普通，小于 0 为低优先级。三类都有任务排队时，按 [scheduling] 中的权重分配账号（默认 70/25/5）；只有一类有任务时，它独占全部账号。</translation>
+        <translation>大于 0 为紧急，0 为普通，小于 0 为低优先级。三类都有任务排队时，按配置文件里设定的权重分配账号（默认 70/25/5）；只有一类有任务时，它独占全部账号。</translation>
     </message>
     <message>
         <source>above 0: urgent · below 0: low</source>
