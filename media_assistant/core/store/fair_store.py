@@ -86,7 +86,16 @@ _FAIR_CHOICE = (
     select(literal(1).label("k"), F.c.cls, F.c.tenant, F.c.batch_id)
     .select_from(F.join(_tn, _tn.c.node == F.c.parent).join(_cl, _cl.c.node == _tn.c.parent))
     .where(F.c.level == 2, F.c.active, _claimable_task)
-    .order_by(_cl.c.vtime, _cl.c.rank, _tn.c.vtime, _tn.c.node, F.c.vtime, F.c.node)
+    .order_by(
+        _cl.c.vtime,
+        _cl.c.rank,
+        _tn.c.vtime,
+        _tn.c.created_at,
+        _tn.c.node,
+        F.c.vtime,
+        F.c.created_at,
+        F.c.node,
+    )
     .limit(1)
     .subquery()
 )
@@ -200,6 +209,7 @@ def _node_rows(
             "parent": None,
             "weight": fair.DEFAULT_WEIGHTS[cls],
             "updated_at": now,
+            "created_at": now,
         },
         {
             **base,
@@ -210,6 +220,7 @@ def _node_rows(
             "parent": ck,
             "weight": 1.0,
             "updated_at": now,
+            "created_at": now,
         },
         {
             **base,
@@ -220,6 +231,7 @@ def _node_rows(
             "parent": tk,
             "weight": share or fair.DEFAULT_SHARE,
             "updated_at": now,
+            "created_at": now,
         },
     ]
 
@@ -325,6 +337,7 @@ def set_class_weights(conn: Connection, weights: Mapping[str, float], now: float
                 "inflight": 0.0,
                 "active": False,
                 "updated_at": now,
+                "created_at": now,
             }
             for cls in fair.CLASSES
         ],

@@ -326,4 +326,5 @@ class FairNodeRow(SQLModel, table=True):
     # batch takes the next task of every account (start-time fair queuing).
     inflight: float = 0.0
     active: bool = False  # has pending or running work (set at submit and claim)
+    created_at: float = 0.0  # ties of virtual time go to the older node (first come, first)
     updated_at: float = 0.0
