@@ -121,8 +121,10 @@ class Services:
             )
             clock = ServerAlignedClock(clock, clock_offset(engine))
         store = Store(engine, clock, bus)
+        store.operator = config.team.operator or workstation_name(config.team.workstation)
         accounts = AccountStore(engine, clock, bus)
         if not read_only:
+            store.set_class_weights(config.scheduling.weights())
             declared = config.account_declarations()
             if url is not None:
                 declared = with_key_identities(config, declared)

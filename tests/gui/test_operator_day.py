@@ -218,6 +218,8 @@ async def test_pausing_with_a_running_task_says_it_pauses_after_the_current_task
 
 
 async def test_retry_failed_of_a_batch_asks_first_stating_the_count(window: MainWindow) -> None:
+    # Both failures in "old": with "new" waiting too, the fair share would alternate them.
+    await in_store(window, window.controller.services.store.pause, "batch", "new")
     first = await fail_one(window)
     await fail_one(window, ErrorKind.CONTENT_POLICY)
     pill = await fail_one(window, code=EventCode.POISON_PILL)
@@ -304,6 +306,9 @@ async def test_retry_and_retry_with_an_edited_prompt_from_the_details(
     assert dialog.retry_button.toolTip() == "It has not finished yet"
     # The attempt column counts this round: not "1/4" but the retry, then "1/3 · retry 1".
     assert model_cell(window, failed, COL_ATTEMPT) == "retry 1"
+    # The next claim takes the retried task: "new" has had nothing yet, so its fair share
+    # would go first; held, it leaves the account to "old".
+    await in_store(window, window.controller.services.store.pause, "batch", "new")
     await in_store(window, claim, window)
     await until(lambda: model_cell(window, failed, COL_ATTEMPT) == "1/3 · retry 1")
 
@@ -313,8 +318,9 @@ async def test_retry_and_retry_with_an_edited_prompt_from_the_details(
 
 async def test_move_to_top_and_set_priority_from_the_table(window: MainWindow) -> None:
     window.task_actions.set_priority(["new-3"], None, "top")
-    await until(lambda: model_cell(window, "new-3", COL_PRIORITY) == "1")
-    assert window.task_actions.last_message == "1 task now at priority 1"
+    # Moved to the top by hand: run first, past the fair share (priority 1000 and above).
+    await until(lambda: model_cell(window, "new-3", COL_PRIORITY) == "1000")
+    assert window.task_actions.last_message == "1 task now at priority 1000"
     window.task_actions.set_priority(None, "old", "set")
     await until(lambda: bool(window.task_actions.boxes))
     dialog = window.task_actions.boxes[-1]
@@ -322,7 +328,9 @@ async def test_move_to_top_and_set_priority_from_the_table(window: MainWindow) -
     dialog.accept()  # type: ignore[attr-defined]
     await until(lambda: model_cell(window, "old-2", COL_PRIORITY) == "5")
     got = await asyncio.to_thread(claim, window)
-    assert got.task_id == "old-0"  # the old batch now runs first
+    assert got.task_id == "new-3"  # moved to the top by hand: strictly next
+    got = await asyncio.to_thread(claim, window)
+    assert got.task_id == "old-0"  # then the urgent class (priority 5) before normal work
 
 
 async def test_held_work_says_what_holds_it_never_an_eta_of_zero(

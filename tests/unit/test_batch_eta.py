@@ -96,3 +96,19 @@ def test_a_lane_without_an_ended_task_has_an_estimate_but_no_batch_ends() -> Non
     index = LaneIndex.build([row("t1", "A")])
     plan = plan_lanes({"api": LaneInputs.of(index, ONE_SLOT)}, NOW)
     assert plan.estimates["api"].basis == "no_samples" and plan.finishes == {}
+
+
+def test_batches_share_the_lane_so_a_small_one_behind_a_big_one_ends_first() -> None:
+    """Issue 30: the plan orders the queue as the fair share's claims take it — A's ten tasks
+    submitted before B's two do not hold B back — and gives each batch its share."""
+    index = lane(*(row(f"t{i}", "A") for i in range(1, 11)), row("t11", "B"), row("t12", "B"))
+    plan = plan_lanes(
+        {"api": LaneInputs.of(index, ONE_SLOT)}, NOW, groups={"A": ("li", 1.0), "B": ("li", 1.0)}
+    )
+    assert plan.finishes["api"]["B"] == pytest.approx(NOW + 40)  # A, B, A, B: not after A's ten
+    assert plan.finishes["api"]["A"] == pytest.approx(NOW + 120)
+    assert plan.shares == {"A": pytest.approx(0.5), "B": pytest.approx(0.5)}
+    heavy = plan_lanes(
+        {"api": LaneInputs.of(index, ONE_SLOT)}, NOW, groups={"A": ("li", 1.0), "B": ("wang", 1.0)}
+    )
+    assert heavy.shares == {"A": pytest.approx(0.5), "B": pytest.approx(0.5)}

@@ -170,6 +170,23 @@ def _v12_rollups(conn: Connection) -> None:
     rollups.backfill(conn)
 
 
+def _v13_fair_share(conn: Connection) -> None:
+    """Fair share (issue 30): the ``fair_nodes`` table (classes, tenants and batches with their
+    virtual times: core/store/fair_store.py), ``batches.tenant`` and ``batches.share``, and the
+    index of a batch's pending head (``ix_tasks_pending_batch``). Batches with work when the
+    store is upgraded get their nodes (every one level: nobody is owed). Idempotent; needs
+    nothing from any other step."""
+    schema.FairNodeRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    have = {c["name"] for c in inspect(conn).get_columns("batches")}
+    for name, sql_type in (("tenant", "VARCHAR"), ("share", "FLOAT")):
+        if name not in have:
+            conn.execute(text(f"ALTER TABLE batches ADD COLUMN {name} {sql_type}"))
+    _create_index(conn, "ix_tasks_pending_batch")
+    from media_assistant.core.store import fair_store  # noqa: PLC0415 (the store imports this)
+
+    fair_store.adopt_open_batches(conn)
+
+
 # Tables whose changes other workstations' windows follow: a statement that changes one notifies
 # the channel (delivered at commit; several in one transaction arrive as one).
 _NOTIFYING = {
@@ -215,6 +232,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     10: _v10_team,
     11: _v11_key_identity,
     12: _v12_rollups,
+    13: _v13_fair_share,
 }
 
 
@@ -225,8 +243,9 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # 4 added task_events.origin, 5 tasks.result_plain, 6 tasks.attempt_base / operator_retries and
 # task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again), 9 accounts.version and
 # rebuild_generation, 10 tasks.workstation and the team columns, 11 accounts.key_id: all read
-# by every query; 12 the rollups the lanes' figures (``stats``, ``metrics``) read.
-OLDEST_READABLE = 12
+# by every query; 12 the rollups the lanes' figures (``stats``, ``metrics``) read; 13
+# batches.tenant / share (read with every batch row).
+OLDEST_READABLE = 13
 
 
 class SchemaTooNew(RuntimeError):
