@@ -1,0 +1,432 @@
+"""B10 — a fair queue for a team (issue 30 item 6): ``python -m benchmarks fairness``.
+
+Real ``media-assistant`` processes (``submit``, ``run``, ``export``) on the simulators: 2 web
+accounts (the simulated site, in each process) and 1 API account at concurrency 3 (the API
+simulator over HTTP): 5 slots. Generation times are drawn in simulated seconds (5–10 s) and
+served :data:`SCALE` times faster; every duration below is given in simulated seconds (real ×
+SCALE). Four scenarios, each on a fresh data dir (:mod:`benchmarks._fair_env`):
+
+(a) **a big batch and a small one**: A (400 tasks) alone, B (20) alone, then A with B submitted
+    60 s after A's first generation, same priority. B's completion (its submit → its last
+    answer) must stay within 1.5 × its time alone (first start → last answer) + one task's
+    duration; A's makespan (first start → its last answer) within 5 % of its time alone + B's
+    work (B's generation seconds ÷ 5 slots).
+(b) **four equal batches** submitted together: Jain's index of their service (generation
+    seconds) in every whole minute while all four still had tasks waiting, ≥ 0.95.
+(c) **urgent vs normal**: an urgent batch (priority :data:`URGENT_PRIORITY`) alone, then a
+    normal one (priority 0) submitted beside it: while both wait, their shares of the service
+    within ±5 points of 70/30; each class left alone (urgent before the normal batch came,
+    normal after the urgent one ended) gets every slot — its service rate ÷ the rate the two
+    got together, 100 % ± 5 points.
+(d) **three workstations** (three real ``run`` processes on one PostgreSQL the benchmark starts)
+    each submit one batch from their own data dir: Jain's index per minute as in (b). Each has
+    its own web account (a web account is one workstation's browser): 3 web + the shared API
+    account.
+
+Measured as a checker outside the app would: tasks' times from the export (with the task
+table's exact values, the export's being whole seconds) and generations from the simulators'
+logs — never the scheduler's own counters. Windows and intervals skip one task's duration after
+a change (a newcomer waits for a running task to end).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks import _fair_metrics as fm
+from benchmarks._fair_env import DURATION_S, Batch, Observed, Phase, make_batch, sleep_until
+from benchmarks.postgres_server import start_server
+from benchmarks.report import fmt, table, target, targets_table
+
+SCALE = 10.0  # simulated seconds per real second
+SLOTS = 5  # 2 web accounts + 1 API account at concurrency 3
+WINDOW_SIM_S = 60.0
+B_DELAY_SIM_S = 60.0
+URGENT_PRIORITY = 10
+WANTED_URGENT = 0.70
+SEED = 30
+FULL = {
+    "a": 400,
+    "b": 20,
+    "equal": 100,
+    "urgent": 200,
+    "normal": 130,
+    "station": 100,
+    "urgent_alone_sim_s": 80.0,
+}
+QUICK = {
+    "a": 200,
+    "b": 20,
+    "equal": 50,
+    "urgent": 100,
+    "normal": 65,
+    "station": 50,
+    "urgent_alone_sim_s": 40.0,
+}
+WEB = ["web-1", "web-2"]
+STATIONS = ("pc-1", "pc-2", "pc-3")
+LONGEST_S = DURATION_S[1] / SCALE  # one task at most, real seconds
+
+
+def _starts(o: Observed, batch: str) -> list[float]:
+    return [t.started_at for t in o.tasks.values() if t.batch_id == batch and t.started_at]
+
+
+def _finishes(o: Observed, batch: str) -> list[float]:
+    return [t.finished_at for t in o.tasks.values() if t.batch_id == batch and t.finished_at]
+
+
+def _ok(o: Observed) -> dict[str, Any]:
+    return {
+        "tasks": len(o.tasks),
+        "succeeded": sum(t.state == "success" for t in o.tasks.values()),
+        "export_mismatches": len(o.export_mismatches),
+    }
+
+
+def _one_pc(
+    root: Path, name: str, first: Sequence[Batch], later: Sequence[Batch] = (), delay_s: float = 0.0
+) -> Observed:
+    """One workstation on SQLite: ``first`` submitted (the last one by ``run FILE``), ``later``
+    submitted ``delay_s`` real seconds after the first generation; then the export."""
+    with Phase(root, name, SCALE, [*first, *later]) as phase:
+        data = phase.data_dir("pc", WEB)
+        for batch in first[:-1]:
+            phase.finish(phase.submit(data, batch.batch_id))
+        run = phase.submit(data, first[-1].batch_id, verb="run")
+        if later:
+            sleep_until(phase.first_generation() + delay_s)
+            for batch in later:
+                phase.finish(phase.submit(data, batch.batch_id))
+        phase.finish(run)
+        return phase.observe(data)
+
+
+def big_and_small(root: Path, n_a: int, n_b: int) -> dict[str, Any]:
+    a, b = make_batch("A", n_a, SEED), make_batch("B", n_b, SEED)
+    alone_a = _one_pc(root, "a-alone", [a])
+    alone_b = _one_pc(root, "b-alone", [b])
+    mix = _one_pc(root, "a-and-b", [a], [b], B_DELAY_SIM_S / SCALE)
+    a_alone = fm.alone_span(_starts(alone_a, "A"), _finishes(alone_a, "A"))
+    b_alone = fm.alone_span(_starts(alone_b, "B"), _finishes(alone_b, "B"))
+    b_created = min(t.created_at for t in mix.tasks.values() if t.batch_id == "B")
+    b_mix = max(_finishes(mix, "B")) - b_created
+    a_mix = max(_finishes(mix, "A")) - min(_starts(mix, "A"))
+    b_gens = [g for g in mix.generations if mix.tasks[g[0]].batch_id == "B"]
+    b_work = sum(end - start for _, start, end in b_gens) / SLOTS
+    one_task = max((end - start for _, start, end in b_gens), default=math.nan)
+    b_first = min(_starts(mix, "B"))
+    return {
+        "runs": {"A alone": _ok(alone_a), "B alone": _ok(alone_b), "A then B": _ok(mix)},
+        "a_alone_s": a_alone * SCALE,
+        "b_alone_s": b_alone * SCALE,
+        "b_mix_s": b_mix * SCALE,
+        "b_wait_s": (b_first - b_created) * SCALE,
+        "b_submitted_after_s": (b_created - min(_starts(mix, "A"))) * SCALE,
+        "a_mix_s": a_mix * SCALE,
+        "b_work_s": b_work * SCALE,
+        "one_task_s": one_task * SCALE,
+        "small_batch_slowdown": b_mix / b_alone,
+        "small_batch_limit": 1.5 + one_task / b_alone,
+        "big_batch_overhead": a_mix / (a_alone + b_work),
+    }
+
+
+def _jain_of(o: Observed, batches: Sequence[str]) -> dict[str, Any]:
+    lo = min(g[1] for g in o.generations)
+    hi = fm.backlogged_until({b: _starts(o, b) for b in batches})
+    width = WINDOW_SIM_S / SCALE
+    indexes = fm.window_indexes(o.generations, o.batch_of(), batches, lo, hi, width)
+    totals = fm.service(o.generations, o.batch_of(), lo, lo + width * len(indexes))
+    return {
+        **_ok(o),
+        "windows": len(indexes),
+        "indexes": indexes,
+        "min": min(indexes, default=math.nan),
+        "mean": sum(indexes) / len(indexes) if indexes else math.nan,
+        "service_s": {b: totals.get(b, 0.0) * SCALE for b in batches},
+        "backlogged_s": (hi - lo) * SCALE,
+    }
+
+
+def equal_batches(root: Path, n: int) -> dict[str, Any]:
+    batches = [make_batch(name, n, SEED) for name in ("E1", "E2", "E3", "E4")]
+    return _jain_of(_one_pc(root, "four-batches", batches), [b.batch_id for b in batches])
+
+
+def urgent_normal(root: Path, n_urgent: int, n_normal: int, alone_sim_s: float) -> dict[str, Any]:
+    u = make_batch("U", n_urgent, SEED, priority=URGENT_PRIORITY)
+    n = make_batch("N", n_normal, SEED)
+    o = _one_pc(root, "urgent-normal", [u], [n], alone_sim_s / SCALE)
+    cls = {t.task_id: ("urgent" if t.batch_id == "U" else "normal") for t in o.tasks.values()}
+    first = min(g[1] for g in o.generations)
+    n_created = min(t.created_at for t in o.tasks.values() if t.batch_id == "N")
+    both_end = fm.backlogged_until({"U": _starts(o, "U"), "N": _starts(o, "N")})
+    u_end = max(_finishes(o, "U"))
+    both = (n_created + LONGEST_S, both_end)
+    alone = {"urgent": (first + LONGEST_S, n_created), "normal": (u_end, max(_starts(o, "N")))}
+    shares = fm.class_shares(o.generations, cls, both, alone)
+    return {
+        **_ok(o),
+        "shares": shares,
+        "intervals_s": {
+            "both": (both[1] - both[0]) * SCALE,
+            "urgent_alone": (alone["urgent"][1] - alone["urgent"][0]) * SCALE,
+            "normal_alone": (alone["normal"][1] - alone["normal"][0]) * SCALE,
+        },
+    }
+
+
+def workstations(root: Path, n: int) -> dict[str, Any]:
+    server = start_server()
+    if server is None:
+        raise RuntimeError("PostgreSQL is not installed (scripts/setup.sh installs it)")
+    batches = [make_batch(f"W{i + 1}", n, SEED) for i in range(len(STATIONS))]
+    try:
+        url = server.new_database("b10")
+        with Phase(root, "workstations", SCALE, batches) as phase:
+            dirs = [phase.data_dir(s, [f"web-{s}"], store_url=url) for s in STATIONS]
+            for data, batch in zip(dirs, batches, strict=True):
+                phase.finish(phase.submit(data, batch.batch_id))
+            runs = [phase.command(f"run-{d.name}", d, "run").start() for d in dirs]
+            codes = [phase.finish(r) for r in runs]
+            o = phase.observe(dirs[0], url)
+            o.exit_codes = codes
+    finally:
+        server.destroy()
+    return _jain_of(o, [b.batch_id for b in batches])
+
+
+# ---------------------------------------------------------------------------- verdicts
+
+
+def _all_ok(*runs: dict[str, Any]) -> str:
+    """Why a scenario's figures do not count ("" when every task of it succeeded)."""
+    bad = [f"{r['succeeded']}/{r['tasks']} succeeded" for r in runs if r["succeeded"] < r["tasks"]]
+    return f"not every task succeeded ({', '.join(bad)}): the figure does not count" if bad else ""
+
+
+def _jain_target(name: str, r: dict[str, Any] | None) -> dict[str, Any]:
+    wanted = "≥ 0.95 in every minute"
+    if r is None:
+        return target(name, wanted, "not measured", False, "not measured: the scenario did not run")
+    why = _all_ok(r) or ("" if r["windows"] else "no whole minute with every batch waiting")
+    value = r["min"]
+    ok = not why and value >= 0.95
+    if not ok and not why:
+        why = (
+            f"lowest of {r['windows']} minutes {value:.3f} (mean {r['mean']:.3f}); service over "
+            "the backlogged minutes, simulated s: "
+            + ", ".join(f"{b} {s:.0f}" for b, s in r["service_s"].items())
+        )
+    return target(name, wanted, value, ok, why)
+
+
+def fairness_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """B10's verdicts from its measurement alone (pure): a figure from a scenario in which a
+    task did not succeed never passes."""
+    out = []
+    a = r.get("big_and_small")
+    if a is not None:
+        runs = a["runs"].values()
+        void = _all_ok(*runs)
+        slow, limit = a["small_batch_slowdown"], a["small_batch_limit"]
+        out.append(
+            target(
+                "(a) small batch B after big batch A: completion ÷ alone",
+                f"≤ 1.5 + one task ÷ alone = {limit:.2f}",
+                slow,
+                not void and slow <= limit,
+                void
+                or f"B alone {a['b_alone_s']:.0f} s; behind A {a['b_mix_s']:.0f} s from its "
+                f"submit, of which {a['b_wait_s']:.0f} s before its first task started",
+            )
+        )
+        over = a["big_batch_overhead"]
+        out.append(
+            target(
+                "(a) big batch A: makespan ÷ (alone + B's work)",
+                "≤ 1.05",
+                over,
+                not void and over <= 1.05,
+                void
+                or f"A alone {a['a_alone_s']:.0f} s, B's work {a['b_work_s']:.1f} s, A beside B "
+                f"{a['a_mix_s']:.0f} s",
+            )
+        )
+    out.append(_jain_target("(b) four equal batches: Jain's index per minute", r.get("equal")))
+    c = r.get("urgent_normal")
+    if c is not None:
+        void = _all_ok(c)
+        s = c["shares"]
+        urgent = s["urgent"]
+        ok = not void and abs(urgent - WANTED_URGENT) <= 0.05
+        out.append(
+            target(
+                "(c) urgent vs normal, both waiting: urgent's share",
+                "70 % ± 5 points (normal 30 %)",
+                urgent,
+                ok,
+                void or ("" if ok else f"urgent {urgent:.1%}, normal {s['normal']:.1%}"),
+            )
+        )
+        for name in ("urgent", "normal"):
+            alone = s[f"{name}_alone"]
+            out.append(
+                target(
+                    f"(c) {name} left alone: its rate ÷ both classes' rate",
+                    "100 % ± 5 points",
+                    alone,
+                    not void and abs(alone - 1.0) <= 0.05,
+                    void,
+                )
+            )
+    out.append(
+        _jain_target(
+            "(d) three workstations' batches: Jain's index per minute", r.get("workstations")
+        )
+    )
+    return out
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+def measure(params: dict[str, Any], progress: Callable[[str], None]) -> dict[str, Any]:
+    started = time.perf_counter()
+    load_before = os.getloadavg()[0]
+    root = Path(tempfile.mkdtemp(prefix="ma-b10-"))
+    r: dict[str, Any] = {"scale": SCALE, "slots": SLOTS, "window_sim_s": WINDOW_SIM_S}
+    try:
+        progress(f"(a) {params['a']} tasks of A, {params['b']} of B")
+        r["big_and_small"] = big_and_small(root, params["a"], params["b"])
+        progress(f"(b) 4 × {params['equal']} tasks")
+        r["equal"] = equal_batches(root, params["equal"])
+        progress(f"(c) {params['urgent']} urgent, {params['normal']} normal")
+        r["urgent_normal"] = urgent_normal(
+            root, params["urgent"], params["normal"], params["urgent_alone_sim_s"]
+        )
+        progress(f"(d) 3 workstations × {params['station']} tasks on PostgreSQL")
+        r["workstations"] = workstations(root, params["station"])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    a, c = r["big_and_small"], r["urgent_normal"]
+    r["small_batch_slowdown"] = a["small_batch_slowdown"]
+    r["big_batch_overhead"] = a["big_batch_overhead"]
+    r["jain_index"] = {"batches": r["equal"]["min"], "workstations": r["workstations"]["min"]}
+    r["class_shares"] = c["shares"]
+    r["targets"] = fairness_targets(r)
+    r["load_avg_1min"] = [load_before, os.getloadavg()[0]]
+    r["elapsed_s"] = time.perf_counter() - started
+    return r
+
+
+def run(quick: bool) -> dict[str, Any]:
+    def progress(message: str) -> None:
+        print(f"[benchmarks] fairness: {message}", file=sys.stderr, flush=True)
+
+    return measure(QUICK if quick else FULL, progress)
+
+
+def markdown(r: dict[str, Any]) -> str:
+    a, e, c, w = r["big_and_small"], r["equal"], r["urgent_normal"], r["workstations"]
+    load = r["load_avg_1min"]
+    runs = {**a["runs"], "four batches": e, "urgent/normal": c, "three workstations": w}
+    parts = [
+        "## B10 — a fair queue: batches, classes and workstations sharing the accounts",
+        "",
+        f"Real `media-assistant` processes (`submit`, `run`, `export`) on the simulators: 2 web "
+        f"accounts + 1 API account at concurrency 3 ({r['slots']} slots; (d): one web account "
+        f"per workstation, 3 + the shared API account). Generation times 5–10 s simulated, "
+        f"served **{r['scale']:.0f}× faster** (1 real s = {r['scale']:.0f} simulated s); every "
+        f"time below is simulated seconds, a minute window is {r['window_sim_s'] / r['scale']:.0f}"
+        f" real s. Two of five tasks are web tasks. Service = generation seconds from the "
+        f"simulators' logs; completion and makespan from the export's times (the task table's "
+        f"exact values). 1-min load before/after {fmt(load[0])} / {fmt(load[1])}. Command: "
+        f"`python -m benchmarks fairness`.",
+        "",
+        table(
+            ["run", "tasks ok", "export ≠ table"],
+            [
+                [k, f"{x['succeeded']}/{x['tasks']}", x["export_mismatches"]]
+                for k, x in runs.items()
+            ],
+        ),
+        "",
+        "**(a)** A alone, B alone, then B submitted "
+        f"{a['b_submitted_after_s']:.0f} s after A's first start:",
+        "",
+        table(
+            [
+                "A alone",
+                "B alone",
+                "B behind A (submit → last)",
+                "B's wait to first start",
+                "A beside B",
+                "B's work ÷ 5",
+                "one task",
+            ],
+            [
+                [
+                    a["a_alone_s"],
+                    a["b_alone_s"],
+                    a["b_mix_s"],
+                    a["b_wait_s"],
+                    a["a_mix_s"],
+                    a["b_work_s"],
+                    a["one_task_s"],
+                ]
+            ],
+        ),
+        "",
+        "**(b), (d)** Jain's index of the batches' service in each whole minute while every "
+        "batch still had a task waiting:",
+        "",
+        table(
+            ["scenario", "minutes", "lowest", "mean", "per minute", "service per batch (s)"],
+            [
+                [
+                    name,
+                    x["windows"],
+                    x["min"],
+                    x["mean"],
+                    " ".join(f"{v:.2f}" for v in x["indexes"]),
+                    ", ".join(f"{b} {s:.0f}" for b, s in x["service_s"].items()),
+                ]
+                for name, x in (("(b) 4 batches, 1 PC", e), ("(d) 3 workstations", w))
+            ],
+        ),
+        "",
+        f"**(c)** urgent (priority {URGENT_PRIORITY}) alone for "
+        f"{c['intervals_s']['urgent_alone']:.0f} s, both waiting for "
+        f"{c['intervals_s']['both']:.0f} s, normal alone for "
+        f"{c['intervals_s']['normal_alone']:.0f} s:",
+        "",
+        table(
+            ["urgent share", "normal share", "urgent alone ÷ both", "normal alone ÷ both"],
+            [
+                [
+                    f"{c['shares']['urgent']:.1%}",
+                    f"{c['shares']['normal']:.1%}",
+                    f"{c['shares']['urgent_alone']:.1%}",
+                    f"{c['shares']['normal_alone']:.1%}",
+                ]
+            ],
+        ),
+        "",
+        targets_table(r["targets"]),
+        "",
+        "JSON (`--json`): small_batch_slowdown, big_batch_overhead, jain_index (`batches`, "
+        "`workstations`: the lowest minute), class_shares (`urgent`, `normal`, `urgent_alone`, "
+        "`normal_alone`); each scenario under `big_and_small`, `equal`, `urgent_normal`, "
+        "`workstations`.",
+    ]
+    return "\n".join(parts) + "\n"
