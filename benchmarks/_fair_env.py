@@ -195,19 +195,36 @@ class Phase:
         (data / "config.toml").write_text(text, encoding="utf-8")
         return data
 
-    def command(self, name: str, data: Path, *args: str) -> Station:
+    def command(self, name: str, data: Path, *args: str, after_line: bool = False) -> Station:
         argv = [sys.executable, "-m", "benchmarks._team_station", "--ledger", str(self.ledger)]
-        argv += ["--durations", str(self.web_durations), "--", "--data-dir", str(data), *args]
+        argv += ["--durations", str(self.web_durations)]
+        argv += ["--after-line"] if after_line else []
+        argv += ["--", "--data-dir", str(data), *args]
         station = Station(name, data, argv, self.dir / "out")
         self.stations.append(station)
         return station
 
-    def submit(self, data: Path, batch_id: str, verb: str = "submit") -> Station:
-        """``submit FILE --batch-id B`` (or ``run FILE …``) started; the caller waits."""
+    def submit(
+        self, data: Path, batch_id: str, verb: str = "submit", *, on_line: bool = False
+    ) -> Station:
+        """``submit FILE --batch-id B`` (or ``run FILE …``) started; the caller waits. With
+        ``on_line`` the command is loaded and waits for :meth:`go` (ready when this returns)."""
         path = self.dir / f"{batch_id}.csv"
         path.write_text(self.batches[batch_id].csv(), encoding="utf-8")
         name = f"{verb}-{batch_id}-{data.name}"
-        return self.command(name, data, verb, str(path), "--batch-id", batch_id).start()
+        station = self.command(
+            name, data, verb, str(path), "--batch-id", batch_id, after_line=on_line
+        )
+        station.start(stdin=on_line)
+        if on_line:
+
+            def ready() -> bool:
+                if not station.running():
+                    raise RuntimeError(f"`{name}` ended before its start:\n{station.describe()}")
+                return station.stdout().startswith("ready")
+
+            wait_until(ready, 300, f"`{name}` loaded", 0.1)
+        return station
 
     def finish(self, station: Station, timeout: float = EXIT_TIMEOUT_S) -> int:
         code = station.wait(timeout)

@@ -101,13 +101,23 @@ def _one_pc(
         data = phase.data_dir("pc", WEB)
         for batch in first[:-1]:
             phase.finish(phase.submit(data, batch.batch_id))
+        waiting = [phase.submit(data, b.batch_id, on_line=True) for b in later]
         run = phase.submit(data, first[-1].batch_id, verb="run")
-        if later:
+        if waiting:
             sleep_until(phase.first_generation() + delay_s)
-            for batch in later:
-                phase.finish(phase.submit(data, batch.batch_id))
+            for station in waiting:
+                station.send("go")
+            for station in waiting:
+                phase.finish(station)
         phase.finish(run)
-        return phase.observe(data)
+        observed = phase.observe(data)
+    left = [t.task_id for t in observed.tasks.values() if t.started_at is None]
+    if left:
+        raise RuntimeError(
+            f"{name}: {len(left)} task(s) never started ({left[0]}…): `run` ended before a "
+            "batch submitted later was in (the machine too slow for the delay?)"
+        )
+    return observed
 
 
 def big_and_small(root: Path, n_a: int, n_b: int) -> dict[str, Any]:
