@@ -114,6 +114,10 @@ class Claim:
     deadline_at: float
     created_at: float
     attempt_base: int = 0  # attempts used before the operator's last retry
+    # Fair share (core/rules/fair.py): the (class, tenant, batch) nodes the claim charged, and
+    # the estimated seconds it charged them; the attempt's end corrects them with the real ones.
+    fair_keys: tuple[str, ...] = ()
+    fair_charge: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +213,10 @@ class BatchInfo:
     title_column: str | None = None
     start_at: float | None = None
     active_hours: str | None = None
+    # Fair share: the batch's own weight among its tenant's batches (``--share N``; None: 1)
+    # and the tenant it is submitted as (None: the store's operator).
+    share: float | None = None
+    tenant: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +232,8 @@ class BatchRecord:
     active_from: int | None
     active_until: int | None
     updated_at: float
+    tenant: str | None = None
+    share: float | None = None
 
     @property
     def label(self) -> str:

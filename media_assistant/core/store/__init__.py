@@ -13,6 +13,8 @@ The store is split into rooms, each a small module a newcomer can name:
 ``reads.py``              read models for the window, ``status`` and ``export``
 ``exports.py``            exports: tasks by id in a given order, a scope's input columns
 ``batch_ends.py``         which batches still have work; state counts behind "batch ended"
+``fair_store.py``         the fair share's nodes, charges and the claim's choice of batch
+                          (``fair_reads.py``: each batch's share and ETA)
 ``facade.py``             :class:`AsyncStore`: how the event loop reaches all of the above — every
                           statement runs on a database thread (``core/store/threads.py``)
 ========================  =======================================================================
@@ -27,6 +29,7 @@ from __future__ import annotations
 from media_assistant.core.store.batch_ends import BatchEndReads
 from media_assistant.core.store.batches import BatchRoom
 from media_assistant.core.store.exports import ExportReads
+from media_assistant.core.store.fair_reads import FairReads
 from media_assistant.core.store.operator import OperatorRoom
 from media_assistant.core.store.outcomes import OutcomeRoom
 from media_assistant.core.store.queue import QueueRoom
@@ -43,6 +46,7 @@ class Store(
     ReadModel,
     ExportReads,
     BatchEndReads,
+    FairReads,
 ):
     """Every room of the task store (synchronous; see the module docstring)."""
 

@@ -111,6 +111,11 @@ class StoreBase:
         self.origin = uuid.uuid4().hex[:16]
         # A team's database (PostgreSQL): several workstations' schedulers claim from it.
         self.team = engine.dialect.name == "postgresql"
+        # Fair share (core/rules/fair.py): the tenant this process submits as ([team]
+        # operator, else the workstation; "" on a PC of its own), and model → the seconds a
+        # task of it is expected to take (the claim's estimate, followed at every success).
+        self.operator = ""
+        self._durations: dict[str, float] = {}
 
     def _event(
         self,

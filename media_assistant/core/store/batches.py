@@ -33,7 +33,9 @@ from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import PausesChanged, TaskChange
 from media_assistant.core.model.records import BatchInfo, BatchRecord, Pause, PriorityResult
 from media_assistant.core.model.states import TaskState
+from media_assistant.core.rules import fair
 from media_assistant.core.rules.pacing import parse_active_hours
+from media_assistant.core.store import fair_store
 from media_assistant.core.store.base import (
     IS_PENDING,
     IS_RUNNING,
@@ -71,6 +73,8 @@ def _record(row: Any) -> BatchRecord:
         active_from=row.active_from,
         active_until=row.active_until,
         updated_at=row.updated_at,
+        tenant=row.tenant,
+        share=row.share,
     )
 
 
@@ -98,6 +102,8 @@ def save_batch(conn: Connection, info: BatchInfo, now: float) -> BatchRecord | N
         "active_hours": info.active_hours,
         "active_from": start,
         "active_until": end,
+        "tenant": info.tenant,
+        "share": info.share,
     }
     row = upsert(
         conn,
@@ -198,6 +204,8 @@ class BatchRoom(StoreBase):
         scope, target = _checked_scope(scope, target)
         with write_tx(self.engine, durable=True) as conn:
             gone = conn.execute(delete(P).where(P.c.scope == scope, P.c.target == target)).rowcount
+            if gone and scope == "batch":  # back from a pause: no back-pay for it
+                fair_store.activate_open(conn, [target], self.clock.now())
             current = _pauses(conn)
         if gone:
             self.bus.publish(PausesChanged(current))
@@ -265,6 +273,8 @@ class BatchRoom(StoreBase):
                     .scalars()
                     .all()
                 )
+            # A class the batch had no work in may start now: level with its siblings.
+            fair_store.activate_open(conn, fair_store.batches_of(conn, changed), now)
             for tid in changed:
                 self._event(
                     conn,
@@ -288,7 +298,9 @@ class BatchRoom(StoreBase):
         chosen = or_(*targets)
         value = conn.execute(select(edge).where(IS_PENDING, not_(chosen))).scalar()
         if value is not None:
-            return int(value) + (1 if top else -1)
+            if top:  # moved to the top by hand: run first, past the classes' shares
+                return max(int(value) + 1, fair.RUN_FIRST_PRIORITY)
+            return int(value) - 1
         own = conn.execute(select(edge).where(chosen, T.c.state.in_([PENDING, RUNNING])))
         return int(own.scalar() or 0)
 

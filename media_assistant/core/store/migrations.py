@@ -146,6 +146,23 @@ def _v10_team(conn: Connection) -> None:
     _postgres_extras(conn)
 
 
+def _v11_fair_share(conn: Connection) -> None:
+    """Fair share (issue 30): the ``fair_nodes`` table (classes, tenants and batches with their
+    virtual times: core/store/fair_store.py), ``batches.tenant`` and ``batches.share``, and the
+    index of a batch's pending head (``ix_tasks_pending_batch``). Batches with work when the
+    store is upgraded get their nodes (every one level: nobody is owed). Idempotent; needs
+    nothing from any other step."""
+    schema.FairNodeRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    have = {c["name"] for c in inspect(conn).get_columns("batches")}
+    for name, sql_type in (("tenant", "VARCHAR"), ("share", "FLOAT")):
+        if name not in have:
+            conn.execute(text(f"ALTER TABLE batches ADD COLUMN {name} {sql_type}"))
+    _create_index(conn, "ix_tasks_pending_batch")
+    from media_assistant.core.store import fair_store  # noqa: PLC0415 (the store imports this)
+
+    fair_store.adopt_open_batches(conn)
+
+
 # Tables whose changes other workstations' windows follow: a statement that changes one notifies
 # the channel (delivered at commit; several in one transaction arrive as one).
 _NOTIFYING = {
@@ -189,6 +206,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     8: _v8_operator_day_again,
     9: _v9_account_versions,
     10: _v10_team,
+    11: _v11_fair_share,
 }
 
 
@@ -199,7 +217,8 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # 4 added task_events.origin, 5 tasks.result_plain, 6 tasks.attempt_base / operator_retries and
 # task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again), 9 accounts.version and
 # rebuild_generation, 10 tasks.workstation and the team columns: all read by every query.
-OLDEST_READABLE = 10
+# 11 batches.tenant / share (read with every batch row).
+OLDEST_READABLE = 11
 
 
 class SchemaTooNew(RuntimeError):

@@ -12,6 +12,7 @@ from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import TaskChange
 from media_assistant.core.model.records import CancelResult
 from media_assistant.core.model.states import TaskState
+from media_assistant.core.store import fair_store
 from media_assistant.core.store.base import (
     IS_PENDING,
     IS_RUNNING,
@@ -180,6 +181,8 @@ class OperatorRoom(StoreBase):
                         )
                     )
                 )
+            # Back in the queue: level with the active batches, no back-pay (fair share).
+            fair_store.activate_open(conn, fair_store.batches_of(conn, list(retried)), now)
             for tid, (_, _, rounds) in retried.items():
                 self._event(
                     conn,

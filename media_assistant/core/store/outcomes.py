@@ -16,7 +16,7 @@ from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import TaskChange, TaskLogged
 from media_assistant.core.model.records import Claim
 from media_assistant.core.model.states import ModelKind, TaskState
-from media_assistant.core.store import api_gate
+from media_assistant.core.store import api_gate, fair_store
 from media_assistant.core.store.base import (
     IS_RUNNING,
     PENDING,
@@ -93,6 +93,13 @@ class OutcomeRoom(StoreBase):
                 changed = conn.execute(update(T).where(fence).values(**values)).rowcount
             if changed != 1:
                 return False
+            if claim.fair_keys:
+                # The fair share charged an estimate at the claim: now the real seconds.
+                took = max(0.0, float(values.get("finished_at") or now) - claim.started_at)
+                fair_store.settle(conn, claim.fair_keys, took, claim.fair_charge, now)
+                if values.get("state") == TaskState.SUCCESS.value:
+                    known = self._durations.get(claim.model, took)
+                    self._durations[claim.model] = 0.7 * known + 0.3 * took
             if tokens_used is not None and claim.model_kind is ModelKind.API:
                 # The tokens per minute were spent on an estimate at the claim: now the real count.
                 estimated = api_gate.estimate_tokens(len(claim.prompt))

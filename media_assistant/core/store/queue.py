@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Sequence
@@ -15,7 +16,8 @@ from media_assistant.core.model.event_codes import EventCode, params_json
 from media_assistant.core.model.events import TaskChange, TasksAdded
 from media_assistant.core.model.records import BatchInfo, Claim, NewTask, SubmitResult
 from media_assistant.core.model.states import ModelKind
-from media_assistant.core.store import api_gate
+from media_assistant.core.rules import fair
+from media_assistant.core.store import api_gate, fair_store
 from media_assistant.core.store.base import (
     IS_PENDING,
     IS_RUNNING,
@@ -29,7 +31,7 @@ from media_assistant.core.store.base import (
 )
 from media_assistant.core.store.batches import save_batch
 from media_assistant.core.store.db import read_tx, serialize, write_tx
-from media_assistant.core.store.holds import claimable, minute_of_day
+from media_assistant.core.store.holds import B, claimable, minute_of_day
 from media_assistant.core.store.task_ids import settle_generated_ids
 
 log = logging.getLogger(__name__)
@@ -59,6 +61,9 @@ _HEAD = _queue_head(select(T.c.task_id, func.length(T.c.prompt))).with_for_updat
     of=T, skip_locked=True
 )
 _PEEK = _queue_head(select(T.c.task_id, func.length(T.c.prompt)))
+# Fair share (issue 30; core/store/fair_store.py): a run-first task, else the chosen batch's head.
+_FIRST = _HEAD.where(T.c.priority >= fair.RUN_FIRST_PRIORITY)
+_HEAD_IN_BATCH = fair_store.head_in_batch(_HEAD)
 _CLAIM = (
     update(T)
     .where(T.c.task_id == bindparam("candidate"), IS_PENDING)
@@ -90,6 +95,8 @@ _CLAIM = (
         T.c.created_at,
         T.c.attempt_base,
         T.c.operator_retries,
+        T.c.batch_id,
+        T.c.priority,
     )
 )
 # Issue 28 item 4: a claim the shared key will refuse is refused before it locks and updates
@@ -175,7 +182,10 @@ class QueueRoom(StoreBase):
             serialize(conn, SUBMIT_LOCK)
             for new_batch in dict.fromkeys(t.batch_id for t in tasks):
                 info = batch if batch is not None and batch.batch_id == new_batch else None
-                saved = save_batch(conn, info or BatchInfo(new_batch), now) or saved
+                info = info or BatchInfo(new_batch)
+                if info.tenant is None:
+                    info = dataclasses.replace(info, tenant=self.operator)
+                saved = save_batch(conn, info, now) or saved
             tasks = settle_generated_ids(conn, tasks)
             existing: set[str] = set()
             ids = [t.task_id for t in tasks]
@@ -219,6 +229,7 @@ class QueueRoom(StoreBase):
                 added.append(t.task_id)
             if rows:
                 conn.execute(insert(T), rows)
+                self._activate_submitted(conn, rows, batch, now)
                 conn.execute(
                     insert(E),
                     [
@@ -241,6 +252,18 @@ class QueueRoom(StoreBase):
             views = tuple(view_row(r) for r in rows)
             self.bus.publish(TasksAdded(tuple(added), batch_id or None, views))
         return SubmitResult(tuple(added), tuple(skipped), batch_id)
+
+    def _activate_submitted(
+        self, conn: Any, rows: list[dict[str, Any]], batch: BatchInfo | None, now: float
+    ) -> None:
+        """Each (batch, class) that received tasks becomes active in the fair share, level
+        with its active siblings (core/store/fair_store.py ``activate``)."""
+        for batch_id, cls in dict.fromkeys(
+            (r["batch_id"], fair.class_of(r["priority"])) for r in rows
+        ):
+            tenant = conn.execute(select(B.c.tenant).where(B.c.batch_id == batch_id)).scalar()
+            share = batch.share if batch is not None and batch.batch_id == batch_id else None
+            fair_store.activate(conn, cls, tenant or "", batch_id, now, share)
 
     def claim_next(
         self,
@@ -295,13 +318,11 @@ class QueueRoom(StoreBase):
                 conn, account_id, gate, slots=self.team, now=now
             ):
                 return None  # nothing locked, nothing written (issue 28 item 4)
-            head = conn.execute(
-                _HEAD,
-                {
-                    "models": list(models),
-                    **_hold_params(now, kind.value, account_id, provider_generation, workstation),
-                },
-            ).first()
+            params = {
+                "models": list(models),
+                **_hold_params(now, kind.value, account_id, provider_generation, workstation),
+            }
+            head, node = self._fair_head(conn, params)
             self._backlog[backlog] = head is not None
             if head is None:
                 return None
@@ -344,6 +365,10 @@ class QueueRoom(StoreBase):
             ):
                 conn.rollback()  # every slot of the account is in use across the team
                 return None
+            # The fair share's charge: the task's estimated seconds, corrected at its end.
+            keys = self._fair_keys(conn, node, row.batch_id, row.priority, now)
+            estimate = self._estimate(conn, row.model, kind) if keys else 0.0
+            fair_store.charge(conn, keys, estimate, now)
             claim = Claim(
                 task_id=row.task_id,
                 attempt=row.attempt,
@@ -359,6 +384,8 @@ class QueueRoom(StoreBase):
                 deadline_at=row.deadline_at,
                 created_at=row.created_at,
                 attempt_base=row.attempt_base,
+                fair_keys=keys,
+                fair_charge=estimate,
             )
             self._event(
                 conn,
@@ -400,6 +427,50 @@ class QueueRoom(StoreBase):
             ]
         )
         return claim
+
+    def _fair_head(
+        self, conn: Any, params: dict[str, Any]
+    ) -> tuple[Any, fair_store.ChosenNode | None]:
+        """The task this claim takes, locked (SKIP LOCKED), and the batch node it was chosen
+        for: a run-first task, else the head of the batch the fair share picks, else (every
+        chosen head locked by other claims just now, or no node) the plain queue head."""
+        first = conn.execute(_FIRST, params).first()
+        if first is not None:
+            return first, None
+        chosen = conn.execute(fair_store.CHOOSE_BATCH, params).first()
+        if chosen is not None:
+            lo, hi = fair_store.CLASS_RANGES[chosen.cls]
+            head = conn.execute(
+                _HEAD_IN_BATCH, {**params, "batch": chosen.batch_id, "lo": lo, "hi": hi}
+            ).first()
+            if head is not None:
+                return head, fair_store.ChosenNode(chosen.cls, chosen.tenant, chosen.batch_id)
+        return conn.execute(_HEAD, params).first(), None
+
+    def _fair_keys(
+        self,
+        conn: Any,
+        node: fair_store.ChosenNode | None,
+        batch_id: str,
+        priority: int,
+        now: float,
+    ) -> tuple[str, ...]:
+        """The claimed task's (class, tenant, batch) node keys; () for a run-first task."""
+        if node is not None:
+            return fair.node_keys(node.cls, node.tenant or "", node.batch_id)
+        cls = fair.class_of(priority)
+        if cls == fair.FIRST:
+            return ()
+        tenant = conn.execute(select(B.c.tenant).where(B.c.batch_id == batch_id)).scalar()
+        return fair_store.ensure_nodes(conn, cls, tenant or "", batch_id, None, now)
+
+    def _estimate(self, conn: Any, model: str, kind: ModelKind) -> float:
+        """The seconds a task of ``model`` is expected to take: the mean of its recent
+        durations (read once per process, then followed at every success)."""
+        if model not in self._durations:
+            recent = fair_store.recent_duration(conn, model)
+            self._durations[model] = recent or fair_store.DEFAULT_ESTIMATE_S[kind.value]
+        return self._durations[model]
 
     def peek_next(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 class TaskRow(SQLModel, table=True):
@@ -103,6 +103,16 @@ class TaskRow(SQLModel, table=True):
         # Submission order (schema version 3): the task table's pages of history walk it
         # newest first instead of sorting every finished row (100k tasks: 0.55 s → 0.02 s).
         Index("ix_tasks_seq", "seq"),
+        # Fair share (schema version 11): the head of one batch's pending tasks, for the claim
+        # that has chosen the batch (core/store/fair_store.py).
+        Index(
+            "ix_tasks_pending_batch",
+            "batch_id",
+            text("priority DESC"),
+            "seq",
+            sqlite_where=text("state = 'pending'"),
+            postgresql_where=text("state = 'pending'"),
+        ),
     )
 
 
@@ -208,6 +218,10 @@ class BatchRow(SQLModel, table=True):
     active_from: int | None = None  # minute of the local day the window opens
     active_until: int | None = None  # ... and closes (may be smaller: wraps midnight)
     updated_at: float = Field(default=0.0, index=True)  # a follower's cursor
+    # Fair share (schema version 11): who submitted it (``[team] operator``, else the
+    # workstation) and its own weight among that tenant's batches (``--share N``).
+    tenant: str | None = None
+    share: float | None = None
 
 
 class QueuePauseRow(SQLModel, table=True):
@@ -286,3 +300,30 @@ class NoticeSentRow(SQLModel, table=True):
     key: str = Field(primary_key=True)
     sent_at: float
     workstation: str | None = None
+
+
+class FairNodeRow(SQLModel, table=True):
+    """A node of the fair share (schema version 11; core/rules/fair.py): a class, a tenant in a
+    class or a batch in a class, with its weight, its virtual time (charged generation seconds
+    ÷ weight) and its service (generation seconds). Charged in the claim's transaction with an
+    estimate, corrected in the finish's with the real seconds (core/store/fair_store.py). A row
+    of its own, not a column of ``batches``: that table wakes every window on a change."""
+
+    __tablename__ = "fair_nodes"
+
+    node: str = Field(primary_key=True)  # c:<class> | t:<class>:<tenant> | b:<class>:<batch>
+    level: int  # 0 class, 1 tenant, 2 batch
+    cls: str
+    tenant: str | None = None
+    batch_id: str | None = None
+    parent: str | None = None
+    rank: int = 0  # the class's rank (urgent 0, normal 1, low 2): ties go to the higher class
+    weight: float = 1.0
+    vtime: float = 0.0
+    service: float = 0.0
+    # Estimated seconds of its tasks running now (charged at their claims, not yet settled):
+    # a node that becomes active starts level with what its siblings have *finished*, so a new
+    # batch takes the next task of every account (start-time fair queuing).
+    inflight: float = 0.0
+    active: bool = False  # has pending or running work (set at submit and claim)
+    updated_at: float = 0.0

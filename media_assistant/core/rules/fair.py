@@ -1,0 +1,222 @@
+"""Fair share of the team's accounts: hierarchical start-time fair queuing on virtual time.
+
+Three levels: a **class** (the task's priority level: urgent / normal / low, weighted 70/25/5
+by default, ``[scheduling]``), in it a **tenant** (the operator, ``[team] operator``, else the
+workstation that submitted the batch; equal weights), in it a **batch** (weight ``--share N``,
+default 1). Every node keeps a virtual time: the generation seconds charged to it divided by
+its weight. An account that takes its next task takes it from the class with the least virtual
+time among those it can serve, then the tenant with the least in that class, then the batch
+with the least in that tenant, then the batch's own order (priority, submission). Charging
+``seconds / weight`` at every level is what makes the shares weighted: over a backlog each node
+receives service in proportion to its weight among its active siblings, and service is counted
+in seconds, so a batch of 3-minute web tasks gets no more than one of 20-second ones.
+
+- **Estimate, then correct**: the cost is not known when the task starts; the claim charges an
+  estimate (the recent mean duration of the model) and the task's end charges the difference
+  with the real seconds (core/store/fair_store.py does both in the claim's and the finish's own
+  transactions).
+- **No back-pay**: a node that becomes active (a new batch, a new tenant, an idle class) starts
+  at the least virtual time of its active siblings, not at the zero it may hold — otherwise a
+  batch submitted at 9:05 would own every account until it had "caught up" with the 9:00 one.
+  So it starts on each account within one task, and shares only from then on.
+- **Work-conserving**: a node alone is chosen every time; a class borrows what the others
+  leave idle, because only classes with claimable work are candidates.
+- **Run first**: a task moved to the top by hand (priority >= :data:`RUN_FIRST_PRIORITY`)
+  bypasses the shares: strict priority, as before.
+
+Pure functions of their inputs (no clock, no database): the store mirrors :func:`pick_key` in
+its claim statement's ORDER BY, the window replays :func:`fair_order` for its ETAs, and the unit
+tests drive both with an injected clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+URGENT, NORMAL, LOW = "urgent", "normal", "low"
+FIRST = "first"  # run first: outside the shares
+CLASSES = (URGENT, NORMAL, LOW)
+CLASS_RANK = {URGENT: 0, NORMAL: 1, LOW: 2}
+DEFAULT_WEIGHTS: Mapping[str, float] = {URGENT: 70.0, NORMAL: 25.0, LOW: 5.0}
+# "Move to top" gives at least this priority: strict order, no share.
+RUN_FIRST_PRIORITY = 1000
+# A batch's own weight when it says none; bounds of --share.
+DEFAULT_SHARE = 1.0
+MAX_SHARE = 100.0
+
+
+def class_of(priority: int) -> str:
+    """The class of a task's priority: >= 1000 run first, > 0 urgent, 0 normal, < 0 low."""
+    if priority >= RUN_FIRST_PRIORITY:
+        return FIRST
+    if priority > 0:
+        return URGENT
+    return NORMAL if priority == 0 else LOW
+
+
+def class_key(cls: str) -> str:
+    return f"c:{cls}"
+
+
+def tenant_key(cls: str, tenant: str) -> str:
+    return f"t:{cls}:{tenant}"
+
+
+def batch_key(cls: str, batch_id: str) -> str:
+    return f"b:{cls}:{batch_id}"
+
+
+def node_keys(cls: str, tenant: str, batch_id: str) -> tuple[str, str, str]:
+    """(class, tenant, batch) node keys of a task; the class's name carries no ':' so every
+    key is unambiguous whatever a tenant or batch id holds."""
+    return class_key(cls), tenant_key(cls, tenant), batch_key(cls, batch_id)
+
+
+@dataclass
+class FairState:
+    """Virtual times and weights of the nodes (the ``fair_nodes`` rows)."""
+
+    vtime: dict[str, float] = field(default_factory=dict)
+    weight: dict[str, float] = field(default_factory=dict)
+    service: dict[str, float] = field(default_factory=dict)
+
+    def weight_of(self, key: str) -> float:
+        return self.weight.get(key, 1.0)
+
+    def charge(self, keys: Iterable[str], seconds: float) -> None:
+        """``seconds`` of generation charged to every level (negative: a correction)."""
+        for key in keys:
+            self.vtime[key] = self.vtime.get(key, 0.0) + seconds / self.weight_of(key)
+            self.service[key] = self.service.get(key, 0.0) + seconds
+
+    def activate(self, key: str, active_siblings: Iterable[str]) -> None:
+        """``key`` becomes active: it starts at the least virtual time of its active siblings
+        (no back-pay for the time it was idle or did not exist)."""
+        floors = [self.vtime.get(s, 0.0) for s in active_siblings if s != key]
+        if floors:
+            self.vtime[key] = max(self.vtime.get(key, 0.0), min(floors))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A batch node with claimable work for the account asking."""
+
+    cls: str
+    tenant: str
+    batch_id: str
+    order: int = 0  # tie-break: the batch's head task's submission number
+
+
+def pick_key(state: FairState, c: Candidate) -> tuple[float, int, float, str, float, int]:
+    """The claim's ORDER BY: class vtime, class rank, tenant vtime, tenant, batch vtime, head."""
+    ck, tk, bk = node_keys(c.cls, c.tenant, c.batch_id)
+    v = state.vtime
+    return (
+        v.get(ck, 0.0),
+        CLASS_RANK.get(c.cls, 9),
+        v.get(tk, 0.0),
+        c.tenant,
+        v.get(bk, 0.0),
+        c.order,
+    )
+
+
+def pick(state: FairState, candidates: Iterable[Candidate]) -> Candidate | None:
+    """The candidate the next claim takes (hierarchical least virtual time)."""
+    return min(candidates, key=lambda c: pick_key(state, c), default=None)
+
+
+# ------------------------------------------------------------------ shares
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveNode:
+    """An active batch node as the shares see it."""
+
+    cls: str
+    tenant: str
+    batch_id: str
+    share: float = DEFAULT_SHARE
+
+
+def shares(
+    active: Iterable[ActiveNode], class_weights: Mapping[str, float] | None = None
+) -> dict[str, float]:
+    """batch id → its share (0..1) of the team's capacity while every active node stays
+    backlogged: its class's weight among the active classes × its tenant's among the class's
+    active tenants (equal) × its own share among the tenant's active batches. A batch with
+    tasks in two classes adds both parts."""
+    weights = class_weights or DEFAULT_WEIGHTS
+    nodes = [n for n in active if n.cls in CLASS_RANK]
+    classes = {n.cls for n in nodes}
+    class_total = sum(weights.get(c, 0.0) for c in classes)
+    tenants: dict[str, set[str]] = {}
+    batch_total: dict[tuple[str, str], float] = {}
+    for n in nodes:
+        tenants.setdefault(n.cls, set()).add(n.tenant)
+        batch_total[(n.cls, n.tenant)] = batch_total.get((n.cls, n.tenant), 0.0) + n.share
+    out: dict[str, float] = {}
+    for n in nodes:
+        if class_total <= 0:
+            continue
+        part = (
+            weights.get(n.cls, 0.0)
+            / class_total
+            / len(tenants[n.cls])
+            * n.share
+            / batch_total[(n.cls, n.tenant)]
+        )
+        out[n.batch_id] = out.get(n.batch_id, 0.0) + part
+    return out
+
+
+# ------------------------------------------------------------------ the window's replay
+
+R = TypeVar("R")
+
+
+def fair_order(
+    rows: Sequence[R],
+    *,
+    group: Callable[[R], tuple[int, str, str, float]],
+    cost: Callable[[R], float],
+    class_weights: Mapping[str, float] | None = None,
+) -> list[R]:
+    """``rows`` (one lane's pending tasks, already in each batch's own order) in the order the
+    claims would take them: ``group(row)`` = (priority, tenant, batch id, batch share). Run-first
+    rows come first (by priority); the rest interleave by least virtual time, every node
+    starting level (the window does not know the stored virtual times: the plan is the share
+    from now on). Linear in the rows times the number of batches."""
+    weights = class_weights or DEFAULT_WEIGHTS
+    first = [r for r in rows if class_of(group(r)[0]) == FIRST]
+    first.sort(key=lambda r: -group(r)[0])
+    queues: dict[Hashable, list[R]] = {}
+    meta: dict[Hashable, Candidate] = {}
+    state = FairState()
+    for r in rows:
+        priority, tenant, batch, share = group(r)
+        cls = class_of(priority)
+        if cls == FIRST:
+            continue
+        ck, tk, bk = node_keys(cls, tenant, batch)
+        if bk not in queues:
+            queues[bk] = []
+            meta[bk] = Candidate(cls, tenant, batch, len(meta))
+            state.weight[ck] = weights.get(cls, 1.0)
+            state.weight[bk] = max(share, 1e-6)
+        queues[bk].append(r)
+    for q in queues.values():
+        q.reverse()  # pop() from the end takes each batch's head
+    out = list(first)
+    while queues:
+        chosen = pick(state, (meta[k] for k in queues))
+        assert chosen is not None
+        bk = batch_key(chosen.cls, chosen.batch_id)
+        row = queues[bk].pop()
+        out.append(row)
+        state.charge(node_keys(chosen.cls, chosen.tenant, chosen.batch_id), max(cost(row), 1e-6))
+        if not queues[bk]:
+            del queues[bk]
+    return out

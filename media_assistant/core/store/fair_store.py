@@ -1,0 +1,373 @@
+"""Fair share in the store (core/rules/fair.py says what it is): the ``fair_nodes`` rows, the
+claim's choice of batch, the charge at the claim and the correction at the finish.
+
+**The claim** (``QueueRoom.claim_next``) first looks for a run-first task (priority >= 1000, the
+old head query, an index probe), then asks :data:`CHOOSE_BATCH` which batch node comes next —
+the active batch nodes (a handful of rows) in hierarchical virtual-time order, the first with a
+claimable task for the account (an ``EXISTS`` probe of ``ix_tasks_pending_batch`` each) — then
+locks that batch's head task with ``FOR UPDATE SKIP LOCKED`` (:data:`HEAD_IN_BATCH`). If the
+head of every chosen batch is locked by other claims just then, the old head query takes
+whatever is free (work-conserving). The choice is a plain read: it takes no lock and waits for
+nobody.
+
+**Counters** are changed by relative ``UPDATE``s in the claim's and the finish's own
+transactions (``vtime = vtime + seconds / weight``), the transaction's last statement before
+its event row and commit. Under READ COMMITTED a second writer of the same row waits for the
+first's commit, then re-reads the row and adds to the committed value: no charge is lost and
+none is counted twice (tests/integration/test_fair_store.py holds two connections to prove it).
+That wait is one commit long, and only between claims charging the same batch; the task they
+take is chosen and locked before, with SKIP LOCKED. Every statement that updates several node
+rows locks them in the order of their keys (:func:`_locked_keys`), so two of them never
+deadlock.
+
+**Activation** (submit, an operator's retry, a priority change, a resume): a node that was not
+active starts at the least virtual time of its active siblings (no back-pay); the finish of a
+batch's last open task of a class makes its node inactive again, and its tenant and class when
+they have no other active child.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    case,
+    exists,
+    func,
+    literal,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.orm import aliased
+
+from media_assistant.core.model.states import TaskState
+from media_assistant.core.rules import fair
+from media_assistant.core.store.base import IS_PENDING, IS_RUNNING, T, chunks, state_is
+from media_assistant.core.store.db import upsert
+from media_assistant.core.store.holds import B, claimable
+from media_assistant.core.store.schema import FairNodeRow
+
+F = FairNodeRow.__table__  # type: ignore[attr-defined]
+
+# A task's class from its priority, in SQL (fair.class_of).
+CLASS_OF_TASK = case(
+    (T.c.priority >= fair.RUN_FIRST_PRIORITY, literal(fair.FIRST)),
+    (T.c.priority > 0, literal(fair.URGENT)),
+    (T.c.priority == 0, literal(fair.NORMAL)),
+    else_=literal(fair.LOW),
+)
+IS_SUCCESS = state_is(TaskState.SUCCESS)
+DEFAULT_ESTIMATE_S = {"web": 60.0, "api": 10.0}
+
+_claimable_task = (
+    exists()
+    .where(
+        T.c.batch_id == F.c.batch_id,
+        IS_PENDING,
+        CLASS_OF_TASK == F.c.cls,
+        T.c.model.in_(bindparam("models", expanding=True)),
+        or_(T.c.not_before.is_(None), T.c.not_before <= bindparam("now")),
+        or_(T.c.keep_attempt, T.c.attempt < T.c.max_attempts),
+        *claimable(),
+    )
+    .correlate(F)
+)
+_tn = aliased(F, name="tn")
+_cl = aliased(F, name="cl")
+# The next batch node for the claiming account: least class vtime, then tenant, then batch.
+CHOOSE_BATCH = (
+    select(F.c.cls, F.c.tenant, F.c.batch_id)
+    .select_from(F.join(_tn, _tn.c.node == F.c.parent).join(_cl, _cl.c.node == _tn.c.parent))
+    .where(F.c.level == 2, F.c.active, _claimable_task)
+    .order_by(_cl.c.vtime, _cl.c.rank, _tn.c.vtime, _tn.c.node, F.c.vtime, F.c.node)
+    .limit(1)
+)
+
+
+def _class_range() -> Any:
+    """The chosen class's priorities (bind parameters ``lo`` ≤ priority < ``hi``)."""
+    return and_(T.c.priority >= bindparam("lo"), T.c.priority < bindparam("hi"))
+
+
+CLASS_RANGES = {
+    fair.URGENT: (1, fair.RUN_FIRST_PRIORITY),
+    fair.NORMAL: (0, 1),
+    fair.LOW: (-(2**31), 0),
+}
+
+
+def head_in_batch(queue_head: Any) -> Any:
+    """The chosen batch's head task of the chosen class, locked, skipping locked ones."""
+    return queue_head.where(T.c.batch_id == bindparam("batch"), _class_range())
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenNode:
+    cls: str
+    tenant: str | None
+    batch_id: str
+
+
+def recent_duration(conn: Connection, model: str, last: int = 20) -> float | None:
+    """The mean duration of the model's last successful tasks (None: none yet)."""
+    took = (T.c.finished_at - T.c.started_at).label("took")
+    recent = (
+        select(took)
+        .where(T.c.model == model, IS_SUCCESS, T.c.started_at.is_not(None))
+        .order_by(T.c.finished_at.desc())
+        .limit(last)
+        .subquery()
+    )
+    mean = conn.execute(select(func.avg(recent.c.took))).scalar()
+    return float(mean) if mean is not None and mean > 0 else None
+
+
+# --------------------------------------------------------------------------- nodes
+
+
+def _node_rows(
+    cls: str, tenant: str, batch_id: str, share: float | None, now: float
+) -> list[dict[str, Any]]:
+    ck, tk, bk = fair.node_keys(cls, tenant, batch_id)
+    rank = fair.CLASS_RANK[cls]
+    base = {
+        "cls": cls,
+        "rank": rank,
+        "vtime": 0.0,
+        "service": 0.0,
+        "inflight": 0.0,
+        "active": False,
+    }
+    return [
+        {
+            **base,
+            "node": ck,
+            "level": 0,
+            "tenant": None,
+            "batch_id": None,
+            "parent": None,
+            "weight": fair.DEFAULT_WEIGHTS[cls],
+            "updated_at": now,
+        },
+        {
+            **base,
+            "node": tk,
+            "level": 1,
+            "tenant": tenant,
+            "batch_id": None,
+            "parent": ck,
+            "weight": 1.0,
+            "updated_at": now,
+        },
+        {
+            **base,
+            "node": bk,
+            "level": 2,
+            "tenant": tenant,
+            "batch_id": batch_id,
+            "parent": tk,
+            "weight": share or fair.DEFAULT_SHARE,
+            "updated_at": now,
+        },
+    ]
+
+
+def ensure_nodes(
+    conn: Connection, cls: str, tenant: str, batch_id: str, share: float | None, now: float
+) -> tuple[str, str, str]:
+    """The class, tenant and batch rows exist (made once; an existing one is left as it is)."""
+    upsert(conn, F, _node_rows(cls, tenant, batch_id, share, now), key=["node"])
+    return fair.node_keys(cls, tenant, batch_id)
+
+
+def _floor(conn: Connection, key: str, level: int, parent: str | None) -> float | None:
+    """The least virtual time of ``key``'s active siblings (None: it has none)."""
+    siblings = F.c.parent == parent if parent is not None else F.c.level == 0
+    done = F.c.vtime - F.c.inflight / F.c.weight
+    return conn.execute(
+        select(func.min(done)).where(siblings, F.c.level == level, F.c.active, F.c.node != key)
+    ).scalar()
+
+
+def activate(
+    conn: Connection,
+    cls: str,
+    tenant: str,
+    batch_id: str,
+    now: float,
+    share: float | None = None,
+) -> None:
+    """The batch's node of ``cls`` (and its tenant and class) become active; one that was not
+    starts at its active siblings' least virtual time. Inside the caller's write transaction."""
+    if cls not in fair.CLASS_RANK:
+        return  # run-first tasks are outside the shares
+    ck, tk, bk = ensure_nodes(conn, cls, tenant, batch_id, share, now)
+    if share is not None:
+        conn.execute(update(F).where(F.c.node == bk).values(weight=share))
+    floors = {
+        ck: _floor(conn, ck, 0, None),
+        tk: _floor(conn, tk, 1, ck),
+        bk: _floor(conn, bk, 2, tk),
+    }
+    for key in sorted(floors):  # the order every statement locks node rows in
+        floor = floors[key]
+        lifted = (
+            F.c.vtime
+            if floor is None
+            else case((F.c.active, F.c.vtime), (F.c.vtime < floor, floor), else_=F.c.vtime)
+        )
+        conn.execute(
+            update(F).where(F.c.node == key).values(vtime=lifted, active=True, updated_at=now)
+        )
+
+
+def activate_open(conn: Connection, batch_ids: Iterable[str], now: float) -> None:
+    """Every class of these batches that has pending work becomes active (after a retry, a
+    priority change, a resume)."""
+    for batch_id in dict.fromkeys(batch_ids):
+        classes = conn.execute(
+            select(CLASS_OF_TASK).where(T.c.batch_id == batch_id, IS_PENDING).distinct()
+        ).scalars()
+        tenant = conn.execute(select(B.c.tenant).where(B.c.batch_id == batch_id)).scalar()
+        for cls in list(classes):
+            activate(conn, cls, tenant or "", batch_id, now)
+
+
+def batches_of(conn: Connection, task_ids: Sequence[str]) -> set[str]:
+    out: set[str] = set()
+    for chunk in chunks(task_ids):
+        out.update(
+            conn.execute(select(T.c.batch_id).where(T.c.task_id.in_(chunk)).distinct()).scalars()
+        )
+    return out
+
+
+def adopt_open_batches(conn: Connection) -> None:
+    """Migration: nodes for the batches that have open work, all level and active."""
+    rows = conn.execute(
+        select(T.c.batch_id, CLASS_OF_TASK, B.c.tenant)
+        .select_from(T.outerjoin(B, B.c.batch_id == T.c.batch_id))
+        .where(or_(IS_PENDING, IS_RUNNING))
+        .distinct()
+    ).all()
+    for batch_id, cls, tenant in rows:
+        if cls in fair.CLASS_RANK:
+            keys = ensure_nodes(conn, cls, tenant or "", batch_id, None, 0.0)
+            conn.execute(update(F).where(F.c.node.in_(keys)).values(active=True))
+
+
+def set_class_weights(conn: Connection, weights: Mapping[str, float], now: float) -> None:
+    """The class weights of this workstation's ``[scheduling]`` (the latest to start wins)."""
+    upsert(
+        conn,
+        F,
+        [
+            {
+                "node": fair.class_key(cls),
+                "level": 0,
+                "cls": cls,
+                "rank": fair.CLASS_RANK[cls],
+                "weight": float(weights[cls]),
+                "vtime": 0.0,
+                "service": 0.0,
+                "inflight": 0.0,
+                "active": False,
+                "updated_at": now,
+            }
+            for cls in fair.CLASSES
+        ],
+        key=["node"],
+        update=["weight"],
+    )
+
+
+# --------------------------------------------------------------------------- charges
+
+
+def _locked_keys(keys: Sequence[str]) -> Any:
+    """``keys``' rows, locked in key order (PostgreSQL; SQLite's writer lock needs none): two
+    statements locking the same node rows take them in the same order, so never deadlock."""
+    return select(F.c.node).where(F.c.node.in_(keys)).order_by(F.c.node).with_for_update()
+
+
+def charge(conn: Connection, keys: Sequence[str], seconds: float, now: float) -> None:
+    """``seconds`` of generation (an estimate at a claim, a difference at a finish) charged to
+    each node, divided by its weight; relative, so concurrent charges add up exactly."""
+    if not keys or seconds == 0:
+        return
+    conn.execute(
+        update(F)
+        .where(F.c.node.in_(_locked_keys(keys)))
+        .values(
+            vtime=F.c.vtime + seconds / F.c.weight,
+            service=F.c.service + seconds,
+            inflight=F.c.inflight + seconds,
+            active=True,
+            updated_at=now,
+        )
+    )
+
+
+def settle(conn: Connection, keys: Sequence[str], took: float, charged: float, now: float) -> None:
+    """At an attempt's end: the difference between its real seconds (``took``) and the
+    estimate ``charged`` at its claim; then, if its batch has no open task of that class left,
+    the batch node (and a tenant or class left without an active child) becomes inactive."""
+    if len(keys) != 3:
+        return
+    ck, tk, bk = keys
+    delta = took - charged
+    conn.execute(
+        update(F)
+        .where(F.c.node.in_(_locked_keys(keys)))
+        .values(
+            vtime=F.c.vtime + delta / F.c.weight,
+            service=F.c.service + delta,
+            inflight=F.c.inflight - charged,
+        )
+    )
+    open_task = (
+        exists()
+        .where(T.c.batch_id == F.c.batch_id, or_(IS_PENDING, IS_RUNNING), CLASS_OF_TASK == F.c.cls)
+        .correlate(F)
+    )
+    gone = conn.execute(
+        update(F).where(F.c.node == bk, F.c.active, ~open_task).values(active=False, updated_at=now)
+    ).rowcount
+    if not gone:
+        return
+    for key in (tk, ck):
+        child = aliased(F)
+        has_active_child = exists().where(child.c.parent == F.c.node, child.c.active).correlate(F)
+        if not conn.execute(
+            update(F).where(F.c.node == key, ~has_active_child).values(active=False)
+        ).rowcount:
+            return
+
+
+# --------------------------------------------------------------------------- shares
+
+
+def active_batches(conn: Connection) -> list[fair.ActiveNode]:
+    rows = conn.execute(
+        select(F.c.cls, F.c.tenant, F.c.batch_id, F.c.weight).where(F.c.level == 2, F.c.active)
+    ).all()
+    return [fair.ActiveNode(r.cls, r.tenant or "", r.batch_id, r.weight) for r in rows]
+
+
+def class_weights(conn: Connection) -> dict[str, float]:
+    rows = conn.execute(select(F.c.cls, F.c.weight).where(F.c.level == 0)).all()
+    return {**fair.DEFAULT_WEIGHTS, **{r.cls: r.weight for r in rows}}
+
+
+def service_by_batch(conn: Connection) -> dict[str, float]:
+    """batch id → generation seconds charged to it (every class)."""
+    rows = conn.execute(
+        select(F.c.batch_id, func.sum(F.c.service)).where(F.c.level == 2).group_by(F.c.batch_id)
+    ).all()
+    return {b: float(s or 0.0) for b, s in rows}

@@ -1,0 +1,271 @@
+"""Fair share in the store (issue 30), on both engines (a real SQLite file, the suite's real
+PostgreSQL), with accounts played by a loop on a manual clock: each account claims, the clock
+runs to the earliest end, that task finishes with its own duration, the account claims again."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+from sqlalchemy import select, text
+
+from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.events import EventBus
+from media_assistant.core.model.records import BatchInfo, Claim, NewTask
+from media_assistant.core.model.states import ModelKind
+from media_assistant.core.rules import fair
+from media_assistant.core.store import Store
+from media_assistant.core.store.db import open_engine
+from media_assistant.core.store.fair_store import F
+from tests.conftest import make_tasks
+
+
+@dataclass
+class Team:
+    """Accounts taking one task at a time; ``took(task_id)``: its generation seconds."""
+
+    store: Store
+    clock: ManualClock
+    took: Callable[[str], float]
+    accounts: tuple[str, ...] = ("acc-1", "acc-2")
+    running: dict[str, tuple[Claim, float]] = field(default_factory=dict)
+    log: list[tuple[str, str, float, float]] = field(default_factory=list)  # acct, task, s, e
+
+    def fill(self) -> None:
+        for account in self.accounts:
+            if account not in self.running:
+                c = self.store.claim_next(
+                    kind=ModelKind.API,
+                    account_id=account,
+                    models=["api-model"],
+                    owner_id="owner",
+                    deadline_s=10**6,
+                )
+                if c is not None:
+                    self.running[account] = (c, self.clock.now() + self.took(c.task_id))
+
+    def step(self) -> bool:
+        self.fill()
+        if not self.running:
+            return False
+        account, (c, end) = min(self.running.items(), key=lambda kv: kv[1][1])
+        self.clock.advance_sync(end - self.clock.now())
+        assert self.store.finish_success(c, "ok")
+        self.log.append((account, c.task_id, c.started_at, end))
+        del self.running[account]
+        return True
+
+    def run_until(self, t: float) -> None:
+        while self.clock.now() < t and self.step():
+            pass
+
+    def service(self, prefix: str, since: float = 0.0, until: float = float("inf")) -> float:
+        """Generation seconds of ``prefix``'s tasks inside [since, until]."""
+        return sum(
+            max(0.0, min(e, until) - max(s, since))
+            for _, t, s, e in self.log
+            if t.startswith(prefix)
+        )
+
+
+def tasks(n: int, prefix: str, batch: str, priority: int = 0) -> list[NewTask]:
+    return make_tasks(n, prefix=prefix, batch=batch, priority=priority)
+
+
+def test_a_small_batch_starts_on_each_account_within_one_task(
+    store: Store, clock: ManualClock
+) -> None:
+    team = Team(store, clock, lambda t: 30.0 if t.startswith("a") else 10.0)
+    store.submit(tasks(200, "a", "A"))
+    team.run_until(clock.now() + 1200)  # A alone for 20 minutes: it had everything
+    assert {a for a, *_ in team.log} == {"acc-1", "acc-2"}
+    submitted = clock.now()
+    store.submit(tasks(10, "b", "B"))
+    team.run_until(clock.now() + 600)
+    for account in team.accounts:
+        after = [t for a, t, s, _ in team.log if a == account and s >= submitted]
+        first_b = next(i for i, t in enumerate(after) if t.startswith("b"))
+        assert first_b <= 1, (account, after[:4])
+    # From then on the two share: B's ten tasks are done long before A's backlog.
+    done_b = max(e for _, t, _, e in team.log if t.startswith("b"))
+    assert done_b - submitted <= 10 * 10.0 * 2 / 2 + 30.0 + 30.0
+
+
+def test_equal_batches_get_equal_generation_seconds(store: Store, clock: ManualClock) -> None:
+    # C's tasks take 10 s, D's 30 s: counted in seconds, D gets a third as many tasks.
+    team = Team(store, clock, lambda t: 10.0 if t.startswith("c") else 30.0)
+    start = clock.now()
+    store.submit(tasks(200, "c", "C") + tasks(200, "d", "D"))
+    team.run_until(start + 1800)
+    c, d = team.service("c", start, clock.now()), team.service("d", start, clock.now())
+    assert abs(c - d) <= 2 * 30.0 + 10.0, (c, d)
+
+
+def test_classes_share_70_25_5_when_all_are_backlogged(store: Store, clock: ManualClock) -> None:
+    team = Team(store, clock, lambda _t: 10.0)
+    start = clock.now()
+    store.submit(tasks(300, "u", "U", priority=1))
+    store.submit(tasks(300, "n", "N", priority=0))
+    store.submit(tasks(300, "l", "L", priority=-1))
+    team.run_until(start + 2000)
+    total = sum(team.service(p, start, clock.now()) for p in "unl")
+    shares = [team.service(p, start, clock.now()) / total for p in "unl"]
+    assert shares == pytest.approx([0.70, 0.25, 0.05], abs=0.02), shares
+
+
+def test_a_class_alone_gets_everything(store: Store, clock: ManualClock) -> None:
+    team = Team(store, clock, lambda _t: 10.0)
+    store.submit(tasks(300, "u", "U", priority=1))
+    team.run_until(clock.now() + 600)
+    store.submit(tasks(60, "n", "N", priority=0))  # normal alone once urgent is... still there
+    team.run_until(clock.now() + 200)
+    # Urgent runs out (300 tasks): normal alone takes both accounts, every second of them.
+    team.run_until(clock.now() + 4000)
+    last_u = max(e for _, t, _, e in team.log if t.startswith("u"))
+    end = max(e for *_, e in team.log)
+    assert team.service("n", last_u, end) == pytest.approx(2 * (end - last_u), abs=20.0)
+
+
+def test_a_tenant_with_five_batches_gets_what_one_with_one_gets(
+    store: Store, clock: ManualClock
+) -> None:
+    team = Team(store, clock, lambda _t: 10.0)
+    start = clock.now()
+    for i in range(5):
+        store.submit(tasks(100, f"x{i}", f"X{i}"), batch=BatchInfo(f"X{i}", tenant="xiao-li"))
+    store.submit(tasks(300, "y", "Y"), batch=BatchInfo("Y", tenant="wang"))
+    team.run_until(start + 1500)
+    x = sum(team.service(f"x{i}", start, clock.now()) for i in range(5))
+    y = team.service("y", start, clock.now())
+    assert x / (x + y) == pytest.approx(0.5, abs=0.03), (x, y)
+
+
+def test_a_batch_share_weights_it_among_its_tenants_batches(
+    store: Store, clock: ManualClock
+) -> None:
+    team = Team(store, clock, lambda _t: 10.0)
+    start = clock.now()
+    store.submit(tasks(200, "h", "H"), batch=BatchInfo("H", share=3))
+    store.submit(tasks(200, "o", "O"))
+    team.run_until(start + 1000)
+    h, o = team.service("h", start, clock.now()), team.service("o", start, clock.now())
+    assert h / (h + o) == pytest.approx(0.75, abs=0.03)
+    assert store.fair_shares()["H"] == pytest.approx(0.75)
+
+
+def test_move_to_top_runs_first_past_the_shares(store: Store, clock: ManualClock) -> None:
+    team = Team(store, clock, lambda _t: 10.0)
+    store.submit(tasks(50, "a", "A", priority=1))
+    store.submit(tasks(5, "z", "Z"))
+    store.set_priority(batch_id="Z", where="top")
+    team.run_until(clock.now() + 30)
+    assert [t for _, t, *_ in team.log[:5]] == [f"z-{i:03d}" for i in range(5)]
+
+
+def _service(store: Store, node: str) -> float:
+    with store.engine.connect() as conn:
+        return float(conn.execute(select(F.c.service).where(F.c.node == node)).scalar() or 0.0)
+
+
+def test_two_connections_claiming_at_once_take_each_task_once_and_count_exactly(
+    store_url: str, clock: ManualClock
+) -> None:
+    """Two stores (two engines: two workstations' connections) claim from one batch at once,
+    from two threads, until it is empty; every task is claimed once and the batch's service
+    is exactly the estimates charged (10 s each), then exactly the real seconds (7 s each)."""
+    stores = [Store(open_engine(store_url), clock, EventBus()) for _ in range(2)]
+    try:
+        stores[0].submit(tasks(60, "p", "P"))
+        claims: list[list[Claim]] = [[], []]
+        gate = threading.Barrier(2)
+
+        def worker(i: int) -> None:
+            gate.wait()
+            while (
+                c := stores[i].claim_next(
+                    kind=ModelKind.API,
+                    account_id=f"acc-{i}",
+                    models=["api-model"],
+                    owner_id=f"o{i}",
+                    deadline_s=999,
+                )
+            ) is not None:
+                claims[i].append(c)
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        ids = [c.task_id for got in claims for c in got]
+        assert len(ids) == 60 and len(set(ids)) == 60
+        node = fair.batch_key(fair.NORMAL, "P")
+        assert _service(stores[0], node) == pytest.approx(60 * 10.0)
+        clock.advance_sync(7.0)
+        for i, got in enumerate(claims):
+            for c in got:
+                assert stores[i].finish_success(c, "ok")
+        assert _service(stores[0], node) == pytest.approx(60 * 7.0)
+        assert _service(stores[0], fair.class_key(fair.NORMAL)) == pytest.approx(60 * 7.0)
+    finally:
+        for s in stores:
+            s.engine.dispose()
+
+
+def test_a_charge_waiting_for_another_claims_commit_adds_to_it(
+    store_url: str, clock: ManualClock
+) -> None:
+    """READ COMMITTED, two real connections: connection 1 charges the batch node and keeps
+    its transaction open; a claim on connection 2 charging the same node waits for that commit,
+    then adds to the committed value (no lost update), and it chose and locked its task
+    before (SKIP LOCKED), without waiting."""
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite's one writer serialises the transactions themselves")
+    store = Store(open_engine(store_url), clock, EventBus())
+    other = open_engine(store_url)
+    try:
+        store.submit(tasks(3, "q", "Q"))
+        node = fair.batch_key(fair.NORMAL, "Q")
+        before = _service(store, node)
+        holder = other.connect()
+        tx = holder.begin()
+        holder.execute(
+            text("UPDATE fair_nodes SET service = service + 5 WHERE node = :n"), {"n": node}
+        )
+        got: list[Claim | None] = []
+        t = threading.Thread(
+            target=lambda: got.append(
+                store.claim_next(
+                    kind=ModelKind.API,
+                    account_id="acc",
+                    models=["api-model"],
+                    owner_id="o",
+                    deadline_s=99,
+                )
+            )
+        )
+        t.start()
+        # The claim is waiting for the row lock (it shows in pg_stat_activity), not finished.
+        with other.connect() as look:
+            for _ in range(200):
+                waiting = look.execute(
+                    text(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND query LIKE 'UPDATE fair_nodes%'"
+                    )
+                ).scalar()
+                look.rollback()  # pg_stat_activity is a snapshot per transaction
+                if waiting:
+                    break
+                threading.Event().wait(0.05)
+        assert waiting == 1 and not got
+        tx.commit()
+        holder.close()
+        t.join(timeout=30)
+        assert got and got[0] is not None
+        assert _service(store, node) == pytest.approx(before + 5 + 10.0)
+    finally:
+        store.engine.dispose()
+        other.dispose()
