@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import itertools
 import json
 import os
@@ -164,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     from media_assistant.cli import main as media_assistant
 
     if args.after_line:
+        for module in ("media_assistant.commands.tasks", "media_assistant.services"):
+            importlib.import_module(module)  # loaded before the line, not after it
         print("ready", flush=True)
         sys.stdin.readline()
     rest = args.args[1:] if args.args[:1] == ["--"] else args.args
