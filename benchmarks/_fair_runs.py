@@ -13,14 +13,17 @@ from benchmarks import _fair_metrics as fm
 from benchmarks._fair_env import DURATION_S, Batch, Observed, Phase, make_batch, sleep_until
 from benchmarks.postgres_server import start_server
 
-SCALE = 10.0  # simulated seconds per real second
 SLOTS = 5  # 2 web accounts + 1 API account at concurrency 3
 WINDOW_SIM_S = 60.0
 B_DELAY_SIM_S = 60.0
 URGENT_PRIORITY = 10
 WANTED_URGENT = 0.70
 SEED = 30
+# scale: simulated seconds per real second. Tasks of 5-10 simulated seconds last 1-2 real
+# seconds in a full run (0.5-1 in a quick one): a claim's own cost on a busy 2-core machine
+# (a tenth of a second or more) stays small beside them.
 FULL = {
+    "scale": 5.0,
     "a": 400,
     "b": 20,
     "equal": 100,
@@ -30,6 +33,7 @@ FULL = {
     "urgent_alone_sim_s": 80.0,
 }
 QUICK = {
+    "scale": 10.0,
     "a": 200,
     "b": 20,
     "equal": 50,
@@ -40,15 +44,31 @@ QUICK = {
 }
 WEB = ["web-1", "web-2"]
 STATIONS = ("pc-1", "pc-2", "pc-3")
-LONGEST_S = DURATION_S[1] / SCALE  # one task at most, real seconds
+KINDS = ("web", "api")
 
 
-def _starts(o: Observed, batch: str) -> list[float]:
-    return [t.started_at for t in o.tasks.values() if t.batch_id == batch and t.started_at]
+def _starts(o: Observed, batch: str, kind: str | None = None) -> list[float]:
+    return [
+        t.started_at
+        for t in o.tasks.values()
+        if t.batch_id == batch and t.started_at and kind in (None, t.kind)
+    ]
 
 
 def _finishes(o: Observed, batch: str) -> list[float]:
     return [t.finished_at for t in o.tasks.values() if t.batch_id == batch and t.finished_at]
+
+
+def _backlogged_until(o: Observed, batches: Sequence[str]) -> float:
+    """Until every batch still had a task waiting in each lane (a batch whose web tasks have
+    all started leaves the web accounts to the others, whatever the scheduler does)."""
+    return fm.backlogged_until({(b, k): _starts(o, b, k) for b in batches for k in KINDS})
+
+
+def _under_way(o: Observed) -> float:
+    """When both lanes had started (a web account starts later than the API lane when its
+    process starts): each lane's first generation, the later one."""
+    return max(min(g[1] for g in o.generations if o.tasks[g[0]].kind == k) for k in KINDS)
 
 
 def _ok(o: Observed) -> dict[str, Any]:
@@ -60,11 +80,16 @@ def _ok(o: Observed) -> dict[str, Any]:
 
 
 def _one_pc(
-    root: Path, name: str, first: Sequence[Batch], later: Sequence[Batch] = (), delay_s: float = 0.0
+    root: Path,
+    name: str,
+    scale: float,
+    first: Sequence[Batch],
+    later: Sequence[Batch] = (),
+    delay_s: float = 0.0,
 ) -> Observed:
     """One workstation on SQLite: ``first`` submitted (the last one by ``run FILE``), ``later``
     submitted ``delay_s`` real seconds after the first generation; then the export."""
-    with Phase(root, name, SCALE, [*first, *later]) as phase:
+    with Phase(root, name, scale, [*first, *later]) as phase:
         data = phase.data_dir("pc", WEB)
         for station in [phase.submit(data, b.batch_id) for b in first[:-1]]:
             phase.finish(station)  # at once: a loaded machine starts each in seconds
@@ -87,11 +112,11 @@ def _one_pc(
     return observed
 
 
-def big_and_small(root: Path, n_a: int, n_b: int) -> dict[str, Any]:
+def big_and_small(root: Path, scale: float, n_a: int, n_b: int) -> dict[str, Any]:
     a, b = make_batch("A", n_a, SEED), make_batch("B", n_b, SEED)
-    alone_a = _one_pc(root, "a-alone", [a])
-    alone_b = _one_pc(root, "b-alone", [b])
-    mix = _one_pc(root, "a-and-b", [a], [b], B_DELAY_SIM_S / SCALE)
+    alone_a = _one_pc(root, "a-alone", scale, [a])
+    alone_b = _one_pc(root, "b-alone", scale, [b])
+    mix = _one_pc(root, "a-and-b", scale, [a], [b], B_DELAY_SIM_S / scale)
     a_alone = fm.alone_span(_starts(alone_a, "A"), _finishes(alone_a, "A"))
     b_alone = fm.alone_span(_starts(alone_b, "B"), _finishes(alone_b, "B"))
     b_created = min(t.created_at for t in mix.tasks.values() if t.batch_id == "B")
@@ -101,26 +126,30 @@ def big_and_small(root: Path, n_a: int, n_b: int) -> dict[str, Any]:
     b_work = sum(end - start for _, start, end in b_gens) / SLOTS
     one_task = max((end - start for _, start, end in b_gens), default=math.nan)
     b_first = min(_starts(mix, "B"))
+    in_use = {
+        name: fm.rate(o.generations, _under_way(o), _backlogged_until(o, ["A"]))
+        for name, o in (("A alone", alone_a), ("A beside B", mix))
+    }
     return {
         "runs": {"A alone": _ok(alone_a), "B alone": _ok(alone_b), "A then B": _ok(mix)},
-        "a_alone_s": a_alone * SCALE,
-        "b_alone_s": b_alone * SCALE,
-        "b_mix_s": b_mix * SCALE,
-        "b_wait_s": (b_first - b_created) * SCALE,
-        "b_submitted_after_s": (b_created - min(_starts(mix, "A"))) * SCALE,
-        "a_mix_s": a_mix * SCALE,
-        "b_work_s": b_work * SCALE,
-        "one_task_s": one_task * SCALE,
+        "a_alone_s": a_alone * scale,
+        "b_alone_s": b_alone * scale,
+        "b_mix_s": b_mix * scale,
+        "b_wait_s": (b_first - b_created) * scale,
+        "b_submitted_after_s": (b_created - min(_starts(mix, "A"))) * scale,
+        "a_mix_s": a_mix * scale,
+        "b_work_s": b_work * scale,
+        "one_task_s": one_task * scale,
+        "slots_in_use": in_use,
         "small_batch_slowdown": b_mix / b_alone,
         "small_batch_limit": 1.5 + one_task / b_alone,
         "big_batch_overhead": a_mix / (a_alone + b_work),
     }
 
 
-def _jain_of(o: Observed, batches: Sequence[str]) -> dict[str, Any]:
-    lo = min(g[1] for g in o.generations)
-    hi = fm.backlogged_until({b: _starts(o, b) for b in batches})
-    width = WINDOW_SIM_S / SCALE
+def _jain_of(o: Observed, batches: Sequence[str], scale: float) -> dict[str, Any]:
+    lo, hi = _under_way(o), _backlogged_until(o, batches)
+    width = WINDOW_SIM_S / scale
     indexes = fm.window_indexes(o.generations, o.batch_of(), batches, lo, hi, width)
     totals = fm.service(o.generations, o.batch_of(), lo, lo + width * len(indexes))
     return {
@@ -129,55 +158,55 @@ def _jain_of(o: Observed, batches: Sequence[str]) -> dict[str, Any]:
         "indexes": indexes,
         "min": min(indexes, default=math.nan),
         "mean": sum(indexes) / len(indexes) if indexes else math.nan,
-        "service_s": {b: totals.get(b, 0.0) * SCALE for b in batches},
-        "backlogged_s": (hi - lo) * SCALE,
+        "service_s": {b: totals.get(b, 0.0) * scale for b in batches},
+        "backlogged_s": (hi - lo) * scale,
+        "slots_in_use": fm.rate(o.generations, lo, hi),
     }
 
 
-def equal_batches(root: Path, n: int) -> dict[str, Any]:
+def equal_batches(root: Path, scale: float, n: int) -> dict[str, Any]:
     batches = [make_batch(name, n, SEED) for name in ("E1", "E2", "E3", "E4")]
-    return _jain_of(_one_pc(root, "four-batches", batches), [b.batch_id for b in batches])
+    observed = _one_pc(root, "four-batches", scale, batches)
+    return _jain_of(observed, [b.batch_id for b in batches], scale)
 
 
-def urgent_normal(root: Path, n_urgent: int, n_normal: int, alone_sim_s: float) -> dict[str, Any]:
+def urgent_normal(
+    root: Path, scale: float, n_urgent: int, n_normal: int, alone_sim_s: float
+) -> dict[str, Any]:
     u = make_batch("U", n_urgent, SEED, priority=URGENT_PRIORITY)
     n = make_batch("N", n_normal, SEED)
-    o = _one_pc(root, "urgent-normal", [u], [n], alone_sim_s / SCALE)
+    o = _one_pc(root, "urgent-normal", scale, [u], [n], alone_sim_s / scale)
     cls = {t.task_id: ("urgent" if t.batch_id == "U" else "normal") for t in o.tasks.values()}
-    # Both lanes under way: each lane's first generation (a web account starts later than the
-    # API lane when its process starts), then one task's duration.
-    first = max(
-        min(g[1] for g in o.generations if o.tasks[g[0]].kind == kind) for kind in ("web", "api")
-    )
+    longest = DURATION_S[1] / scale  # a newcomer waits for a running task to end
     n_created = min(t.created_at for t in o.tasks.values() if t.batch_id == "N")
-    both_end = fm.backlogged_until({"U": _starts(o, "U"), "N": _starts(o, "N")})
-    u_end = max(_finishes(o, "U"))
-    both = (n_created + LONGEST_S, both_end)
-    alone = {"urgent": (first + LONGEST_S, n_created), "normal": (u_end, max(_starts(o, "N")))}
-    shares = fm.class_shares(o.generations, cls, both, alone)
+    both = (n_created + longest, _backlogged_until(o, ["U", "N"]))
+    alone = {
+        "urgent": (_under_way(o) + longest, n_created),
+        "normal": (max(_finishes(o, "U")), _backlogged_until(o, ["N"])),
+    }
     return {
         **_ok(o),
-        "shares": shares,
+        "shares": fm.class_shares(o.generations, cls, both, alone),
         "slots_in_use": {
             "both": fm.rate(o.generations, *both),
             **{f"{k}_alone": fm.rate(o.generations, *v) for k, v in alone.items()},
         },
         "intervals_s": {
-            "both": (both[1] - both[0]) * SCALE,
-            "urgent_alone": (alone["urgent"][1] - alone["urgent"][0]) * SCALE,
-            "normal_alone": (alone["normal"][1] - alone["normal"][0]) * SCALE,
+            "both": (both[1] - both[0]) * scale,
+            "urgent_alone": (alone["urgent"][1] - alone["urgent"][0]) * scale,
+            "normal_alone": (alone["normal"][1] - alone["normal"][0]) * scale,
         },
     }
 
 
-def workstations(root: Path, n: int) -> dict[str, Any]:
+def workstations(root: Path, scale: float, n: int) -> dict[str, Any]:
     server = start_server()
     if server is None:
         raise RuntimeError("PostgreSQL is not installed (scripts/setup.sh installs it)")
     batches = [make_batch(f"W{i + 1}", n, SEED) for i in range(len(STATIONS))]
     try:
         url = server.new_database("b10")
-        with Phase(root, "workstations", SCALE, batches) as phase:
+        with Phase(root, "workstations", scale, batches) as phase:
             dirs = [phase.data_dir(s, [f"web-{s}"], store_url=url) for s in STATIONS]
             submits = [phase.submit(d, b.batch_id) for d, b in zip(dirs, batches, strict=True)]
             for station in submits:
@@ -188,4 +217,4 @@ def workstations(root: Path, n: int) -> dict[str, Any]:
             o.exit_codes = codes
     finally:
         server.destroy()
-    return _jain_of(o, [b.batch_id for b in batches])
+    return _jain_of(o, [b.batch_id for b in batches], scale)

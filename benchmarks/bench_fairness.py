@@ -3,8 +3,8 @@
 Real ``media-assistant`` processes (``submit``, ``run``, ``export``) on the simulators: 2 web
 accounts (the simulated site, in each process) and 1 API account at concurrency 3 (the API
 simulator over HTTP): 5 slots. Generation times are drawn in simulated seconds (5–10 s) and
-served :data:`SCALE` times faster; every duration below is given in simulated seconds (real ×
-SCALE). Four scenarios, each on a fresh data dir (:mod:`benchmarks._fair_env`):
+served 5 times faster (10 with ``--quick``); every duration below is given in simulated seconds
+(real × the scale). Four scenarios, each on a fresh data dir (:mod:`benchmarks._fair_env`):
 
 (a) **a big batch and a small one**: A (400 tasks) alone, B (20) alone, then A with B submitted
     60 s after A's first generation, same priority. B's completion (its submit → its last
@@ -44,7 +44,6 @@ from typing import Any
 from benchmarks._fair_runs import (
     FULL,
     QUICK,
-    SCALE,
     SLOTS,
     URGENT_PRIORITY,
     WANTED_URGENT,
@@ -163,18 +162,19 @@ def measure(params: dict[str, Any], progress: Callable[[str], None]) -> dict[str
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
     root = Path(tempfile.mkdtemp(prefix="ma-b10-"))
-    r: dict[str, Any] = {"scale": SCALE, "slots": SLOTS, "window_sim_s": WINDOW_SIM_S}
+    scale = float(params["scale"])
+    r: dict[str, Any] = {"scale": scale, "slots": SLOTS, "window_sim_s": WINDOW_SIM_S}
     try:
-        progress(f"(a) {params['a']} tasks of A, {params['b']} of B")
-        r["big_and_small"] = big_and_small(root, params["a"], params["b"])
+        progress(f"(a) {params['a']} tasks of A, {params['b']} of B; {scale:.0f}× faster")
+        r["big_and_small"] = big_and_small(root, scale, params["a"], params["b"])
         progress(f"(b) 4 × {params['equal']} tasks")
-        r["equal"] = equal_batches(root, params["equal"])
+        r["equal"] = equal_batches(root, scale, params["equal"])
         progress(f"(c) {params['urgent']} urgent, {params['normal']} normal")
         r["urgent_normal"] = urgent_normal(
-            root, params["urgent"], params["normal"], params["urgent_alone_sim_s"]
+            root, scale, params["urgent"], params["normal"], params["urgent_alone_sim_s"]
         )
         progress(f"(d) 3 workstations × {params['station']} tasks on PostgreSQL")
-        r["workstations"] = workstations(root, params["station"])
+        r["workstations"] = workstations(root, scale, params["station"])
     finally:
         shutil.rmtree(root, ignore_errors=True)
     a, c = r["big_and_small"], r["urgent_normal"]
@@ -232,6 +232,7 @@ def markdown(r: dict[str, Any]) -> str:
                 "A beside B",
                 "B's work ÷ 5",
                 "one task",
+                "slots in use: A alone / A beside B",
             ],
             [
                 [
@@ -242,15 +243,26 @@ def markdown(r: dict[str, Any]) -> str:
                     a["a_mix_s"],
                     a["b_work_s"],
                     a["one_task_s"],
+                    " / ".join(fmt(v) for v in a.get("slots_in_use", {}).values()),
                 ]
             ],
         ),
         "",
-        "**(b), (d)** Jain's index of the batches' service in each whole minute while every "
-        "batch still had a task waiting:",
+        "**(b), (d)** Jain's index of the batches' service in each whole minute from the "
+        "moment both lanes were under way while every batch still had a task waiting in each "
+        "lane (*slots in use*: generation seconds per second over those minutes; all 5 — 6 in "
+        "(d) — on a machine with nothing else to do):",
         "",
         table(
-            ["scenario", "minutes", "lowest", "mean", "per minute", "service per batch (s)"],
+            [
+                "scenario",
+                "minutes",
+                "lowest",
+                "mean",
+                "per minute",
+                "service per batch (s)",
+                "slots in use",
+            ],
             [
                 [
                     name,
@@ -259,6 +271,7 @@ def markdown(r: dict[str, Any]) -> str:
                     x["mean"],
                     " ".join(f"{v:.2f}" for v in x["indexes"]),
                     ", ".join(f"{b} {s:.0f}" for b, s in x["service_s"].items()),
+                    x.get("slots_in_use"),
                 ]
                 for name, x in (("(b) 4 batches, 1 PC", e), ("(d) 3 workstations", w))
             ],
