@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,6 +45,7 @@ from media_assistant.core.model.errors import (
     StoreUnreachable,
     UserError,
 )
+from media_assistant.core.rules import fair
 
 EXIT_OK, EXIT_SOME_FAILED, EXIT_BAD_INPUT, EXIT_BUSY, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_STORE_DAMAGED, EXIT_DISK_FULL, EXIT_STORE_LOCKED, EXIT_INTERRUPTED = 5, 6, 7, 130
@@ -433,6 +435,23 @@ def _batch_args(p: argparse.ArgumentParser, *, required: bool) -> None:
         metavar="HH:MM-HH:MM",
         help='run the batch only inside these hours, local time (e.g. "22:00-06:00")',
     )
+    p.add_argument(
+        "--share",
+        type=_share,
+        metavar="N",
+        help="the batch's weight in the fair share among its operator's batches (default 1; "
+        "2 = twice what each of the others gets; 0 < N <= 100)",
+    )
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= fair.MAX_SHARE:
+        raise argparse.ArgumentTypeError(f"--share must be a number > 0 and <= 100, not {text!r}")
+    return value
 
 
 class _ConsoleFormatter(logging.Formatter):

@@ -117,8 +117,10 @@ class Services:
             )
             clock = ServerAlignedClock(clock, clock_offset(engine))
         store = Store(engine, clock, bus)
+        store.operator = config.team.operator or workstation_name(config.team.workstation)
         accounts = AccountStore(engine, clock, bus)
         if not read_only:
+            store.set_class_weights(config.scheduling.weights())
             accounts.sync(
                 config.account_declarations(),
                 workstation=workstation_name(config.team.workstation),

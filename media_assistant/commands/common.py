@@ -107,6 +107,7 @@ def read_batch_and_info(
         title_column=title or None,
         start_at=_start_at(services, args),
         active_hours=args.active_hours,
+        share=getattr(args, "share", None),
     )
 
 

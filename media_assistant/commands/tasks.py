@@ -111,6 +111,9 @@ def status_data(services: Services) -> dict[str, object]:
         # workstation's own SQLite file, null and itself.
         "team_database": redacted(services.store_url) if services.store_url else None,
         "workstations": workstations_data(services),
+        # Fair share (issue 30): per active batch its part of the team's capacity and the ETA
+        # that part gives it (core/store/fair_reads.py).
+        "shares": services.store.shares_report(),
     }
 
 
@@ -171,6 +174,17 @@ def cmd_status(paths: Paths, args: argparse.Namespace) -> int:
         if p["running"]:
             line += f": pausing after the current task ({p['running']} running)"
         print(f"paused: {line}")
+    shares = data["shares"]
+    assert isinstance(shares, list)
+    if shares:
+        print("shares:")
+        for sh in shares:
+            eta = f", done in ~{sh['eta_s'] / 60:.0f} min" if sh["eta_s"] is not None else ""
+            who = f" ({sh['tenant']})" if sh["tenant"] else ""
+            print(
+                f"  {sh['batch']}{who}: {sh['share'] * 100:.0f} % of the team's capacity, "
+                f"{sh['pending']} pending, {sh['running']} running{eta}"
+            )
     schedules = data["schedules"]
     assert isinstance(schedules, list)
     for entry in schedules:

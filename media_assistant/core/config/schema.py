@@ -157,6 +157,30 @@ class TeamConfig(BaseModel):
         max_length=64,
         pattern=r"^[^\x00-\x1f]+$",
     )
+    operator: str | None = Field(
+        None,
+        description="The operator this workstation submits for: a tenant of the fair share "
+        "(each tenant gets an equal part of the team's capacity, whatever the number of its "
+        "batches). Default: the workstation's name.",
+        min_length=1,
+        max_length=64,
+        pattern=r"^[^\x00-\x1f]+$",
+    )
+
+
+class SchedulingConfig(BaseModel):
+    """Fair share between the priority classes (issue 30; core/rules/fair.py): each class's
+    weight while every class has work waiting; a class alone takes everything, and one with
+    nothing to do lends its part to the others. A task's class is its priority: > 0 urgent,
+    0 normal, < 0 low (>= 1000, "move to top": runs first, outside the shares)."""
+
+    model_config = _STRICT
+    urgent: float = Field(70.0, gt=0, le=1000, description="Weight of urgent work (priority > 0).")
+    normal: float = Field(25.0, gt=0, le=1000, description="Weight of normal work (priority 0).")
+    low: float = Field(5.0, gt=0, le=1000, description="Weight of low work (priority < 0).")
+
+    def weights(self) -> dict[str, float]:
+        return {"urgent": self.urgent, "normal": self.normal, "low": self.low}
 
 
 class LaneConfig(BaseModel):
@@ -416,6 +440,7 @@ class AppConfig(BaseModel):
     simulation: SimulationConfig = SimulationConfig()
     store: StoreConfig = StoreConfig()
     team: TeamConfig = TeamConfig()
+    scheduling: SchedulingConfig = SchedulingConfig()
     network: NetworkConfig = NetworkConfig()
     models: list[ModelConfig] = Field(default_factory=list)
     accounts: list[AccountConfig] = Field(default_factory=list)

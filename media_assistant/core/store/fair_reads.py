@@ -16,10 +16,15 @@ from sqlalchemy import func, select
 from media_assistant.core.rules import fair
 from media_assistant.core.store import fair_store
 from media_assistant.core.store.base import IS_PENDING, IS_RUNNING, StoreBase, T
-from media_assistant.core.store.db import read_tx
+from media_assistant.core.store.db import read_tx, write_tx
 
 
 class FairReads(StoreBase):
+    def set_class_weights(self, weights: dict[str, float]) -> None:
+        """This workstation's ``[scheduling]`` weights (the latest to start wins in a team)."""
+        with write_tx(self.engine) as conn:
+            fair_store.set_class_weights(conn, weights, self.clock.now())
+
     def fair_shares(self) -> dict[str, float]:
         """batch id → its current share (0..1) of the team's capacity."""
         with read_tx(self.engine) as conn:

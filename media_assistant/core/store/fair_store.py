@@ -42,6 +42,8 @@ from sqlalchemy import (
     literal,
     or_,
     select,
+    text,
+    union_all,
     update,
 )
 from sqlalchemy.orm import aliased
@@ -81,13 +83,36 @@ _claimable_task = (
 _tn = aliased(F, name="tn")
 _cl = aliased(F, name="cl")
 # The next batch node for the claiming account: least class vtime, then tenant, then batch.
-CHOOSE_BATCH = (
-    select(F.c.cls, F.c.tenant, F.c.batch_id)
+_FAIR_CHOICE = (
+    select(literal(1).label("k"), F.c.cls, F.c.tenant, F.c.batch_id)
     .select_from(F.join(_tn, _tn.c.node == F.c.parent).join(_cl, _cl.c.node == _tn.c.parent))
     .where(F.c.level == 2, F.c.active, _claimable_task)
     .order_by(_cl.c.vtime, _cl.c.rank, _tn.c.vtime, _tn.c.node, F.c.vtime, F.c.node)
     .limit(1)
+    .subquery()
 )
+# A run-first task (moved to the top by hand) goes before every share: its batch, class FIRST.
+_RUN_FIRST = (
+    select(
+        literal(0).label("k"),
+        literal(fair.FIRST).label("cls"),
+        literal(None, type_=F.c.tenant.type).label("tenant"),
+        T.c.batch_id,
+    )
+    .where(
+        IS_PENDING,
+        T.c.priority >= fair.RUN_FIRST_PRIORITY,
+        T.c.model.in_(bindparam("models", expanding=True)),
+        or_(T.c.not_before.is_(None), T.c.not_before <= bindparam("now")),
+        or_(T.c.keep_attempt, T.c.attempt < T.c.max_attempts),
+        *claimable(),
+    )
+    .order_by(T.c.priority.desc(), T.c.seq)
+    .limit(1)
+    .subquery()
+)
+# One statement, one round trip: the run-first task's batch, else the fair share's choice.
+CHOOSE_BATCH = union_all(select(_RUN_FIRST), select(_FAIR_CHOICE)).order_by(text("k")).limit(1)
 
 
 def _class_range() -> Any:
@@ -96,6 +121,7 @@ def _class_range() -> Any:
 
 
 CLASS_RANGES = {
+    fair.FIRST: (fair.RUN_FIRST_PRIORITY, 2**31 - 1),
     fair.URGENT: (1, fair.RUN_FIRST_PRIORITY),
     fair.NORMAL: (0, 1),
     fair.LOW: (-(2**31), 0),
@@ -331,11 +357,19 @@ def settle(conn: Connection, keys: Sequence[str], took: float, charged: float, n
             inflight=F.c.inflight - charged,
         )
     )
-    open_task = (
+    # Two probes, each on an index: the batch's pending head (ix_tasks_pending_batch), and the
+    # running rows (a few per account).
+    pending = (
         exists()
-        .where(T.c.batch_id == F.c.batch_id, or_(IS_PENDING, IS_RUNNING), CLASS_OF_TASK == F.c.cls)
+        .where(T.c.batch_id == F.c.batch_id, IS_PENDING, CLASS_OF_TASK == F.c.cls)
         .correlate(F)
     )
+    running = (
+        exists()
+        .where(IS_RUNNING, T.c.batch_id == F.c.batch_id, CLASS_OF_TASK == F.c.cls)
+        .correlate(F)
+    )
+    open_task = or_(pending, running)
     gone = conn.execute(
         update(F).where(F.c.node == bk, F.c.active, ~open_task).values(active=False, updated_at=now)
     ).rowcount

@@ -93,13 +93,6 @@ class OutcomeRoom(StoreBase):
                 changed = conn.execute(update(T).where(fence).values(**values)).rowcount
             if changed != 1:
                 return False
-            if claim.fair_keys:
-                # The fair share charged an estimate at the claim: now the real seconds.
-                took = max(0.0, float(values.get("finished_at") or now) - claim.started_at)
-                fair_store.settle(conn, claim.fair_keys, took, claim.fair_charge, now)
-                if values.get("state") == TaskState.SUCCESS.value:
-                    known = self._durations.get(claim.model, took)
-                    self._durations[claim.model] = 0.7 * known + 0.3 * took
             if tokens_used is not None and claim.model_kind is ModelKind.API:
                 # The tokens per minute were spent on an estimate at the claim: now the real count.
                 estimated = api_gate.estimate_tokens(len(claim.prompt))
@@ -116,6 +109,14 @@ class OutcomeRoom(StoreBase):
                 code=code,
                 params=params,
             )
+            if claim.fair_keys:
+                # The fair share charged an estimate at the claim: now the real seconds. Last,
+                # so the node rows stay locked only until the commit that follows.
+                took = max(0.0, float(values.get("finished_at") or now) - claim.started_at)
+                fair_store.settle(conn, claim.fair_keys, took, claim.fair_charge, now)
+                if values.get("state") == TaskState.SUCCESS.value:
+                    known = self._durations.get(claim.model, took)
+                    self._durations[claim.model] = 0.7 * known + 0.3 * took
         self._publish_changes([TaskChange(claim.task_id, values)])
         return True
 

@@ -61,8 +61,7 @@ _HEAD = _queue_head(select(T.c.task_id, func.length(T.c.prompt))).with_for_updat
     of=T, skip_locked=True
 )
 _PEEK = _queue_head(select(T.c.task_id, func.length(T.c.prompt)))
-# Fair share (issue 30; core/store/fair_store.py): a run-first task, else the chosen batch's head.
-_FIRST = _HEAD.where(T.c.priority >= fair.RUN_FIRST_PRIORITY)
+# Fair share (issue 30; core/store/fair_store.py): the chosen batch's head.
 _HEAD_IN_BATCH = fair_store.head_in_batch(_HEAD)
 _CLAIM = (
     update(T)
@@ -368,7 +367,6 @@ class QueueRoom(StoreBase):
             # The fair share's charge: the task's estimated seconds, corrected at its end.
             keys = self._fair_keys(conn, node, row.batch_id, row.priority, now)
             estimate = self._estimate(conn, row.model, kind) if keys else 0.0
-            fair_store.charge(conn, keys, estimate, now)
             claim = Claim(
                 task_id=row.task_id,
                 attempt=row.attempt,
@@ -405,6 +403,8 @@ class QueueRoom(StoreBase):
                     "account": account_id,
                 },
             )
+            # Last: the node rows stay locked only until the commit (core/store/fair_store.py).
+            fair_store.charge(conn, keys, estimate, now)
         self._publish_changes(
             [
                 TaskChange(
@@ -434,15 +434,14 @@ class QueueRoom(StoreBase):
         """The task this claim takes, locked (SKIP LOCKED), and the batch node it was chosen
         for: a run-first task, else the head of the batch the fair share picks, else (every
         chosen head locked by other claims just now, or no node) the plain queue head."""
-        first = conn.execute(_FIRST, params).first()
-        if first is not None:
-            return first, None
         chosen = conn.execute(fair_store.CHOOSE_BATCH, params).first()
         if chosen is not None:
             lo, hi = fair_store.CLASS_RANGES[chosen.cls]
             head = conn.execute(
                 _HEAD_IN_BATCH, {**params, "batch": chosen.batch_id, "lo": lo, "hi": hi}
             ).first()
+            if head is not None and chosen.cls == fair.FIRST:
+                return head, None
             if head is not None:
                 return head, fair_store.ChosenNode(chosen.cls, chosen.tenant, chosen.batch_id)
         return conn.execute(_HEAD, params).first(), None
