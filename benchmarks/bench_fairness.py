@@ -109,7 +109,9 @@ def fairness_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
                 not void and over <= 1.05,
                 void
                 or f"A alone {a['a_alone_s']:.0f} s, B's work {a['b_work_s']:.1f} s, A beside B "
-                f"{a['a_mix_s']:.0f} s",
+                f"{a['a_mix_s']:.0f} s; slots in use (A alone / A beside B): "
+                + " / ".join(f"{v:.2f}" for v in a.get("slots_in_use", {}).values())
+                + " — two runs minutes apart: fewer slots in use means a busier machine",
             )
         )
     out.append(_jain_target("(b) four equal batches: Jain's index per minute", r.get("equal")))
@@ -131,17 +133,16 @@ def fairness_targets(r: dict[str, Any]) -> list[dict[str, Any]]:
         used = c.get("slots_in_use", {})
         for name in ("urgent", "normal"):
             alone = s[f"{name}_alone"]
-            ok = not void and abs(alone - 1.0) <= 0.05
+            ok = not void and alone >= 0.95
             why = void or (
-                ""
-                if ok
-                else f"slots in use: {used.get(name + '_alone', math.nan):.2f} with {name} "
-                f"alone, {used.get('both', math.nan):.2f} while both waited"
+                f"slots in use: {used.get(name + '_alone', math.nan):.2f} with {name} alone, "
+                f"{used.get('both', math.nan):.2f} while both waited"
+                + ("" if ok else f" (a class held to its weight would show {name}'s weight)")
             )
             out.append(
                 target(
                     f"(c) {name} left alone: its rate ÷ both classes' rate",
-                    "1.00 ± 0.05",
+                    "≥ 0.95 (100 % less 5 points)",
                     alone,
                     ok,
                     why,
