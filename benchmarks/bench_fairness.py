@@ -196,6 +196,22 @@ def run(quick: bool) -> dict[str, Any]:
     return measure(QUICK if quick else FULL, progress)
 
 
+NOTES = """### History (not this run's figures)
+
+`python -m benchmarks fairness --quick` (10× faster, half the batches) on the queue before issue
+30 — claims in `priority desc, seq` order (main at e3d0385 with this benchmark copied in),
+2026-12-06 10:10 UTC, 1-min load 14 → 33: every fairness target missed, as it should. B behind A:
+8.47 × its time alone (limit 1.81: it waited 278 s for A's last task to start); A's makespan
+1.04 × (alone + B's work) (a pass: A never waits for B). Four batches: 0.250 in their one
+backlogged minute (E2 had all of it, then the next). Three workstations: 0.333 (W1's batch
+first). Urgent vs normal while both waited: 100 % / 0 %. The same quick run on the fair queue
+as it stood at 31e434f (i30-fair, 10:00 UTC, load 17): B 2.23 × alone (limit 1.77: a new batch
+gets an equal share from its arrival, not the whole of the accounts), A 1.15 ×, four batches
+0.969, three workstations 0.933, urgent 72.5 % / normal 27.5 %, urgent alone 0.96 and normal
+alone 0.87 (the normal-alone interval then ran into the web lane's drained tail: backlog is
+counted per lane since)."""
+
+
 def markdown(r: dict[str, Any]) -> str:
     a, e, c, w = r["big_and_small"], r["equal"], r["urgent_normal"], r["workstations"]
     load = r["load_avg_1min"]
@@ -306,6 +322,8 @@ def markdown(r: dict[str, Any]) -> str:
         ),
         "",
         targets_table(r["targets"]),
+        "",
+        NOTES,
         "",
         "JSON (`--json`): small_batch_slowdown, big_batch_overhead, jain_index (`batches`, "
         "`workstations`: the lowest minute), class_shares (`urgent`, `normal`, `urgent_alone`, "
