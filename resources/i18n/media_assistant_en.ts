@@ -734,12 +734,20 @@ Give this PC a name of its own on the Team database page of the set-up window, t
         <translation>Failed</translation>
     </message>
     <message>
+        <source>Share</source>
+        <translation>Share</translation>
+    </message>
+    <message>
         <source>All batches</source>
         <translation>All batches</translation>
     </message>
     <message>
         <source>%1 of %2</source>
         <translation>%1 of %2</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
     </message>
     <message>
         <source>Done</source>
@@ -779,6 +787,10 @@ Give this PC a name of its own on the Team database page of the set-up window, t
         <translation>Batch id: %1</translation>
     </message>
     <message>
+        <source>Its part of the team&apos;s accounts while every unfinished batch has work waiting (urgent, normal and low work by their weights, then each operator equally, then each batch by its share). The ETA counts with it.</source>
+        <translation>Its part of the team&apos;s accounts while every unfinished batch has work waiting (urgent, normal and low work by their weights, then each operator equally, then each batch by its share). The ETA counts with it.</translation>
+    </message>
+    <message>
         <source>%1 running · %2 waiting · %3 done · %4 failed</source>
         <translation>%1 running · %2 waiting · %3 done · %4 failed</translation>
     </message>
@@ -790,12 +802,20 @@ Give this PC a name of its own on the Team database page of the set-up window, t
         <translation>No models are configured</translation>
     </message>
     <message>
-        <source>Higher runs first; 0 is normal.</source>
-        <translation>Higher runs first; 0 is normal.</translation>
+        <source>Above 0 is urgent, 0 normal, below 0 low. While all three have work waiting they share the accounts by the weights in [scheduling] (70/25/5 by default); a class alone gets everything.</source>
+        <translation>Above 0 is urgent, 0 normal, below 0 low. While all three have work waiting they share the accounts by the weights in [scheduling] (70/25/5 by default); a class alone gets everything.</translation>
     </message>
     <message>
-        <source>higher runs first</source>
-        <translation>higher runs first</translation>
+        <source>above 0: urgent · below 0: low</source>
+        <translation>above 0: urgent · below 0: low</translation>
+    </message>
+    <message>
+        <source>The batch&apos;s weight among your batches: 2 gets twice what each of your other batches gets. Your colleagues&apos; batches keep their part.</source>
+        <translation>The batch&apos;s weight among your batches: 2 gets twice what each of your other batches gets. Your colleagues&apos; batches keep their part.</translation>
+    </message>
+    <message>
+        <source>1 = as much as each of your other batches</source>
+        <translation>1 = as much as each of your other batches</translation>
     </message>
     <message>
         <source>&amp;System prompt (optional)</source>
@@ -828,6 +848,10 @@ Give this PC a name of its own on the Team database page of the set-up window, t
     <message>
         <source>P&amp;riority:</source>
         <translation>P&amp;riority:</translation>
+    </message>
+    <message>
+        <source>S&amp;hare:</source>
+        <translation>S&amp;hare:</translation>
     </message>
     <message>
         <source>&amp;Batch id:</source>

@@ -731,12 +731,20 @@ Give this PC a name of its own on the Team database page of the set-up window, t
         <translation>失败</translation>
     </message>
     <message>
+        <source>Share</source>
+        <translation>份额</translation>
+    </message>
+    <message>
         <source>All batches</source>
         <translation>全部批次</translation>
     </message>
     <message>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1%</translation>
     </message>
     <message>
         <source>Done</source>
@@ -776,6 +784,10 @@ Give this PC a name of its own on the Team database page of the set-up window, t
         <translation>批次 ID：%1</translation>
     </message>
     <message>
+        <source>Its part of the team&apos;s accounts while every unfinished batch has work waiting (urgent, normal and low work by their weights, then each operator equally, then each batch by its share). The ETA counts with it.</source>
+        <translation>在所有未完成的批次都有任务排队时，它能分到的团队账号份额（先按紧急、普通、低优先级的权重分配，再在操作员之间平分，最后按各批次的份额分配）。预计完成时间按这个份额计算。</translation>
+    </message>
+    <message>
         <source>%1 running · %2 waiting · %3 done · %4 failed</source>
         <translation>%1 运行中 · %2 等待中 · %3 成功 · %4 失败</translation>
     </message>
@@ -787,12 +799,20 @@ Give this PC a name of its own on the Team database page of the set-up window, t
         <translation>尚未配置模型</translation>
     </message>
     <message>
-        <source>Higher runs first; 0 is normal.</source>
-        <translation>数值越大越先运行；0 为普通。</translation>
+        <source>Above 0 is urgent, 0 normal, below 0 low. While all three have work waiting they share the accounts by the weights in [scheduling] (70/25/5 by default); a class alone gets everything.</source>
+        <translation>大于 0 为紧急，0 为普通，小于 0 为低优先级。三类都有任务排队时，按配置文件里设定的权重分配账号（默认 70/25/5）；只有一类有任务时，它独占全部账号。</translation>
     </message>
     <message>
-        <source>higher runs first</source>
-        <translation>越大越优先</translation>
+        <source>above 0: urgent · below 0: low</source>
+        <translation>大于 0：紧急 · 小于 0：低</translation>
+    </message>
+    <message>
+        <source>The batch&apos;s weight among your batches: 2 gets twice what each of your other batches gets. Your colleagues&apos; batches keep their part.</source>
+        <translation>本批次在您的各批次之间的权重：设为 2 时，得到的份额是您其他每个批次的两倍。同事的批次不受影响，份额照旧。</translation>
+    </message>
+    <message>
+        <source>1 = as much as each of your other batches</source>
+        <translation>1 = 与您的其他批次相同</translation>
     </message>
     <message>
         <source>&amp;System prompt (optional)</source>
@@ -825,6 +845,10 @@ Give this PC a name of its own on the Team database page of the set-up window, t
     <message>
         <source>P&amp;riority:</source>
         <translation>优先级(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>S&amp;hare:</source>
+        <translation>份额(&amp;H)：</translation>
     </message>
     <message>
         <source>&amp;Batch id:</source>

@@ -85,16 +85,35 @@ class FairState:
     def weight_of(self, key: str) -> float:
         return self.weight.get(key, 1.0)
 
+    inflight: dict[str, float] = field(default_factory=dict)
+
     def charge(self, keys: Iterable[str], seconds: float) -> None:
         """``seconds`` of generation charged to every level (negative: a correction)."""
         for key in keys:
             self.vtime[key] = self.vtime.get(key, 0.0) + seconds / self.weight_of(key)
             self.service[key] = self.service.get(key, 0.0) + seconds
 
+    def start(self, keys: Sequence[str], estimate: float) -> None:
+        """A claim: the estimate charged, and counted as running."""
+        self.charge(keys, estimate)
+        for key in keys:
+            self.inflight[key] = self.inflight.get(key, 0.0) + estimate
+
+    def finish(self, keys: Sequence[str], took: float, estimate: float) -> None:
+        """The attempt's end: the real seconds replace the estimate."""
+        self.charge(keys, took - estimate)
+        for key in keys:
+            self.inflight[key] = self.inflight.get(key, 0.0) - estimate
+
+    def done(self, key: str) -> float:
+        """Virtual time of the work ``key`` has finished (its running tasks' estimates out)."""
+        return self.vtime.get(key, 0.0) - self.inflight.get(key, 0.0) / self.weight_of(key)
+
     def activate(self, key: str, active_siblings: Iterable[str]) -> None:
-        """``key`` becomes active: it starts at the least virtual time of its active siblings
-        (no back-pay for the time it was idle or did not exist)."""
-        floors = [self.vtime.get(s, 0.0) for s in active_siblings if s != key]
+        """``key`` becomes active: it starts at the least virtual time its active siblings have
+        *finished* (start-time fair queuing: no back-pay for the time it was idle or did not
+        exist, and the tasks they run now are ahead of it, so it takes the next free account)."""
+        floors = [self.done(s) for s in active_siblings if s != key]
         if floors:
             self.vtime[key] = max(self.vtime.get(key, 0.0), min(floors))
 

@@ -28,13 +28,12 @@ they have no other active child.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
     Connection,
-    and_,
     bindparam,
     case,
     exists,
@@ -115,22 +114,43 @@ _RUN_FIRST = (
 CHOOSE_BATCH = union_all(select(_RUN_FIRST), select(_FAIR_CHOICE)).order_by(text("k")).limit(1)
 
 
-def _class_range() -> Any:
-    """The chosen class's priorities (bind parameters ``lo`` ≤ priority < ``hi``)."""
-    return and_(T.c.priority >= bindparam("lo"), T.c.priority < bindparam("hi"))
-
-
+# Each class's priorities, both ends included.
 CLASS_RANGES = {
     fair.FIRST: (fair.RUN_FIRST_PRIORITY, 2**31 - 1),
-    fair.URGENT: (1, fair.RUN_FIRST_PRIORITY),
-    fair.NORMAL: (0, 1),
-    fair.LOW: (-(2**31), 0),
+    fair.URGENT: (1, fair.RUN_FIRST_PRIORITY - 1),
+    fair.NORMAL: (0, 0),
+    fair.LOW: (-(2**31), -1),
 }
 
 
-def head_in_batch(queue_head: Any) -> Any:
-    """The chosen batch's head task of the chosen class, locked, skipping locked ones."""
-    return queue_head.where(T.c.batch_id == bindparam("batch"), _class_range())
+def chosen_head(queue_head: Callable[[Any], Any]) -> Any:
+    """One statement, one round trip: :data:`CHOOSE_BATCH` as a CTE (PostgreSQL runs it once),
+    then that batch's head task of the chosen class — locked, skipping locked ones — with the
+    node it was chosen for (``cls``, ``tenant``). ``queue_head``: the queue's claimable-head
+    clauses and order (core/store/queue.py ``_queue_head``)."""
+    chosen = CHOOSE_BATCH.cte("chosen")
+    bounds = {
+        name: [(chosen.c.cls == cls, r[i]) for cls, r in CLASS_RANGES.items()]
+        for i, name in enumerate(("lo", "hi"))
+    }
+    lo = select(case(*bounds["lo"], else_=0)).scalar_subquery()
+    hi = select(case(*bounds["hi"], else_=-1)).scalar_subquery()
+    columns = select(
+        T.c.task_id,
+        func.length(T.c.prompt),
+        select(chosen.c.cls).scalar_subquery().label("cls"),
+        select(chosen.c.tenant).scalar_subquery().label("tenant"),
+        T.c.batch_id,
+    )
+    return (
+        queue_head(columns)
+        .where(
+            T.c.batch_id == select(chosen.c.batch_id).scalar_subquery(),
+            T.c.priority >= lo,
+            T.c.priority <= hi,
+        )
+        .with_for_update(of=T, skip_locked=True)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,72 +336,78 @@ def set_class_weights(conn: Connection, weights: Mapping[str, float], now: float
 # --------------------------------------------------------------------------- charges
 
 
-def _locked_keys(keys: Sequence[str]) -> Any:
-    """``keys``' rows, locked in key order (PostgreSQL; SQLite's writer lock needs none): two
-    statements locking the same node rows take them in the same order, so never deadlock."""
-    return select(F.c.node).where(F.c.node.in_(keys)).order_by(F.c.node).with_for_update()
+# Built once with bind parameters (a statement built per call costs SQLAlchemy more than the
+# database needs to run it: see core/store/queue.py). ``keys``: the (class, tenant, batch)
+# node keys; the sub-select locks them in key order (PostgreSQL; SQLite's one writer needs
+# no lock), so two statements locking the same node rows never deadlock.
+_LOCKED = (
+    select(F.c.node)
+    .where(F.c.node.in_(bindparam("keys", expanding=True)))
+    .order_by(F.c.node)
+    .with_for_update()
+)
+_CHARGE = (
+    update(F)
+    .where(F.c.node.in_(_LOCKED))
+    .values(
+        vtime=F.c.vtime + bindparam("sec", type_=F.c.vtime.type) / F.c.weight,
+        service=F.c.service + bindparam("sec", type_=F.c.vtime.type),
+        inflight=F.c.inflight + bindparam("sec", type_=F.c.vtime.type),
+        active=True,
+        updated_at=bindparam("now", type_=F.c.updated_at.type),
+    )
+)
+# The batch's open work of the node's class: two probes, each on an index — its pending head
+# (ix_tasks_pending_batch) and the running rows (a few per account).
+_OPEN = or_(
+    exists().where(T.c.batch_id == F.c.batch_id, IS_PENDING, CLASS_OF_TASK == F.c.cls).correlate(F),
+    exists().where(IS_RUNNING, T.c.batch_id == F.c.batch_id, CLASS_OF_TASK == F.c.cls).correlate(F),
+)
+# The real seconds replace the estimate, and the batch node stays active only while its batch
+# has open work of its class: one statement, the batch's activity returned.
+_SETTLE = (
+    update(F)
+    .where(F.c.node.in_(_LOCKED))
+    .values(
+        vtime=F.c.vtime + bindparam("delta", type_=F.c.vtime.type) / F.c.weight,
+        service=F.c.service + bindparam("delta", type_=F.c.vtime.type),
+        inflight=F.c.inflight - bindparam("charged", type_=F.c.vtime.type),
+        active=case((F.c.level == 2, _OPEN), else_=F.c.active),
+    )
+    .returning(F.c.level, F.c.active)
+)
+_child = aliased(F)
+_IDLE_PARENT = (
+    update(F)
+    .where(
+        F.c.node == bindparam("key"),
+        ~exists().where(_child.c.parent == F.c.node, _child.c.active).correlate(F),
+    )
+    .values(active=False)
+)
 
 
 def charge(conn: Connection, keys: Sequence[str], seconds: float, now: float) -> None:
-    """``seconds`` of generation (an estimate at a claim, a difference at a finish) charged to
-    each node, divided by its weight; relative, so concurrent charges add up exactly."""
-    if not keys or seconds == 0:
-        return
-    conn.execute(
-        update(F)
-        .where(F.c.node.in_(_locked_keys(keys)))
-        .values(
-            vtime=F.c.vtime + seconds / F.c.weight,
-            service=F.c.service + seconds,
-            inflight=F.c.inflight + seconds,
-            active=True,
-            updated_at=now,
-        )
-    )
+    """``seconds`` of generation (a claim's estimate) charged to each node, divided by its
+    weight, and counted in flight; relative, so concurrent charges add up exactly."""
+    if keys:
+        conn.execute(_CHARGE, {"keys": list(keys), "sec": seconds, "now": now})
 
 
 def settle(conn: Connection, keys: Sequence[str], took: float, charged: float, now: float) -> None:
     """At an attempt's end: the difference between its real seconds (``took``) and the
-    estimate ``charged`` at its claim; then, if its batch has no open task of that class left,
-    the batch node (and a tenant or class left without an active child) becomes inactive."""
+    estimate ``charged`` at its claim; if its batch has no open task of that class left, the
+    batch node (and a tenant or class left without an active child) becomes inactive."""
     if len(keys) != 3:
         return
     ck, tk, bk = keys
-    delta = took - charged
-    conn.execute(
-        update(F)
-        .where(F.c.node.in_(_locked_keys(keys)))
-        .values(
-            vtime=F.c.vtime + delta / F.c.weight,
-            service=F.c.service + delta,
-            inflight=F.c.inflight - charged,
-        )
-    )
-    # Two probes, each on an index: the batch's pending head (ix_tasks_pending_batch), and the
-    # running rows (a few per account).
-    pending = (
-        exists()
-        .where(T.c.batch_id == F.c.batch_id, IS_PENDING, CLASS_OF_TASK == F.c.cls)
-        .correlate(F)
-    )
-    running = (
-        exists()
-        .where(IS_RUNNING, T.c.batch_id == F.c.batch_id, CLASS_OF_TASK == F.c.cls)
-        .correlate(F)
-    )
-    open_task = or_(pending, running)
-    gone = conn.execute(
-        update(F).where(F.c.node == bk, F.c.active, ~open_task).values(active=False, updated_at=now)
-    ).rowcount
-    if not gone:
-        return
-    for key in (tk, ck):
-        child = aliased(F)
-        has_active_child = exists().where(child.c.parent == F.c.node, child.c.active).correlate(F)
-        if not conn.execute(
-            update(F).where(F.c.node == key, ~has_active_child).values(active=False)
-        ).rowcount:
-            return
+    rows = conn.execute(
+        _SETTLE, {"keys": list(keys), "delta": took - charged, "charged": charged}
+    ).all()
+    if any(level == 2 and not active for level, active in rows):
+        for key in (tk, ck):
+            if not conn.execute(_IDLE_PARENT, {"key": key}).rowcount:
+                return
 
 
 # --------------------------------------------------------------------------- shares

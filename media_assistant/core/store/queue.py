@@ -62,7 +62,7 @@ _HEAD = _queue_head(select(T.c.task_id, func.length(T.c.prompt))).with_for_updat
 )
 _PEEK = _queue_head(select(T.c.task_id, func.length(T.c.prompt)))
 # Fair share (issue 30; core/store/fair_store.py): the chosen batch's head.
-_HEAD_IN_BATCH = fair_store.head_in_batch(_HEAD)
+_CHOSEN_HEAD = fair_store.chosen_head(_queue_head)
 _CLAIM = (
     update(T)
     .where(T.c.task_id == bindparam("candidate"), IS_PENDING)
@@ -434,16 +434,12 @@ class QueueRoom(StoreBase):
         """The task this claim takes, locked (SKIP LOCKED), and the batch node it was chosen
         for: a run-first task, else the head of the batch the fair share picks, else (every
         chosen head locked by other claims just now, or no node) the plain queue head."""
-        chosen = conn.execute(fair_store.CHOOSE_BATCH, params).first()
-        if chosen is not None:
-            lo, hi = fair_store.CLASS_RANGES[chosen.cls]
-            head = conn.execute(
-                _HEAD_IN_BATCH, {**params, "batch": chosen.batch_id, "lo": lo, "hi": hi}
-            ).first()
-            if head is not None and chosen.cls == fair.FIRST:
-                return head, None
-            if head is not None:
-                return head, fair_store.ChosenNode(chosen.cls, chosen.tenant, chosen.batch_id)
+        row = conn.execute(_CHOSEN_HEAD, params).first()
+        if row is not None:
+            node = None
+            if row.cls != fair.FIRST:
+                node = fair_store.ChosenNode(row.cls, row.tenant, row.batch_id)
+            return (row[0], row[1]), node
         return conn.execute(_HEAD, params).first(), None
 
     def _fair_keys(

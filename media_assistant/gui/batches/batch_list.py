@@ -34,6 +34,7 @@ from media_assistant.gui.batches.batch_model import (
     COL_FAILED,
     COL_NAME,
     COL_PROGRESS,
+    COL_SHARE,
     COL_SOURCE,
     BatchLine,
     BatchListModel,
@@ -88,6 +89,7 @@ class BatchList(QWidget):
             (COL_PROGRESS, 14),
             (COL_ETA, 22),
             (COL_FAILED, 6),
+            (COL_SHARE, 6),
         ):
             title = str(model.headerData(col, Qt.Orientation.Horizontal))
             header.resizeSection(

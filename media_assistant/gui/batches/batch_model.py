@@ -6,6 +6,7 @@ when either changed. The view is gui/batches/batch_list.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from media_assistant.gui.tasks.rows import BatchCounts, BatchTally
 Index = QModelIndex | QPersistentModelIndex
 BATCH_ROLE = Qt.ItemDataRole.UserRole + 1
 PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 2  # (ended, total)
-COL_NAME, COL_SOURCE, COL_CREATED, COL_PROGRESS, COL_ETA, COL_FAILED = range(6)
+COL_NAME, COL_SOURCE, COL_CREATED, COL_PROGRESS, COL_ETA, COL_FAILED, COL_SHARE = range(7)
 ALL = ""  # the first row: every batch together
 
 
@@ -41,6 +42,7 @@ class BatchLine:
     status: str
     until: float | None = None  # scheduled: start; eta: finish
     finish: float | None = None  # scheduled: its expected end from that start, if known
+    share: float | None = None  # its fair share of the team's capacity (unfinished batches)
 
 
 class BatchListModel(QAbstractTableModel):
@@ -56,6 +58,7 @@ class BatchListModel(QAbstractTableModel):
             self.tr("Progress"),
             self.tr("ETA"),
             self.tr("Failed"),
+            self.tr("Share"),
         ]
 
     # ---------------------------------------------------------------- feeding
@@ -72,14 +75,19 @@ class BatchListModel(QAbstractTableModel):
         holds: QueueHolds,
         finishes: Mapping[str, float | None],
         starts: Mapping[str, float] | None = None,
+        shares: Mapping[str, float] | None = None,
     ) -> bool:
         """New lines from the counts, batch rows and ETAs (``starts``: when each batch's first
-        task should start); True if the set of rows changed (the view then restores its
-        selection)."""
+        task should start; ``shares``: each unfinished batch's fair share of the capacity);
+        True if the set of rows changed (the view then restores its selection)."""
         now = self._now()
         starts = starts or {}
+        shares = shares or {}
         lines = [
-            self._line(b, counts.tally(b), holds, finishes, starts, now) for b in counts.counts
+            dataclasses.replace(
+                self._line(b, counts.tally(b), holds, finishes, starts, now), share=shares.get(b)
+            )
+            for b in counts.counts
         ]
         lines.sort(key=lambda line: (-(line.created_at or 0.0), line.batch_id))
         total = _sum(line.tally for line in lines)
@@ -198,7 +206,7 @@ class BatchListModel(QAbstractTableModel):
             font = QApplication.font()
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.TextAlignmentRole and col == COL_FAILED:
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_FAILED, COL_SHARE):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -223,6 +231,8 @@ class BatchListModel(QAbstractTableModel):
             return self.status_text(line)
         if col == COL_FAILED:
             return str(line.tally.failed) if line.tally.failed else ""
+        if col == COL_SHARE and line.share is not None and line.status != "done":
+            return self.tr("%1 %").replace("%1", f"{line.share * 100:.0f}")
         return ""
 
     def status_text(self, line: BatchLine) -> str:
@@ -260,6 +270,12 @@ class BatchListModel(QAbstractTableModel):
             return self.tr("Batch id: %1").replace("%1", line.batch_id)
         if col == COL_SOURCE and line.source_path:
             return line.source_path
+        if col == COL_SHARE and line.share is not None:
+            return self.tr(
+                "Its part of the team's accounts while every unfinished batch has work waiting "
+                "(urgent, normal and low work by their weights, then each operator equally, then "
+                "each batch by its share). The ETA counts with it."
+            )
         if col == COL_PROGRESS:
             t = line.tally
             return (

@@ -299,6 +299,7 @@ class NewBatchDialog(QDialog):
             title_column=title,
             start_at=self.options.start_at(),
             active_hours=self.options.active_hours(),
+            share=self.options.share(),
         )
 
     def _accept_tasks(self, tasks: list[NewTask], batch_id: str) -> None:

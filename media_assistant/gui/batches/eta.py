@@ -12,9 +12,10 @@ time it lets them start ("after 16:09 + 4 min"), after the work that may start n
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from media_assistant.core.rules import fair
 from media_assistant.core.rules.eta import (
     FinishedTask,
     LaneEstimate,
@@ -27,6 +28,8 @@ from media_assistant.gui.tasks.rows import LaneIndex, Row
 
 # (batch id, lane) a pause or a schedule holds back now → when it may start (None: a pause)
 Held = Mapping[tuple[str, str], float | None]
+# batch id → (tenant, share): who submitted it and its own weight (the batch rows)
+Groups = Mapping[str, tuple[str, float]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +64,17 @@ class Plan:
     estimates: dict[str, LaneEstimate]
     finishes: dict[str, Finishes]
     starts: dict[str, dict[str, float]] = field(default_factory=dict)
+    # batch id → its share of the capacity while every unfinished batch has work (fair share)
+    shares: dict[str, float] = field(default_factory=dict)
 
 
-def plan_lanes(lanes: Mapping[str, LaneInputs], now: float, held: Held | None = None) -> Plan:
+def plan_lanes(
+    lanes: Mapping[str, LaneInputs],
+    now: float,
+    held: Held | None = None,
+    groups: Groups | None = None,
+    class_weights: Mapping[str, float] | None = None,
+) -> Plan:
     """Every lane's estimate and batch ends, from the lanes' own observed durations.
 
     A pure function of its inputs, so the window can run it on a worker thread when the queue is
@@ -72,11 +83,12 @@ def plan_lanes(lanes: Mapping[str, LaneInputs], now: float, held: Held | None = 
     priority); the plan then reads either value, and the next plan, a second later, the new one.
     """
     held = held or {}
+    groups = groups or {}
     estimates: dict[str, LaneEstimate] = {}
     finishes: dict[str, Finishes] = {}
     starts: dict[str, dict[str, float]] = {}
     for lane, inputs in lanes.items():
-        pending, release = _queue(inputs.pending, lane, now, held)
+        pending, release = _queue(inputs.pending, lane, now, held, groups, class_weights)
         running = inputs.running
         snapshot = LaneSnapshot(
             now=now,
@@ -106,13 +118,43 @@ def plan_lanes(lanes: Mapping[str, LaneInputs], now: float, held: Held | None = 
         pending_ends, running_ends = times
         for row, end in _pairs(pending, pending_ends, running, running_ends):
             _merge(ends, row.batch_id, None if math.isnan(end) else end)
-    return Plan(now, estimates, finishes, starts)
+    return Plan(now, estimates, finishes, starts, _shares(lanes, groups, class_weights))
 
 
-def _queue(rows: Iterable[Row], lane: str, now: float, held: Held) -> tuple[list[Row], list[float]]:
+def _group(groups: Groups) -> Callable[[Row], tuple[int, str, str, float]]:
+    def group(row: Row) -> tuple[int, str, str, float]:
+        tenant, share = groups.get(row.batch_id, ("", fair.DEFAULT_SHARE))
+        return row.priority, tenant, row.batch_id, share
+
+    return group
+
+
+def _shares(
+    lanes: Mapping[str, LaneInputs], groups: Groups, weights: Mapping[str, float] | None
+) -> dict[str, float]:
+    """Each unfinished batch's share of the team's capacity (core/rules/fair.py ``shares``)."""
+    group = _group(groups)
+    active = set()
+    for inputs in lanes.values():
+        for row in (*inputs.pending, *inputs.running):
+            priority, tenant, batch, share = group(row)
+            active.add(fair.ActiveNode(fair.class_of(priority), tenant, batch, share))
+    return fair.shares(active, weights)
+
+
+def _queue(
+    rows: Iterable[Row],
+    lane: str,
+    now: float,
+    held: Held,
+    groups: Groups | None = None,
+    class_weights: Mapping[str, float] | None = None,
+) -> tuple[list[Row], list[float]]:
     """The lane's pending tasks as the plan takes them, with when each may start: those that
-    may start now in queue order, then those a schedule holds by that time; paused ones left
-    out. (The claim skips held tasks, so later ones of the queue go first meanwhile.)"""
+    may start now in the order the fair share's claims take them (core/rules/fair.py: batches
+    interleaved by their shares, each in its own order), then those a schedule holds by that
+    time; paused ones left out. (The claim skips held tasks, so later ones of the queue go
+    first meanwhile.)"""
     ready: list[Row] = []
     later: list[tuple[float, Row]] = []
     for row in rows:
@@ -122,6 +164,10 @@ def _queue(rows: Iterable[Row], lane: str, now: float, held: Held) -> tuple[list
         elif (until := held[key]) is not None:
             later.append((until, row))
     ready.sort(key=lambda r: (-r.priority, r.seq))
+    if len({r.batch_id for r in ready}) > 1:
+        ready = fair.fair_order(
+            ready, group=_group(groups or {}), cost=lambda _r: 1.0, class_weights=class_weights
+        )
     later.sort(key=lambda x: (x[0], -x[1].priority, x[1].seq))
     return ready + [r for _, r in later], [now] * len(ready) + [at for at, _ in later]
 

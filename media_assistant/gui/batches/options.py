@@ -95,8 +95,14 @@ class BatchOptionsForm(QFormLayout):
 
         self.priority_spin = QSpinBox(owner, minimum=-9999, maximum=9999)
         self.priority_spin.setObjectName("prioritySpin")
-        self.priority_spin.setToolTip(self.tr("Higher runs first; 0 is normal."))
-        priority_hint = QLabel(self.tr("higher runs first"), owner)
+        self.priority_spin.setToolTip(
+            self.tr(
+                "Above 0 is urgent, 0 normal, below 0 low. While all three have work waiting "
+                "they share the accounts by the weights in [scheduling] (70/25/5 by default); "
+                "a class alone gets everything."
+            )
+        )
+        priority_hint = QLabel(self.tr("above 0: urgent · below 0: low"), owner)
         priority_hint.setStyleSheet(_MUTED)
         priority_row = QWidget(owner)
         row = QHBoxLayout(priority_row)
@@ -104,6 +110,21 @@ class BatchOptionsForm(QFormLayout):
         row.addWidget(self.priority_spin)
         row.addWidget(priority_hint, 1)
         self.priority_note = _note(owner)
+        self.share_spin = QSpinBox(owner, minimum=1, maximum=100)
+        self.share_spin.setObjectName("shareSpin")
+        self.share_spin.setToolTip(
+            self.tr(
+                "The batch's weight among your batches: 2 gets twice what each of your other "
+                "batches gets. Your colleagues' batches keep their part."
+            )
+        )
+        share_hint = QLabel(self.tr("1 = as much as each of your other batches"), owner)
+        share_hint.setStyleSheet(_MUTED)
+        share_row = QWidget(owner)
+        row = QHBoxLayout(share_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.share_spin)
+        row.addWidget(share_hint, 1)
         self.batch_edit = QLineEdit(owner)
         self.batch_edit.setObjectName("batchIdEdit")
         self.batch_edit.textEdited.connect(self._on_batch_edit_text_edited)
@@ -160,6 +181,7 @@ class BatchOptionsForm(QFormLayout):
 
         self.addRow(self.tr("&Model:"), _stacked(self.model_combo, self.model_note))
         self.addRow(self.tr("P&riority:"), _stacked(priority_row, self.priority_note))
+        self.addRow(self.tr("S&hare:"), share_row)
         self.addRow(self.tr("&Batch id:"), self.batch_edit)
         self.addRow(self.tr("Schedule:"), schedule_row)
         self.addRow(_stacked(self.system_toggle, self.system_edit, self.system_note))
@@ -174,6 +196,10 @@ class BatchOptionsForm(QFormLayout):
 
     def priority(self) -> int:
         return self.priority_spin.value()
+
+    def share(self) -> float | None:
+        """The batch's own weight (None: the default, 1)."""
+        return float(self.share_spin.value()) if self.share_spin.value() != 1 else None
 
     def system_prompt(self) -> str | None:
         return self.system_edit.toPlainText().strip() or None

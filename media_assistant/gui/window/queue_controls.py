@@ -73,6 +73,7 @@ class QueueControls(QObject):
         self.pause_status.hide()
         self._finishes: dict[str, Finishes] = {}
         self._starts: dict[str, dict[str, float]] = {}
+        self._shares: dict[str, float] = {}  # batch id → its fair share now (the plan's)
         self._estimates: dict[str, LaneEstimate] = {}
         self._eta_key: tuple[Any, ...] = ()
         self._eta_at = float("-inf")
@@ -208,6 +209,7 @@ class QueueControls(QObject):
             self.holds,
             combined(self._finishes),
             combined_starts(self._starts),
+            self._shares,
         )
         if rebuilt:
             self.table.set_batches(
@@ -263,21 +265,26 @@ class QueueControls(QObject):
             return
         inputs = {lane: LaneInputs.of(self.model.lanes[lane], servers[lane]) for lane in self.lanes}
         held = self._held(now)
+        groups = {b: (r.tenant or "", r.share or 1.0) for b, r in self.holds.batches.items()}
         if sum(len(i.pending) for i in inputs.values()) <= INLINE_PENDING:
-            self._take(plan_lanes(inputs, now, held))
+            self._take(plan_lanes(inputs, now, held, groups))
         else:
             try:
                 asyncio.get_running_loop()
             except RuntimeError:  # a timer Qt ran outside the loop (a shutdown): next time
                 return
-            self._planning = spawn(self._plan_off_thread(inputs, now, held), "eta-plan")
+            self._planning = spawn(self._plan_off_thread(inputs, now, held, groups), "eta-plan")
         self._eta_key, self._eta_at = key, now
 
     async def _plan_off_thread(
-        self, inputs: Mapping[str, LaneInputs], now: float, held: Held
+        self,
+        inputs: Mapping[str, LaneInputs],
+        now: float,
+        held: Held,
+        groups: Mapping[str, tuple[str, float]],
     ) -> None:
         try:
-            plan = await asyncio.to_thread(plan_lanes, inputs, now, held)
+            plan = await asyncio.to_thread(plan_lanes, inputs, now, held, groups)
         finally:
             self._planning = None
         self._take(plan)
@@ -286,6 +293,7 @@ class QueueControls(QObject):
     def _take(self, plan: Plan) -> None:
         self._finishes = plan.finishes
         self._starts = plan.starts
+        self._shares = plan.shares
         self._estimates = plan.estimates
         self._plans += 1
 
