@@ -1,6 +1,7 @@
-"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,repair,
-metrics,all} [--quick] [--json] [--out FILE | --into FILE]`` — and ``python -m benchmarks team
---stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes (benchmarks/bench_fleet.py).
+"""``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,fairness,
+repair,metrics,all} [--quick] [--json] [--out FILE | --into FILE]`` — and ``python -m benchmarks
+team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
+(benchmarks/bench_fleet.py).
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
 ``markdown(result) -> str``. ``all`` runs every one of them and writes ``BENCHMARKS.md`` (or
@@ -41,6 +42,7 @@ BENCHMARKS = {
     "io": "benchmarks.bench_io",
     "team": "benchmarks.bench_team",
     "breakage": "benchmarks.bench_breakage",
+    "fairness": "benchmarks.bench_fairness",
     "repair": "benchmarks.bench_repair",
     "metrics": "benchmarks.bench_metrics",
 }
@@ -54,6 +56,7 @@ TITLES = {
     "io": "B7 — the window never waits",
     "team": "B8 — team mode",
     "breakage": "B9 — a site changes its page",
+    "fairness": "B10 — a fair queue",
     "repair": "B11 — a changed site repaired and proven",
     "metrics": "B12 — the lanes measured",
 }

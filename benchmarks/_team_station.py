@@ -1,13 +1,14 @@
 """One workstation of a team, as its own process (B8 and tests/faults/test_team_processes.py).
 
-    python -m benchmarks._team_station --ledger FILE [--durations FILE] -- ARGS...
+    python -m benchmarks._team_station --ledger FILE [--durations FILE] [--after-line] -- ARGS...
 
 is the real ``media-assistant ARGS...`` (``run``, ``submit``…), with one difference: its
 simulated web site (``site = "fake"``, in-process) reports every generation to FILE, which every
 workstation of the run shares (:class:`benchmarks._team_env.Ledger`): the site's own counters see
 one process, a team's conflicts span several. ``--durations``: a JSON object task id → seconds,
 the generation time of each web task (B8's seed workload; otherwise the config's
-``[simulation]``).
+``[simulation]``). ``--after-line``: load the command, print ``ready``, start it on a line
+from stdin (B10 submits a batch at a chosen moment).
 
     python -m benchmarks._team_station --bench SPEC.json
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import itertools
 import json
 import os
@@ -147,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ledger", type=Path)
     parser.add_argument("--durations", type=Path)
     parser.add_argument("--bench", type=Path, metavar="SPEC")
+    # B10: the command loaded, then started on a line from stdin (a submit at a chosen moment,
+    # not seconds later on a busy machine).
+    parser.add_argument("--after-line", action="store_true")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     if args.bench is not None:
@@ -159,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
         install_ledger(args.ledger, durations)
     from media_assistant.cli import main as media_assistant
 
+    if args.after_line:
+        for module in ("media_assistant.commands.tasks", "media_assistant.services"):
+            importlib.import_module(module)  # loaded before the line, not after it
+        print("ready", flush=True)
+        sys.stdin.readline()
     rest = args.args[1:] if args.args[:1] == ["--"] else args.args
     return media_assistant(rest)
 
