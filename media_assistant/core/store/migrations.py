@@ -146,6 +146,36 @@ def _v10_team(conn: Connection) -> None:
     _postgres_extras(conn)
 
 
+def _v11_idle_indexes(conn: Connection) -> None:
+    """Issue 28 item 3: indexes for the held batches (``batches.start_at``, ``active_from``:
+    asked by every claim and the queue watch) and for a workstation's sessions. Idempotent."""
+    wanted = ("ix_batches_start_at", "ix_batches_active_from", "ix_sessions_workstation")
+    for row in (schema.BatchRow, schema.SessionRow):
+        for index in row.__table__.indexes:  # type: ignore[attr-defined]
+            if index.name in wanted:
+                index.create(conn, checkfirst=True)
+
+
+def _v12_event_xids(conn: Connection) -> None:
+    """Issue 28 item 7, PostgreSQL only: each task event records the transaction that wrote it
+    (``task_events.xid``, indexed), so a window's follower reports every event committed since
+    its last look's snapshot, however long its transaction ran (core/store/event_feed.py).
+    Idempotent."""
+    _event_xids(conn)
+
+
+def _event_xids(conn: Connection) -> None:
+    if conn.dialect.name != "postgresql":
+        return
+    conn.execute(
+        text(
+            "ALTER TABLE task_events ADD COLUMN IF NOT EXISTS xid xid8 "
+            "NOT NULL DEFAULT pg_current_xact_id()"
+        )
+    )
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_task_events_xid ON task_events (xid)"))
+
+
 # Tables whose changes other workstations' windows follow: a statement that changes one notifies
 # the channel (delivered at commit; several in one transaction arrive as one).
 _NOTIFYING = {
@@ -189,6 +219,8 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     8: _v8_operator_day_again,
     9: _v9_account_versions,
     10: _v10_team,
+    11: _v11_idle_indexes,
+    12: _v12_event_xids,
 }
 
 
@@ -258,6 +290,7 @@ def upgrade(engine: Engine) -> int:
         if version is None:
             SQLModel.metadata.create_all(conn)
             _postgres_extras(conn)
+            _event_xids(conn)
             _stamp(conn, schema.SCHEMA_VERSION)
             return schema.SCHEMA_VERSION
         if version > schema.SCHEMA_VERSION:
