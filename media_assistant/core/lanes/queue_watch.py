@@ -71,4 +71,3 @@ class QueueWatch:
             self._on_work()
         self._minute = minute
         return marks
-

@@ -151,7 +151,7 @@ def _v11_idle_indexes(conn: Connection) -> None:
     asked by every claim and the queue watch) and for a workstation's sessions. Idempotent."""
     wanted = ("ix_batches_start_at", "ix_batches_active_from", "ix_sessions_workstation")
     for row in (schema.BatchRow, schema.SessionRow):
-        for index in row.__table__.indexes:  # type: ignore[attr-defined]
+        for index in row.__table__.indexes:  # type: ignore[union-attr]
             if index.name in wanted:
                 index.create(conn, checkfirst=True)
 
