@@ -38,6 +38,7 @@ class QueueWatch:
         self.events_generation = 0
         self.pauses_generation = 0
         self._minute: int | None = None
+        self._woken_for: float | None = None  # the due time tick() last woke the lanes for
 
     async def look(self) -> Marks:
         rt = self.rt
@@ -71,3 +72,11 @@ class QueueWatch:
             self._on_work()
         self._minute = minute
         return marks
+
+    def tick(self) -> None:
+        """Every housekeeping tick, no statement: wake the lanes as soon as the delayed task or
+        scheduled batch the last look saw comes due (not up to a look later)."""
+        due = self.marks.next_due if self.marks is not None else None
+        if due is not None and due <= self.rt.clock.now() and due != self._woken_for:
+            self._woken_for = due
+            self._on_work()

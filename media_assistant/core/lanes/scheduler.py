@@ -623,6 +623,8 @@ class Scheduler:
                     # its marks moved (core/lanes/queue_watch.py).
                     last_look = now
                     await self.watch.look()
+                elif self.watch is not None:
+                    self.watch.tick()
             except Exception as exc:  # keep beating through a transient database error
                 # A full disk, an unreachable team database: said once, by their guards.
                 if not rt.disk.absorb(exc) and not self.link.absorb(exc):
