@@ -11,15 +11,17 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, select, update
 
 from media_assistant.core.lanes.scheduler import Scheduler
 from media_assistant.core.model.clock import ManualClock, ScaledClock
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.records import BatchInfo
 from media_assistant.core.store import Store
-from media_assistant.core.store.db import open_engine, sqlite_url
+from media_assistant.core.store.base import T
+from media_assistant.core.store.db import open_engine, sqlite_url, write_tx
 from media_assistant.core.store.facade import AsyncStore
+from media_assistant.core.store.sessions import PRUNE_AFTER_S, S, SessionStore
 from media_assistant.core.store.threads import DbThreads
 from media_assistant.core.store.watch import read_marks
 from tests.conftest import make_tasks
@@ -124,3 +126,27 @@ def test_the_marks_move_with_what_an_idle_workstation_acts_on(store: Store) -> N
     assert not marks().work_changed(submitted)  # nothing moved: nothing to do
     store.pause("all")
     assert marks().work_changed(submitted)
+
+
+def test_old_sessions_are_pruned_at_a_start_but_a_workstations_newest_and_owners_stay(
+    store: Store,
+) -> None:
+    clock = store.clock
+    assert isinstance(clock, ManualClock)
+    sessions = SessionStore(store.engine, clock)
+    old_a = sessions.open("pc-a")
+    clock.advance_sync(60)
+    owner = sessions.open("pc-b")
+    clock.advance_sync(60)
+    newest_a = sessions.open("pc-a")
+    for session in (old_a, owner, newest_a):
+        sessions.close(session)
+    store.submit(make_tasks(1))
+    with write_tx(store.engine) as conn:  # pc-b's old session still owns a running row
+        conn.execute(update(T).values(state="running", owner_id=owner))
+    clock.advance_sync(PRUNE_AFTER_S + 60)
+    sessions.open("pc-c")
+    with write_tx(store.engine) as conn:
+        left = set(conn.execute(select(S.c.session_id)).scalars())
+    assert old_a not in left
+    assert {owner, newest_a} <= left
