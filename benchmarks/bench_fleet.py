@@ -51,12 +51,17 @@ from benchmarks._team_env import (
     write_station,
 )
 from benchmarks.postgres_server import PgBouncer, start_server
-from benchmarks.report import fmt
+from benchmarks.report import fmt, target, targets_table
 from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator, KeySpec
 
 TASKS_PER_STATION = 4
 CONCURRENCY = 5  # the most an API account allows
 LATENCY_S = (2.0, 4.0)
+# Issue 28's targets per workstation (the README's sizing rule: 1 connection idle, 2 at peak).
+PEAK_CONNECTIONS = 2
+IDLE_CONNECTIONS = 1.0
+IDLE_XACT_PER_S = 2.0
+MAKESPAN_RATIO = 1.3
 
 
 class Sampler:
@@ -238,6 +243,56 @@ def measure(
     }
 
 
+def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 28's pass/fail targets for one fleet run (pure: from the measurement alone)."""
+    n = r["stations"]
+    exits = r["exit_codes"]
+    joined = r["joined_before_start"]
+    return [
+        target("every `run` ended 0", f"{n} × exit 0", str(exits), exits == {0: n}),
+        target(
+            "tasks succeeded",
+            f"{r['tasks']} of {r['tasks']}",
+            f"{r['succeeded']} of {r['tasks']}",
+            r["succeeded"] == r["tasks"],
+        ),
+        target("asked twice", "0", r["asked_twice"], r["asked_twice"] == 0),
+        target(
+            "max in flight on the shared key",
+            f"≤ {r['api_concurrency']}",
+            r["api_max_in_flight"],
+            r["api_max_in_flight"] <= r["api_concurrency"],
+        ),
+        target(
+            "peak connections of one workstation",
+            f"≤ {PEAK_CONNECTIONS}",
+            r["peak_connections_per_ws"],
+            r["peak_connections_per_ws"] <= PEAK_CONNECTIONS,
+        ),
+        target(
+            "connections per workstation while idle (mean)",
+            f"≤ {IDLE_CONNECTIONS:g}",
+            r["idle_connections_per_ws"],
+            r["idle_connections_per_ws"] <= IDLE_CONNECTIONS + 0.05,
+        ),
+        target(
+            "transactions/s per idle workstation",
+            f"≤ {IDLE_XACT_PER_S:g}",
+            r["idle_xact_per_s_per_ws"],
+            r["idle_xact_per_s_per_ws"] <= IDLE_XACT_PER_S,
+            f"the database's transactions over {fmt(r['idle_s'])} s of waiting ÷ the {joined} "
+            f"workstation(s) connected (of {n})",
+        ),
+        target(
+            "makespan ÷ bound",
+            f"≤ {MAKESPAN_RATIO:g}",
+            r["makespan_ratio"],
+            r["makespan_ratio"] <= MAKESPAN_RATIO,
+        ),
+        target("workstations connected before the start", f"{n} of {n}", joined, joined == n),
+    ]
+
+
 def markdown(r: dict[str, Any]) -> str:
     via = "through PgBouncer (transaction mode, pool 20)" if r["via_pgbouncer"] else "directly"
     load = r["load_avg_1min"]
@@ -265,6 +320,8 @@ def markdown(r: dict[str, Any]) -> str:
         f"| claims/s | {fmt(r['claims_per_s'])} |",
         f"| makespan ÷ bound | {fmt(r['makespan_ratio'])} ({fmt(r['makespan_s'])} s ÷ "
         f"{fmt(r['bound_s'])} s) |",
+        "",
+        targets_table(targets(r)),
     ]
     return "\n".join(lines)
 

@@ -18,6 +18,7 @@ from media_assistant.core.metrics.alarms import Alarm, evaluate
 from media_assistant.core.metrics.watch import AlarmWatch, team_keys
 from media_assistant.core.model.states import NoticeKind
 from media_assistant.core.notices.center import Notice, NoticeCenter, message_language
+from media_assistant.core.store.db import one_read
 from media_assistant.core.store.metrics_reads import MetricsReads
 from media_assistant.providers.webhooks import WebhookSender
 from media_assistant.services import Services
@@ -44,8 +45,12 @@ class Notices:
         alarms = config.alarms
         reads = MetricsReads(services.engine)
 
+        def evaluate_in_one_read(at: float) -> list[Alarm]:
+            with one_read(services.engine):  # one transaction, not a dozen (issue 28)
+                return evaluate(reads, alarms, at)
+
         async def judge(at: float) -> list[Alarm]:
-            return await services.db.read(evaluate, reads, alarms, at)
+            return await services.db.read(evaluate_in_one_read, at)
 
         # [alarms]: each episode once, on this loop; the figures on a database reader thread
         self.alarms = (

@@ -143,9 +143,14 @@ class PauseNotice:
         self.store = store
         self._seen: tuple[tuple[str, str], ...] = ()
         self._at = float("-inf")
+        self._generation: int | None = None
 
-    async def update(self) -> None:
+    async def update(self, generation: int | None = None) -> None:
+        """``generation``: the scheduler's queue watch's count of pause changes
+        (core/lanes/queue_watch.py); the pauses are read again only once it moved."""
         if time.monotonic() - self._at < self.EVERY_S:
+            return
+        if generation is not None and generation == self._generation:
             return
         self._at = time.monotonic()
         try:
@@ -155,6 +160,7 @@ class PauseNotice:
                 return
             logging.getLogger(__name__).warning("could not read the pauses: %s", exc)
             return
+        self._generation = generation
         now = tuple((p.scope, p.target) for p in pauses)
         if now == self._seen:
             return

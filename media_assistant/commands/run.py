@@ -203,17 +203,25 @@ async def _run(
     gave_up_on_disk = gave_up_on_store = False
     pauses = PauseNotice(store)  # a paused queue waits: say so
     refreshed = time.monotonic()
+    watch = scheduler.watch
+    seen_events: int | None = None  # the queue watch's count of task changes at the last read
     try:
         while not runner.done() and not interrupted.is_set():
             await asyncio.wait(
                 {runner, stopper}, timeout=PROGRESS_EVERY_S, return_when=asyncio.FIRST_COMPLETED
             )
-            if services.store_url is not None and time.monotonic() - refreshed >= TEAM_REFRESH_S:
+            if (
+                services.store_url is not None
+                and time.monotonic() - refreshed >= TEAM_REFRESH_S
+                and (watch is None or watch.events_generation != seen_events)
+            ):
+                # (Only after a task changed somewhere: an idle run reads nothing, issue 28.)
                 refreshed = time.monotonic()
+                seen_events = None if watch is None else watch.events_generation
                 with contextlib.suppress(Exception):  # an outage: the link says so
                     await progress.refresh(at_most=TEAM_REFRESH_MAX)
             progress.print_changed()
-            await pauses.update()
+            await pauses.update(None if watch is None else watch.pauses_generation)
             if disk.full and disk.full_for() >= disk_wait_s:
                 # Nothing can progress on a full disk: end (exit 6) rather than wait all
                 # night; what was received is written in the reserve's room (Scheduler.stop).

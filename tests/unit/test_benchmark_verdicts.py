@@ -292,3 +292,46 @@ def test_b12_the_figures_miss_over_200_ms_of_wall_or_cpu_time() -> None:
         "figures of 100,000 tasks (postgresql), wall",
     ]
     assert not any(verdicts(bench_metrics.targets_of(result(900.0, 300.0))).values())
+
+
+def test_b8_fleet_says_pass_or_miss_for_each_of_issue_28s_targets() -> None:
+    from benchmarks import bench_fleet
+
+    good: dict[str, Any] = {
+        "stations": 50,
+        "via_pgbouncer": False,
+        "tasks": 200,
+        "succeeded": 200,
+        "exit_codes": {0: 50},
+        "joined_before_start": 50,
+        "peak_connections_per_ws": 2,
+        "idle_connections_per_ws": 1.0,
+        "idle_xact_per_s_per_ws": 1.4,
+        "busy_xact_per_s_per_ws": 6.0,
+        "idle_s": 60.0,
+        "busy_s": 40.0,
+        "claims_per_s": 5.0,
+        "api_max_in_flight": 5,
+        "api_concurrency": 5,
+        "asked_twice": 0,
+        "makespan_s": 110.0,
+        "bound_s": 100.0,
+        "makespan_ratio": 1.1,
+        "load_avg_1min": [3.0, 5.0],
+    }
+    assert all(t["passed"] for t in bench_fleet.targets(good))
+    bad = good | {
+        "exit_codes": {0: 48, 4: 2},
+        "peak_connections_per_ws": 3,
+        "idle_xact_per_s_per_ws": 12.7,
+        "makespan_ratio": 1.45,
+    }
+    missed = {t["name"] for t in bench_fleet.targets(bad) if not t["passed"]}
+    assert missed == {
+        "every `run` ended 0",
+        "peak connections of one workstation",
+        "transactions/s per idle workstation",
+        "makespan ÷ bound",
+    }
+    text = bench_fleet.markdown(bad)
+    assert "| transactions/s per idle workstation | ≤ 2 | 12.70 | **MISS** |" in text

@@ -105,8 +105,11 @@ def undo_step_6(con: sqlite3.Connection) -> None:
 
 
 def undo_steps_9_and_10(con: sqlite3.Connection) -> None:
-    """What versions 9 (account versions) and 10 (team mode) added."""
+    """What versions 9 (account versions) and 10 (team mode) added (and 14's indexes, on
+    columns 10 added)."""
     undo_step_12(con)
+    for index in ("ix_sessions_workstation", "ix_batches_start_at", "ix_batches_active_from"):
+        con.execute(f"DROP INDEX IF EXISTS {index}")  # added by version 14
     con.execute("DROP TABLE api_slots")
     con.execute("DROP TABLE api_rates")
     for table, column in (

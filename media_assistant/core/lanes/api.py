@@ -133,6 +133,11 @@ class ApiLane(Lane):
                     # budget (a few seconds at a time, so an operator's change is seen), or a stop.
                     await wait_event(self.rt.stopping, min(left, RATE_RECHECK_S), self.rt.clock)
                     return
+                # Work waits and the budget allows it: refused for a slot another workstation
+                # holds, or by a claim a moment ahead of ours. Look again within a poll (the
+                # queue watch's wake-ups come only with a change, issue 28).
+                await wait_event(wake, self.rt.idle_poll_s, self.rt.clock)
+                return
         await self.wait_for_work(account, wake)
 
     async def _run(self, claim: Claim, account: AccountConfig, log: LaneLog) -> None:

@@ -204,6 +204,12 @@ class Lane:
         now = self.rt.clock.monotonic()
         if now - self._last_reap < self.rt.reap_every_s or not self.rt.reap_allowed():
             return
+        if (
+            self.rt.watched
+            and self.rt.stale_seen <= self._last_reap
+            and now - self._last_reap < self.rt.poll_s
+        ):
+            return  # the queue watch saw no stale row since our last look (issue 28 item 3)
         self._last_reap = now
         alive = {tid: beat[:2] for tid, beat in self.runner.beats().items()}
         released = await self.rt.store.reap_stale(
@@ -272,18 +278,19 @@ class Lane:
 
     async def wait_available(self, account: AccountConfig, wake: asyncio.Event) -> None:
         left = self.rt.accounts.seconds_until_available(account.id)
-        timeout = self.rt.idle_poll_s if left is None else min(self.rt.idle_poll_s, left)
+        timeout = self.rt.poll_s if left is None else min(self.rt.poll_s, left)
         await wait_event(wake, max(timeout, 0.001), self.rt.clock)
 
     async def wait_for_wake(self, wake: asyncio.Event) -> None:
         """Until something changes (new work, a free slot, an account toggle), or a poll."""
-        await wait_event(wake, self.rt.idle_poll_s, self.rt.clock)
+        await wait_event(wake, self.rt.poll_s, self.rt.clock)
 
     async def wait_for_work(self, account: AccountConfig, wake: asyncio.Event) -> None:
-        timeout = self.rt.idle_poll_s
-        next_at = await self.rt.store.next_not_before(account.models)
-        if next_at is not None:
-            timeout = min(timeout, max(next_at - self.rt.clock.now(), 0.001))
+        timeout = self.rt.poll_s
+        if not self.rt.watched:  # (the queue watch wakes us when a delayed task comes due)
+            next_at = await self.rt.store.next_not_before(account.models)
+            if next_at is not None:
+                timeout = min(timeout, max(next_at - self.rt.clock.now(), 0.001))
         await wait_event(wake, timeout, self.rt.clock)
 
     def account_log(self, account: AccountConfig) -> LaneLog:

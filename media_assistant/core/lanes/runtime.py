@@ -21,6 +21,9 @@ from media_assistant.core.store.link import StoreLink
 
 # How often an idle worker looks for work another process may have submitted, at the latest.
 IDLE_POLL_S = 1.0
+# Under a scheduler's queue watch (core/lanes/queue_watch.py), which wakes the workers whenever
+# something they would act on changed, they look by themselves only this many polls apart.
+WATCHED_POLLS = 30
 
 
 class LaneLog(logging.LoggerAdapter[logging.Logger]):
@@ -159,6 +162,11 @@ class Runtime:
     workstation: str | None = None  # team mode: ours (core/config/team.py workstation_name)
     idle_poll_s: float = IDLE_POLL_S
     reap_every_s: float = 1.0
+    # Set by a scheduler that runs the queue watch (core/lanes/queue_watch.py): the workers and
+    # the idle check wait for its wake-ups and poll only every ``watched_poll_s`` themselves;
+    # they reap when the watch saw a stale row (``stale_seen``, clock.monotonic()).
+    watched: bool = False
+    stale_seen: float = float("-inf")
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     # Set as soon as the app begins to close (Scheduler.close_claims), before the stop itself:
     # a closing workstation claims nothing more (issue 26: tasks another workstation released
@@ -180,6 +188,11 @@ class Runtime:
     # Outcomes held while the team database is away, kept on disk (core/disk/held.py); None
     # without a data dir (tests that build a runtime by hand).
     held: HeldOutcomes | None = None
+
+    @property
+    def poll_s(self) -> float:
+        """How long an idle worker waits before it looks again by itself."""
+        return self.idle_poll_s * WATCHED_POLLS if self.watched else self.idle_poll_s
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro, name=name)

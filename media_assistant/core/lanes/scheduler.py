@@ -31,6 +31,7 @@ from media_assistant.core.lanes.api import ApiLane
 from media_assistant.core.lanes.attempt import AttemptRunner
 from media_assistant.core.lanes.base import Lane
 from media_assistant.core.lanes.live_accounts import AccountDiff, LiveAccounts, ProviderFactory
+from media_assistant.core.lanes.queue_watch import QueueWatch
 from media_assistant.core.lanes.runtime import AccountView, Runtime
 from media_assistant.core.lanes.site_checks import not_run
 from media_assistant.core.lanes.web import WebLane
@@ -135,6 +136,10 @@ class Scheduler:
         self.providers: dict[str, Provider] = {}
         self.rt: Runtime | None = None
         self.runner: AttemptRunner | None = None
+        self.watch: QueueWatch | None = None
+        # How often the queue watch looks (core/lanes/queue_watch.py): every second, sooner for
+        # a scheduler told to poll sooner (tests).
+        self.watch_s = min(1.0, idle_poll_s)
         self.lanes: dict[ModelKind, Lane] = {}
         self._housekeeping: asyncio.Task[None] | None = None
         self._unsubscribe: Callable[[], None] | None = None
@@ -245,6 +250,13 @@ class Scheduler:
                 r.new_state.value,
             )
         self.runner = AttemptRunner(self.rt)
+        self.watch = QueueWatch(
+            self.rt,
+            on_accounts=self._reload_accounts,
+            on_cancel=self.runner.request_cancel,
+            on_work=self._wake_all,
+        )
+        self.rt.watched = True
         # Each provider below answers for the rebuild requests made before it was built.
         generations = {a: s.rebuild_generation for a, s in view.statuses.items()}
         for account in cfg.accounts:
@@ -519,6 +531,11 @@ class Scheduler:
                 return
             self._after_account_refresh()
 
+    async def _reload_accounts(self) -> None:
+        assert self.rt is not None
+        if await self.rt.accounts.refresh():
+            self._after_account_refresh()
+
     def _wake_all(self) -> None:
         for lane in self.lanes.values():
             lane.wake()
@@ -587,6 +604,7 @@ class Scheduler:
         rt, runner = self.rt, self.runner
         heartbeat_s = self.config.scheduler.heartbeat_s
         last_beat = self.clock.monotonic()
+        last_look = float("-inf")
         while True:
             before, before_wall = self.clock.monotonic(), self.clock.now()
             await self.clock.sleep(self.tick_s)
@@ -634,11 +652,13 @@ class Scheduler:
                     last_beat = now
                     await self._beat()
                     self.link.beat_written()
-                flagged = await self.store.cancel_flags(rt.owner_id)
-                if flagged:
-                    runner.request_cancel(flagged)
-                if await rt.accounts.refresh():
-                    self._after_account_refresh()
+                if self.watch is not None and now - last_look >= self.watch_s - self.tick_s / 2:
+                    # One statement: accounts, cancel flags and the lanes' wake-ups only when
+                    # its marks moved (core/lanes/queue_watch.py).
+                    last_look = now
+                    await self.watch.look()
+                elif self.watch is not None:
+                    self.watch.tick()
             except Exception as exc:  # keep beating through a transient database error
                 # A full disk, an unreachable team database: said once, by their guards.
                 if not rt.disk.absorb(exc) and not self.link.absorb(exc):
@@ -714,7 +734,8 @@ class Scheduler:
                 continue
             if stuck is not None:
                 return stuck
-            await wait_event(self._activity, self.idle_poll_s, self.clock)
+            # The queue watch sets _activity when something changed (rt.poll_s: its fallback).
+            await wait_event(self._activity, self.rt.poll_s, self.clock)
             # Bursts of changes (hundreds of tasks a second) need not each cost a query.
             await asyncio.sleep(IDLE_CHECK_MIN_S)
 

@@ -18,10 +18,13 @@ a newer change of ours — a view fed by the bus cannot be sent back in time.
 **A team database** (PostgreSQL) is followed the same way, with two differences:
 
 - *No change skipped.* Event ids come from a sequence, and sequence values commit out of order:
-  id 41 may commit after id 42 was read, and a cursor at 42 would never see it. The follower
-  remembers the ids it skipped over (:class:`GapCursor`) and asks for them again at each look,
-  until they show or :data:`GAP_TTL_S` has passed (a rolled-back transaction leaves a hole for
-  good; ours are short).
+  id 41 may commit after id 42 was read, and a cursor at 42 would never see it — nor a
+  ``store copy`` that holds 60,000 ids for a minute. So the follower does not follow ids there:
+  each look asks for the events committed since the previous look's snapshot
+  (core/store/event_feed.py; issue 28 item 7), however long their transaction ran, and those
+  below its start too. (:class:`GapCursor`, the ids skipped over asked for again until they show
+  or :data:`GAP_TTL_S` passed, is what it did before: SQLite, whose ids commit in order, keeps
+  it.)
 - *Woken, not only ticking.* Every change to the tables a window shows NOTIFYs a channel
   (triggers: core/store/migrations.py); a listener on its own connection and thread
   (core/store/backends/postgres_listen.py ``ChangeListener``) wakes the follower at once, so a
@@ -54,6 +57,7 @@ from media_assistant.core.model.records import Pause
 from media_assistant.core.store.backends.postgres import is_unreachable
 from media_assistant.core.store.backends.postgres_listen import ChangeListener
 from media_assistant.core.store.base import chunks
+from media_assistant.core.store.event_feed import FeedMark, committed_since, feed_mark
 from media_assistant.core.store.facade import AsyncAccounts, AsyncStore
 
 log = logging.getLogger(__name__)
@@ -128,6 +132,10 @@ class DatabaseFollower:
         self._woken = False
         self._last_look = float("-inf")  # loop time of the last look's start
         self.gaps = GapCursor(0)
+        # PostgreSQL: the snapshot of the last look (core/store/event_feed.py), and an id cursor
+        # given to start() that the first look also reads past.
+        self._feed: FeedMark | None = None
+        self._after: int | None = None
         self._accounts: dict[str, AccountStatus] | None = None
         self._pauses: tuple[Pause, ...] | None = None
         self._batches_seen: dict[str, float] = {}  # batch id → updated_at last published
@@ -141,6 +149,10 @@ class DatabaseFollower:
     async def start(self, cursor: int | None = None) -> None:
         """Follow from ``cursor`` (the last event id the caller's view already reflects)."""
         self.gaps = GapCursor(await self.store.last_event_id() if cursor is None else cursor)
+        if self.store.engine.dialect.name == "postgresql":
+            self._feed = await self.store.db.read(feed_mark, self.store.engine)
+            if cursor is not None and cursor < self._feed.event_id:
+                self._after = cursor  # the caller's rows are older than the mark
         await self.store.db.write(self._baseline)
         loop = self._loop = asyncio.get_running_loop()
         if self._make_listener is not None:
@@ -215,8 +227,18 @@ class DatabaseFollower:
 
     def _poll(self) -> None:
         store = self.store.sync
-        events = store.events_after(self.gaps.at, sorted(self.gaps.missing))
-        news = self.gaps.take([e[0] for e in events])
+        if self._feed is not None:
+            events, self._feed = committed_since(store.engine, self._feed)
+            if self._after is not None:  # the first look: also what came after the caller's rows
+                known = {e[0] for e in events}
+                events += [e for e in store.events_after(self._after) if e[0] not in known]
+                events.sort()
+                self._after = None
+            self.gaps.at = max(self.gaps.at, self._feed.event_id)
+            news = {e[0] for e in events}
+        else:
+            events = store.events_after(self.gaps.at, sorted(self.gaps.missing))
+            news = self.gaps.take([e[0] for e in events])
         ids = {
             task_id
             for event_id, task_id, origin in events

@@ -187,6 +187,36 @@ def _v13_fair_share(conn: Connection) -> None:
     fair_store.adopt_open_batches(conn)
 
 
+def _v14_idle_indexes(conn: Connection) -> None:
+    """Issue 28 item 3: indexes for the held batches (``batches.start_at``, ``active_from``:
+    asked by every claim and the queue watch) and for a workstation's sessions. Idempotent."""
+    wanted = ("ix_batches_start_at", "ix_batches_active_from", "ix_sessions_workstation")
+    for row in (schema.BatchRow, schema.SessionRow):
+        for index in row.__table__.indexes:  # type: ignore[union-attr]
+            if index.name in wanted:
+                index.create(conn, checkfirst=True)
+
+
+def _v15_event_xids(conn: Connection) -> None:
+    """Issue 28 item 7, PostgreSQL only: each task event records the transaction that wrote it
+    (``task_events.xid``, indexed), so a window's follower reports every event committed since
+    its last look's snapshot, however long its transaction ran (core/store/event_feed.py).
+    Idempotent."""
+    _event_xids(conn)
+
+
+def _event_xids(conn: Connection) -> None:
+    if conn.dialect.name != "postgresql":
+        return
+    conn.execute(
+        text(
+            "ALTER TABLE task_events ADD COLUMN IF NOT EXISTS xid xid8 "
+            "NOT NULL DEFAULT pg_current_xact_id()"
+        )
+    )
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_task_events_xid ON task_events (xid)"))
+
+
 # Tables whose changes other workstations' windows follow: a statement that changes one notifies
 # the channel (delivered at commit; several in one transaction arrive as one).
 _NOTIFYING = {
@@ -233,6 +263,8 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     11: _v11_key_identity,
     12: _v12_rollups,
     13: _v13_fair_share,
+    14: _v14_idle_indexes,
+    15: _v15_event_xids,
 }
 
 
@@ -305,6 +337,7 @@ def upgrade(engine: Engine) -> int:
             SQLModel.metadata.create_all(conn)
             _postgres_extras(conn)
             rollups.install(conn)
+            _event_xids(conn)
             _stamp(conn, schema.SCHEMA_VERSION)
             return schema.SCHEMA_VERSION
         if version > schema.SCHEMA_VERSION:

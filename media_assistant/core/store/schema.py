@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, LargeBinary, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 15
 
 
 class TaskRow(SQLModel, table=True):
@@ -249,10 +249,17 @@ class BatchRow(SQLModel, table=True):
     active_from: int | None = None  # minute of the local day the window opens
     active_until: int | None = None  # ... and closes (may be smaller: wraps midnight)
     updated_at: float = Field(default=0.0, index=True)  # a follower's cursor
-    # Fair share (schema version 11): who submitted it (``[team] operator``, else the
+    # Fair share (schema version 13): who submitted it (``[team] operator``, else the
     # workstation) and its own weight among that tenant's batches (``--share N``).
     tenant: str | None = None
     share: float | None = None
+
+    # Schema version 14: every claim and the queue watch ask which batches are held (a start
+    # still ahead, active hours): from indexes, not a scan of every batch ever submitted.
+    __table_args__ = (
+        Index("ix_batches_start_at", "start_at"),
+        Index("ix_batches_active_from", "active_from"),
+    )
 
 
 class QueuePauseRow(SQLModel, table=True):
@@ -281,6 +288,10 @@ class SessionRow(SQLModel, table=True):
     # host name) and with which version of the app.
     workstation: str | None = None
     app_version: str | None = None
+
+    # Schema version 14: a start looks for a live session under its name; old ones are pruned
+    # (core/store/sessions.py PRUNE_AFTER_S).
+    __table_args__ = (Index("ix_sessions_workstation", "workstation", "heartbeat_at"),)
 
 
 class MetaRow(SQLModel, table=True):

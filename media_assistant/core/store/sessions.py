@@ -18,14 +18,21 @@ import socket
 import uuid
 
 import psutil
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Connection, Engine, delete, exists, func, insert, select, update
 
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.errors import ConfigError
+from media_assistant.core.store.base import IS_RUNNING, T
 from media_assistant.core.store.db import write_tx
 from media_assistant.core.store.schema import SessionRow
 
 S = SessionRow.__table__  # type: ignore[attr-defined]
+
+# A session ended (or silent) this long ago is deleted at the next start on the store, unless
+# it is its workstation's newest or still owns a running row (issue 28 item 3: a team of fifty
+# starting every day kept every session ever run, and the reaper and `status` read them all).
+# Long enough for `stats --since 30d`'s busy share.
+PRUNE_AFTER_S = 31 * 86400.0
 
 
 class WorkstationNameTaken(ConfigError):
@@ -77,6 +84,7 @@ class SessionStore:
                     if r.host == host and not _running(r.pid):
                         continue  # ours, crashed: recovered at start
                     raise WorkstationNameTaken(workstation, r.host, host)
+            prune_sessions(conn, now - PRUNE_AFTER_S)
             conn.execute(
                 insert(S).values(
                     session_id=session_id,
@@ -101,6 +109,22 @@ class SessionStore:
             conn.execute(
                 update(S).where(S.c.session_id == session_id).values(ended_at=self.clock.now())
             )
+
+
+def prune_sessions(conn: Connection, before: float) -> int:
+    """Delete the sessions that ended or stopped beating before ``before``, keeping each
+    workstation's newest and any that still owns a running row. The number deleted."""
+    newer = S.alias("newer")
+    result = conn.execute(
+        delete(S).where(
+            func.coalesce(S.c.ended_at, S.c.heartbeat_at) < before,
+            exists().where(
+                newer.c.workstation == S.c.workstation, newer.c.started_at > S.c.started_at
+            ),
+            ~exists().where(IS_RUNNING, T.c.owner_id == S.c.session_id),
+        )
+    )
+    return int(result.rowcount or 0)
 
 
 def _running(pid: int) -> bool:

@@ -189,8 +189,10 @@ def per_transaction_settings(engine: Engine, *, read_only: bool) -> None:
         conn.exec_driver_sql(set_timeout)
 
 
-# A connection back in the pool for less than this is taken as alive (see below).
-IDLE_PING_S = 1.0
+# A connection back in the pool for less than this is taken as alive (see below). Not 1 s: an
+# idle scheduler's queue watch takes the connection once a second, and a ping at each look
+# (a transaction of its own) doubled an idle workstation's load (issue 28 item 3).
+IDLE_PING_S = 5.0
 
 
 def ping_idle_connections(engine: Engine) -> None:
