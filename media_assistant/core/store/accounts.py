@@ -22,8 +22,9 @@ from media_assistant.core.model.events import AccountChanged, EventBus
 from media_assistant.core.model.states import AccountProblem, ModelKind
 from media_assistant.core.rules.recheck import RECHECK_REASON
 from media_assistant.core.store import api_gate, key_gate
-from media_assistant.core.store.db import read_tx, upsert, write_tx
+from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.schema import AccountRow
+from media_assistant.core.store.upsert import upsert
 
 A = AccountRow.__table__  # type: ignore[attr-defined]
 

@@ -45,8 +45,8 @@ from sqlalchemy import Connection, exists, not_, select, update
 
 from media_assistant.core.model.accounts import MAX_CONCURRENCY, ApiLimits
 from media_assistant.core.store.base import IS_RUNNING, T
-from media_assistant.core.store.db import upsert
 from media_assistant.core.store.schema import AccountRow, ApiRateRow, ApiSlotRow
+from media_assistant.core.store.upsert import upsert
 
 A = AccountRow.__table__  # type: ignore[attr-defined]
 SLOTS = ApiSlotRow.__table__  # type: ignore[attr-defined]

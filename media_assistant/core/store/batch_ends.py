@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from sqlalchemy import func, select
 
 from media_assistant.core.store.base import PENDING, RUNNING, StoreBase, T, chunks
-from media_assistant.core.store.db import read_tx, upsert, write_tx
+from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.schema import NoticeSentRow
+from media_assistant.core.store.upsert import upsert
 
 N = NoticeSentRow.__table__  # type: ignore[attr-defined]
 NOTICES_KEPT_S = 30 * 24 * 3600

@@ -47,8 +47,9 @@ from media_assistant.core.store.base import (
     T,
     chunks,
 )
-from media_assistant.core.store.db import read_tx, upsert, write_tx
+from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.holds import SCOPES, B, P
+from media_assistant.core.store.upsert import upsert
 
 # Failed tasks that fail the same way when run again unchanged: "retry failed" leaves them out
 # (an operator retries them by id, or with an edited prompt, when they changed something).

@@ -58,7 +58,7 @@ from media_assistant.core.model.errors import ErrorKind, StoreCopyConflict
 from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store import api_gate
 from media_assistant.core.store.base import E, T
-from media_assistant.core.store.db import read_tx, serialize, upsert, write_tx
+from media_assistant.core.store.db import read_tx, serialize, write_tx
 from media_assistant.core.store.queue import SUBMIT_LOCK
 from media_assistant.core.store.schema import (
     AccountPacingRow,
@@ -66,6 +66,7 @@ from media_assistant.core.store.schema import (
     BatchRow,
     QueuePauseRow,
 )
+from media_assistant.core.store.upsert import upsert
 
 A = AccountRow.__table__  # type: ignore[attr-defined]
 B = BatchRow.__table__  # type: ignore[attr-defined]

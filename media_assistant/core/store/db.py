@@ -1,5 +1,5 @@
 """The store's way to its database, whichever engine it is: opening an engine (SQLite's file
-or a team's PostgreSQL: core/store/backends/), transactions, the one upsert, and the team-wide
+or a team's PostgreSQL: core/store/backends/), transactions, and the team-wide
 serialisation of a read-then-write. The rooms of the store use only these and portable
 SQLAlchemy; the engines' own SQL stays in their modules.
 
@@ -13,12 +13,10 @@ import contextlib
 import logging
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, CursorResult, Engine, Table
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, Engine
 
 from media_assistant.core.store import migrations
 from media_assistant.core.store.backends.postgres import (
@@ -172,45 +170,3 @@ def serialize(conn: Connection, key: str) -> None:
     PostgreSQL takes an advisory lock released at commit."""
     if conn.dialect.name == "postgresql":
         advisory_xact_lock(conn, key)
-
-
-# The row a conflicting insert proposed (``excluded``), for an upsert's SET and WHERE.
-Excluded = Any
-SetValues = Callable[[Excluded], Mapping[str, Any]]
-
-
-def upsert(
-    conn: Connection,
-    table: Table,
-    rows: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    *,
-    key: Sequence[str],
-    update: Sequence[str] | SetValues | None = None,
-    where: Callable[[Excluded], ColumnElement[bool]] | None = None,
-    returning: Sequence[Any] = (),
-) -> CursorResult[Any]:
-    """The one upsert: ``INSERT … ON CONFLICT (key) DO UPDATE SET …`` in one statement, which
-    SQLite (3.24+) and PostgreSQL both run atomically — a select-then-insert is safe only while
-    one writer exists, and a team shares its database.
-
-    ``update``: the columns that take the proposed value, or a function of the proposed row
-    (``excluded``) giving the SET clause (``lambda new: {"name": func.coalesce(new.name,
-    table.c.name)}``); None: keep the existing row (``DO NOTHING``). ``where``: update only
-    rows it accepts (a function of ``excluded``). With ``returning``, only rows inserted or
-    updated come back."""
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = dialect_insert(table).values(rows if isinstance(rows, Sequence) else [rows])
-    if update is None:
-        stmt = stmt.on_conflict_do_nothing(index_elements=list(key))
-    else:
-        values = (
-            update(stmt.excluded) if callable(update) else {c: stmt.excluded[c] for c in update}
-        )
-        stmt = stmt.on_conflict_do_update(
-            index_elements=list(key),
-            set_=dict(values),
-            where=where(stmt.excluded) if where is not None else None,
-        )
-    if returning:
-        stmt = stmt.returning(*returning)  # type: ignore[assignment]
-    return conn.execute(stmt)

@@ -50,9 +50,9 @@ from sqlalchemy.orm import aliased
 from media_assistant.core.model.states import TaskState
 from media_assistant.core.rules import fair
 from media_assistant.core.store.base import IS_PENDING, IS_RUNNING, T, chunks, state_is
-from media_assistant.core.store.db import upsert
 from media_assistant.core.store.holds import B, claimable
 from media_assistant.core.store.schema import FairNodeRow
+from media_assistant.core.store.upsert import upsert
 
 F = FairNodeRow.__table__  # type: ignore[attr-defined]
 

@@ -35,8 +35,8 @@ from sqlalchemy import Connection, and_, delete, or_, select, update
 
 from media_assistant.core.model.accounts import AccountDeclaration
 from media_assistant.core.model.states import ModelKind
-from media_assistant.core.store.db import upsert
 from media_assistant.core.store.schema import AccountRow, ApiKeyLimitRow, SessionRow
+from media_assistant.core.store.upsert import upsert
 
 A = AccountRow.__table__  # type: ignore[attr-defined]
 K = ApiKeyLimitRow.__table__  # type: ignore[attr-defined]

@@ -13,8 +13,9 @@ from typing import Any
 from sqlalchemy import Engine, delete, select
 
 from media_assistant.core.rules.pacing import PacingState
-from media_assistant.core.store.db import read_tx, upsert, write_tx
+from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.schema import AccountPacingRow
+from media_assistant.core.store.upsert import upsert
 
 P = AccountPacingRow.__table__  # type: ignore[attr-defined]
 
