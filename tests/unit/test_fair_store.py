@@ -93,6 +93,43 @@ def test_a_small_batch_starts_on_each_account_within_one_task(
     assert done_b - submitted <= 10 * 10.0 * 2 / 2 + 30.0 + 30.0
 
 
+def test_a_small_batch_behind_a_big_one_ends_about_when_it_would_alone(
+    store: Store, clock: ManualClock
+) -> None:
+    """The newcomer's credit (B10 (a)): a colleague's ten tasks behind a big backlog are taken
+    by each account as it frees, one after the other, so they end within one running task of
+    their time alone; the big batch waits only for their work."""
+    team = Team(store, clock, lambda t: 30.0 if t.startswith("a") else 10.0)
+    store.submit(tasks(200, "a", "A"))
+    team.run_until(clock.now() + 1200)
+    submitted = clock.now()
+    store.submit(tasks(10, "b", "B"))
+    team.run_until(submitted + 600)
+    started_after = [t for _, t, s, _ in sorted(team.log, key=lambda e: e[2]) if s >= submitted]
+    assert started_after[:10] == [f"b-{i:03d}" for i in range(10)], started_after[:12]
+    done_b = max(e for _, t, _, e in team.log if t.startswith("b"))
+    alone = 10 * 10.0 / 2  # ten 10 s tasks on two accounts
+    assert done_b - submitted <= alone + 30.0  # + the A task each account was running
+
+
+def test_a_big_newcomer_gets_at_most_the_credit_cap_ahead(store: Store, clock: ManualClock) -> None:
+    """A second big batch is not a small one: it starts at most
+    :data:`fair.NEWCOMER_CREDIT_CAP_S` generation seconds ahead, then the two share."""
+    team = Team(store, clock, lambda _t: 30.0)
+    store.submit(tasks(1000, "a", "A"))  # 30,000 s of work: A never runs dry here
+    team.run_until(clock.now() + 3 * fair.NEWCOMER_CREDIT_CAP_S)
+    submitted = clock.now()
+    store.submit(tasks(400, "c", "C"))  # 12,000 s of work: its credit is the cap
+    team.run_until(submitted + 4 * fair.NEWCOMER_CREDIT_CAP_S)
+    first_a = min(s for _, t, s, _ in team.log if t.startswith("a") and s >= submitted + 30.0)
+    ahead = team.service("c", submitted, first_a)
+    assert fair.NEWCOMER_CREDIT_CAP_S - 2 * 30.0 <= ahead <= fair.NEWCOMER_CREDIT_CAP_S + 2 * 30.0
+    # then shares: equal generation seconds over the rest
+    later = first_a + 600.0
+    a, c = team.service("a", later, clock.now()), team.service("c", later, clock.now())
+    assert abs(a - c) <= 2 * 30.0, (a, c)
+
+
 def test_equal_batches_get_equal_generation_seconds(store: Store, clock: ManualClock) -> None:
     # C's tasks take 10 s, D's 30 s: counted in seconds, D gets a third as many tasks.
     team = Team(store, clock, lambda t: 10.0 if t.startswith("c") else 30.0)

@@ -19,6 +19,13 @@ in seconds, so a batch of 3-minute web tasks gets no more than one of 20-second 
   at the least virtual time of its active siblings, not at the zero it may hold — otherwise a
   batch submitted at 9:05 would own every account until it had "caught up" with the 9:00 one.
   So it starts on each account within one task, and shares only from then on.
+- **A newcomer's credit**: a tenant or batch that becomes active with new work starts that
+  work's estimated generation seconds (up to :data:`NEWCOMER_CREDIT_CAP_S`) *before* that
+  least virtual time, never below the virtual time it already has. A colleague's 20 tasks
+  behind a 2,000-task batch are then served by every account as they come, and end about
+  when they would alone (the 2,000 wait their few minutes: the B10 target); a big newcomer
+  gets at most the cap ahead, then shares. Batches submitted together are all level (each
+  one's credit stops at its own zero). Classes get no credit: their weights are the shares.
 - **Work-conserving**: a node alone is chosen every time; a class borrows what the others
   leave idle, because only classes with claimable work are candidates.
 - **Run first**: a task moved to the top by hand (priority >= :data:`RUN_FIRST_PRIORITY`)
@@ -42,6 +49,9 @@ CLASS_RANK = {URGENT: 0, NORMAL: 1, LOW: 2}
 DEFAULT_WEIGHTS: Mapping[str, float] = {URGENT: 70.0, NORMAL: 25.0, LOW: 5.0}
 # "Move to top" gives at least this priority: strict order, no share.
 RUN_FIRST_PRIORITY = 1000
+# The most generation seconds a newcomer (a tenant, a batch) may start ahead of the others:
+# 30 minutes of one account's work, a few minutes of a team's.
+NEWCOMER_CREDIT_CAP_S = 1800.0
 # A batch's own weight when it says none; bounds of --share.
 DEFAULT_SHARE = 1.0
 MAX_SHARE = 100.0
@@ -54,6 +64,11 @@ def class_of(priority: int) -> str:
     if priority > 0:
         return URGENT
     return NORMAL if priority == 0 else LOW
+
+
+def credit(work_s: float) -> float:
+    """A newcomer's credit for ``work_s`` estimated seconds of new work."""
+    return max(0.0, min(work_s, NEWCOMER_CREDIT_CAP_S))
 
 
 def class_key(cls: str) -> str:
@@ -109,13 +124,15 @@ class FairState:
         """Virtual time of the work ``key`` has finished (its running tasks' estimates out)."""
         return self.vtime.get(key, 0.0) - self.inflight.get(key, 0.0) / self.weight_of(key)
 
-    def activate(self, key: str, active_siblings: Iterable[str]) -> None:
+    def activate(self, key: str, active_siblings: Iterable[str], credit_s: float = 0.0) -> None:
         """``key`` becomes active: it starts at the least virtual time its active siblings have
         *finished* (start-time fair queuing: no back-pay for the time it was idle or did not
-        exist, and the tasks they run now are ahead of it, so it takes the next free account)."""
+        exist, and the tasks they run now are ahead of it, so it takes the next free account),
+        less its newcomer's credit (:func:`credit`), never below its own virtual time."""
         floors = [self.done(s) for s in active_siblings if s != key]
         if floors:
-            self.vtime[key] = max(self.vtime.get(key, 0.0), min(floors))
+            start = min(floors) - credit_s / self.weight_of(key)
+            self.vtime[key] = max(self.vtime.get(key, 0.0), start)
 
 
 @dataclass(frozen=True, slots=True)

@@ -260,9 +260,12 @@ def activate(
     batch_id: str,
     now: float,
     share: float | None = None,
+    credit_s: float = 0.0,
 ) -> None:
     """The batch's node of ``cls`` (and its tenant and class) become active; one that was not
-    starts at its active siblings' least virtual time. Inside the caller's write transaction."""
+    starts at its active siblings' least virtual time, the tenant and the batch ``credit_s``
+    generation seconds before it (the newcomer's credit, :func:`fair.credit`; never below the
+    virtual time it already has). Inside the caller's write transaction."""
     if cls not in fair.CLASS_RANK:
         return  # run-first tasks are outside the shares
     ck, tk, bk = ensure_nodes(conn, cls, tenant, batch_id, share, now)
@@ -275,10 +278,11 @@ def activate(
     }
     for key in sorted(floors):  # the order every statement locks node rows in
         floor = floors[key]
+        start = floor if floor is None or key == ck else floor - credit_s / F.c.weight
         lifted = (
             F.c.vtime
-            if floor is None
-            else case((F.c.active, F.c.vtime), (F.c.vtime < floor, floor), else_=F.c.vtime)
+            if start is None
+            else case((F.c.active, F.c.vtime), (F.c.vtime < start, start), else_=F.c.vtime)
         )
         conn.execute(
             update(F).where(F.c.node == key).values(vtime=lifted, active=True, updated_at=now)

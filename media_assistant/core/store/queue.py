@@ -256,13 +256,20 @@ class QueueRoom(StoreBase):
         self, conn: Any, rows: list[dict[str, Any]], batch: BatchInfo | None, now: float
     ) -> None:
         """Each (batch, class) that received tasks becomes active in the fair share, level
-        with its active siblings (core/store/fair_store.py ``activate``)."""
-        for batch_id, cls in dict.fromkeys(
-            (r["batch_id"], fair.class_of(r["priority"])) for r in rows
-        ):
+        with its active siblings less the newcomer's credit: the estimated seconds of the work
+        it brings, up to :data:`fair.NEWCOMER_CREDIT_CAP_S` (core/store/fair_store.py
+        ``activate``)."""
+        work: dict[tuple[str, str], float] = {}
+        for r in rows:
+            key = (r["batch_id"], fair.class_of(r["priority"]))
+            estimate = self._estimate(conn, r["model"], ModelKind(r["model_kind"]))
+            work[key] = work.get(key, 0.0) + estimate
+        for (batch_id, cls), seconds in work.items():
             tenant = conn.execute(select(B.c.tenant).where(B.c.batch_id == batch_id)).scalar()
             share = batch.share if batch is not None and batch.batch_id == batch_id else None
-            fair_store.activate(conn, cls, tenant or "", batch_id, now, share)
+            fair_store.activate(
+                conn, cls, tenant or "", batch_id, now, share, credit_s=fair.credit(seconds)
+            )
 
     def claim_next(
         self,
