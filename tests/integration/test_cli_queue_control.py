@@ -15,6 +15,7 @@ from pathlib import Path
 
 from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.store import Store
+from media_assistant.core.store import rollups
 from media_assistant.core.store.db import open_engine, sqlite_url
 from tests.integration.test_cli import cli, rows, write_batch, write_config
 
@@ -228,6 +229,7 @@ def test_retry_failed_of_one_batch_leaves_the_others_and_says_what_it_left_out(
         path = write_batch(tmp_path / f"{name}.csv", 2, prefix=name)
         assert cli(data, "submit", str(path), "--batch-id", name).returncode == 0
     con = sqlite3.connect(data / "media-assistant.db")
+    rollups.register_sqlite_functions(con)  # the rollups' triggers pack with them
     with con:
         con.execute(
             "UPDATE tasks SET state = 'failed', attempt = 1, error_kind = 'server_error' "
@@ -258,6 +260,7 @@ def test_retry_failed_leaves_poison_pills_out_and_says_so(tmp_path: Path) -> Non
     path = write_batch(tmp_path / "P.csv", 2, prefix="P")
     assert cli(data, "submit", str(path), "--batch-id", "P").returncode == 0
     con = sqlite3.connect(data / "media-assistant.db")
+    rollups.register_sqlite_functions(con)  # the rollups' triggers pack with them
     with con:
         con.execute(
             "UPDATE tasks SET state = 'failed', attempt = 2, error_kind = 'server_error' "

@@ -68,14 +68,6 @@ def submit_file(store: Store, tmp_path: Path) -> None:
         batch_id="节日-1",
     )
     store.submit(tasks)
-    store.submit(
-        [
-            t.__class__(
-                **{**_fields(t), "task_id": "other-1", "batch_id": "other", "generated_id": False}
-            )
-            for t in tasks[:1]
-        ]
-    )
     first = store.claim_next(
         kind=ModelKind.API, account_id="a", models=["m"], owner_id="o", deadline_s=60
     )
@@ -86,6 +78,16 @@ def submit_file(store: Store, tmp_path: Path) -> None:
     )
     assert second is not None
     store.finish_failed(second, ErrorKind.CONTENT_POLICY, "refused")
+    # Another batch, still waiting (submitted after the claims: the fair share would have
+    # taken its task as soon as the festival batch's).
+    store.submit(
+        [
+            t.__class__(
+                **{**_fields(t), "task_id": "other-1", "batch_id": "other", "generated_id": False}
+            )
+            for t in tasks[:1]
+        ]
+    )
 
 
 def _fields(task: object) -> dict[str, object]:

@@ -60,6 +60,7 @@ class Spill:
         for entry in raw["answers"]:
             c = dict(entry["claim"])
             c["model_kind"] = ModelKind(c["model_kind"])
+            c["fair_keys"] = tuple(c.get("fair_keys", ()))  # JSON gave a list back
             answers.append((Claim(**c), GenerationResult(**entry["result"])))
         return cls(str(raw["owner_id"]), answers)
 

@@ -36,6 +36,7 @@ the target's ids, in the source's order.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,8 +57,8 @@ from sqlalchemy import (
 
 from media_assistant.core.model.errors import ErrorKind, StoreCopyConflict
 from media_assistant.core.model.states import ModelKind, TaskState
-from media_assistant.core.store import api_gate
-from media_assistant.core.store.base import E, T
+from media_assistant.core.store import api_gate, fair_store
+from media_assistant.core.store.base import IS_PENDING, E, T
 from media_assistant.core.store.db import read_tx, serialize, write_tx
 from media_assistant.core.store.queue import SUBMIT_LOCK
 from media_assistant.core.store.schema import (
@@ -127,6 +128,9 @@ def copy_store(source: Engine, target: Engine, *, progress: Progress | None = No
         report.pauses_added = _copy_pauses(src, dst)
         _copy_accounts(src, dst, report)
         report.pacing_added = _copy_rows(src, dst, PACING, ["account_id"])
+        if added:  # the copied work takes its place in the fair share (level: nobody is owed)
+            pending = dst.execute(select(T.c.batch_id).where(IS_PENDING).distinct()).scalars()
+            fair_store.activate_open(dst, list(pending), time.time())
     return report
 
 
