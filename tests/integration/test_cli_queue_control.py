@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 from media_assistant.core.model.clock import SystemClock
-from media_assistant.core.store import Store
-from media_assistant.core.store import rollups
+from media_assistant.core.store import Store, rollups
 from media_assistant.core.store.db import open_engine, sqlite_url
 from tests.integration.test_cli import cli, rows, write_batch, write_config
 
