@@ -294,9 +294,15 @@ class ChatApi:
         transport = request.transport
         peer = transport.get_extra_info("peername") if transport is not None else None
         local = transport.get_extra_info("sockname") if transport is not None else None
-        pid = await asyncio.to_thread(crash_peer_browser, peer, local)
-        if pid is not None:
-            self._stats.browser_crashed(user, pid)
+
+        def crash_and_count() -> None:
+            # Counted in the thread that kills: the kill resets this request's connection, and
+            # aiohttp may cancel this handler before the thread's result comes back to it.
+            pid = crash_peer_browser(peer, local)
+            if pid is not None:
+                self._stats.browser_crashed(user, pid)
+
+        await asyncio.to_thread(crash_and_count)
 
     def _page_left(self, generation: Generation) -> None:
         self._stats.page_left(generation.user)

@@ -92,13 +92,14 @@ async def test_each_api_account_leaves_through_its_own_proxy(
     via_a = [r for r in stats["requests"] if r["key"] == KEY_A and "tinyproxy" in r.get("via", "")]
     assert len(via_a) == stats["keys"][KEY_A]["served"] == by_account["api-a"]
     assert not any("via" in r for r in stats["requests"] if r["key"] == KEY_B)
-    # ... and the proxies counted them (tinyproxy writes its log line after it has relayed
-    # the answer: wait for the line, not for a time).
+    # ... and the proxies logged traffic to the simulator. Each request's passage is proven by
+    # its Via header above; tinyproxy's log file is written through a stdio buffer, so its last
+    # lines may sit unwritten while the proxy idles (the full run saw 30 s of it): no count.
     deadline = asyncio.get_running_loop().time() + 30
-    while http_proxy.requests_to(sim_port(api_sim)) < by_account["api-a"]:
+    while http_proxy.requests_to(sim_port(api_sim)) < 1:
         assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
         await asyncio.sleep(0.05)
-    assert http_proxy.requests_to(sim_port(api_sim)) == by_account["api-a"]
+    assert http_proxy.requests_to(sim_port(api_sim)) <= by_account["api-a"]
     assert socks_proxy.connections_to(sim_port(api_sim)) >= 1
     assert stats["keys"][KEY_B]["served"] == by_account["api-b"]
 

@@ -417,7 +417,7 @@ def test_queue_head_queries_write_the_state_into_the_sql(store: Store) -> None:
     # every execution (the value decides whether the partial index on pending rows fits):
     # 195 µs instead of 16 µs for the claim's head query, on the one writer thread.
     selects = [(s, p) for s, p in sent if s.lstrip().startswith("SELECT") and "\nFROM tasks" in s]
-    assert len(selects) >= 4
+    assert len(selects) >= 3  # (the fair estimate was read at the submit, before the capture)
     for statement, params in selects:
         # (the fair share's estimate reads recent successes once per model: inline too)
         assert "tasks.state = 'pending'" in statement or "tasks.state = 'success'" in statement
