@@ -23,6 +23,7 @@ from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
 from tests.gui.app_env import Env, running_app
 from tests.integration.test_sites_cli import MOVED, SEND, adapter_text
+from tests.support.web_config import one_web_account_toml
 from tests.support.xvfb import virtual_display
 
 CHROMIUM = "/usr/lib/chromium/chromium"
@@ -59,22 +60,7 @@ async def env(tmp_path: Path, qtbot: Any, sim: ChatSiteSimulator) -> AsyncIterat
     (data / "sites").mkdir(parents=True)
     (data / "sites" / "sim.toml").write_text(adapter_text(version="1"), encoding="utf-8")
     (data / "config.toml").write_text(
-        f"""
-[browser]
-executable = "{CHROMIUM}"
-headless = true
-
-[[models]]
-name = "web-model"
-kind = "web"
-
-[[accounts]]
-id = "web-1"
-kind = "web"
-site = "sim"
-origin = "{sim.base_url}"
-models = ["web-model"]
-""",
+        one_web_account_toml(sim.base_url),
         encoding="utf-8",
     )
     errors: list[BaseException] = []

@@ -22,7 +22,8 @@ from media_assistant.core.store.accounts import AccountStore
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
 from tests.integration.test_site_breakage import FAST
-from tests.integration.test_web_lane import CHROMIUM, WebEnv, our_chromiums, web_tasks
+from tests.integration.test_web_lane import WebEnv, our_chromiums, web_tasks
+from tests.support.web_config import one_web_account_toml
 
 pytestmark = pytest.mark.chromium
 
@@ -67,23 +68,7 @@ def adapter_text(*, version: str, replace: tuple[str, str] | None = None) -> str
 def configure(root: Path, sim: ChatSiteSimulator, pacing: str = "") -> WebEnv:
     env = WebEnv(root, sim, accounts=1)
     (env.paths.data_dir / "config.toml").write_text(
-        f"""
-[browser]
-executable = "{CHROMIUM}"
-headless = true
-
-[[models]]
-name = "web-model"
-kind = "web"
-
-[[accounts]]
-id = "web-1"
-kind = "web"
-site = "sim"
-origin = "{sim.base_url}"
-models = ["web-model"]
-{pacing}
-""",
+        one_web_account_toml(sim.base_url, pacing + "\n"),
         encoding="utf-8",
     )
     return env

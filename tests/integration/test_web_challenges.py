@@ -29,6 +29,7 @@ from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
 from tests.integration.test_web_lane import CHROMIUM, WebEnv, _cli, our_chromiums, web_tasks
 from tests.support.proxies import PROXY_PASSWORD, PROXY_USER, TinyProxy
+from tests.support.web_config import one_web_account_toml
 from tests.support.xvfb import virtual_display
 
 pytestmark = pytest.mark.chromium
@@ -267,22 +268,7 @@ def test_a_terminal_run_says_the_verification_waits_for_a_person_and_exits_11(
     e.store.engine.dispose()
     data = e.paths.data_dir
     (data / "config.toml").write_text(
-        f"""
-[browser]
-executable = "{CHROMIUM}"
-headless = true
-
-[[models]]
-name = "web-model"
-kind = "web"
-
-[[accounts]]
-id = "web-1"
-kind = "web"
-site = "sim"
-origin = "{chat_sim.base_url}"
-models = ["web-model"]
-""",
+        one_web_account_toml(chat_sim.base_url),
         encoding="utf-8",
     )
     asyncio.run(e.sign_in("web-1"))

@@ -30,6 +30,7 @@ from media_assistant.providers.web.processes import browser_processes
 from media_assistant.providers.web.signin import visit
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
+from tests.support.web_config import one_web_account_toml
 
 pytestmark = pytest.mark.chromium
 
@@ -434,22 +435,7 @@ def test_accounts_check_and_sites_probe(tmp_path: Path, chat_sim: ChatSiteSimula
     e = WebEnv(tmp_path, chat_sim, accounts=1)
     e.store.engine.dispose()
     (e.paths.data_dir / "config.toml").write_text(
-        f"""
-[browser]
-executable = "{CHROMIUM}"
-headless = true
-
-[[models]]
-name = "web-model"
-kind = "web"
-
-[[accounts]]
-id = "web-1"
-kind = "web"
-site = "sim"
-origin = "{chat_sim.base_url}"
-models = ["web-model"]
-""",
+        one_web_account_toml(chat_sim.base_url),
         encoding="utf-8",
     )
     data = e.paths.data_dir
