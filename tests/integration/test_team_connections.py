@@ -85,6 +85,7 @@ def test_store_info_shows_this_workstations_connections_and_the_servers(
         assert limit is not None
         use = info["connections"]
         assert use["this_workstation"] == 1  # the `run`'s, not `store info`'s own
+        assert use["pooled"] is False
         assert use["per_workstation_max"] == 2
         assert use["server_max"] == int(limit[0])
         assert 2 <= use["server_in_use"] <= use["server_max"]

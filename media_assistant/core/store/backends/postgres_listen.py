@@ -12,7 +12,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from media_assistant.core.store.backends.postgres import CHANGES_CHANNEL, libpq_args
+from media_assistant.core.store.backends.postgres import (
+    CHANGES_CHANNEL,
+    libpq_args,
+    through_a_pooler,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +75,7 @@ class ChangeListener:
 
         conn = psycopg.connect(self._url, autocommit=True, prepare_threshold=None, **self._extra)
         try:
-            if _through_a_pooler(conn):
+            if through_a_pooler(conn):
                 raise ListenUnavailable
             conn.execute(f"LISTEN {self._channel}")
         except BaseException:
@@ -130,19 +134,6 @@ class ChangeListener:
 
 
 class ListenUnavailable(Exception):
-    """LISTEN would not last on this connection (see :func:`_through_a_pooler`)."""
-
-
-def _through_a_pooler(conn: Any) -> bool:
-    """The connection goes through a pooler such as PgBouncer, whose transaction mode hands each
-    transaction to any server connection: a LISTEN stays behind on one the client no longer
-    holds, and no notification ever arrives. Told by the port: the server says it serves
-    ``inet_server_port()``, we dialled ``conn.info.port``; over a Unix socket the server says
-    NULL. A port forwarded to another number (a container's) is taken for a pooler too: the
-    window then polls (changes within 2 s instead of at once), which is never wrong."""
-    served = conn.execute("SELECT inet_server_port()").fetchone()[0]
-    try:
-        dialled = int(conn.info.port)
-    except (TypeError, ValueError):
-        return False
-    return served is not None and int(served) != dialled
+    """LISTEN would not last on this connection: it goes through a pooler (``through_a_pooler``),
+    whose transaction mode hands each transaction to any server connection, so a LISTEN stays
+    behind on one the client no longer holds and no notification ever arrives."""
