@@ -1,6 +1,6 @@
 """``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,fairness,
-repair,metrics,submits,all} [--quick] [--json] [--out FILE | --into FILE]`` — and ``python -m benchmarks
-team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
+repair,metrics,submits,all} [--quick] [--json] [--out FILE | --into FILE]`` — and
+``python -m benchmarks team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
 (benchmarks/bench_fleet.py).
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and

@@ -179,8 +179,9 @@ def markdown(r: dict[str, Any]) -> str:
         [
             f"## {TITLE}",
             "",
-            "One workstation imports the tasks the way the window and `run` do (`AsyncStore.submit`,"
-            " made-up ids, its database threads) into the benchmark's own PostgreSQL; meanwhile "
+            "One workstation imports the tasks the way the window and `run` do "
+            "(`AsyncStore.submit`, made-up ids, its database threads) into the benchmark's own "
+            "PostgreSQL; meanwhile "
             f"another workstation (its own engine) submits {SMALL} tasks into a new batch every "
             f"{SMALL_EVERY_S} s and the importing one beats a running attempt every "
             f"{BEAT_EVERY_S} s. Before issue 28 item 5 both waited for the whole import (the "

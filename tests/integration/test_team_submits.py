@@ -59,6 +59,8 @@ class HeldAfterInserts:
             self.release.wait(HELD_FOR_S)
 
     def remove(self) -> None:
+        """Once the held thread has gone on (a listener removed while it runs breaks the
+        engine's dispatch)."""
         self.release.set()
         event.remove(self.engine, "after_cursor_execute", self._after)
 
@@ -146,8 +148,9 @@ def test_an_import_held_open_holds_up_no_other_batchs_import_and_the_same_batch_
         wait_for_a_backend_waiting_on_an_advisory_lock(there.engine)
         assert same.is_alive() and not same_out
     finally:
+        gate.release.set()
+        big.join(HELD_FOR_S)
         gate.remove()
-    big.join(HELD_FOR_S)
     same.join(HELD_FOR_S)
     assert "error" not in big_out and "error" not in same_out, (big_out, same_out)
     assert len(big_out["result"].added) == 1_500
@@ -176,8 +179,9 @@ def test_a_store_copy_held_open_holds_up_no_submit(
         theirs = there.submit(make_tasks(20, batch="meanwhile", prefix="w"))
         assert len(theirs.added) == 20
     finally:
+        gate.release.set()
+        copying.join(HELD_FOR_S)
         gate.remove()
-    copying.join(HELD_FOR_S)
     assert "error" not in out, out
     assert out["result"].tasks_added == 300
     rows = rows_of(target)
@@ -223,9 +227,7 @@ async def test_the_windows_import_held_open_holds_up_no_heartbeat_or_claim(pg_ur
     event.listen(store.engine.pool, "checkin", checked_in)
     gate = HeldAfterInserts(store.engine, "db-bulk")
     try:
-        importing = asyncio.ensure_future(
-            astore.submit(make_tasks(400, batch="big", prefix="big"))
-        )
+        importing = asyncio.ensure_future(astore.submit(make_tasks(400, batch="big", prefix="big")))
         assert await asyncio.to_thread(gate.reached.wait, HELD_FOR_S)
         beat = astore.heartbeat("o", {running.task_id: (running.attempt, running.lease, 7)})
         assert await asyncio.wait_for(beat, HELD_FOR_S) == set()
@@ -238,6 +240,8 @@ async def test_the_windows_import_held_open_holds_up_no_heartbeat_or_claim(pg_ur
                 claimed.append(c.task_id)
         result = await importing
     finally:
+        gate.release.set()
+        await asyncio.wait([importing], timeout=HELD_FOR_S)
         gate.remove()
         event.remove(store.engine.pool, "checkin", checked_in)
     assert len(result.added) == 400 and set(claimed) <= set(result.added)

@@ -207,11 +207,11 @@ def _v15_event_xids(conn: Connection) -> None:
 
 def _v16_task_seq(conn: Connection) -> None:
     """Issue 28 item 5: the submission-number counter (the ``counters`` table, its row
-    ``task_seq`` seeded with the highest ``seq``): submissions reserve their numbers from it instead of reading
-    ``max(seq) + 1`` under a team-wide lock (core/store/task_seq.py). No column changes and
-    nothing a read needs (:data:`OLDEST_READABLE` stays); an older build, which would still write ``max(seq) + 1``
-    and could number a task twice beside a reserved range, refuses the store as newer.
-    Idempotent."""
+    ``task_seq`` seeded with the highest ``seq``): submissions reserve their numbers from it
+    instead of reading ``max(seq) + 1`` under a team-wide lock (core/store/task_seq.py). No
+    column changes and nothing a read needs (:data:`OLDEST_READABLE` stays); an older build,
+    which would still write ``max(seq) + 1`` and could number a task twice beside a reserved
+    range, refuses the store as newer. Idempotent."""
     task_seq.seed(conn)
 
 

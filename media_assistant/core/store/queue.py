@@ -12,7 +12,7 @@ from sqlalchemy import Select, bindparam, case, exists, func, insert, not_, or_,
 from sqlalchemy.exc import IntegrityError
 
 from media_assistant.core.model.accounts import ApiLimits
-from media_assistant.core.model.event_codes import EventCode, params_json
+from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import TaskChange, TasksAdded
 from media_assistant.core.model.records import BatchInfo, Claim, NewTask, SubmitResult
 from media_assistant.core.model.states import ModelKind
@@ -21,7 +21,6 @@ from media_assistant.core.store import api_gate, fair_store, submits, task_seq
 from media_assistant.core.store.base import (
     IS_PENDING,
     IS_RUNNING,
-    PENDING,
     RUNNING,
     E,
     StoreBase,

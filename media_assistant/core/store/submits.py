@@ -99,9 +99,7 @@ def task_row(task: NewTask, seq: int, max_attempts: int, now: float) -> dict[str
         "cancel_requested": False,
         "progress_chars": 0,
         # The batch file's source row (an export puts it beside the result).
-        "inputs_json": (
-            json.dumps(dict(task.inputs), ensure_ascii=False) if task.inputs else None
-        ),
+        "inputs_json": (json.dumps(dict(task.inputs), ensure_ascii=False) if task.inputs else None),
     }
 
 
@@ -141,7 +139,9 @@ def insert_or_skip(conn: Connection, rows: Sequence[dict[str, Any]]) -> set[str]
     return set(conn.execute(stmt, list(rows)).scalars())
 
 
-def submitted_lines(rows: Sequence[dict[str, Any]], origin: str, now: float) -> list[dict[str, Any]]:
+def submitted_lines(
+    rows: Sequence[dict[str, Any]], origin: str, now: float
+) -> list[dict[str, Any]]:
     """Each new task's first event line."""
     return [
         {
