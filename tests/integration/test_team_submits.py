@@ -40,20 +40,29 @@ HELD_FOR_S = 60.0  # how long a gate waits for its release before giving up (a h
 class HeldAfterInserts:
     """Stops the first transaction on ``engine`` of a thread ``named`` (a prefix) right after
     it wrote its first event lines — its tasks are all in, nothing of its end is — until
-    :attr:`release` is set."""
+    :attr:`release` is set. ``phase``/``statement``: another point (before its tasks go in:
+    ``"before_cursor_execute"``, ``"INSERT INTO TASKS"``)."""
 
-    def __init__(self, engine: Engine, named: str) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        named: str,
+        phase: str = "after_cursor_execute",
+        statement: str = "INSERT INTO TASK_EVENTS",
+    ) -> None:
         self.engine = engine
         self.named = named
+        self.phase = phase
+        self.statement = statement
         self.reached = threading.Event()
         self.release = threading.Event()
-        event.listen(engine, "after_cursor_execute", self._after)
+        event.listen(engine, phase, self._at)
 
-    def _after(self, _conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+    def _at(self, _conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
         if (
             not self.reached.is_set()
             and threading.current_thread().name.startswith(self.named)
-            and statement.lstrip().upper().startswith("INSERT INTO TASK_EVENTS")
+            and statement.lstrip().upper().startswith(self.statement)
         ):
             self.reached.set()
             self.release.wait(HELD_FOR_S)
@@ -62,7 +71,7 @@ class HeldAfterInserts:
         """Once the held thread has gone on (a listener removed while it runs breaks the
         engine's dispatch)."""
         self.release.set()
-        event.remove(self.engine, "after_cursor_execute", self._after)
+        event.remove(self.engine, self.phase, self._at)
 
 
 def generated(n: int, batch: str) -> list[NewTask]:
@@ -159,6 +168,37 @@ def test_an_import_held_open_holds_up_no_other_batchs_import_and_the_same_batch_
     assert len(rows) == 1_530
     assert len({seq for _, seq, _ in rows}) == len(rows)  # every number once
     assert len({task_id for task_id, _, _ in rows}) == len(rows)
+    here.engine.dispose()
+    there.engine.dispose()
+
+
+def test_a_generated_id_another_batch_supplies_meanwhile_is_numbered_on_not_lost(
+    other_workstation_url: str,
+) -> None:
+    """No lock keeps supplied ids out of a batch being imported: one that takes a generated id
+    after the import settled its ids (another batch's file with a ``task_id`` column) makes the
+    import number that task on — nothing is lost, nothing doubled."""
+    url = other_workstation_url
+    clock = ManualClock(1_000.0)
+    here = Store(open_engine(url), clock, EventBus())
+    there = Store(open_engine(url), clock, EventBus())
+    gate = HeldAfterInserts(here.engine, "importer", "before_cursor_execute", "INSERT INTO TASKS")
+    try:
+        big, out = in_thread("importer", lambda: here.submit(generated(100, "x")))
+        assert gate.reached.wait(HELD_FOR_S)  # ids settled: x-00001 … x-00100, none in yet
+        taken = NewTask(generated_task_id("x", 50), "api-model", ModelKind.API, "theirs", "y")
+        assert there.submit([taken]).added == (taken.task_id,)
+    finally:
+        gate.release.set()
+        big.join(HELD_FOR_S)
+        gate.remove()
+    assert "error" not in out, out
+    result = out["result"]
+    expected = [generated_task_id("x", i) for i in range(1, 102) if i != 50]
+    assert sorted(result.added) == expected and not result.skipped
+    rows = rows_of(here.engine)
+    assert len(rows) == 101 and len({seq for _, seq, _ in rows}) == 101
+    assert [b for t, _, b in rows if t == taken.task_id] == ["y"]
     here.engine.dispose()
     there.engine.dispose()
 
