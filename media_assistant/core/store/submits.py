@@ -25,8 +25,13 @@ the tasks and their event lines) holds nothing anybody else waits for:
    node, batch rows) in an order no single statement fixes, and one at a time they cannot
    deadlock. A claim waits at most for this end and the commit, never for the import.
 
-Nothing here on SQLite: its write lock serialises every writer for the whole transaction anyway
-(a second process's import waits on the busy timeout; a workstation of its own has no team).
+On this workstation, the window's and ``run``'s import runs on a thread of its own, not the
+writer thread its heartbeats and claims use; its end runs in order with that thread's jobs
+(core/store/threads.py).
+
+On SQLite the locks are no-ops and the numbers are taken inside the submission's own
+transaction: the write lock serialises every writer for the whole transaction anyway (a second
+process's import waits on the busy timeout; a workstation of its own has no team).
 """
 
 from __future__ import annotations
