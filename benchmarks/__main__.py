@@ -1,6 +1,6 @@
 """``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,fairness,
-repair,metrics,all} [--quick] [--json] [--out FILE | --into FILE]`` — and ``python -m benchmarks
-team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
+repair,metrics,submits,all} [--quick] [--json] [--out FILE | --into FILE]`` — and
+``python -m benchmarks team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
 (benchmarks/bench_fleet.py).
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
@@ -45,6 +45,7 @@ BENCHMARKS = {
     "fairness": "benchmarks.bench_fairness",
     "repair": "benchmarks.bench_repair",
     "metrics": "benchmarks.bench_metrics",
+    "submits": "benchmarks.bench_submits",
 }
 TITLES = {
     "seed": "B1 — seed workload",
@@ -61,6 +62,7 @@ TITLES = {
     "fairness": "B10 — a fair queue",
     "repair": "B11 — a changed site repaired and proven",
     "metrics": "B12 — the lanes measured",
+    "submits": "B13 — a big import beside the team",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 

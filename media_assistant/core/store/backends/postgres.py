@@ -170,6 +170,15 @@ def postgres_engine(
     return engine
 
 
+def peak_connections(engine: Engine) -> int:
+    """The most connections ``engine``'s pool holds at once (its size and overflow)."""
+    pool = engine.pool
+    size = getattr(pool, "size", None)
+    base = int(size()) if callable(size) else 1
+    overflow = int(getattr(pool, "_max_overflow", 0))
+    return 2**31 if overflow < 0 else base + overflow  # -1: no limit
+
+
 # A full server (every connection slot taken) is waited for this long at each new connection
 # before the error goes on (to the caller's outage handling: core/store/link.py, team.py).
 FULL_BURST_S = 10.0
@@ -330,9 +339,15 @@ def connection_use(conn: Connection, application_name: str) -> dict[str, int]:
 # ----------------------------------------------------------------------------- locks
 
 
-def advisory_xact_lock(conn: Connection, key: str) -> None:
-    """Wait for the team-wide lock named ``key``, held until this transaction ends."""
+def advisory_xact_lock(conn: Connection, key: str, *, timeout_ms: int | None = None) -> None:
+    """Wait for the team-wide lock named ``key``, held until this transaction ends.
+    ``timeout_ms``: how long this wait may take instead of :data:`LOCK_TIMEOUT_MS` (the
+    transaction's later statements wait as long as before)."""
+    if timeout_ms is not None:
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(timeout_ms)}")
     conn.execute(select(func.pg_advisory_xact_lock(func.hashtextextended(key, 0))))
+    if timeout_ms is not None:
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {LOCK_TIMEOUT_MS}")
 
 
 # ----------------------------------------------------------------------------- unreachable
