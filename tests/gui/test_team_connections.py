@@ -54,13 +54,20 @@ async def settled(url: str, name: str, at_most: int) -> int:
     return held
 
 
+def export_processes() -> list[psutil.Process]:
+    """The export's child processes (multiprocessing's spawn) running now."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "spawn_main" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.Error:  # ended meanwhile
+            continue
+    return found
+
+
 def export_process() -> psutil.Process:
-    """The export's child process (multiprocessing's spawn)."""
-    found = [
-        p
-        for p in psutil.Process().children(recursive=True)
-        if "spawn_main" in " ".join(p.cmdline())
-    ]
+    found = export_processes()
     assert len(found) == 1, found
     return found[0]
 
@@ -85,40 +92,66 @@ async def test_an_idle_window_holds_one_connection_and_still_wakes_at_a_teammate
             assert await settled(pg_url, me, at_most=1) == 1
 
 
+def wait_for_the_gate(url: str) -> None:
+    """Until a connection of the app's waits for the gate's lock on ``meta`` (the export's
+    process checks the schema there first: it holds its connection from then on)."""
+    for _ in range(3000):  # patience: a process spawned on a loaded machine
+        with psycopg.connect(url, autocommit=True, application_name="test-count") as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND application_name LIKE %s AND wait_event_type = 'Lock'",
+                (OURS,),
+            ).fetchone()
+        if row is not None and row[0]:
+            return
+        threading.Event().wait(0.02)
+    raise AssertionError("the export's process never reached the team database")
+
+
+def the_window_wants_two(url: str, engine: Any) -> dict[str, Any]:
+    """The window takes a connection and wants another meanwhile: what the server counts."""
+    seen: dict[str, Any] = {}
+    with engine.connect():
+        second = threading.Thread(target=lambda: engine.connect().close())
+        second.start()
+        seen["during"] = connections(url)
+        seen["named"] = connections(url, app_name("pc-01"))
+    second.join(30)
+    seen["second_done"] = not second.is_alive()
+    return seen
+
+
 async def test_an_export_borrows_one_of_the_windows_two_connections(
     tmp_path: Path, qtbot: Any, pg_url: str
 ) -> None:
-    """While the export's process holds its connection (held there with SIGSTOP), the window
-    asked for two connections at once gets one: the workstation holds two in all, both
-    under its name (``store info`` counts the export's). After the export, one again."""
+    """The export's process is held once it has its connection (its schema check waits behind
+    a lock the test holds; then SIGSTOP, and the lock goes). The window, asked for two
+    connections at once meanwhile, gets one: the workstation holds two in all, both under its
+    name (``store info`` counts the export's). After the export, one again."""
     me = app_name("pc-01")
-    seen: dict[str, Any] = {}
     async with team_window(tmp_path / "pc-01", pg_url, qtbot, start_scheduler=True) as env:
-        env.services.store.submit(make_tasks(3))
-        engine = env.services.engine
-
-        def at_progress(done: int, total: int) -> None:
-            if "during" in seen:
-                return
-            child = export_process()  # it has read its first page: its connection is open
-            os.kill(child.pid, signal.SIGSTOP)
-            try:
-                with engine.connect():  # the window's one connection, taken
-                    second = threading.Thread(target=lambda: engine.connect().close())
-                    second.start()  # the window wants another one meanwhile
-                    seen["during"] = connections(pg_url)
-                    seen["named"] = connections(pg_url, me)
-                second.join(30)
-                seen["second_done"] = not second.is_alive()
-            finally:
-                os.kill(child.pid, signal.SIGCONT)
-
+        await asyncio.to_thread(env.services.store.submit, make_tasks(3))
         work = env.controller.export_work(tmp_path / "out.csv", "csv")
-        count = await asyncio.to_thread(work, JobControl(at_progress))
-        assert count == 3
+        gate = psycopg.connect(pg_url, application_name="test-gate")
+        try:
+            gate.execute("LOCK TABLE meta IN ACCESS EXCLUSIVE MODE")  # held till the commit
+            export = asyncio.ensure_future(
+                asyncio.to_thread(work, JobControl(lambda done, total: None))
+            )
+            await asyncio.to_thread(wait_for_the_gate, pg_url)
+            child = export_process()
+            os.kill(child.pid, signal.SIGSTOP)
+        finally:
+            gate.commit()
+            gate.close()
+        try:
+            seen = await asyncio.to_thread(the_window_wants_two, pg_url, env.services.engine)
+        finally:
+            os.kill(child.pid, signal.SIGCONT)
+        assert await export == 3
         assert seen["during"] <= 2, seen
         assert seen["named"] == seen["during"], seen  # the export's connection is the team's
-        assert seen["second_done"]  # it got the window's connection when it was given back
+        assert seen["second_done"]  # it got the window's connection when that was given back
         assert await settled(pg_url, me, at_most=1) == 1
 
 
@@ -132,15 +165,10 @@ async def test_with_one_connection_the_export_runs_in_the_window_on_it(
     async with team_window(
         tmp_path / "pc-01", pg_url, qtbot, start_scheduler=True, connections=1
     ) as env:
-        env.services.store.submit(make_tasks(3))
+        await asyncio.to_thread(env.services.store.submit, make_tasks(3))
 
         def at_progress(done: int, total: int) -> None:
-            children = [
-                p
-                for p in psutil.Process().children(recursive=True)
-                if "spawn_main" in " ".join(p.cmdline())
-            ]
-            seen.append((len(children), connections(pg_url)))
+            seen.append((len(export_processes()), connections(pg_url)))
 
         work = env.controller.export_work(tmp_path / "out.csv", "csv")
         assert await asyncio.to_thread(work, JobControl(at_progress)) == 3

@@ -44,7 +44,8 @@ from media_assistant.core.store.backends.postgres import CHANGES_CHANNEL
 log = logging.getLogger(__name__)
 
 # The pool events the listener follows: a connection taken, given back, or gone.
-_GONE = ("close", "close_detached", "detach", "invalidate", "soft_invalidate")
+_CLOSED = ("close", "close_detached", "detach")  # the pool's ordinary closing
+_FAILED = ("invalidate", "soft_invalidate")  # a connection found broken (or the pool's after one)
 
 
 class ChangeListener:
@@ -77,6 +78,7 @@ class ChangeListener:
         self._listening: list[Any] = []
         self._dead: list[Any] = []
         self._lost = False  # a listening connection went since the last LISTEN
+        self._pooler_checked = False  # whether the server is reached through a pooler: asked once
         self._poke_r, self._poke_w = socket.socketpair()  # selectable on Windows too
         self._poke_r.setblocking(False)
         self._poke_w.setblocking(False)
@@ -91,8 +93,10 @@ class ChangeListener:
     def start(self) -> None:
         event.listen(self._engine, "checkout", self._checked_out, insert=True)
         event.listen(self._engine, "checkin", self._checked_in)
-        for name in _GONE:
-            event.listen(self._engine, name, self._gone)
+        for name in _CLOSED:
+            event.listen(self._engine, name, self._closed)
+        for name in _FAILED:
+            event.listen(self._engine, name, self._failed)
         self._thread = threading.Thread(target=self._run, name="db-listen", daemon=True)
         self._thread.start()
 
@@ -118,9 +122,11 @@ class ChangeListener:
             return [c.pgconn.backend_pid for c in self._listening]
 
     def _remove_events(self) -> None:
-        for name, fn in [("checkout", self._checked_out), ("checkin", self._checked_in)] + [
-            (n, self._gone) for n in _GONE
-        ]:
+        for name, fn in (
+            [("checkout", self._checked_out), ("checkin", self._checked_in)]
+            + [(n, self._closed) for n in _CLOSED]
+            + [(n, self._failed) for n in _FAILED]
+        ):
             with contextlib.suppress(Exception):
                 event.remove(self._engine, name, fn)
 
@@ -142,21 +148,32 @@ class ChangeListener:
                 self._idle.append(dbapi_connection)
         self._poke()
 
-    def _gone(self, dbapi_connection: Any, record: Any, *args: Any) -> None:
+    def _closed(self, dbapi_connection: Any, *args: Any) -> None:
+        # (close_detached has no record argument)
+        self._gone(dbapi_connection, failed=False)
+
+    def _failed(self, dbapi_connection: Any, *args: Any) -> None:
+        self._gone(dbapi_connection, failed=True)
+
+    def _gone(self, dbapi_connection: Any, *, failed: bool) -> None:
         if dbapi_connection is None:
             return
         with self._lock:
             _discard(self._idle, dbapi_connection)
             _discard(self._dead, dbapi_connection)
             if _discard(self._listening, dbapi_connection):
-                self._after_loss()
+                self._after_loss(failed=failed)
         self._poke()
 
-    def _after_loss(self) -> None:
-        """(under _lock) A listening connection went."""
+    def _after_loss(self, *, failed: bool) -> None:
+        """(under _lock) A listening connection went. When none is left, the next LISTEN asks
+        for a reload. ``connected`` clears only after a failure: the pool's ordinary closing
+        of one connection (its peak's, a recycle) is followed at once by a LISTEN on the one it
+        keeps, and the follower need not tick faster meanwhile."""
         if not self._listening:
             self._lost = True
-            self.connected.clear()
+            if failed:
+                self.connected.clear()
 
     def _poke(self) -> None:
         with contextlib.suppress(OSError):
@@ -221,10 +238,12 @@ class ChangeListener:
     def _start_listening(self, conn: Any) -> str:
         """(under _lock, the connection idle) LISTEN on it: "ok", "dead" or "pooler"."""
         try:
-            if _through_a_pooler(conn):
-                return "pooler"
+            if not self._pooler_checked:
+                if _through_a_pooler(conn):
+                    return "pooler"
+                self._pooler_checked = True
+            conn.add_notify_handler(self._heard)  # first: nothing heard is left unread
             self._autocommit(conn, f"LISTEN {self._channel}")
-            conn.add_notify_handler(self._heard)
         except Exception as exc:
             log.info("[team] change listener: a connection could not LISTEN (%s)", exc)
             self._mark_dead(conn)
@@ -261,7 +280,7 @@ class ChangeListener:
         if not _contains(self._dead, conn):
             self._dead.append(conn)
         if _discard(self._listening, conn):
-            self._after_loss()
+            self._after_loss(failed=True)
 
     def _heard(self, notify: Any) -> None:
         """psycopg's handler: a notification that came during a statement of the pool's."""
