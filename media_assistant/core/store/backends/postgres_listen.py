@@ -39,7 +39,11 @@ from typing import Any
 from sqlalchemy import Engine, event
 from sqlalchemy.exc import DisconnectionError
 
-from media_assistant.core.store.backends.postgres import CHANGES_CHANNEL
+from media_assistant.core.store.backends.postgres import (
+    CHANGES_CHANNEL,
+    behind_a_pooler,
+    through_a_pooler,
+)
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +82,6 @@ class ChangeListener:
         self._listening: list[Any] = []
         self._dead: list[Any] = []
         self._lost = False  # a listening connection went since the last LISTEN
-        self._pooler_checked = False  # whether the server is reached through a pooler: asked once
         self._poke_r, self._poke_w = socket.socketpair()  # selectable on Windows too
         self._poke_r.setblocking(False)
         self._poke_w.setblocking(False)
@@ -122,11 +125,12 @@ class ChangeListener:
             return [c.pgconn.backend_pid for c in self._listening]
 
     def _remove_events(self) -> None:
-        for name, fn in (
-            [("checkout", self._checked_out), ("checkin", self._checked_in)]
-            + [(n, self._closed) for n in _CLOSED]
-            + [(n, self._failed) for n in _FAILED]
-        ):
+        handlers: list[tuple[str, Callable[..., Any]]] = [
+            ("checkout", self._checked_out),
+            ("checkin", self._checked_in),
+        ]
+        handlers += [(n, self._closed) for n in _CLOSED] + [(n, self._failed) for n in _FAILED]
+        for name, fn in handlers:
             with contextlib.suppress(Exception):
                 event.remove(self._engine, name, fn)
 
@@ -238,10 +242,11 @@ class ChangeListener:
     def _start_listening(self, conn: Any) -> str:
         """(under _lock, the connection idle) LISTEN on it: "ok", "dead" or "pooler"."""
         try:
-            if not self._pooler_checked:
-                if _through_a_pooler(conn):
-                    return "pooler"
-                self._pooler_checked = True
+            pooled = behind_a_pooler(self._engine)  # found at the engine's first connection
+            if pooled is None:
+                pooled = self._ask_pooler(conn)
+            if pooled:
+                return "pooler"
             conn.add_notify_handler(self._heard)  # first: nothing heard is left unread
             self._autocommit(conn, f"LISTEN {self._channel}")
         except Exception as exc:
@@ -296,6 +301,18 @@ class ChangeListener:
         self._on_reconnect()  # the follower looks now, then on its poll-only tick
 
     @staticmethod
+    def _ask_pooler(conn: Any) -> bool:
+        """Whether ``conn`` goes through a pooler, asked outside any transaction: PgBouncer's
+        transaction mode hands each transaction to any server connection, so a LISTEN would
+        stay behind on one the client no longer holds and no notification ever arrive."""
+        before = conn.autocommit
+        conn.autocommit = True
+        try:
+            return through_a_pooler(conn)
+        finally:
+            conn.autocommit = before
+
+    @staticmethod
     def _autocommit(conn: Any, sql: str) -> None:
         """One statement outside any transaction on a connection the pool lends nobody now."""
         before = conn.autocommit
@@ -316,23 +333,3 @@ def _discard(items: list[Any], item: Any) -> bool:
             del items[i]
             return True
     return False
-
-
-def _through_a_pooler(conn: Any) -> bool:
-    """The connection goes through a pooler such as PgBouncer, whose transaction mode hands each
-    transaction to any server connection: a LISTEN stays behind on one the client no longer
-    holds, and no notification ever arrives. Told by the port: the server says it serves
-    ``inet_server_port()``, we dialled ``conn.info.port``; over a Unix socket the server says
-    NULL. A port forwarded to another number (a container's) is taken for a pooler too: the
-    window then polls (changes within 2 s instead of at once), which is never wrong."""
-    before = conn.autocommit
-    conn.autocommit = True
-    try:
-        served = conn.execute("SELECT inet_server_port()").fetchone()[0]
-    finally:
-        conn.autocommit = before
-    try:
-        dialled = int(conn.info.port)
-    except (TypeError, ValueError):
-        return False
-    return served is not None and int(served) != dialled
