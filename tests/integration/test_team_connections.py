@@ -220,6 +220,8 @@ def test_a_loan_takes_the_peak_connection_and_leaves_the_workstation_one(pg_url:
     assert isinstance(pool, LendingPool)
     try:
         first, second = engine.connect(), engine.connect()  # the peak: two
+        assert pool.lend(lambda: True) is False  # Cancel while it waited: nothing lent
+        assert pool.lent == 0
         loans: list[bool] = []
         lending = threading.Thread(target=lambda: loans.append(pool.lend()))
         lending.start()
