@@ -82,6 +82,7 @@ class ChangeListener:
         self._listening: list[Any] = []
         self._dead: list[Any] = []
         self._lost = False  # a listening connection went since the last LISTEN
+        self._renew = False  # none listens after a failure: take a new connection to listen on
         self._poke_r, self._poke_w = socket.socketpair()  # selectable on Windows too
         self._poke_r.setblocking(False)
         self._poke_w.setblocking(False)
@@ -178,6 +179,7 @@ class ChangeListener:
             self._lost = True
             if failed:
                 self.connected.clear()
+                self._renew = True  # the listener's thread brings the pool a new one
 
     def _poke(self) -> None:
         with contextlib.suppress(OSError):
@@ -186,14 +188,27 @@ class ChangeListener:
     # ------------------------------------------------------------------ the thread
 
     def _run(self) -> None:
-        try:
-            # The pool's connection came back from the engine's opening before the listener
-            # followed it: take it once, so it comes back (idle) where the listener sees it.
-            with self._engine.connect():
-                pass
-        except Exception as exc:  # unreachable: the pool's next connection is listened on
-            log.info("[team] change listener: no connection yet (%s)", exc)
+        # The pool's connection came back from the engine's opening before the listener
+        # followed it: take it once, so it comes back (idle) where the listener sees it.
+        self._renew = True
+        delay = 0.5
         while not self._stop.is_set():
+            if self._renew:
+                # After a failure nothing may take a connection for a long time (a window
+                # without a scheduler): the listener does, so the pool replaces the dead one
+                # (its checkout refuses it) and the new one comes back to be listened on.
+                try:
+                    with self._engine.connect():
+                        pass
+                    self._renew = False
+                    delay = 0.5
+                except Exception as exc:  # unreachable: again with backoff (0.5 s → 10 s)
+                    log.info(
+                        "[team] change listener cannot connect (%s); again in %.1f s", exc, delay
+                    )
+                    self._stop.wait(delay)
+                    delay = min(delay * 2, 10.0)
+                    continue
             try:
                 if self._step():
                     return
