@@ -20,8 +20,9 @@ autocommit, while the pool lends it to nobody: the pool's checkout waits for the
 lock) when it first comes back to the pool idle. A connection found dead while idle (the server
 restarted, the network dropped: its socket reads end-of-file) is marked so the pool replaces
 it at its next checkout (``DisconnectionError``) — the listener takes one at once, with
-backoff while the server is away —, and until a new one listens the follower ticks faster; the first LISTEN after such a loss counts as a reconnect and asks for a reload
-(whatever was missed meanwhile is in the log).
+backoff while the server is away —, and until a new one listens the follower ticks faster;
+the first LISTEN after such a loss counts as a reconnect and asks for a reload (whatever was
+missed meanwhile is in the log).
 
 Split from core/store/backends/postgres.py, whose channel it uses.
 """
