@@ -26,8 +26,10 @@ locks are only transaction-scoped (:func:`advisory_xact_lock`). LISTEN does not 
 transaction there: :class:`ChangeListener` notices and the window's follower polls instead.
 
 **Connections**: a workstation holds one while idle and at most ``[store] connections`` (default
-2) at peak (:func:`postgres_engine`: a pool of one, the rest overflow closed on return), so 50
-workstations fit a server at its default ``max_connections`` of 100.
+2) at peak (:func:`postgres_engine`: a pool of one, the rest overflow closed on return), so 48
+workstations fit a server at its default ``max_connections`` of 100. The window's LISTEN is
+the pool's idle connection itself (core/store/backends/postgres_listen.py), and an export's
+process borrows one of the pool's (core/store/backends/postgres_pool.py): neither adds one.
 
 psycopg is imported only when a PostgreSQL URL is opened: a single workstation never loads it.
 """
@@ -44,6 +46,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event, func, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError
+
+from media_assistant.core.store.backends.postgres_pool import LendingPool
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +161,7 @@ def postgres_engine(
     engine = create_engine(
         parsed,
         connect_args=connect_args,
+        poolclass=LendingPool,  # an export's process borrows a connection (postgres_pool.py)
         pool_size=1,
         max_overflow=max(0, connections - 1),
         pool_timeout=30,
