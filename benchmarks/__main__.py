@@ -1,6 +1,6 @@
 """``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,fairness,
-repair,metrics,all} [--quick] [--json] [--out FILE | --into FILE]`` — and ``python -m benchmarks
-team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
+repair,metrics,claims,all} [--quick] [--json] [--out FILE | --into FILE]`` — and ``python -m
+benchmarks team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
 (benchmarks/bench_fleet.py).
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
@@ -45,6 +45,7 @@ BENCHMARKS = {
     "fairness": "benchmarks.bench_fairness",
     "repair": "benchmarks.bench_repair",
     "metrics": "benchmarks.bench_metrics",
+    "claims": "benchmarks.bench_claims",
 }
 TITLES = {
     "seed": "B1 — seed workload",
@@ -59,6 +60,7 @@ TITLES = {
     "fairness": "B10 — a fair queue",
     "repair": "B11 — a changed site repaired and proven",
     "metrics": "B12 — the lanes measured",
+    "claims": "B13 — what a claim costs",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 
