@@ -34,10 +34,12 @@ from typing import Any
 
 from sqlalchemy import (
     Connection,
+    Update,
     bindparam,
     case,
     exists,
     func,
+    insert,
     literal,
     or_,
     select,
@@ -49,7 +51,15 @@ from sqlalchemy.orm import aliased
 
 from media_assistant.core.model.states import TaskState
 from media_assistant.core.rules import fair
-from media_assistant.core.store.base import IS_PENDING, IS_RUNNING, T, chunks, state_is
+from media_assistant.core.store.base import (
+    INSERT_EVENT,
+    IS_PENDING,
+    IS_RUNNING,
+    E,
+    T,
+    chunks,
+    state_is,
+)
 from media_assistant.core.store.holds import B, claimable
 from media_assistant.core.store.schema import FairNodeRow
 from media_assistant.core.store.upsert import upsert
@@ -160,6 +170,15 @@ def chosen_head(queue_head: Callable[[Any], Any]) -> Any:
         )
         .with_for_update(of=T, skip_locked=True)
     )
+
+
+def claim_chosen(queue_head: Callable[[Any], Any], claim: Update) -> Update:
+    """PostgreSQL: :func:`chosen_head` and the claim's ``UPDATE`` in one statement — the
+    choice, the head task locked (SKIP LOCKED) and moved to running, its node's ``cls`` and
+    ``tenant`` returned after ``claim``'s own columns. ``claim``: the claim's update of
+    ``tasks`` without its choice of row (core/store/queue.py)."""
+    head = chosen_head(queue_head).cte("head")
+    return claim.where(T.c.task_id == head.c.task_id).returning(head.c.cls, head.c.tenant)
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,23 +423,80 @@ _IDLE_PARENT = (
 )
 
 
-def charge(conn: Connection, keys: Sequence[str], seconds: float, now: float) -> None:
+# The claim's or the finish's event row, inserted by the statement that charges or settles the
+# nodes (PostgreSQL: a data-modifying CTE; one round trip instead of two).
+_EVENT_COLUMNS = (
+    "task_id",
+    "at",
+    "kind",
+    "lane",
+    "account_id",
+    "attempt",
+    "message",
+    "origin",
+    "code",
+    "params_json",
+)
+_EVENT_CTE = (
+    insert(E).values({c: bindparam(f"ev_{c}", type_=E.c[c].type) for c in _EVENT_COLUMNS}).cte("ev")
+)
+_CHARGE_WITH_EVENT = _CHARGE.add_cte(_EVENT_CTE)
+_SETTLE_WITH_EVENT = _SETTLE.add_cte(_EVENT_CTE)
+
+
+def _with_event(
+    conn: Connection,
+    event: Mapping[str, Any] | None,
+    plain: Any,
+    combined: Any,
+    params: dict[str, Any],
+) -> Any:
+    """``plain`` with ``params``, after inserting ``event`` (a row of ``task_events``) — or, on
+    PostgreSQL, ``combined``: both in one statement."""
+    if event is None:
+        return conn.execute(plain, params)
+    if conn.dialect.name == "postgresql":
+        return conn.execute(combined, {**params, **{f"ev_{k}": v for k, v in event.items()}})
+    conn.execute(INSERT_EVENT, dict(event))
+    return conn.execute(plain, params)
+
+
+def charge(
+    conn: Connection,
+    keys: Sequence[str],
+    seconds: float,
+    now: float,
+    event: Mapping[str, Any] | None = None,
+) -> None:
     """``seconds`` of generation (a claim's estimate) charged to each node, divided by its
-    weight, and counted in flight; relative, so concurrent charges add up exactly."""
+    weight, and counted in flight; relative, so concurrent charges add up exactly. ``event``:
+    the claim's event row (``StoreBase._event_row``), written by the same statement."""
     if keys:
-        conn.execute(_CHARGE, {"keys": list(keys), "sec": seconds, "now": now})
+        params = {"keys": list(keys), "sec": seconds, "now": now}
+        _with_event(conn, event, _CHARGE, _CHARGE_WITH_EVENT, params)
+    elif event is not None:
+        conn.execute(INSERT_EVENT, dict(event))
 
 
-def settle(conn: Connection, keys: Sequence[str], took: float, charged: float, now: float) -> None:
+def settle(
+    conn: Connection,
+    keys: Sequence[str],
+    took: float,
+    charged: float,
+    now: float,
+    event: Mapping[str, Any] | None = None,
+) -> None:
     """At an attempt's end: the difference between its real seconds (``took``) and the
     estimate ``charged`` at its claim; if its batch has no open task of that class left, the
-    batch node (and a tenant or class left without an active child) becomes inactive."""
+    batch node (and a tenant or class left without an active child) becomes inactive.
+    ``event``: the finish's event row, written by the same statement."""
     if len(keys) != 3:
+        if event is not None:
+            conn.execute(INSERT_EVENT, dict(event))
         return
     ck, tk, bk = keys
-    rows = conn.execute(
-        _SETTLE, {"keys": list(keys), "delta": took - charged, "charged": charged}
-    ).all()
+    params = {"keys": list(keys), "delta": took - charged, "charged": charged}
+    rows = _with_event(conn, event, _SETTLE, _SETTLE_WITH_EVENT, params).all()
     if any(level == 2 and not active for level, active in rows):
         for key in (tk, ck):
             if not conn.execute(_IDLE_PARENT, {"key": key}).rowcount:
