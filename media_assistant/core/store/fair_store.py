@@ -28,7 +28,7 @@ they have no other active child.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,9 +41,10 @@ from sqlalchemy import (
     func,
     insert,
     literal,
+    literal_column,
+    not_,
     or_,
     select,
-    text,
     union_all,
     update,
 )
@@ -60,42 +61,57 @@ from media_assistant.core.store.base import (
     chunks,
     state_is,
 )
-from media_assistant.core.store.holds import B, claimable
+from media_assistant.core.store.holds import B, account_held, held_batch_ids, scope_paused
 from media_assistant.core.store.schema import FairNodeRow
 from media_assistant.core.store.upsert import upsert
 
 F = FairNodeRow.__table__  # type: ignore[attr-defined]
 
+
 # A task's class from its priority, in SQL (fair.class_of).
+def _inline(value: str | int) -> Any:
+    """A constant written into the SQL, not bound: a statement run at every claim carries
+    fewer parameters to convert and send."""
+    return literal_column(f"'{value}'" if isinstance(value, str) else str(value))
+
+
 CLASS_OF_TASK = case(
-    (T.c.priority >= fair.RUN_FIRST_PRIORITY, literal(fair.FIRST)),
-    (T.c.priority > 0, literal(fair.URGENT)),
-    (T.c.priority == 0, literal(fair.NORMAL)),
-    else_=literal(fair.LOW),
+    (T.c.priority >= _inline(fair.RUN_FIRST_PRIORITY), _inline(fair.FIRST)),
+    (T.c.priority > _inline(0), _inline(fair.URGENT)),
+    (T.c.priority == _inline(0), _inline(fair.NORMAL)),
+    else_=_inline(fair.LOW),
 )
 IS_SUCCESS = state_is(TaskState.SUCCESS)
 DEFAULT_ESTIMATE_S = {"web": 60.0, "api": 10.0}
 
-_claimable_task = (
-    exists()
-    .where(
-        T.c.batch_id == F.c.batch_id,
+
+def _ready() -> tuple[Any, ...]:
+    """A pending task's own conditions to be claimed now for the claiming account's models.
+    The holds (core/store/holds.py) are checked once per statement, not per task: the pauses
+    and the account's hold do not depend on the task, a batch's hold only on its batch."""
+    return (
         IS_PENDING,
-        CLASS_OF_TASK == F.c.cls,
         T.c.model.in_(bindparam("models", expanding=True)),
         or_(T.c.not_before.is_(None), T.c.not_before <= bindparam("now")),
         or_(T.c.keep_attempt, T.c.attempt < T.c.max_attempts),
-        *claimable(),
     )
-    .correlate(F)
+
+
+_claimable_task = (
+    exists().where(T.c.batch_id == F.c.batch_id, CLASS_OF_TASK == F.c.cls, *_ready()).correlate(F)
 )
 _tn = aliased(F, name="tn")
 _cl = aliased(F, name="cl")
 # The next batch node for the claiming account: least class vtime, then tenant, then batch.
 _FAIR_CHOICE = (
-    select(literal(1).label("k"), F.c.cls, F.c.tenant, F.c.batch_id)
+    select(_inline(1).label("k"), F.c.cls, F.c.tenant, F.c.batch_id)
     .select_from(F.join(_tn, _tn.c.node == F.c.parent).join(_cl, _cl.c.node == _tn.c.parent))
-    .where(F.c.level == 2, F.c.active, _claimable_task)
+    .where(
+        F.c.level == _inline(2),
+        F.c.active,
+        F.c.batch_id.not_in(held_batch_ids()),
+        _claimable_task,
+    )
     .order_by(
         _cl.c.vtime,
         _cl.c.rank,
@@ -112,25 +128,26 @@ _FAIR_CHOICE = (
 # A run-first task (moved to the top by hand) goes before every share: its batch, class FIRST.
 _RUN_FIRST = (
     select(
-        literal(0).label("k"),
-        literal(fair.FIRST).label("cls"),
+        _inline(0).label("k"),
+        literal_column(f"'{fair.FIRST}'", F.c.cls.type).label("cls"),
         literal(None, type_=F.c.tenant.type).label("tenant"),
         T.c.batch_id,
     )
     .where(
-        IS_PENDING,
-        T.c.priority >= fair.RUN_FIRST_PRIORITY,
-        T.c.model.in_(bindparam("models", expanding=True)),
-        or_(T.c.not_before.is_(None), T.c.not_before <= bindparam("now")),
-        or_(T.c.keep_attempt, T.c.attempt < T.c.max_attempts),
-        *claimable(),
+        *_ready(),
+        T.c.priority >= _inline(fair.RUN_FIRST_PRIORITY),
+        T.c.batch_id.not_in(held_batch_ids()),
     )
     .order_by(T.c.priority.desc(), T.c.seq)
     .limit(1)
     .subquery()
 )
-# One statement, one round trip: the run-first task's batch, else the fair share's choice.
-CHOOSE_BATCH = union_all(select(_RUN_FIRST), select(_FAIR_CHOICE)).order_by(text("k")).limit(1)
+_EITHER = union_all(select(_RUN_FIRST), select(_FAIR_CHOICE)).subquery()
+# One statement, one round trip: the run-first task's batch, else the fair share's choice —
+# nothing while the queue, the lane or the account is paused or the account held.
+CHOOSE_BATCH = (
+    select(_EITHER).where(not_(scope_paused()), not_(account_held())).order_by(_EITHER.c.k).limit(1)
+)
 
 
 # Each class's priorities, both ends included.
@@ -142,42 +159,44 @@ CLASS_RANGES = {
 }
 
 
-def chosen_head(queue_head: Callable[[Any], Any]) -> Any:
+def chosen_head() -> Any:
     """One statement, one round trip: :data:`CHOOSE_BATCH` as a CTE (PostgreSQL runs it once),
     then that batch's head task of the chosen class — locked, skipping locked ones — with the
-    node it was chosen for (``cls``, ``tenant``). ``queue_head``: the queue's claimable-head
-    clauses and order (core/store/queue.py ``_queue_head``)."""
+    node it was chosen for (``cls``, ``tenant``); the order of core/store/queue.py
+    ``_queue_head`` inside the batch."""
     chosen = CHOOSE_BATCH.cte("chosen")
     bounds = {
-        name: [(chosen.c.cls == cls, r[i]) for cls, r in CLASS_RANGES.items()]
+        name: [(chosen.c.cls == _inline(cls), _inline(r[i])) for cls, r in CLASS_RANGES.items()]
         for i, name in enumerate(("lo", "hi"))
     }
-    lo = select(case(*bounds["lo"], else_=0)).scalar_subquery()
-    hi = select(case(*bounds["hi"], else_=-1)).scalar_subquery()
-    columns = select(
-        T.c.task_id,
-        func.length(T.c.prompt),
-        select(chosen.c.cls).scalar_subquery().label("cls"),
-        select(chosen.c.tenant).scalar_subquery().label("tenant"),
-        T.c.batch_id,
-    )
+    lo = select(case(*bounds["lo"], else_=_inline(0))).scalar_subquery()
+    hi = select(case(*bounds["hi"], else_=_inline(-1))).scalar_subquery()
     return (
-        queue_head(columns)
+        select(
+            T.c.task_id,
+            func.length(T.c.prompt),
+            select(chosen.c.cls).scalar_subquery().label("cls"),
+            select(chosen.c.tenant).scalar_subquery().label("tenant"),
+            T.c.batch_id,
+        )
         .where(
+            *_ready(),  # the holds: checked by the choice
             T.c.batch_id == select(chosen.c.batch_id).scalar_subquery(),
             T.c.priority >= lo,
             T.c.priority <= hi,
         )
+        .order_by(T.c.priority.desc(), T.c.seq)
+        .limit(1)
         .with_for_update(of=T, skip_locked=True)
     )
 
 
-def claim_chosen(queue_head: Callable[[Any], Any], claim: Update) -> Update:
+def claim_chosen(claim: Update) -> Update:
     """PostgreSQL: :func:`chosen_head` and the claim's ``UPDATE`` in one statement — the
     choice, the head task locked (SKIP LOCKED) and moved to running, its node's ``cls`` and
     ``tenant`` returned after ``claim``'s own columns. ``claim``: the claim's update of
     ``tasks`` without its choice of row (core/store/queue.py)."""
-    head = chosen_head(queue_head).cte("head")
+    head = chosen_head().cte("head")
     return claim.where(T.c.task_id == head.c.task_id).returning(head.c.cls, head.c.tenant)
 
 

@@ -62,7 +62,7 @@ _HEAD = _queue_head(select(T.c.task_id, func.length(T.c.prompt))).with_for_updat
 )
 _PEEK = _queue_head(select(T.c.task_id, func.length(T.c.prompt)))
 # Fair share (issue 30; core/store/fair_store.py): the chosen batch's head.
-_CHOSEN_HEAD = fair_store.chosen_head(_queue_head)
+_CHOSEN_HEAD = fair_store.chosen_head()
 _CLAIM_ANY = (
     update(T)
     .where(IS_PENDING)
@@ -101,7 +101,7 @@ _CLAIM_ANY = (
 _CLAIM = _CLAIM_ANY.where(T.c.task_id == bindparam("candidate"))
 # PostgreSQL, no rate budget to spend first: the choice, the head's lock and the claim in one
 # statement (core/store/fair_store.py ``claim_chosen``; issue 30 item 3).
-_CLAIM_CHOSEN = fair_store.claim_chosen(_queue_head, _CLAIM_ANY)
+_CLAIM_CHOSEN = fair_store.claim_chosen(_CLAIM_ANY)
 # Issue 28 item 4: a claim the shared key will refuse is refused before it locks and updates
 # the head task (a saturated key's denied workstations did so every second, then rolled back:
 # dead tuples, WAL, the head locked for others). Reads only; the claim's own statements
