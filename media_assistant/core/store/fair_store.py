@@ -45,6 +45,7 @@ from sqlalchemy import (
     not_,
     or_,
     select,
+    true,
     union_all,
     update,
 )
@@ -85,6 +86,30 @@ IS_SUCCESS = state_is(TaskState.SUCCESS)
 DEFAULT_ESTIMATE_S = {"web": 60.0, "api": 10.0}
 
 
+# Each class's priorities, both ends included.
+CLASS_RANGES = {
+    fair.FIRST: (fair.RUN_FIRST_PRIORITY, 2**31 - 1),
+    fair.URGENT: (1, fair.RUN_FIRST_PRIORITY - 1),
+    fair.NORMAL: (0, 0),
+    fair.LOW: (-(2**31), -1),
+}
+
+
+def _of_class(cls: Any) -> tuple[Any, Any]:
+    """``tasks.priority`` inside the range of class ``cls`` (a column or expression): the
+    same test as ``CLASS_OF_TASK == cls``, written as a range so the planners probe
+    ``ix_tasks_pending_batch`` (batch, priority, seq) for it. As ``CLASS_OF_TASK``, SQLite
+    chose ``ix_tasks_batch_id`` and stepped over every finished task of the batch at each
+    claim and finish (B13: 0.6 → 2.9 ms a finish over 1,500 tasks)."""
+    lo = case(
+        *[(cls == _inline(c), _inline(r[0])) for c, r in CLASS_RANGES.items()], else_=_inline(0)
+    )
+    hi = case(
+        *[(cls == _inline(c), _inline(r[1])) for c, r in CLASS_RANGES.items()], else_=_inline(-1)
+    )
+    return T.c.priority >= lo, T.c.priority <= hi
+
+
 def _ready() -> tuple[Any, ...]:
     """A pending task's own conditions to be claimed now for the claiming account's models.
     The holds (core/store/holds.py) are checked once per statement, not per task: the pauses
@@ -98,7 +123,7 @@ def _ready() -> tuple[Any, ...]:
 
 
 _claimable_task = (
-    exists().where(T.c.batch_id == F.c.batch_id, CLASS_OF_TASK == F.c.cls, *_ready()).correlate(F)
+    exists().where(T.c.batch_id == F.c.batch_id, *_of_class(F.c.cls), *_ready()).correlate(F)
 )
 _tn = aliased(F, name="tn")
 _cl = aliased(F, name="cl")
@@ -148,15 +173,6 @@ _EITHER = union_all(select(_RUN_FIRST), select(_FAIR_CHOICE)).subquery()
 CHOOSE_BATCH = (
     select(_EITHER).where(not_(scope_paused()), not_(account_held())).order_by(_EITHER.c.k).limit(1)
 )
-
-
-# Each class's priorities, both ends included.
-CLASS_RANGES = {
-    fair.FIRST: (fair.RUN_FIRST_PRIORITY, 2**31 - 1),
-    fair.URGENT: (1, fair.RUN_FIRST_PRIORITY - 1),
-    fair.NORMAL: (0, 0),
-    fair.LOW: (-(2**31), -1),
-}
 
 
 def chosen_head() -> Any:
@@ -414,9 +430,16 @@ _CHARGE = (
 )
 # The batch's open work of the node's class: two probes, each on an index — its pending head
 # (ix_tasks_pending_batch) and the running rows (a few per account).
-_OPEN = or_(
-    exists().where(T.c.batch_id == F.c.batch_id, IS_PENDING, CLASS_OF_TASK == F.c.cls).correlate(F),
-    exists().where(IS_RUNNING, T.c.batch_id == F.c.batch_id, CLASS_OF_TASK == F.c.cls).correlate(F),
+# A CASE, not an OR: SQLite computes both sides of an OR that is a value, and the running
+# probe walks the batch's rows (ix_tasks_batch_id); it is needed only once nothing is pending.
+_OPEN = case(
+    (
+        exists().where(T.c.batch_id == F.c.batch_id, IS_PENDING, *_of_class(F.c.cls)).correlate(F),
+        true(),
+    ),
+    else_=exists()
+    .where(IS_RUNNING, T.c.batch_id == F.c.batch_id, *_of_class(F.c.cls))
+    .correlate(F),
 )
 # The real seconds replace the estimate, and the batch node stays active only while its batch
 # has open work of its class: one statement, the batch's activity returned.
