@@ -1,5 +1,5 @@
 """``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,fairness,
-repair,metrics,submits,all} [--quick] [--json] [--out FILE | --into FILE]`` — and
+repair,metrics,submits,claims,all} [--quick] [--json] [--out FILE | --into FILE]`` — and
 ``python -m benchmarks team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
 (benchmarks/bench_fleet.py).
 
@@ -46,6 +46,7 @@ BENCHMARKS = {
     "repair": "benchmarks.bench_repair",
     "metrics": "benchmarks.bench_metrics",
     "submits": "benchmarks.bench_submits",
+    "claims": "benchmarks.bench_claims",
 }
 TITLES = {
     "seed": "B1 — seed workload",
@@ -63,6 +64,7 @@ TITLES = {
     "repair": "B11 — a changed site repaired and proven",
     "metrics": "B12 — the lanes measured",
     "submits": "B13 — a big import beside the team",
+    "claims": "B14 — what a claim costs",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 

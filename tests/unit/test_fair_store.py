@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import event, select, text
 
 from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.model.events import EventBus
@@ -284,13 +284,14 @@ def test_a_charge_waiting_for_another_claims_commit_adds_to_it(
             )
         )
         t.start()
-        # The claim is waiting for the row lock (it shows in pg_stat_activity), not finished.
+        # The claim is waiting for the row lock (it shows in pg_stat_activity), not finished:
+        # its charge (the statement that also writes its event row) waits.
         with other.connect() as look:
             for _ in range(200):
                 waiting = look.execute(
                     text(
                         "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                        "AND query LIKE 'UPDATE fair_nodes%'"
+                        "AND query LIKE '%UPDATE fair_nodes%'"
                     )
                 ).scalar()
                 look.rollback()  # pg_stat_activity is a snapshot per transaction
@@ -306,3 +307,44 @@ def test_a_charge_waiting_for_another_claims_commit_adds_to_it(
     finally:
         store.engine.dispose()
         other.dispose()
+
+
+def test_a_claim_and_its_finish_are_three_statements_each_on_postgresql(
+    store: Store, clock: ManualClock
+) -> None:
+    """What a claim costs (issue 30 item 3), counted, not timed: on PostgreSQL the claim from a
+    backlog is the transaction's lock timeout, one statement that chooses the batch, locks its
+    head (SKIP LOCKED) and claims it, and one that writes the event row and charges the nodes;
+    the finish is the lock timeout, the task's update, and one that writes the event row and
+    settles the nodes. SQLite (no data-modifying CTEs, no round trips) keeps them apart."""
+    store.submit(tasks(5, "s", "S"))
+    first = store.claim_next(
+        kind=ModelKind.API, account_id="acc", models=["api-model"], owner_id="o", deadline_s=99
+    )
+    assert first is not None and store.finish_success(first, "ok")  # the backlog is known
+    sent: list[str] = []
+
+    def capture(_c: object, _cur: object, statement: str, *_: object) -> None:
+        sent.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", capture)
+    c = store.claim_next(
+        kind=ModelKind.API, account_id="acc", models=["api-model"], owner_id="o", deadline_s=99
+    )
+    claimed = list(sent)
+    sent.clear()
+    assert c is not None and c.fair_keys and store.finish_success(c, "ok")
+    finished = list(sent)
+    event.remove(store.engine, "before_cursor_execute", capture)
+    events = [s for s in claimed + finished if "INSERT INTO task_events" in s]
+    assert len(events) == 2
+    if store.engine.dialect.name != "postgresql":
+        return
+    assert len(claimed) == 3, claimed
+    assert claimed[0].startswith("SET LOCAL lock_timeout")
+    assert "FOR UPDATE OF tasks SKIP LOCKED" in claimed[1] and "UPDATE tasks SET" in claimed[1]
+    assert "INSERT INTO task_events" in claimed[2] and "UPDATE fair_nodes SET" in claimed[2]
+    assert len(finished) == 3, finished
+    assert "INSERT INTO task_events" in finished[2] and "UPDATE fair_nodes SET" in finished[2]
+    # The charge and the correction add up exactly: 10 s estimated, then the real 0 s.
+    assert _service(store, fair.batch_key(fair.NORMAL, "S")) == pytest.approx(0.0)

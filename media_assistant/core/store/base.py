@@ -135,19 +135,35 @@ class StoreBase:
         ``code`` and ``params`` for the window to say it in the operator's language."""
         conn.execute(
             INSERT_EVENT,
-            {
-                "task_id": task_id,
-                "at": self.clock.now() if at is None else at,
-                "kind": kind,
-                "lane": lane,
-                "account_id": account_id,
-                "attempt": attempt,
-                "message": message,
-                "origin": self.origin,
-                "code": None if code is None else code.value,
-                "params_json": params_json(params),
-            },
+            self._event_row(task_id, kind, message, lane, account_id, attempt, at, code, params),
         )
+
+    def _event_row(
+        self,
+        task_id: str,
+        kind: str,
+        message: str,
+        lane: str | None = None,
+        account_id: str | None = None,
+        attempt: int | None = None,
+        at: float | None = None,
+        code: EventCode | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The values of an event row (:meth:`_event`), for a statement that inserts it along
+        with other work (core/store/fair_store.py ``charge``)."""
+        return {
+            "task_id": task_id,
+            "at": self.clock.now() if at is None else at,
+            "kind": kind,
+            "lane": lane,
+            "account_id": account_id,
+            "attempt": attempt,
+            "message": message,
+            "origin": self.origin,
+            "code": None if code is None else code.value,
+            "params_json": params_json(params),
+        }
 
     def _publish_changes(self, changes: Iterable[TaskChange], *, heartbeat: bool = False) -> None:
         batch = tuple(changes)

@@ -18,6 +18,7 @@ from media_assistant.core.model.records import Claim
 from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.store import api_gate, fair_store
 from media_assistant.core.store.base import (
+    INSERT_EVENT,
     IS_RUNNING,
     PENDING,
     StoreBase,
@@ -97,23 +98,25 @@ class OutcomeRoom(StoreBase):
                 # The tokens per minute were spent on an estimate at the claim: now the real count.
                 estimated = api_gate.estimate_tokens(len(claim.prompt))
                 api_gate.correct_tokens(conn, claim.account_id, estimated, tokens_used)
-            self._event(
-                conn,
+            event = self._event_row(
                 claim.task_id,
                 event_kind,
                 message,
-                lane=claim.model_kind.value,
-                account_id=claim.account_id,
-                attempt=claim.attempt,
-                at=now,
-                code=code,
-                params=params,
+                claim.model_kind.value,
+                claim.account_id,
+                claim.attempt,
+                now,
+                code,
+                params,
             )
-            if claim.fair_keys:
+            if not claim.fair_keys:
+                conn.execute(INSERT_EVENT, event)
+            else:
                 # The fair share charged an estimate at the claim: now the real seconds. Last,
-                # so the node rows stay locked only until the commit that follows.
+                # with the event row (one statement on PostgreSQL), so the node rows stay
+                # locked only until the commit that follows.
                 took = max(0.0, float(values.get("finished_at") or now) - claim.started_at)
-                fair_store.settle(conn, claim.fair_keys, took, claim.fair_charge, now)
+                fair_store.settle(conn, claim.fair_keys, took, claim.fair_charge, now, event=event)
                 if values.get("state") == TaskState.SUCCESS.value:
                     known = self._durations.get(claim.model, took)
                     self._durations[claim.model] = 0.7 * known + 0.3 * took

@@ -61,10 +61,10 @@ _HEAD = _queue_head(select(T.c.task_id, func.length(T.c.prompt))).with_for_updat
 )
 _PEEK = _queue_head(select(T.c.task_id, func.length(T.c.prompt)))
 # Fair share (issue 30; core/store/fair_store.py): the chosen batch's head.
-_CHOSEN_HEAD = fair_store.chosen_head(_queue_head)
-_CLAIM = (
+_CHOSEN_HEAD = fair_store.chosen_head()
+_CLAIM_ANY = (
     update(T)
-    .where(T.c.task_id == bindparam("candidate"), IS_PENDING)
+    .where(IS_PENDING)
     .values(
         state=RUNNING,
         account_id=bindparam("claim_account_id"),
@@ -97,6 +97,10 @@ _CLAIM = (
         T.c.priority,
     )
 )
+_CLAIM = _CLAIM_ANY.where(T.c.task_id == bindparam("candidate"))
+# PostgreSQL, no rate budget to spend first: the choice, the head's lock and the claim in one
+# statement (core/store/fair_store.py ``claim_chosen``; issue 30 item 3).
+_CLAIM_CHOSEN = fair_store.claim_chosen(_CLAIM_ANY)
 # Issue 28 item 4: a claim the shared key will refuse is refused before it locks and updates
 # the head task (a saturated key's denied workstations did so every second, then rolled back:
 # dead tuples, WAL, the head locked for others). Reads only; the claim's own statements
@@ -115,6 +119,13 @@ _RATE_SPENT = exists().where(
     _R.c.kind.in_(bindparam("kinds", expanding=True)),
     _R.c.tat > bindparam("now"),
 )
+
+
+def _node(row: Any) -> fair_store.ChosenNode | None:
+    """The batch node a claim's head was chosen for (None: a run-first task)."""
+    if row.cls == fair.FIRST:
+        return None
+    return fair_store.ChosenNode(row.cls, row.tenant, row.batch_id)
 
 
 def _refused_anyway(
@@ -309,30 +320,35 @@ class QueueRoom(StoreBase):
                 "models": list(models),
                 **_hold_params(now, kind.value, account_id, provider_generation, workstation),
             }
-            head, node = self._fair_head(conn, params)
-            self._backlog[backlog] = head is not None
-            if head is None:
-                return None
-            candidate, prompt_chars = head
-            if (
-                gate is not None
-                and (gate.rpm or gate.tpm)
-                and not api_gate.spend_for_claim(conn, gate_id, gate, int(prompt_chars or 0), now)
-            ):
-                conn.rollback()  # nothing spent: the budget waits for the next claim
-                return None
+            claim_params = {
+                "claim_account_id": account_id,
+                "claim_owner_id": owner_id,
+                "claim_workstation": workstation,
+                "claim_now": now,
+                "claim_deadline_at": now + deadline_s,
+            }
+            spends = gate is not None and bool(gate.rpm or gate.tpm)
             try:
-                row = conn.execute(
-                    _CLAIM,
-                    {
-                        "candidate": candidate,
-                        "claim_account_id": account_id,
-                        "claim_owner_id": owner_id,
-                        "claim_workstation": workstation,
-                        "claim_now": now,
-                        "claim_deadline_at": now + deadline_s,
-                    },
-                ).one_or_none()
+                taken = self._take(conn, params, claim_params, spends)
+                self._backlog[backlog] = taken is not None
+                if taken is None:
+                    return None
+                candidate, prompt_chars, row, node = taken
+                if row is None:
+                    # A rate budget is spent before the claim (api_gate.spend_for_claim), or
+                    # SQLite: the head chosen, then claimed.
+                    if (
+                        spends
+                        and gate is not None
+                        and not api_gate.spend_for_claim(
+                            conn, gate_id, gate, int(prompt_chars or 0), now
+                        )
+                    ):
+                        conn.rollback()  # nothing spent: the budget waits for the next claim
+                        return None
+                    row = conn.execute(
+                        _CLAIM, {"candidate": candidate, **claim_params}
+                    ).one_or_none()
             except IntegrityError:
                 # The partial unique index refused a second running task on this web account.
                 # The lane's lock should make this impossible; the database is the last line.
@@ -371,17 +387,16 @@ class QueueRoom(StoreBase):
                 fair_keys=keys,
                 fair_charge=estimate,
             )
-            self._event(
-                conn,
+            event = self._event_row(
                 claim.task_id,
                 "state",
                 f"attempt {claim.attempt}/{claim.max_attempts} started on {account_id}",
-                lane=kind.value,
-                account_id=account_id,
-                attempt=claim.attempt,
-                at=now,
-                code=EventCode.STARTED,
-                params={
+                kind.value,
+                account_id,
+                claim.attempt,
+                now,
+                EventCode.STARTED,
+                {
                     "attempt": claim.attempt,
                     "max_attempts": claim.max_attempts,
                     "base": row.attempt_base,
@@ -389,8 +404,9 @@ class QueueRoom(StoreBase):
                     "account": account_id,
                 },
             )
-            # Last: the node rows stay locked only until the commit (core/store/fair_store.py).
-            fair_store.charge(conn, keys, estimate, now)
+            # Last, with the event row (one statement on PostgreSQL): the node rows stay locked
+            # only until the commit (core/store/fair_store.py).
+            fair_store.charge(conn, keys, estimate, now, event=event)
         self._publish_changes(
             [
                 TaskChange(
@@ -414,19 +430,28 @@ class QueueRoom(StoreBase):
         )
         return claim
 
-    def _fair_head(
-        self, conn: Any, params: dict[str, Any]
-    ) -> tuple[Any, fair_store.ChosenNode | None]:
+    def _take(
+        self, conn: Any, params: dict[str, Any], claim_params: dict[str, Any], spends: bool
+    ) -> tuple[str, int, Any, fair_store.ChosenNode | None] | None:
         """The task this claim takes, locked (SKIP LOCKED), and the batch node it was chosen
         for: a run-first task, else the head of the batch the fair share picks, else (every
-        chosen head locked by other claims just now, or no node) the plain queue head."""
-        row = conn.execute(_CHOSEN_HEAD, params).first()
-        if row is not None:
-            node = None
-            if row.cls != fair.FIRST:
-                node = fair_store.ChosenNode(row.cls, row.tenant, row.batch_id)
-            return (row[0], row[1]), node
-        return conn.execute(_HEAD, params).first(), None
+        chosen head locked by other claims just now, or no node) the plain queue head. None:
+        nothing to take.
+
+        Returns (task id, prompt length, the claimed row or None, node). On PostgreSQL, with no
+        rate budget to spend first (``spends``), one statement chooses, locks and claims
+        (:data:`_CLAIM_CHOSEN`) and the row comes back claimed; otherwise the caller claims the
+        task with :data:`_CLAIM`."""
+        if self.team and not spends:
+            row = conn.execute(_CLAIM_CHOSEN, {**params, **claim_params}).one_or_none()
+            if row is not None:
+                return row.task_id, len(row.prompt), row, _node(row)
+        else:
+            head = conn.execute(_CHOSEN_HEAD, params).first()
+            if head is not None:
+                return head[0], head[1], None, _node(head)
+        plain = conn.execute(_HEAD, params).first()
+        return None if plain is None else (plain[0], plain[1], None, None)
 
     def _fair_keys(
         self,
