@@ -23,11 +23,11 @@ import os
 import random
 import statistics
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import psutil
 from sqlalchemy import Engine, event, insert
 
 from benchmarks.postgres_server import start_server
@@ -152,32 +152,39 @@ def _event(
 
 
 def _timed(
-    reads: MetricsReads, since: float, until: float, server: psutil.Process | None
-) -> tuple[Figures, float, float]:
-    """The figures, the CPU time the reader thread spent on them and the CPU time the
-    database server's process serving this connection spent meanwhile (PostgreSQL; 0 on
-    SQLite, which runs in the reader thread). The machine is shared: the wall time counts the
-    other processes' turns too, these two do not."""
-    began, served = time.thread_time(), _cpu(server)
+    reads: MetricsReads, since: float, until: float, server: str | None
+) -> tuple[Figures, list[float]]:
+    """The figures and, while they were computed, the reader thread's CPU time and time
+    waiting for a CPU, and the same two of the PostgreSQL server's process serving the
+    connection (``server``: its ``/proc`` schedstat; SQLite runs in the reader thread)."""
+    mine = f"/proc/self/task/{threading.get_native_id()}/schedstat"
+    began, queued, served = time.thread_time(), _sched(mine), _sched(server)
     figures = compute_figures(reads, since, until)
-    return figures, time.thread_time() - began, _cpu(server) - served
+    spent = time.thread_time() - began
+    reader, backend = _sched(mine), _sched(server)
+    return figures, [spent, reader[1] - queued[1], backend[0] - served[0], backend[1] - served[1]]
 
 
-def _cpu(process: psutil.Process | None) -> float:
-    if process is None:
-        return 0.0
-    times = process.cpu_times()
-    return float(times.user + times.system)
+def _sched(path: str | None) -> tuple[float, float]:
+    """Seconds on a CPU and seconds runnable but waiting for one (Linux's per-thread and
+    per-process schedstat: nanoseconds, where CPU times from ``/proc/…/stat`` count 10 ms
+    ticks); zeros where there is no such file."""
+    if path is None or not os.path.exists(path):
+        return 0.0, 0.0
+    with open(path) as f:
+        on_cpu, waiting, _slices = f.read().split()
+    return int(on_cpu) / 1e9, int(waiting) / 1e9
 
 
-def _server_process(engine: Engine) -> psutil.Process | None:
-    """The PostgreSQL backend serving the engine's pooled connection (one: the pool keeps one
-    open and the figures' reads run one after another on it); None on SQLite."""
+def _server_process(engine: Engine) -> str | None:
+    """The schedstat of the PostgreSQL backend serving the engine's pooled connection (one:
+    the pool keeps one open and the figures' reads run one after another on it); None on
+    SQLite."""
     if engine.dialect.name != "postgresql":
         return None
     with engine.connect() as conn:
         pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
-    return psutil.Process(int(pid))
+    return f"/proc/{int(pid)}/schedstat"
 
 
 class _RoundTrips:
@@ -212,8 +219,7 @@ async def _measure(url: str) -> dict[str, Any]:
 
     tick = asyncio.create_task(ticker())
     took: list[float] = []
-    cpu: list[float] = []
-    server_cpu: list[float] = []
+    times: list[list[float]] = []  # per run: reader CPU, reader queued, server CPU, queued
     trips = _RoundTrips(engine)
     try:
         await db.read(compute_figures, reads, START, START + DAY_S * 1.01)  # warm the cache
@@ -221,12 +227,9 @@ async def _measure(url: str) -> dict[str, Any]:
         server = await db.read(_server_process, engine)
         for _ in range(RUNS):
             began = time.perf_counter()
-            figures, spent, served = await db.read(
-                _timed, reads, START, START + DAY_S * 1.01, server
-            )
+            figures, spent = await db.read(_timed, reads, START, START + DAY_S * 1.01, server)
             took.append(time.perf_counter() - began)
-            cpu.append(spent)
-            server_cpu.append(served)
+            times.append(spent)
         busy_lag = list(lag)
         lag.clear()
         await asyncio.sleep(1.0)  # the loop's lateness with nothing computing, to compare
@@ -241,14 +244,19 @@ async def _measure(url: str) -> dict[str, Any]:
         "tasks": finished,
         "median_ms": statistics.median(took) * 1000,
         "max_ms": max(took) * 1000,
-        "cpu_ms": statistics.median(cpu) * 1000,
+        "cpu_ms": _median_ms(times, 0),
         # SQLite runs in the reader thread: no server, no round trips
-        "server_cpu_ms": None if server is None else statistics.median(server_cpu) * 1000,
+        "server_cpu_ms": None if server is None else _median_ms(times, 2),
+        "cpu_wait_ms": _median_ms(times, 1) + (0.0 if server is None else _median_ms(times, 3)),
         "round_trips": None if server is None else round_trips,
         "loop_lag_max_ms": max(busy_lag) * 1000,
         "loop_lag_idle_max_ms": max(idle_lag) * 1000,
         "api_p90_total_s": figures.lanes["api"].total.p90,
     }
+
+
+def _median_ms(runs: list[list[float]], column: int) -> float:
+    return statistics.median(r[column] for r in runs) * 1000
 
 
 def run(quick: bool) -> dict[str, Any]:
@@ -275,20 +283,26 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def _waited(r: dict[str, Any], loads: str) -> str:
-    """Where a wall time past the target went: the reader thread's CPU, the server's (the
-    PostgreSQL backend's, measured from its process), and the rest — neither running: the
-    round trips between them and the turns other processes took (the 1-min load says which)."""
-    spent = r["cpu_ms"] + (r.get("server_cpu_ms") or 0.0)
-    rest = max(0.0, r["median_ms"] - spent)
-    server = (
-        f", the PostgreSQL server's {r['server_cpu_ms']:.0f} ms" if r.get("server_cpu_ms") else ""
+    """Where a wall time past the target went: the reader thread's CPU, the PostgreSQL
+    server's (its backend process), the time either sat runnable waiting for a CPU (other
+    processes' turns: Linux's schedstat), and the rest — neither running nor queued: waiting
+    on each other across the round trips, and the server's reads."""
+    server = r.get("server_cpu_ms")
+    queued = r.get("cpu_wait_ms") or 0.0
+    rest = max(0.0, r["median_ms"] - r["cpu_ms"] - (server or 0.0) - queued)
+    said = f"the reader thread's own CPU time was {r['cpu_ms']:.0f} ms"
+    if server is not None:
+        said += f", the PostgreSQL server's {server:.0f} ms"
+    said += (
+        f"; {queued:.0f} ms {'they' if server is not None else 'it'} waited for a CPU while "
+        f"other processes ran (1-min load average {loads} before / after the run)"
     )
-    trips = f" over {r['round_trips']} round trips" if r.get("round_trips") else ""
-    return (
-        f"the reader thread's own CPU time was {r['cpu_ms']:.0f} ms{server}; the other "
-        f"{rest:.0f} ms neither was running: waiting on each other{trips} and for a CPU "
-        f"(1-min load average {loads} before / after the run)"
-    )
+    if r.get("round_trips"):
+        said += (
+            f"; the other {rest:.0f} ms neither ran nor waited for a CPU: the "
+            f"{r['round_trips']} round trips between them and the server's reads"
+        )
+    return said
 
 
 def targets_of(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -336,6 +350,7 @@ def markdown(result: dict[str, Any]) -> str:
             f"{result[engine]['max_ms']:.0f} ms",
             f"{result[engine]['cpu_ms']:.0f} ms",
             _server(result[engine]),
+            f"{result[engine].get('cpu_wait_ms', 0.0):.0f} ms",
             fmt(result[engine].get("round_trips")),
             f"{result[engine]['loop_lag_max_ms']:.1f} ms",
             f"{result[engine]['loop_lag_idle_max_ms']:.1f} ms",
@@ -355,6 +370,7 @@ def markdown(result: dict[str, Any]) -> str:
                 "slowest",
                 "CPU time of the reader thread (median)",
                 "CPU time of the server (median)",
+                "waiting for a CPU (median)",
                 "round trips",
                 "loop lateness while computing (max)",
                 "loop lateness idle (max)",

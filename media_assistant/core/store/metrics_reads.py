@@ -1,18 +1,21 @@
 """What the lanes' figures are computed from (core/metrics/): reads only, never a write.
 
 The answered tasks and the attempts come from the ten-minute rollups the database keeps as
-tasks end (core/store/rollups.py says what they hold and why): one value per group — lane,
-model, account, workstation; or lane, account, event code, error kind — concatenated over the
-window's slots by the database and mapped by ``numpy.frombuffer``, never a Python object per
+tasks end (core/store/rollups.py says what they hold and why): the window's slot rows, each
+group's values joined end to end and mapped by ``numpy.frombuffer``, never a Python object per
 task. The slots read run one past each end of the window; the entries' own times then cut it
-exactly. Everything else is counted by the database through an index (``finished_at``,
-``created_at``, the partial index of failed and canceled tasks, the running tasks'), so one
-``stats`` of a day of 100,000 tasks reads a few hundred rows (benchmarks/bench_metrics.py, B12).
-The same statements run on SQLite and PostgreSQL, on a database reader thread.
+exactly. Everything else is a few rows found through an index: the failed and canceled tasks of
+the window (a partial index), those running now, those that ended after the window's end
+(``finished_at``), the ones not ended counted per lane by the database — core/metrics/
+open_tasks.py works the backlog and the submissions out of them and the rollups. So one
+``stats`` of a day of 100,000 tasks reads a few thousand rows and no task's row twice
+(benchmarks/bench_metrics.py, B12). The same statements run on SQLite and PostgreSQL, on a
+database reader thread, in one transaction per computation (:meth:`MetricsReads.together`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from contextlib import AbstractContextManager
 from typing import Any
@@ -179,11 +182,14 @@ class MetricsReads:
         """(lane, account, state, created, started, finished) of the tasks that ended at or
         after ``moment`` (``ix_tasks_finished``): few for a window ending now. What was open or
         generating at a window's end and ended since. Filtered by the caller, not here: a lane
-        equality in the WHERE lures SQLite's planner off ``ix_tasks_finished``."""
+        equality in the WHERE lures SQLite's planner off ``ix_tasks_finished``. The upper bound
+        changes no row: it makes the condition a range, which PostgreSQL's planner takes for a
+        few rows (0.5 %) when it has no statistics yet (a store just filled by a copy), where
+        an open inequality is a third of the table and a scan of every row (B12)."""
         stmt = select(
             T.c.model_kind, T.c.account_id, T.c.state, T.c.created_at, T.c.started_at,
             T.c.finished_at,
-        ).where(T.c.finished_at >= moment)  # fmt: skip
+        ).where(T.c.finished_at >= moment, T.c.finished_at <= math.inf)  # fmt: skip
         with read_tx(self.engine) as conn:
             return [tuple(r) for r in conn.execute(stmt)]
 
