@@ -120,7 +120,7 @@ class MetricsReads:
     ) -> dict[AttemptKey, Rows]:
         """Per (lane, account, code, kind), the attempts started or ended whose slot touches
         [since, until): an array of rows ``start, end`` (not yet cut to the window). The
-        ``started`` lines — two thirds of the rollup's bytes — only of the API lane (what the
+        ``started`` lines — nine in ten of the rollup's entries — only of the API lane (what the
         quota counts) and only from ``starts_since`` on (the quota's minute; the whole window
         for the charts)."""
         lo, hi = _slots(since, until)
