@@ -1,6 +1,6 @@
 """``python -m benchmarks {seed,isolation,overhead,web,gui,cancel,io,team,breakage,fairness,
-repair,metrics,all} [--quick] [--json] [--out FILE | --into FILE]`` — and ``python -m benchmarks
-team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
+repair,metrics,submits,all} [--quick] [--json] [--out FILE | --into FILE]`` — and
+``python -m benchmarks team --stations N [--via-pgbouncer]``, B8's fleet of real ``run`` processes
 (benchmarks/bench_fleet.py).
 
 Each benchmark is a module ``benchmarks.bench_<name>`` with ``run(quick) -> dict`` and
@@ -45,6 +45,7 @@ BENCHMARKS = {
     "fairness": "benchmarks.bench_fairness",
     "repair": "benchmarks.bench_repair",
     "metrics": "benchmarks.bench_metrics",
+    "submits": "benchmarks.bench_submits",
 }
 TITLES = {
     "seed": "B1 — seed workload",
@@ -55,10 +56,13 @@ TITLES = {
     "cancel": "B6 — cancel latency",
     "io": "B7 — the window never waits",
     "team": "B8 — team mode",
+    "fleet": "B8 fleet — workstations directly",
+    "fleet-pgbouncer": "B8 fleet — through PgBouncer",
     "breakage": "B9 — a site changes its page",
     "fairness": "B10 — a fair queue",
     "repair": "B11 — a changed site repaired and proven",
     "metrics": "B12 — the lanes measured",
+    "submits": "B13 — a big import beside the team",
 }
 DEFAULT_OUT = "BENCHMARKS.md"
 
@@ -90,6 +94,22 @@ def run_one(name: str, quick: bool) -> tuple[dict[str, Any] | None, str]:
     took = time.perf_counter() - started
     print(f"[benchmarks] {name}: done in {took:.1f} s", file=sys.stderr)
     return result, text
+
+
+def run_fleet(stations: int, via_pgbouncer: bool) -> tuple[str, dict[str, Any] | None, str]:
+    """B8's fleet (benchmarks/bench_fleet.py) as a section of its own: ``fleet`` (directly) or
+    ``fleet-pgbouncer``."""
+    name = "fleet-pgbouncer" if via_pgbouncer else "fleet"
+    from benchmarks import bench_fleet
+
+    print(f"[benchmarks] {name}: {stations} workstations…", file=sys.stderr)
+    try:
+        result = bench_fleet.run(stations, via_pgbouncer)
+        return name, result, bench_fleet.markdown(result)
+    except Exception:  # a failed run is its section, as with the others
+        error = traceback.format_exc(limit=8)
+        print(f"[benchmarks] {name}: FAILED\n{error}", file=sys.stderr)
+        return name, None, failed_section(TITLES[name], "benchmarks.bench_fleet", error)
 
 
 def _verdicts(result: dict[str, Any] | None) -> tuple[int, int]:
@@ -139,7 +159,7 @@ TOTAL_LINE = "\nTotal time of this run:"
 
 
 def document(info: dict[str, Any], sections: list[dict[str, Any]]) -> str:
-    order = {name: i for i, name in enumerate(BENCHMARKS)}
+    order = {name: i for i, name in enumerate(TITLES)}
     sections = sorted(sections, key=lambda x: order.get(x["name"], len(order)))
     summary = [
         f"| {TITLES.get(x['name'], x['name'])} | {x['targets']} | {x['took']} | "
@@ -198,24 +218,18 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     command = "python -m benchmarks " + shlex.join(sys.argv[1:] if argv is None else argv)
-    if args.stations is not None or args.via_pgbouncer:
-        if args.benchmark != "team":
-            parser.error("--stations and --via-pgbouncer go with 'team'")
-        from benchmarks import bench_fleet
-
-        with contextlib.redirect_stdout(sys.stderr):
-            fleet = bench_fleet.run(args.stations or 50, args.via_pgbouncer)
-        text = bench_fleet.markdown(fleet)
-        if args.out:
-            Path(args.out).write_text(f"{text}\n", encoding="utf-8")
-        print(json.dumps(_jsonable(fleet)) if args.json else text)
-        return 0
+    fleet = args.stations is not None or args.via_pgbouncer
+    if fleet and args.benchmark != "team":
+        parser.error("--stations and --via-pgbouncer go with 'team'")
     names = list(BENCHMARKS) if args.benchmark == "all" else [args.benchmark]
     real_stdout = sys.stdout
     started = time.perf_counter()
     with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break --json
         info = machine()
-        sections = [(name, *run_one(name, args.quick)) for name in names]
+        if fleet:
+            sections = [run_fleet(args.stations or 50, args.via_pgbouncer)]
+        else:
+            sections = [(name, *run_one(name, args.quick)) for name in names]
     elapsed = time.perf_counter() - started
     out = args.into or args.out
     out = out or (str(REPO / DEFAULT_OUT) if args.benchmark == "all" else None)

@@ -70,6 +70,9 @@ class Sampler:
     def __init__(self, admin_url: str, database: str, port: int, pids: dict[str, int]) -> None:
         self.admin_url, self.database, self.port, self.pids = admin_url, database, port, pids
         self.samples: list[tuple[float, dict[str, int], int]] = []  # (time, per station, xacts)
+        # The server's own view: its backends on the fleet's database (through PgBouncer, the
+        # pool's server connections; directly, the workstations' connections).
+        self.server_connections: list[int] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="fleet-sampler", daemon=True)
 
@@ -98,10 +101,29 @@ class Sampler:
                         held[by_pid[c.pid]] += 1
                 conn.execute("SELECT pg_stat_clear_snapshot()")
                 self.samples.append((time.time(), dict(held), self.xacts(conn)))
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (self.database,)
+                ).fetchone()
+                self.server_connections.append(int(row[0]) if row else 0)
                 self._stop.wait(0.5)
 
     def between(self, start: float, end: float) -> list[tuple[float, dict[str, int], int]]:
         return [s for s in self.samples if start <= s[0] <= end]
+
+
+def _tree_cpu_s(pid: int | None) -> float:
+    """CPU seconds used so far by ``pid`` and its children (PgBouncer runs under ``runuser``)."""
+    if pid is None:
+        return 0.0
+    try:
+        root = psutil.Process(pid)
+        total = 0.0
+        for p in [root, *root.children(recursive=True)]:
+            t = p.cpu_times()
+            total += t.user + t.system
+        return total
+    except psutil.Error:
+        return float("nan")
 
 
 def _rate(samples: list[tuple[float, dict[str, int], int]], stations: int) -> float:
@@ -176,6 +198,8 @@ def measure(
             argv = [sys.executable, "-m", "media_assistant", "--data-dir", str(dirs[n]), "run"]
             fleet.append(Station(n, dirs[n], argv).start())
         pids = {st.name: st.pid for st in fleet}
+        bouncer_pid = bouncer.process.pid if bouncer is not None and bouncer.process else None
+        bouncer_cpu_from = _tree_cpu_s(bouncer_pid)
         with Sampler(server.admin_url(), database, port, pids) as sampler:
             # Every workstation connected before the start (a loaded machine starts fifty
             # Python processes slowly: those still starting are counted, not waited for).
@@ -192,6 +216,7 @@ def measure(
             progress("working")
             codes = [st.wait(1800) for st in fleet]
             busy_to = time.time()
+        bouncer_cpu_s = _tree_cpu_s(bouncer_pid) - bouncer_cpu_from
         rows = task_rows(direct)
         stats = sim.stats()
         asked = api_asked(stats["requests"])
@@ -224,6 +249,11 @@ def measure(
         "exit_codes": dict(Counter(codes)),
         "joined_before_start": joined,
         "peak_connections_per_ws": peak,
+        "server_connections_peak": max(sampler.server_connections, default=0),
+        "pool_size": bouncer.pool_size if bouncer is not None else None,
+        # PgBouncer's CPU over the whole run ÷ the database's transactions meanwhile.
+        "pgbouncer_cpu_s": bouncer_cpu_s if bouncer is not None else None,
+        "transactions": sampler.samples[-1][2] - sampler.samples[0][2] if sampler.samples else 0,
         "idle_connections_per_ws": idle_mean,
         "idle_xact_per_s_per_ws": _rate(idle, max(joined, 1)),
         "busy_xact_per_s_per_ws": _rate(busy, stations),
@@ -293,6 +323,65 @@ def targets(r: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+ESTIMATE_STATIONS = (200, 500)
+
+
+def estimate(r: dict[str, Any], stations: int) -> dict[str, Any]:
+    """A paper estimate for ``stations`` workstations behind PgBouncer from one run's measured
+    per-workstation figures: connections and idle transactions scale with the workstations;
+    busy transactions are scaled the same way, an upper bound (the work is bound by the keys'
+    concurrency, not by how many workstations wait for it); PgBouncer's CPU from its measured
+    CPU per transaction."""
+    busy = stations * r["busy_xact_per_s_per_ws"]
+    per_xact = (
+        r["pgbouncer_cpu_s"] / r["transactions"]
+        if r.get("pgbouncer_cpu_s") is not None and r.get("transactions")
+        else float("nan")
+    )
+    return {
+        "stations": stations,
+        "client_connections_peak": stations * r["peak_connections_per_ws"],
+        "client_connections_idle": stations * r["idle_connections_per_ws"],
+        "server_connections": r.get("pool_size"),
+        "idle_xact_per_s": stations * r["idle_xact_per_s_per_ws"],
+        "busy_xact_per_s": busy,
+        "pgbouncer_core_share_busy": busy * per_xact,
+    }
+
+
+def _estimate_lines(r: dict[str, Any]) -> list[str]:
+    per_xact = (
+        r["pgbouncer_cpu_s"] / r["transactions"] * 1e6
+        if r.get("pgbouncer_cpu_s") is not None and r.get("transactions")
+        else float("nan")
+    )
+    rows = [estimate(r, n) for n in ESTIMATE_STATIONS]
+    return [
+        "",
+        f"Paper estimate behind PgBouncer (transaction mode, `default_pool_size = "
+        f"{r.get('pool_size')}`), from this run's per-workstation figures — computed, not run: "
+        "connections and idle transactions scale with the workstations; busy transactions are "
+        "scaled the same way, an upper bound (the work is bound by the keys' concurrency, not by "
+        f"the number of workstations waiting for it); PgBouncer used {fmt(per_xact)} µs of CPU "
+        f"per transaction in this run ({fmt(r.get('pgbouncer_cpu_s'))} s for "
+        f"{r.get('transactions') or 0:,} transactions).",
+        "",
+        "| workstations | client connections to PgBouncer, peak / idle | server connections | "
+        "transactions/s idle | transactions/s busy (upper) | PgBouncer's core, busy |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {e['stations']} | {e['client_connections_peak']:,} / "
+            f"{e['client_connections_idle']:,.0f} | {e['server_connections']} | "
+            f"{e['idle_xact_per_s']:,.0f} | {e['busy_xact_per_s']:,.0f} | "
+            f"{100 * e['pgbouncer_core_share_busy']:.1f} % |"
+            for e in rows
+        ),
+        "",
+        "So `max_client_conn` must be at least twice the workstations (the README's sizing rule); "
+        "the server sees only the pool, whatever the team's size.",
+    ]
+
+
 def markdown(r: dict[str, Any]) -> str:
     via = "through PgBouncer (transaction mode, pool 20)" if r["via_pgbouncer"] else "directly"
     load = r["load_avg_1min"]
@@ -312,6 +401,8 @@ def markdown(r: dict[str, Any]) -> str:
         f"| asked twice | {r['asked_twice']} |",
         f"| max in flight on the key | {r['api_max_in_flight']} (limit {r['api_concurrency']}) |",
         f"| peak connections of one workstation | {r['peak_connections_per_ws']} |",
+        f"| peak connections the server saw (the fleet's database) | "
+        f"{r.get('server_connections_peak', '–')} |",
         f"| connections per workstation while idle (mean) | {fmt(r['idle_connections_per_ws'])} |",
         f"| transactions/s per workstation, idle ({fmt(r['idle_s'])} s) | "
         f"{fmt(r['idle_xact_per_s_per_ws'])} |",
@@ -323,6 +414,8 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         targets_table(targets(r)),
     ]
+    if r["via_pgbouncer"]:
+        lines += _estimate_lines(r)
     return "\n".join(lines)
 
 
@@ -330,4 +423,6 @@ def run(stations: int, via_pgbouncer: bool) -> dict[str, Any]:
     def progress(message: str) -> None:
         print(f"[benchmarks] team fleet: {message}", file=sys.stderr, flush=True)
 
-    return measure(stations, via_pgbouncer=via_pgbouncer, progress=progress)
+    result = measure(stations, via_pgbouncer=via_pgbouncer, progress=progress)
+    result["targets"] = targets(result)
+    return result

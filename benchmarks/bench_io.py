@@ -193,7 +193,19 @@ Found with these phases while building B7 (commits 043e83a to 66fb42e, 2026-12-0
 - **A backlog from another process goes in 200-row slices 20 ms apart**, the timeline repaints
   only when a bar changed (pending tasks have none), and the batches list follows counts at
   most once a second: the submit phase's p99 went from 75-97 ms to 33-49 ms (full runs) and
-  its time in stalls over 50 ms from 26 % to 3 %."""
+  its time in stalls over 50 ms from 26 % to 3 %.
+- **The fair share's ETA replay, paced; the Metrics charts kept** (6 Dec, 183fd3d → branch
+  i31-b7lag). `py-spy record --gil` over the submit phase: the ETA plan's worker thread held
+  the GIL ~65 % of the time — plans of 12,000-22,000 pending tasks took 0.35-0.9 s each, back to
+  back, `fair_order` asking `pick()` over every waiting batch for each task — and the window's
+  thread, waiting for the GIL at each of its turns, stalled 100-370 ms at a time (its own
+  samples sat in Qt's `exec`, no Python frame: waiting, not working). A heap per level (class,
+  tenant, batch), the shares per (class, batch) not per task, and a rest of 3× a plan's time
+  after it: plans 70-260 ms, at most a quarter of the time; submit p99 20-40 ms, in the table
+  1.2-1.9 s after the command exits (was 3.8-6.1 s). The Metrics window removed and re-added
+  every chart item on each refresh (legend re-layout, autorange, axes repaint: 80-180 ms of
+  the loop per refresh); its items now stay and take new values only where they moved
+  (~10 ms): phase (f) p99 68-102 → 3-18 ms."""
 
 
 def markdown(r: dict[str, Any]) -> str:

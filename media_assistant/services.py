@@ -146,20 +146,15 @@ class Services:
 
     def follower(self) -> DatabaseFollower:
         """What a window follows other processes' changes with: on a team database, woken by
-        its NOTIFY channel (core/store/follower.py)."""
-        url, password = self.store_url, self.store_password
+        its NOTIFY channel (core/store/follower.py), listened for on the engine's own idle
+        connection (no connection more: issue 28 item 1)."""
+        url, engine = self.store_url, self.engine
         listener = None
         poll_only = url is not None and not self.config.store.notify
         if url is not None and not poll_only:
 
             def listener(wake: Callable[[], None], reload: Callable[[], None]) -> ChangeListener:
-                return ChangeListener(
-                    url,
-                    password=password,
-                    on_change=wake,
-                    on_reconnect=reload,
-                    application_name=app_name(self.workstation),
-                )
+                return ChangeListener(engine, on_change=wake, on_reconnect=reload)
 
         return DatabaseFollower(
             self.async_store, self.async_accounts, listener=listener, poll_only=poll_only

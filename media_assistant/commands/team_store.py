@@ -39,6 +39,7 @@ from media_assistant.core.model.errors import (
 from media_assistant.core.store import key_gate
 from media_assistant.core.store.backends.postgres import (
     app_name,
+    behind_a_pooler,
     connection_use,
     is_postgres_url,
     libpq_args,
@@ -179,15 +180,20 @@ def key_disagreements_data(services: Services) -> list[dict[str, Any]]:
     return [{**d.to_json(), "message": d.message()} for d in found]
 
 
-def connections_data(services: Services) -> dict[str, int] | None:
+def connections_data(services: Services) -> dict[str, Any] | None:
     """A team database's connections (issue 28): this workstation's open ones (its ``run`` and
     window, by ``application_name``), the most it may hold (``[store] connections``), and the
     server's limit and use. None for a SQLite file."""
     if services.store_url is None:
         return None
     with read_tx(services.engine) as conn:
-        use = connection_use(conn, app_name(services.workstation))
-    return {**use, "per_workstation_max": services.config.store.connections}
+        use: dict[str, Any] = connection_use(conn, app_name(services.workstation))
+    # Behind PgBouncer the server sees the pool's connections, under one name: which of them
+    # serve this workstation is not the server's to say.
+    pooled = bool(behind_a_pooler(services.engine))
+    if pooled:
+        use["this_workstation"] = None
+    return {**use, "per_workstation_max": services.config.store.connections, "pooled": pooled}
 
 
 def _info(paths: Paths, args: argparse.Namespace) -> int:
@@ -205,10 +211,15 @@ def _info(paths: Paths, args: argparse.Namespace) -> int:
     print(f"schema version: {data['schema_version']}")
     print(f"this workstation: {this}")
     if (use := data["connections"]) is not None:
+        this_ws = (
+            "behind a connection pooler, the server sees its pool"
+            if use["pooled"]
+            else f"this workstation {use['this_workstation']}"
+        )
         print(
-            f"connections: this workstation {use['this_workstation']} "
-            f"(at most {use['per_workstation_max']}); server {use['server_in_use']} of "
-            f"{use['server_max']} in use ({use['server_reserved']} kept for superusers)"
+            f"connections: {this_ws} (at most {use['per_workstation_max']}); server "
+            f"{use['server_in_use']} of {use['server_max']} in use ({use['server_reserved']} "
+            "kept for superusers)"
         )
     for d in data["api_key_disagreements"]:
         print(f"warning: {d['message']}")

@@ -25,10 +25,17 @@ from tests.gui.app_env import Env, running_app
 
 
 def team_config(
-    data: Path, url: str, workstation: str, web: list[str], *, api_enabled: bool = False
+    data: Path,
+    url: str,
+    workstation: str,
+    web: list[str],
+    *,
+    api_enabled: bool = False,
+    connections: int | None = None,
 ) -> Path:
     """A data dir whose config works on ``url`` as ``workstation`` with these web accounts
-    (site "fake") and one API account (switched off unless ``api_enabled``)."""
+    (site "fake") and one API account (switched off unless ``api_enabled``); ``[store]
+    connections`` if given."""
     cfg = config_dict(web_accounts=0, api_accounts=1)
     cfg["accounts"][0]["enabled"] = api_enabled
     cfg["models"].append({"name": "web-model", "kind": "web"})
@@ -36,6 +43,8 @@ def team_config(
         {"id": name, "kind": "web", "site": "fake", "models": ["web-model"]} for name in web
     ]
     cfg["store"] = {"url": url}
+    if connections is not None:
+        cfg["store"]["connections"] = connections
     cfg["team"] = {"workstation": workstation}
     data.mkdir(parents=True, exist_ok=True)
     (data / "config.toml").write_text(tomlkit.dumps(cfg), encoding="utf-8")
@@ -67,12 +76,13 @@ async def team_window(
     workstation: str = "pc-01",
     web: tuple[str, ...] = ("web-1",),
     start_scheduler: bool = False,
+    connections: int | None = None,
 ) -> AsyncIterator[Env]:
     """The window of workstation ``workstation`` on the team database at ``url``. A context of
     the test itself (not a fixture): pytest-asyncio runs a fixture's setup in a loop of its own
     and qasync then processes the events left over outside any running loop, where the database
     follower's first step dies."""
-    team_config(data, url, workstation, list(web))
+    team_config(data, url, workstation, list(web), connections=connections)
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     quits = app.quitOnLastWindowClosed()

@@ -299,17 +299,17 @@ def test_targets_that_cannot_be_used_are_named_in_one_line(tmp_path: Path) -> No
 
 
 def test_a_lock_held_too_long_by_another_workstation_is_exit_7(tmp_path: Path, pg_url: str) -> None:
-    """A submit waits for the team's submit lock (held here as a 'store copy' into the database
-    holds it); past the server's lock_timeout it is refused in one line, nothing written — it
-    was an internal error (exit 4)."""
+    """A submit waits for the short lock every submission's end takes (held here as a stuck
+    end would hold it: core/store/submits.py); past the server's lock_timeout it is refused in
+    one line, nothing written — it was an internal error (exit 4)."""
     import psycopg
 
-    from media_assistant.core.store.queue import SUBMIT_LOCK
+    from media_assistant.core.store.submits import END_LOCK
 
     pc_a = workstation(tmp_path / "pc-a", "pc-a", ("web-1",))
     ok(ma(pc_a, "status", team=pg_url))  # the schema is made
     with psycopg.connect(pg_url) as holder:
-        holder.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (SUBMIT_LOCK,))
+        holder.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (END_LOCK,))
         result = ma(pc_a, "submit", str(write_batch(tmp_path / "b.csv", 2)), team=pg_url)
         holder.rollback()
     assert result.returncode == 7, result.stderr

@@ -19,6 +19,7 @@ from sqlalchemy import text
 
 from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.store.backends.postgres import app_name
+from media_assistant.core.store.backends.postgres_pool import LendingPool, connection_lent
 from media_assistant.core.store.db import open_engine, read_tx
 from media_assistant.core.store.link import StoreLink
 from tests.integration.test_cli import write_batch
@@ -85,6 +86,7 @@ def test_store_info_shows_this_workstations_connections_and_the_servers(
         assert limit is not None
         use = info["connections"]
         assert use["this_workstation"] == 1  # the `run`'s, not `store info`'s own
+        assert use["pooled"] is False
         assert use["per_workstation_max"] == 2
         assert use["server_max"] == int(limit[0])
         assert 2 <= use["server_in_use"] <= use["server_max"]
@@ -204,3 +206,69 @@ def test_a_full_server_met_while_running_is_said_as_such() -> None:
     assert link.absorb(psycopg.OperationalError("connection failed: FATAL: too many clients"))
     assert link.down and link.full
     assert link.describe().startswith("the team database has no free connection: waiting")
+
+
+# ----------------------------------------------------------------------------- lending one
+
+
+def test_a_loan_takes_the_peak_connection_and_leaves_the_workstation_one(pg_url: str) -> None:
+    """An export's process borrows one of the workstation's two connections (issue 28 item 1):
+    the loan waits for the peak's second connection to be given back — and closes it, though
+    the pool's kept place is free —, then the engine opens one at most until it is returned."""
+    engine = open_engine(pg_url, application_name=app_name("pc-l"))
+    pool = engine.pool
+    assert isinstance(pool, LendingPool)
+    try:
+        first, second = engine.connect(), engine.connect()  # the peak: two
+        assert pool.lend(lambda: True) is False  # Cancel while it waited: nothing lent
+        assert pool.lent == 0
+        loans: list[bool] = []
+        lending = threading.Thread(target=lambda: loans.append(pool.lend()))
+        lending.start()
+        assert lending.is_alive() and not loans  # two are open: nothing to lend yet
+        first.close()  # given back while over the budget: closed, not kept
+        lending.join(30)
+        assert loans == [True]
+        wait_for(lambda: held_by(pg_url, "pc-l") == 1, "the peak's connection closed")
+        waiting: list[object] = []
+        other = threading.Thread(target=lambda: waiting.append(engine.connect()))
+        other.start()  # the engine wants a second connection: it waits for the one open
+        assert held_by(pg_url, "pc-l") == 1
+        second.close()
+        other.join(30)
+        assert len(waiting) == 1
+        waiting[0].close()  # type: ignore[attr-defined]
+        pool.give_back()
+        both = engine.connect(), engine.connect()  # the whole budget again
+        assert held_by(pg_url, "pc-l") == 2
+        for conn in both:
+            conn.close()
+    finally:
+        engine.dispose()
+
+
+def test_one_connection_has_none_to_lend_and_sqlite_needs_no_loan(
+    pg_url: str, tmp_path: Path
+) -> None:
+    single = open_engine(pg_url, application_name=app_name("pc-s"), connections=1)
+    try:
+        with connection_lent(single) as lent:
+            assert lent is False
+    finally:
+        single.dispose()
+    two = open_engine(pg_url, application_name=app_name("pc-t"))
+    try:
+        with connection_lent(two) as lent:
+            assert lent is True
+            with connection_lent(two) as again:
+                assert again is False  # lent already
+        assert two.pool.lend() is True  # type: ignore[attr-defined]  # given back
+        two.pool.give_back()  # type: ignore[attr-defined]
+    finally:
+        two.dispose()
+    sqlite = open_engine(f"sqlite:///{tmp_path / 'tasks.db'}")
+    try:
+        with connection_lent(sqlite) as lent:
+            assert lent is True  # a file: no budget to lend from
+    finally:
+        sqlite.dispose()

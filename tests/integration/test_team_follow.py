@@ -1,6 +1,6 @@
 """Every window sees the team: the follower on a real PostgreSQL never skips a change committed
-out of order, is woken by NOTIFY (not only by its tick), and after its LISTEN connection dies
-it reconnects, listens again and reloads what it missed."""
+out of order, is woken by NOTIFY (not only by its tick), and after its listening connection (the
+engine's idle one) dies it listens on the next one and reloads what it missed."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ class Window:
         self.listener: ChangeListener | None = None
 
         def make(wake: Any, reload: Any) -> ChangeListener:
-            self.listener = ChangeListener(url, password=None, on_change=wake, on_reconnect=reload)
+            self.listener = ChangeListener(self.store.engine, on_change=wake, on_reconnect=reload)
             return self.listener
 
         self.follower = DatabaseFollower(
@@ -146,11 +146,8 @@ async def test_a_dead_listen_connection_is_replaced_and_the_window_reloads(
     assert listener is not None
     assert await asyncio.to_thread(listener.connected.wait, 10)
     with psycopg.connect(pg_url, autocommit=True) as admin:
-        killed = admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
-        ).fetchall()
-    assert killed
+        for pid in listener.backend_pids():
+            assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]
     other.submit(make_tasks(1, prefix="missed"))  # while nobody listens
     await asyncio.wait_for(window.arrived.wait(), 20)  # the reconnect's reload brings it
     assert "missed-000" in window.synced

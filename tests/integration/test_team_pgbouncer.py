@@ -13,19 +13,30 @@ never arrive: the window polls instead)."""
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 
+import psycopg
 import pytest
 from sqlalchemy import text
 
 from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.store import Store
+from media_assistant.core.store.backends.postgres import (
+    POOLED_APP_NAME,
+    app_name,
+    behind_a_pooler,
+)
 from media_assistant.core.store.db import open_engine, read_tx, write_tx
 from media_assistant.core.store.follower import POLL_ONLY_EVERY_S
 from tests.conftest import make_tasks
 from tests.integration.test_cli_team import (  # noqa: F401 - collected again, through PgBouncer
+    ma,
+    ok,
     test_a_lock_held_too_long_by_another_workstation_is_exit_7,
     test_a_queue_moves_into_the_team_database_and_another_workstation_runs_it,
+    workstation,
 )
 from tests.integration.test_team import (  # noqa: F401 - collected again, through PgBouncer
     team,
@@ -37,6 +48,7 @@ from tests.integration.test_team_follow import (  # noqa: F401 - collected again
     test_a_change_committed_out_of_order_is_not_skipped,
     windows,
 )
+from tests.support.postgres import PostgresServer
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -88,3 +100,57 @@ async def test_the_window_polls_when_listen_cannot_get_through(
         await asyncio.wait_for(window.arrived.wait(), 10)
     assert window.synced == ["p0-000", "p1-000", "p2-000"]
     other.engine.dispose()
+
+
+def test_workstations_behind_pgbouncer_cost_the_server_no_set_between_their_transactions(
+    pg_url: str, pg_server: PostgresServer
+) -> None:
+    """PgBouncer sends ``SET application_name`` before a transaction whenever the server
+    connection it hands out last served a client of another name: with a name per workstation
+    nearly every transaction of a team cost two (B8's fleet: 2.57 transactions a second per idle
+    workstation instead of 1.25). Behind a pooler every workstation's connections carry one
+    name: the server's log shows no such SET while three workstations take turns."""
+    database = pg_url.rsplit("/", 1)[1]
+    with psycopg.connect(pg_server.admin_url(), autocommit=True) as admin:
+        admin.execute(f"ALTER DATABASE \"{database}\" SET log_statement = 'all'")
+    log = pg_server.root / "server.log"
+    engines = [open_engine(pg_url, application_name=app_name(f"pc-{i}")) for i in range(3)]
+    direct = open_engine(pg_server.admin_url(database), application_name=app_name("pc-direct"))
+    try:
+        assert [behind_a_pooler(e) for e in engines] == [True, True, True]
+        assert behind_a_pooler(direct) is False
+        logged_from = log.stat().st_size
+        for _ in range(10):  # the workstations take turns, as a team's looks interleave
+            for engine in engines:
+                with read_tx(engine) as conn:
+                    conn.execute(text("SELECT 1 AS turn"))
+        logged = log.read_text(encoding="utf-8", errors="replace")[logged_from:]
+        assert logged.count("SELECT 1 AS turn") == 30  # the log saw them (it is on)
+        assert "SET application_name" not in logged  # without the fix: ~30 of them
+        with psycopg.connect(pg_server.admin_url(), autocommit=True) as admin:
+            names = {
+                row[0]
+                for row in admin.execute(
+                    "SELECT application_name FROM pg_stat_activity WHERE datname = %s",
+                    (database,),
+                )
+            }
+        assert POOLED_APP_NAME in names and app_name("pc-direct") in names
+        assert not any(app_name(f"pc-{i}") in names for i in range(3))
+    finally:
+        for engine in [*engines, direct]:
+            engine.dispose()
+
+
+def test_store_info_through_pgbouncer_says_the_server_sees_the_pool(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """Behind a pooler the server's connections are the pool's, under one name: ``store info``
+    does not pretend to count this workstation's."""
+    pc_a = workstation(tmp_path / "pc-a", "pc-a", ("web-1",))
+    info = json.loads(ok(ma(pc_a, "store", "info", "--json", team=pg_url)))
+    use = info["connections"]
+    assert use["pooled"] is True and use["this_workstation"] is None
+    assert use["per_workstation_max"] == 2 and use["server_max"] >= use["server_in_use"] >= 1
+    said = ok(ma(pc_a, "store", "info", team=pg_url))
+    assert "connections: behind a connection pooler, the server sees its pool (at most 2)" in said

@@ -349,3 +349,29 @@ def test_b8_fleet_says_pass_or_miss_for_each_of_issue_28s_targets() -> None:
     }
     text = bench_fleet.markdown(bad)
     assert "| transactions/s per idle workstation | ≤ 2 | 12.70 | **MISS** |" in text
+    assert "Paper estimate" not in text  # only behind PgBouncer
+
+
+def test_b8_fleet_behind_pgbouncer_estimates_200_and_500_from_its_own_figures() -> None:
+    from benchmarks import bench_fleet
+
+    run: dict[str, Any] = {
+        "stations": 50,
+        "via_pgbouncer": True,
+        "pool_size": 20,
+        "peak_connections_per_ws": 2,
+        "idle_connections_per_ws": 1.0,
+        "idle_xact_per_s_per_ws": 1.25,
+        "busy_xact_per_s_per_ws": 2.5,
+        "pgbouncer_cpu_s": 3.0,
+        "transactions": 30_000,  # 100 µs each
+    }
+    e500 = bench_fleet.estimate(run, 500)
+    assert e500["client_connections_peak"] == 1000
+    assert e500["server_connections"] == 20
+    assert e500["idle_xact_per_s"] == 625.0
+    assert e500["busy_xact_per_s"] == 1250.0
+    assert abs(e500["pgbouncer_core_share_busy"] - 0.125) < 1e-9  # 1,250/s × 100 µs
+    lines = "\n".join(bench_fleet._estimate_lines(run))
+    assert "| 200 | 400 / 200 | 20 | 250 | 500 | 5.0 % |" in lines
+    assert "| 500 | 1,000 / 500 | 20 | 625 | 1,250 | 12.5 % |" in lines

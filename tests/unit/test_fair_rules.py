@@ -5,6 +5,8 @@ the end, as the store does in its transactions."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.rules import fair
@@ -145,3 +147,57 @@ def test_fair_order_interleaves_batches_and_puts_run_first_ahead() -> None:
     rows = [("a", i, 0) for i in range(4)] + [("b", i, 0) for i in range(2)] + [("z", 0, 1000)]
     order = fair.fair_order(rows, group=lambda r: (r[2], "", r[0], 1.0), cost=lambda _r: 10.0)
     assert [r[0] for r in order] == ["z", "a", "b", "a", "b", "a", "a"]
+
+
+def _replayed_by_pick(
+    rows: list[tuple[str, int, int, str, float, float]],
+) -> list[tuple[str, int, int, str, float, float]]:
+    """The claims one at a time, as the store takes them: :func:`fair.pick` over every batch
+    that still waits, each claim charged to its class, tenant and batch."""
+    first = sorted((r for r in rows if r[2] >= fair.RUN_FIRST_PRIORITY), key=lambda r: -r[2])
+    queues: dict[str, list[tuple[str, int, int, str, float, float]]] = {}
+    meta: dict[str, Candidate] = {}
+    state = FairState()
+    for r in rows:
+        batch, _, priority, tenant, share, _ = r
+        cls = fair.class_of(priority)
+        if cls == fair.FIRST:
+            continue
+        ck, _, bk = fair.node_keys(cls, tenant, batch)
+        if bk not in queues:
+            queues[bk] = []
+            meta[bk] = Candidate(cls, tenant, batch, len(meta))
+            state.weight[ck] = fair.DEFAULT_WEIGHTS[cls]
+            state.weight[bk] = share
+        queues[bk].append(r)
+    out = list(first)
+    while queues:
+        chosen = fair.pick(state, (meta[k] for k in queues))
+        assert chosen is not None
+        bk = fair.batch_key(chosen.cls, chosen.batch_id)
+        row = queues[bk].pop(0)
+        out.append(row)
+        state.charge(fair.node_keys(chosen.cls, chosen.tenant, chosen.batch_id), row[5])
+        if not queues[bk]:
+            del queues[bk]
+    return out
+
+
+_ROW = st.tuples(
+    st.sampled_from(["a", "b", "c", "d", "e"]),  # batch
+    st.integers(0, 10**6),  # a serial, made unique below
+    st.sampled_from([-1, 0, 0, 0, 5, 1000]),  # priority: low, normal, urgent, run first
+    st.sampled_from(["", "li", "wang"]),  # tenant
+    st.sampled_from([1.0, 1.0, 3.0, 0.5]),  # the batch's share
+    st.sampled_from([1.0, 10.0, 20.0, 180.0]),  # the task's cost
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ROW, max_size=60))
+def test_fair_order_takes_what_pick_takes_claim_after_claim(rows: list) -> None:  # type: ignore[type-arg]
+    # One tenant and share per batch (the batch row says them), unique serials.
+    owner = {r[0]: (r[3], r[4]) for r in rows}
+    rows = [(b, i, p, *owner[b], c) for i, (b, _, p, _, _, c) in enumerate(rows)]
+    order = fair.fair_order(rows, group=lambda r: (r[2], r[3], r[0], r[4]), cost=lambda r: r[5])
+    assert order == _replayed_by_pick(rows)

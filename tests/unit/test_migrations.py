@@ -57,6 +57,7 @@ def test_a_version_1_database_is_migrated_to_the_current_schema(tmp_path: Path) 
     con.execute("ALTER TABLE tasks DROP COLUMN inputs_json")  # added by version 7
     undo_steps_9_and_10(con)
     undo_step_11(con)
+    con.execute("DROP TABLE counters")  # added by version 16
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute(
         "INSERT INTO tasks (task_id, seq, batch_id, model, model_kind, prompt, priority, "

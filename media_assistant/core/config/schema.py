@@ -138,8 +138,9 @@ class StoreConfig(BaseModel):
         ge=1,
         le=20,
         description="Team database: the most connections this workstation holds at once (one "
-        "stays open while idle). Sizing: workstations x connections <= the server's "
-        "max_connections - 3 (or put PgBouncer in front).",
+        "stays open while idle; the window's LISTEN is on it, and an export borrows one). "
+        "Sizing: workstations x connections <= the server's max_connections - 3 (or put "
+        "PgBouncer in front).",
     )
     notify: bool = Field(
         True,

@@ -6,8 +6,10 @@ lock: openpyxl's XML writer (lxml) closing a 100,000-row sheet held it for 150-3
 time, and python-docx builds a whole document in Python objects. B7 measured those pauses in the
 window (BENCHMARKS.md). A child process has its own interpreter and its own lock, so nothing it
 does can pause the window; it reads the store through its own read-only connection (WAL: a
-reader never waits for the writers) and writes the file with the same code as ``media-assistant
-export`` (:func:`media_assistant.core.exports.write.export_scope`), atomically.
+reader never waits for the writers; a team database: one connection, which the window's pool
+lends it, so the workstation holds no more than ``[store] connections``: issue 28 item 1) and
+writes the file with the same code as ``media-assistant export``
+(:func:`media_assistant.core.exports.write.export_scope`), atomically.
 
 ``multiprocessing`` with the *spawn* start method on every system (never *fork*: the window's
 process has Qt and database threads that a forked child would inherit half-way), rather than a
@@ -39,12 +41,15 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Engine
 
 from media_assistant.core.model.errors import StoreDamaged, StoreLocked, UserError
 from media_assistant.core.model.jobs import JobCanceled, JobControl
+
+if TYPE_CHECKING:
+    from media_assistant.core.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +85,46 @@ def can_run_in_child(engine: Engine) -> bool:
     return not in_memory
 
 
+def export_borrowing(
+    store: Store,
+    scope: Any,
+    path: Path,
+    fmt: str | None,
+    headers: Any,
+    control: JobControl,
+    *,
+    password: str | None = None,
+    application_name: str | None = None,
+) -> int:
+    """The window's export: in a child process when the store can be opened there and, on a
+    team database, the window's engine lends it one of the workstation's connections
+    (core/store/backends/postgres_pool.py: the export borrows, it does not add — issue 28
+    item 1); else on the caller's thread through the window's own connections (an in-memory
+    store; ``[store] connections = 1``, or another export holds the connection to lend). The
+    lend waits for the connection it frees to be given back (the end of a transaction);
+    Cancel meanwhile stops the export (:class:`JobCanceled`)."""
+    from media_assistant.core.exports.write import export_scope
+    from media_assistant.core.store.backends.postgres_pool import connection_lent
+
+    engine = store.engine
+    if can_run_in_child(engine):
+        with connection_lent(engine, control.canceled) as lent:
+            control.check()
+            if lent:
+                return export_in_child(
+                    engine,
+                    scope,
+                    path,
+                    fmt,
+                    headers,
+                    control,
+                    password=password,
+                    application_name=application_name,
+                )
+        log.info("no team database connection to lend the export: it runs in the window")
+    return export_scope(store, scope, path, fmt, headers=headers, track=control.track)
+
+
 def export_in_child(
     engine: Engine,
     scope: Any,
@@ -90,13 +135,16 @@ def export_in_child(
     *,
     silence_limit_s: float = SILENCE_LIMIT_S,
     password: str | None = None,
+    application_name: str | None = None,
 ) -> int:
     """Export ``scope`` to ``path`` in a child process; returns the number of tasks written.
 
     ``password``: the team database's, when the parent found it in the OS keyring (the URL
     never holds one; issue 27 item 7: the child got the URL alone and could not connect). It
     reaches the child with the rest of its arguments, pickled over the pipe ``spawn`` starts it
-    with — never on its command line, in its environment or in a file.
+    with — never on its command line, in its environment or in a file. On a team database the
+    child holds one connection (``application_name``: the workstation's, so ``store info``
+    counts it), which the caller lends it (:func:`export_borrowing`).
 
     Runs on the caller's (worker) thread and blocks it until the child answers: progress goes to
     ``control``; Cancel there cancels the child (:class:`JobCanceled`, nothing written), the
@@ -107,7 +155,7 @@ def export_in_child(
     ours, theirs = context.Pipe()
     child = context.Process(
         target=child_main,
-        args=(theirs, url, scope, str(path), fmt, headers, password),
+        args=(theirs, url, scope, str(path), fmt, headers, password, application_name),
         name="media-assistant-export",
         daemon=True,  # ended with the app if the app ends first
     )
@@ -243,8 +291,10 @@ def child_main(
     fmt: str | None,
     headers: Any,
     password: str | None = None,
+    application_name: str | None = None,
 ) -> None:
-    """The child process: open the store read-only, export, answer on the pipe."""
+    """The child process: open the store read-only (a team database: one connection, the one
+    its parent lent it), export, answer on the pipe."""
     _lower_priority()
     sender = _Sender(pipe)
     stop_beating = threading.Event()
@@ -256,7 +306,13 @@ def child_main(
         from media_assistant.core.store import Store
         from media_assistant.core.store.db import open_engine
 
-        engine = open_engine(url, read_only=True, password=password)
+        engine = open_engine(
+            url,
+            read_only=True,
+            password=password,
+            connections=1,
+            application_name=application_name,
+        )
         control = _PipeControl(sender)
         count = export_scope(
             Store(engine, SystemClock()),

@@ -38,7 +38,8 @@ tests drive both with an injected clock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+import heapq
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -224,13 +225,21 @@ def fair_order(
     claims would take them: ``group(row)`` = (priority, tenant, batch id, batch share). Run-first
     rows come first (by priority); the rest interleave by least virtual time, every node
     starting level (the window does not know the stored virtual times: the plan is the share
-    from now on). Linear in the rows times the number of batches."""
+    from now on).
+
+    The same choice as :func:`pick` claim after claim, made level by level: :func:`pick_key`
+    orders by class, then tenant within the class, then batch within the tenant, and a claim
+    moves only the virtual times of the nodes it charges, so one heap per level gives the next
+    claim in O(log n). (Asking :func:`pick` over every waiting batch for each row took the
+    window's worker thread seconds for 20,000 pending tasks in 100 batches, and that thread's
+    hold on the GIL stalled the window: BENCHMARKS.md B7.)"""
     weights = class_weights or DEFAULT_WEIGHTS
     first = [r for r in rows if class_of(group(r)[0]) == FIRST]
     first.sort(key=lambda r: -group(r)[0])
-    queues: dict[Hashable, list[R]] = {}
-    meta: dict[Hashable, Candidate] = {}
-    state = FairState()
+    queues: dict[str, list[R]] = {}
+    # batch key → (class key, tenant key, class weight, batch weight): what a claim charges
+    charged: dict[str, tuple[str, str, float, float]] = {}
+    tenants_of: dict[str, dict[str, list[tuple[float, int, str]]]] = {}  # cls → tenant → batches
     for r in rows:
         priority, tenant, batch, share = group(r)
         cls = class_of(priority)
@@ -239,20 +248,47 @@ def fair_order(
         ck, tk, bk = node_keys(cls, tenant, batch)
         if bk not in queues:
             queues[bk] = []
-            meta[bk] = Candidate(cls, tenant, batch, len(meta))
-            state.weight[ck] = weights.get(cls, 1.0)
-            state.weight[bk] = max(share, 1e-6)
+            charged[bk] = (ck, tk, weights.get(cls, 1.0), max(share, 1e-6))
+            batches = tenants_of.setdefault(cls, {}).setdefault(tenant, [])
+            batches.append((0.0, len(charged), bk))
         queues[bk].append(r)
     for q in queues.values():
         q.reverse()  # pop() from the end takes each batch's head
+    # Heaps of (virtual time, tie-break, name): classes by rank, tenants by name, batches by
+    # their head's submission (the order of pick_key); every node starts at 0. A claim charges
+    # its cost ÷ weight to its class, tenant (weight 1) and batch, as FairState.charge does.
+    vtime = dict.fromkeys((k for ck, tk, _, _ in charged.values() for k in (ck, tk)), 0.0)
+    vtime.update(dict.fromkeys(charged, 0.0))
+    class_heap = [(0.0, CLASS_RANK.get(c, 9), c) for c in tenants_of]
+    heapq.heapify(class_heap)
+    tenant_heaps = {c: [(0.0, t, t) for t in ts] for c, ts in tenants_of.items()}
+    for heap in tenant_heaps.values():
+        heapq.heapify(heap)
     out = list(first)
-    while queues:
-        chosen = pick(state, (meta[k] for k in queues))
-        assert chosen is not None
-        bk = batch_key(chosen.cls, chosen.batch_id)
-        row = queues[bk].pop()
+    while class_heap:
+        _, rank, cls = class_heap[0]
+        tenant_heap = tenant_heaps[cls]
+        tenant = tenant_heap[0][2]
+        batch_heap = tenants_of[cls][tenant]
+        _, order, bk = batch_heap[0]
+        queue = queues[bk]
+        row = queue.pop()
         out.append(row)
-        state.charge(node_keys(chosen.cls, chosen.tenant, chosen.batch_id), max(cost(row), 1e-6))
-        if not queues[bk]:
-            del queues[bk]
+        seconds = max(cost(row), 1e-6)
+        ck, tk, class_weight, batch_weight = charged[bk]
+        vtime[ck] += seconds / class_weight
+        vtime[tk] += seconds / 1.0
+        vtime[bk] += seconds / batch_weight
+        if queue:
+            heapq.heapreplace(batch_heap, (vtime[bk], order, bk))
+        else:
+            heapq.heappop(batch_heap)
+        if batch_heap:
+            heapq.heapreplace(tenant_heap, (vtime[tk], tenant, tenant))
+        else:
+            heapq.heappop(tenant_heap)
+        if tenant_heap:
+            heapq.heapreplace(class_heap, (vtime[ck], rank, cls))
+        else:
+            heapq.heappop(class_heap)
     return out

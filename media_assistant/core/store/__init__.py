@@ -4,6 +4,8 @@ The store is split into rooms, each a small module a newcomer can name:
 
 ========================  =======================================================================
 ``queue.py``              submit; claim the head of the queue; what is claimable and when
+                          (``submits.py``: how a submission holds up nobody; ``task_seq.py``:
+                          submission numbers)
 ``outcomes.py``           an attempt's fenced outcome (success, failure, cancel, requeue),
                           heartbeats, log lines
 ``reaper.py``             running rows whose attempt is gone (stale heartbeat, orphans)

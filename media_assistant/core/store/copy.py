@@ -8,7 +8,8 @@ state of web accounts (a daily cap must not start again because a PC moved into 
 no task of the copy points to one, see below, and a workstation is listed in the target once it
 runs there or holds a web account there), ``api_slots`` and ``api_rates`` (runtime state of the
 team-wide API gate: the target keeps its own; slot and rate rows of copied API accounts are
-created), ``meta`` (the target is migrated to this app's schema first).
+created), ``meta`` (the target is migrated to this app's schema first), ``counters`` (the
+target numbers what it receives from its own).
 
 **Running rows** are a moment in someone else's work: a copy cannot take over the attempt. They
 arrive as the graceful shutdown leaves them: ``pending``, the attempt not used up
@@ -24,13 +25,21 @@ then :class:`~media_assistant.core.model.errors.StoreCopyConflict` lists them an
 is rolled back. Batches, pauses, accounts and pacing rows already in the target are left as
 the target has them (the target's word is the newer one for what it runs).
 
-**One transaction** on the target, so nothing is half-written; read from one consistent snapshot
+**One transaction** on the target (after a short one reserving its numbers, below), so
+nothing is half-written; read from one consistent snapshot
 of the source (SQLite's read transaction, PostgreSQL's REPEATABLE READ), streamed in pages of
 :data:`PAGE` tasks: only the task ids (to route their events) stay in memory. Submission order
-carries over: each task's ``seq`` is its source ``seq`` plus the highest ``seq`` of the target,
-under the submit lock (core/store/queue.py), so copied tasks queue after the target's own at
-equal priority, in their own order; an empty target keeps the source's numbers. Event lines get
-the target's ids, in the source's order.
+carries over: each task's ``seq`` is its source ``seq`` plus one offset, the start of a range of
+the target's submission numbers reserved for the copy (core/store/task_seq.py), so copied tasks
+queue after the target's own at equal priority, in their own order; an empty target keeps the
+source's numbers. Event lines get the target's ids, in the source's order.
+
+**Nobody waits for it** on a team database (issue 28 item 5): the range is reserved in a short
+transaction of its own before the copy's long one, which holds no lock a submission needs —
+a task id that another workstation submits meanwhile is met by ``ON CONFLICT DO NOTHING`` and
+then compared like one that was there before. The rows other writers share (batches, accounts,
+the fair share) come last, under the short lock every submission's end takes
+(core/store/submits.py).
 """
 
 from __future__ import annotations
@@ -57,10 +66,9 @@ from sqlalchemy import (
 
 from media_assistant.core.model.errors import ErrorKind, StoreCopyConflict
 from media_assistant.core.model.states import ModelKind, TaskState
-from media_assistant.core.store import api_gate, fair_store
+from media_assistant.core.store import api_gate, fair_store, submits, task_seq
 from media_assistant.core.store.base import IS_PENDING, E, T
-from media_assistant.core.store.db import read_tx, serialize, write_tx
-from media_assistant.core.store.queue import SUBMIT_LOCK
+from media_assistant.core.store.db import is_sqlite, read_tx, write_tx
 from media_assistant.core.store.schema import (
     AccountPacingRow,
     AccountRow,
@@ -115,23 +123,34 @@ def copy_store(source: Engine, target: Engine, *, progress: Progress | None = No
     one transaction on the target; :class:`StoreCopyConflict` (nothing written) when task ids
     exist there with other content."""
     report = CopyReport()
-    with _snapshot(source) as src, write_tx(target, durable=True) as dst:
-        # The seq numbers below are the target's next ones: no submission in between.
-        serialize(dst, SUBMIT_LOCK)
-        offset = int(dst.execute(select(func.max(T.c.seq))).scalar() or 0)
+    with _snapshot(source) as src:
+        top = int(src.execute(select(func.max(T.c.seq))).scalar() or 0)
         total = int(src.execute(select(func.count()).select_from(T)).scalar() or 0)
-        added, conflicts = _copy_tasks(src, dst, offset, total, report, progress)
-        if conflicts:  # leaving the block rolls the whole copy back
-            raise StoreCopyConflict(conflicts[:CONFLICTS_LISTED], len(conflicts))
-        _copy_events(src, dst, added, report)
-        report.batches_added = _copy_rows(src, dst, B, ["batch_id"])
-        report.pauses_added = _copy_pauses(src, dst)
-        _copy_accounts(src, dst, report)
-        report.pacing_added = _copy_rows(src, dst, PACING, ["account_id"])
-        if added:  # the copied work takes its place in the fair share (level: nobody is owed)
-            pending = dst.execute(select(T.c.batch_id).where(IS_PENDING).distinct()).scalars()
-            fair_store.activate_open(dst, list(pending), time.time())
+        # The target's numbers for the copied tasks: a range of its own, reserved in a short
+        # transaction first on a team database (nobody's submission waits for the copy).
+        first = submits.reserve_alone(target, top) if top and not is_sqlite(target) else None
+        with write_tx(target, durable=True) as dst:
+            if first is None:  # SQLite: under its write lock, held already
+                first = task_seq.reserve(dst, top) if top else 1
+            added, conflicts = _copy_tasks(src, dst, first - 1, total, report, progress)
+            if conflicts:  # leaving the block rolls the whole copy back
+                raise StoreCopyConflict(conflicts[:CONFLICTS_LISTED], len(conflicts))
+            _copy_events(src, dst, added, report)
+            _copy_the_rest(src, dst, added, report)
     return report
+
+
+def _copy_the_rest(src: Connection, dst: Connection, added: set[str], report: CopyReport) -> None:
+    """Batches, pauses, accounts, pacing and the fair share: rows the rest of the team's
+    submissions and claims use, so last, one such end at a time (core/store/submits.py)."""
+    submits.serialize_end(dst)
+    report.batches_added = _copy_rows(src, dst, B, ["batch_id"])
+    report.pauses_added = _copy_pauses(src, dst)
+    _copy_accounts(src, dst, report)
+    report.pacing_added = _copy_rows(src, dst, PACING, ["account_id"])
+    if added:  # the copied work takes its place in the fair share (level: nobody is owed)
+        pending = dst.execute(select(T.c.batch_id).where(IS_PENDING).distinct()).scalars()
+        fair_store.activate_open(dst, list(pending), time.time())
 
 
 @contextlib.contextmanager
@@ -197,7 +216,7 @@ def _copy_tasks(
         }
         new: list[dict[str, Any]] = []
         identical: list[str] = []
-        requeued = 0
+        requeued: set[str] = set()
         for row in page:
             copied = as_copied(row)
             existing = there.get(row["task_id"])
@@ -205,19 +224,26 @@ def _copy_tasks(
                 copied["seq"] = int(row["seq"]) + offset
                 new.append(copied)
                 if row["state"] != copied["state"] == TaskState.PENDING.value:
-                    requeued += 1
+                    requeued.add(row["task_id"])
             elif _same(TASK_CONTENT, copied, existing):
                 identical.append(row["task_id"])
             else:
                 conflicts.append(row["task_id"])
         seen += len(page)
+        if not conflicts and new:
+            # Submitted meanwhile by someone else (no lock keeps submissions out): compared
+            # now, as if it had been there.
+            went_in = submits.insert_or_skip(dst, new)
+            late = {r["task_id"]: r for r in new if r["task_id"] not in went_in}
+            if late:
+                for r in dst.execute(select(T).where(T.c.task_id.in_(list(late)))).mappings():
+                    same = _same(TASK_CONTENT, late[r["task_id"]], r)
+                    (identical if same else conflicts).append(r["task_id"])
+            added.update(went_in)
+            report.tasks_added += len(went_in)
+            report.running_requeued += len(requeued & went_in)
         report.tasks_present += len(identical)
         if not conflicts:
-            if new:
-                dst.execute(insert(T), new)
-                added.update(r["task_id"] for r in new)
-                report.tasks_added += len(new)
-                report.running_requeued += requeued
             if identical:
                 report.events_added += _missing_events(src, dst, identical)
         if progress is not None:

@@ -1,7 +1,8 @@
 """How the event loop reaches the database: every operation awaited, run on a database thread.
 
 Each line below names an operation and the thread it runs on: ``_on_writer`` (the one writer
-thread, in order) or ``_on_reader`` (a reader thread; with WAL a read never waits for a writer).
+thread, in order) or ``_on_reader`` (a reader thread; with WAL a read never waits for a writer);
+a team database's imports run on the bulk thread (:meth:`AsyncStore.submit`).
 The operations themselves are the synchronous methods of the store's rooms
 (:class:`~media_assistant.core.store.Store`), :class:`AccountStore` and :class:`SessionStore`;
 this module adds nothing but the thread hop, so the transaction and fencing rules stay where
@@ -15,7 +16,7 @@ import asyncio
 import concurrent.futures
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Engine
@@ -23,9 +24,18 @@ from sqlalchemy import Engine
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import EventBus
-from media_assistant.core.model.records import Claim, ClaimRequest, Handover
+from media_assistant.core.model.records import (
+    BatchInfo,
+    Claim,
+    ClaimRequest,
+    Handover,
+    NewTask,
+    SubmitResult,
+)
 from media_assistant.core.store import Store
 from media_assistant.core.store.accounts import AccountStore
+from media_assistant.core.store.backends.postgres import peak_connections
+from media_assistant.core.store.db import is_sqlite
 from media_assistant.core.store.sessions import SessionStore
 from media_assistant.core.store.threads import DbThreads
 
@@ -131,7 +141,24 @@ class AsyncStore(_Facade):
         return self.sync.origin
 
     # queue and claims
-    submit = _on_writer(Store.submit)
+    async def submit(
+        self, tasks: Sequence[NewTask], *, max_attempts: int = 3, batch: BatchInfo | None = None
+    ) -> SubmitResult:
+        """``Store.submit`` on the writer thread — or, on a team database with room for a
+        second connection, on the bulk thread, its end in order with the writer's jobs
+        (core/store/threads.py): a 60,000-task import does not hold up this workstation's
+        heartbeats and claims."""
+        submit: Callable[..., SubmitResult] = _bound(self, Store.submit)
+        if is_sqlite(self.engine) or peak_connections(self.engine) < 2:
+            return await self.db.write(submit, tasks, max_attempts=max_attempts, batch=batch)
+        return await self.db.bulk(
+            submit,
+            tasks,
+            max_attempts=max_attempts,
+            batch=batch,
+            commit_gate=self.db.commit_order,
+        )
+
     # batches, pauses, priorities (core/store/batches.py)
     batches = _on_reader(Store.batches)
     batch = _on_reader(Store.batch)

@@ -26,7 +26,7 @@ a newer change of ours — a view fed by the bus cannot be sent back in time.
   or :data:`GAP_TTL_S` passed, is what it did before: SQLite, whose ids commit in order, keeps
   it.)
 - *Woken, not only ticking.* Every change to the tables a window shows NOTIFYs a channel
-  (triggers: core/store/migrations.py); a listener on its own connection and thread
+  (triggers: core/store/migrations.py); a listener on the engine's own idle connection
   (core/store/backends/postgres_listen.py ``ChangeListener``) wakes the follower at once, so a
   change on one workstation shows on the others within a round trip. The tick stays as a fallback
   (:data:`TEAM_FOLLOW_EVERY_S`, faster while the listener is reconnecting), and after a

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Engine, inspect, select, text
 from sqlmodel import SQLModel
 
-from media_assistant.core.store import rollups, schema
+from media_assistant.core.store import rollups, schema, task_seq
 from media_assistant.core.store.backends.postgres import CHANGES_CHANNEL, advisory_xact_lock
 
 MIGRATIONS_LOCK = "media-assistant:migrations"
@@ -205,6 +205,16 @@ def _v15_event_xids(conn: Connection) -> None:
     _event_xids(conn)
 
 
+def _v16_task_seq(conn: Connection) -> None:
+    """Issue 28 item 5: the submission-number counter (the ``counters`` table, its row
+    ``task_seq`` seeded with the highest ``seq``): submissions reserve their numbers from it
+    instead of reading ``max(seq) + 1`` under a team-wide lock (core/store/task_seq.py). No
+    column changes and nothing a read needs (:data:`OLDEST_READABLE` stays); an older build,
+    which would still write ``max(seq) + 1`` and could number a task twice beside a reserved
+    range, refuses the store as newer. Idempotent."""
+    task_seq.seed(conn)
+
+
 def _event_xids(conn: Connection) -> None:
     if conn.dialect.name != "postgresql":
         return
@@ -265,6 +275,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     13: _v13_fair_share,
     14: _v14_idle_indexes,
     15: _v15_event_xids,
+    16: _v16_task_seq,
 }
 
 
@@ -338,6 +349,7 @@ def upgrade(engine: Engine) -> int:
             _postgres_extras(conn)
             rollups.install(conn)
             _event_xids(conn)
+            task_seq.seed(conn)
             _stamp(conn, schema.SCHEMA_VERSION)
             return schema.SCHEMA_VERSION
         if version > schema.SCHEMA_VERSION:

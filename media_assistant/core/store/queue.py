@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -12,16 +12,15 @@ from sqlalchemy import Select, bindparam, case, exists, func, insert, not_, or_,
 from sqlalchemy.exc import IntegrityError
 
 from media_assistant.core.model.accounts import ApiLimits
-from media_assistant.core.model.event_codes import EventCode, params_json
+from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import TaskChange, TasksAdded
 from media_assistant.core.model.records import BatchInfo, Claim, NewTask, SubmitResult
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.rules import fair
-from media_assistant.core.store import api_gate, fair_store
+from media_assistant.core.store import api_gate, fair_store, submits, task_seq
 from media_assistant.core.store.base import (
     IS_PENDING,
     IS_RUNNING,
-    PENDING,
     RUNNING,
     E,
     StoreBase,
@@ -30,7 +29,7 @@ from media_assistant.core.store.base import (
     view_row,
 )
 from media_assistant.core.store.batches import save_batch
-from media_assistant.core.store.db import read_tx, serialize, write_tx
+from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.holds import B, claimable, minute_of_day
 from media_assistant.core.store.task_ids import settle_generated_ids
 
@@ -136,9 +135,6 @@ def _refused_anyway(
 
 # SET comes from the execute parameters (the columns being written); the fence from these.
 
-
-SUBMIT_LOCK = "media-assistant:submit"
-
 # ``built`` when the caller holds no provider (a look from the window, a test): no request
 # for a fresh one can be newer.
 NO_PROVIDER = 2**31 - 1  # the largest INTEGER both engines store
@@ -163,94 +159,80 @@ def _hold_params(
 
 class QueueRoom(StoreBase):
     def submit(
-        self, tasks: Sequence[NewTask], *, max_attempts: int = 3, batch: BatchInfo | None = None
+        self,
+        tasks: Sequence[NewTask],
+        *,
+        max_attempts: int = 3,
+        batch: BatchInfo | None = None,
+        commit_gate: contextlib.AbstractContextManager[Any] | None = None,
     ) -> SubmitResult:
         """Insert new tasks in one transaction. Supplied ids already present are skipped, not
         duplicated; generated ones that are taken get fresh numbers (core/store/task_ids.py).
 
         Every batch gets its row in ``batches`` in the same transaction (``batch``: what the
-        operator said about it — name, source file, template, title column, schedule)."""
+        operator said about it — name, source file, template, title column, schedule).
+
+        On a team database nothing the rest of the team waits for is held while the tasks go
+        in (core/store/submits.py): the numbers are reserved first, in a transaction of their
+        own; the batch rows and the fair share come last. ``commit_gate``: entered before that
+        end and left once the commit's events are published — a process whose other writes
+        hold it for their whole transaction (core/store/threads.py) hears of the new tasks
+        before any change of them."""
         batch_id = tasks[0].batch_id if tasks else ""
         now = self.clock.now()
-        added: list[str] = []
-        skipped: list[str] = []
-        saved = None
-        with write_tx(self.engine, durable=True) as conn:
-            # The next submission number, the free generated ids and the ids already present
-            # are read, then written: one submission at a time across the team.
-            serialize(conn, SUBMIT_LOCK)
-            for new_batch in dict.fromkeys(t.batch_id for t in tasks):
-                info = batch if batch is not None and batch.batch_id == new_batch else None
-                info = info or BatchInfo(new_batch)
-                if info.tenant is None:
-                    info = dataclasses.replace(info, tenant=self.operator)
-                saved = save_batch(conn, info, now) or saved
-            tasks = settle_generated_ids(conn, tasks)
-            existing: set[str] = set()
-            ids = [t.task_id for t in tasks]
-            for chunk in chunks(ids):
-                existing.update(
-                    conn.execute(select(T.c.task_id).where(T.c.task_id.in_(chunk))).scalars()
-                )
-            next_seq = (conn.execute(select(func.max(T.c.seq))).scalar() or 0) + 1
-            rows: list[dict[str, Any]] = []
-            for t in tasks:
-                if t.task_id in existing:
-                    skipped.append(t.task_id)
-                    continue
-                rows.append(
-                    {
-                        "task_id": t.task_id,
-                        "seq": next_seq,
-                        "batch_id": t.batch_id,
-                        "title": t.title,
-                        "model": t.model,
-                        "model_kind": t.model_kind.value,
-                        "prompt": t.prompt,
-                        "system_prompt": t.system_prompt,
-                        "priority": t.priority,
-                        "state": PENDING,
-                        "attempt": 0,
-                        "max_attempts": max_attempts,
-                        "keep_attempt": False,
-                        "lease": 0,
-                        "lost_count": 0,
-                        "created_at": now,
-                        "cancel_requested": False,
-                        "progress_chars": 0,
-                        # The batch file's source row (an export puts it beside the result).
-                        "inputs_json": (
-                            json.dumps(dict(t.inputs), ensure_ascii=False) if t.inputs else None
-                        ),
-                    }
-                )
-                next_seq += 1
-                added.append(t.task_id)
+        first_seq = submits.reserve_alone(self.engine, len(tasks)) if self.team and tasks else None
+        with contextlib.ExitStack() as until_published:
+            with write_tx(self.engine, durable=True) as conn:
+                submits.lock_batches(conn, [t.batch_id for t in tasks if t.generated_id])
+                tasks = settle_generated_ids(conn, tasks)
+                present: set[str] = set()
+                for chunk in chunks([t.task_id for t in tasks if not t.generated_id]):
+                    present.update(
+                        conn.execute(select(T.c.task_id).where(T.c.task_id.in_(chunk))).scalars()
+                    )
+                fresh: dict[str, NewTask] = {}  # an id twice in one submission: the first
+                for t in tasks:
+                    if t.task_id not in present:
+                        fresh.setdefault(t.task_id, t)
+                new = list(fresh.values())
+                if first_seq is None:  # SQLite: its write lock is held already
+                    first_seq = task_seq.reserve(conn, len(new)) if new else 0
+                rows = submits.insert_new(conn, new, first_seq, max_attempts, now)
+                if rows:
+                    conn.execute(insert(E), submits.submitted_lines(rows, self.origin, now))
+                # The end: rows the rest of the team's claims and submissions use, last.
+                if commit_gate is not None:
+                    until_published.enter_context(commit_gate)
+                submits.serialize_end(conn)
+                saved = self._save_batches(conn, tasks, batch, now)
+                if rows:
+                    self._activate_submitted(conn, rows, batch, now)
+            if saved is not None:
+                self._publish_batches([saved])
             if rows:
-                conn.execute(insert(T), rows)
-                self._activate_submitted(conn, rows, batch, now)
-                conn.execute(
-                    insert(E),
-                    [
-                        {
-                            "task_id": r["task_id"],
-                            "at": now,
-                            "kind": "state",
-                            "lane": r["model_kind"],
-                            "message": f"submitted in batch {r['batch_id']}",
-                            "origin": self.origin,
-                            "code": EventCode.SUBMITTED.value,
-                            "params_json": params_json({"batch": r["batch_id"]}),
-                        }
-                        for r in rows
-                    ],
-                )
-        if saved is not None:
-            self._publish_batches([saved])
-        if added:
-            views = tuple(view_row(r) for r in rows)
-            self.bus.publish(TasksAdded(tuple(added), batch_id or None, views))
-        return SubmitResult(tuple(added), tuple(skipped), batch_id)
+                views = tuple(view_row(r) for r in rows)
+                added = tuple(r["task_id"] for r in rows)
+                self.bus.publish(TasksAdded(added, batch_id or None, views))
+        went_in = {r["task_id"] for r in rows}
+        skipped = tuple(  # (a generated id always goes in, numbered on if it must)
+            t.task_id
+            for t in tasks
+            if not t.generated_id and (t.task_id not in went_in or fresh[t.task_id] is not t)
+        )
+        return SubmitResult(tuple(r["task_id"] for r in rows), skipped, batch_id)
+
+    def _save_batches(
+        self, conn: Any, tasks: Sequence[NewTask], batch: BatchInfo | None, now: float
+    ) -> Any:
+        """Every batch of the submission gets its row; the last one that changed."""
+        saved = None
+        for new_batch in dict.fromkeys(t.batch_id for t in tasks):
+            info = batch if batch is not None and batch.batch_id == new_batch else None
+            info = info or BatchInfo(new_batch)
+            if info.tenant is None:
+                info = dataclasses.replace(info, tenant=self.operator)
+            saved = save_batch(conn, info, now) or saved
+        return saved
 
     def _activate_submitted(
         self, conn: Any, rows: list[dict[str, Any]], batch: BatchInfo | None, now: float

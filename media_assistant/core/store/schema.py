@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, LargeBinary, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 class TaskRow(SQLModel, table=True):
@@ -299,6 +299,17 @@ class MetaRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str
+
+
+class CounterRow(SQLModel, table=True):
+    """A number handed out in ranges (schema version 16): ``task_seq``, the next submission
+    numbers (core/store/task_seq.py). A table of its own, not a ``meta`` row: a workstation's
+    role may update it without being able to restamp the schema version."""
+
+    __tablename__ = "counters"
+
+    name: str = Field(primary_key=True)
+    value: int
 
 
 class ApiSlotRow(SQLModel, table=True):

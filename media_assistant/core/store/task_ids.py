@@ -7,8 +7,9 @@ nothing twice) and wrong for made-up ones: a second file under the same batch id
 dialogs opened in the same second, silently lost prompts.
 
 So a generated id is only a proposal (``NewTask.generated_id``). Inside the submit transaction
-— under the database's write lock, so two processes submitting at once cannot both take a
-number — :func:`settle_generated_ids` checks them: if any generated id of a batch is taken (by
+— under the batch's submit lock (core/store/submits.py; SQLite's write lock on a file), so
+two processes submitting into one batch at once cannot both take a number —
+:func:`settle_generated_ids` checks them: if any generated id of a batch is taken (by
 an earlier task, or by an id supplied in the same submission), all of this submission's
 generated ids for that batch are numbered on from the highest ``<batch_id>-N`` that exists,
 in their order. A first import keeps its row numbers; a later one continues after them.

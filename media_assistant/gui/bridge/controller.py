@@ -17,9 +17,9 @@ from PySide6.QtCore import QObject, Signal
 
 from media_assistant.core.accounts.pacer import Pacer
 from media_assistant.core.config.schema import FAKE_SITE, AccountConfig, AppConfig
-from media_assistant.core.exports.child import can_run_in_child, export_in_child
+from media_assistant.core.exports.child import export_borrowing
 from media_assistant.core.exports.fields import Headers
-from media_assistant.core.exports.write import ExportScope, export_scope
+from media_assistant.core.exports.write import ExportScope
 from media_assistant.core.lanes.scheduler import Scheduler
 from media_assistant.core.model.accounts import AccountStatus
 from media_assistant.core.model.events import AccountChanged, Event
@@ -39,6 +39,7 @@ from media_assistant.core.model.states import AccountState, ModelKind
 from media_assistant.core.rules.eta import Slot
 from media_assistant.core.rules.pacing import PacingView
 from media_assistant.core.rules.site_breakage import SiteCheckReport
+from media_assistant.core.store.backends.postgres import app_name
 from media_assistant.gui.bridge.bus import QtEventBridge
 from media_assistant.gui.bridge.jobs import JobControl
 from media_assistant.gui.bridge.team_watch import TeamWatch
@@ -260,17 +261,24 @@ class AppController(QObject):
     ) -> Callable[[JobControl], int]:
         """An export as a job (gui/bridge/jobs.py) with progress and Cancel (a canceled export
         leaves no file behind): read and written in a child process (core/exports/child.py),
-        which the job's worker thread waits for; a store in memory is exported on that thread."""
+        which the job's worker thread waits for, on a connection the window lends it; a store
+        in memory, or a team database with no connection to lend, is exported on that thread."""
         store = self.services.store  # the synchronous store: this runs off the loop
         scope = scope or ExportScope()
         password = self.services.store_password  # team mode: from the OS keyring, if there
+        name = app_name(self.services.workstation)  # the child's connection is the team's
 
         def work(control: JobControl) -> int:
-            if can_run_in_child(store.engine):
-                return export_in_child(
-                    store.engine, scope, path, fmt, headers, control, password=password
-                )
-            return export_scope(store, scope, path, fmt, headers=headers, track=control.track)
+            return export_borrowing(
+                store,
+                scope,
+                path,
+                fmt,
+                headers,
+                control,
+                password=password,
+                application_name=name,
+            )
 
         return work
 

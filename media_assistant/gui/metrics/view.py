@@ -200,6 +200,9 @@ class MetricsWindow(QWidget):
 
     def _fill(self, table: QTableWidget, row: int, cells: list[str]) -> None:
         for col, text in enumerate(cells):
+            known = table.item(row, col)
+            if known is not None and known.text() == text:
+                continue  # a new item re-sizes its column: only what changed
             item = QTableWidgetItem(text)
             if col:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -219,33 +222,44 @@ class MetricsWindow(QWidget):
         return self.tr("Alarms: %1").replace("%1", "; ".join(parts))
 
     def draw(self, snapshot: Snapshot) -> None:
+        """The day's charts; each chart changes only what moved (gui/metrics/charts.py)."""
         day = snapshot.day
         series = day.series
-        for chart in (self.finished_chart, self.p90_chart, self.busy_chart, self.quota_chart):
-            chart.clear_all()
         if series is None:
+            for chart in (self.finished_chart, self.p90_chart, self.busy_chart, self.quota_chart):
+                chart.clear_all()
             return
         xs = [t + DAY_BUCKET_S / 2 for t in series.starts]
         per_min = DAY_BUCKET_S / 60.0
+        finished, p90 = [], []
         for lane, counts in series.finished.items():
             colour = LANE_COLOURS.get(lane, COLOURS[2])
-            self.finished_chart.line(
-                xs, [c / per_min for c in counts], self.lane_word(lane), colour
+            name = self.lane_word(lane)
+            finished.append((name, colour, xs, [c / per_min for c in counts]))
+            p90.append(
+                (
+                    name,
+                    colour,
+                    xs,
+                    [None if v is None else v / 60.0 for v in series.p90_total[lane]],
+                )
             )
-            p90 = [None if v is None else v / 60.0 for v in series.p90_total[lane]]
-            self.p90_chart.line(xs, p90, self.lane_word(lane), colour)
+        self.finished_chart.lines(finished)
+        self.p90_chart.lines(p90)
         accounts = [a for a in snapshot.span.accounts if a.busy_share is not None]
         self.busy_chart.bars(
             [a.account for a in accounts], [(a.busy_share or 0.0) * 100 for a in accounts]
         )
         self.busy_chart.setYRange(0, 100)
+        quota = []
         for i, (account, uses) in enumerate(sorted(series.rpm_use.items())):
             tokens = series.tpm_use.get(account, [])
             most = [
                 None if r is None and t is None else max(r or 0.0, t or 0.0) * 100
                 for r, t in zip(uses, tokens, strict=True)
             ]
-            self.quota_chart.line(xs, most, account, COLOURS[(i + 2) % len(COLOURS)])
-        self.quota_chart.limit(100.0, self.tr("limit"), dashed=False)
+            quota.append((account, COLOURS[(i + 2) % len(COLOURS)], xs, most))
+        self.quota_chart.lines(quota)
+        self.quota_chart.limit("limit", 100.0, self.tr("limit"), dashed=False)
         alarm_at = self.services.config.alarms.quota_use * 100
-        self.quota_chart.limit(alarm_at, self.tr("alarm"), dashed=True)
+        self.quota_chart.limit("alarm", alarm_at, self.tr("alarm"), dashed=True)

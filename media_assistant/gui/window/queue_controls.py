@@ -45,6 +45,11 @@ ETA_EVERY_S = 5.0
 # Up to this many pending tasks a plan takes a few milliseconds: made at once. Beyond, on a
 # worker thread (20,000 pending tasks: tens of milliseconds the window would stand still).
 INLINE_PENDING = 2_000
+# A worker thread's plan is Python holding the GIL, which the window's thread waits for at
+# each of its turns (B7: back-to-back plans of 20,000 tasks stalled it 100-300 ms at a time):
+# after a plan that took d seconds the next waits at least this many times d (≤ 1/4 of the
+# time planning), and never less than ETA_MIN_GAP_S after the last one ended.
+PLAN_REST = 3.0
 
 
 class QueueControls(QObject):
@@ -78,6 +83,7 @@ class QueueControls(QObject):
         self._eta_key: tuple[Any, ...] = ()
         self._eta_at = float("-inf")
         self._planning: asyncio.Task[None] | None = None
+        self._rest_until = float("-inf")  # no worker-thread plan before (see PLAN_REST)
         self._plans = 0  # plans taken so far: the batches list shows each new one
         self._list_key: tuple[int, ...] = (-1, -1, -1)  # counts, holds, plans at the last rebuild
         self._list_at = float("-inf")
@@ -245,7 +251,8 @@ class QueueControls(QObject):
         """A new plan when the lanes' queues, the holds or the accounts' capacity moved (at
         most every :data:`ETA_MIN_GAP_S`, at once while an estimate still waits for observed
         durations), and every :data:`ETA_EVERY_S` as time passes. One plan at a time; a long
-        queue is planned on a worker thread and shows when it is done."""
+        queue is planned on a worker thread and shows when it is done, and the next one rests
+        :data:`PLAN_REST` times as long after it."""
         servers = {
             lane: self.controller.lane_slots(lane, self._seen_serving(lane)) for lane in self.lanes
         }
@@ -261,7 +268,7 @@ class QueueControls(QObject):
         due = (key != self._eta_key and (age >= ETA_MIN_GAP_S or provisional)) or (
             age >= ETA_EVERY_S
         )
-        if not due or self._planning is not None:
+        if not due or self._planning is not None or now < self._rest_until:
             return
         inputs = {lane: LaneInputs.of(self.model.lanes[lane], servers[lane]) for lane in self.lanes}
         held = self._held(now)
@@ -287,6 +294,8 @@ class QueueControls(QObject):
             plan = await asyncio.to_thread(plan_lanes, inputs, now, held, groups)
         finally:
             self._planning = None
+            ended = self.controller.now()
+            self._rest_until = ended + max(ETA_MIN_GAP_S, PLAN_REST * (ended - now))
         self._take(plan)
         self.refresh(self.controller.now())
 

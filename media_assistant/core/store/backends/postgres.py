@@ -26,8 +26,10 @@ locks are only transaction-scoped (:func:`advisory_xact_lock`). LISTEN does not 
 transaction there: :class:`ChangeListener` notices and the window's follower polls instead.
 
 **Connections**: a workstation holds one while idle and at most ``[store] connections`` (default
-2) at peak (:func:`postgres_engine`: a pool of one, the rest overflow closed on return), so 50
-workstations fit a server at its default ``max_connections`` of 100.
+2) at peak (:func:`postgres_engine`: a pool of one, the rest overflow closed on return), so 48
+workstations fit a server at its default ``max_connections`` of 100. The window's LISTEN is
+the pool's idle connection itself (core/store/backends/postgres_listen.py), and an export's
+process borrows one of the pool's (core/store/backends/postgres_pool.py): neither adds one.
 
 psycopg is imported only when a PostgreSQL URL is opened: a single workstation never loads it.
 """
@@ -37,12 +39,15 @@ from __future__ import annotations
 import logging
 import random
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, func, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError
+
+from media_assistant.core.store.backends.postgres_pool import LendingPool
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +95,36 @@ def app_name(workstation: str) -> str:
     return f"media-assistant {workstation}"[:63]  # the server keeps 63 bytes
 
 
+# Behind a connection pooler every workstation's connections carry this one name. PgBouncer
+# keeps each client's application_name and, whenever it hands a server connection last used by
+# a client with another name, first sends ``SET application_name`` — a transaction of its own
+# at nearly every hand-over when each workstation has its own name: B8's fleet of 50 idle
+# workstations cost the server 2.57 transactions a second each instead of 1.25 (issue 28).
+POOLED_APP_NAME = "media-assistant"
+
+_POOLED: weakref.WeakKeyDictionary[Engine, bool] = weakref.WeakKeyDictionary()
+
+
+def behind_a_pooler(engine: Engine) -> bool | None:
+    """Whether ``engine`` reaches its server through a pooler or proxy (known after its first
+    connection; None before)."""
+    return _POOLED.get(engine)
+
+
+def through_a_pooler(conn: Any) -> bool:
+    """The (psycopg) connection goes through a pooler such as PgBouncer. Told by the port: the
+    server says it serves ``inet_server_port()``, we dialled ``conn.info.port``; over a Unix
+    socket the server says NULL (direct). A port forwarded to another number (a container's) is
+    taken for a pooler too: the window then polls (changes within 2 s instead of at once) and
+    the connections carry :data:`POOLED_APP_NAME` — never wrong, only less precise."""
+    served = conn.execute("SELECT inet_server_port()").fetchone()[0]
+    try:
+        dialled = int(conn.info.port)
+    except (TypeError, ValueError):
+        return False
+    return served is not None and int(served) != dialled
+
+
 def libpq_args(
     url: str, password: str | None = None, application_name: str | None = None
 ) -> tuple[str, dict[str, Any]]:
@@ -126,6 +161,7 @@ def postgres_engine(
     engine = create_engine(
         parsed,
         connect_args=connect_args,
+        poolclass=LendingPool,  # an export's process borrows a connection (postgres_pool.py)
         pool_size=1,
         max_overflow=max(0, connections - 1),
         pool_timeout=30,
@@ -133,9 +169,20 @@ def postgres_engine(
     )
     per_transaction_settings(engine, read_only=read_only)
     ping_idle_connections(engine)
-    wait_for_a_free_connection(engine)
+    wait_for_a_free_connection(
+        engine, own_name="application_name" not in parsed.query and bool(application_name)
+    )
     binary_results_on_request(engine)
     return engine
+
+
+def peak_connections(engine: Engine) -> int:
+    """The most connections ``engine``'s pool holds at once (its size and overflow)."""
+    pool = engine.pool
+    size = getattr(pool, "size", None)
+    base = int(size()) if callable(size) else 1
+    overflow = int(getattr(pool, "_max_overflow", 0))
+    return 2**31 if overflow < 0 else base + overflow  # -1: no limit
 
 
 # The execution option a statement sets to get its results in PostgreSQL's binary format.
@@ -165,13 +212,37 @@ def binary_results_on_request(engine: Engine) -> None:
 FULL_BURST_S = 10.0
 
 
-def wait_for_a_free_connection(engine: Engine) -> None:
+def wait_for_a_free_connection(engine: Engine, *, own_name: bool = False) -> None:
     """A connection the server refuses because it is full ("too many clients", "remaining
     connection slots are reserved") is tried again for :data:`FULL_BURST_S`, with jittered
-    backoff: a burst of fifty workstations at a batch's start passes without anyone's error."""
+    backoff: a burst of fifty workstations at a batch's start passes without anyone's error.
+
+    ``own_name``: the connections carry the app's ``application_name`` (not one from the URL):
+    the first connection also finds out whether a pooler is in between
+    (:func:`behind_a_pooler`), and if so it and every later one carry
+    :data:`POOLED_APP_NAME` instead."""
 
     @event.listens_for(engine, "do_connect")
     def _connect(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
+        pooled = _POOLED.get(engine)
+        if own_name and pooled:
+            cparams["application_name"] = POOLED_APP_NAME
+        connection = _connect_when_free(dialect, cargs, cparams)
+        if pooled is None:
+            try:
+                pooled = through_a_pooler(connection)
+                connection.rollback()  # psycopg began a transaction for the look
+            except Exception:
+                connection.close()
+                raise
+            _POOLED[engine] = pooled
+            if pooled and own_name:
+                connection.close()
+                cparams["application_name"] = POOLED_APP_NAME
+                connection = _connect_when_free(dialect, cargs, cparams)
+        return connection
+
+    def _connect_when_free(dialect: Any, cargs: Any, cparams: Any) -> Any:
         deadline = time.monotonic() + FULL_BURST_S
         delay = 0.1
         said = False
@@ -296,9 +367,15 @@ def connection_use(conn: Connection, application_name: str) -> dict[str, int]:
 # ----------------------------------------------------------------------------- locks
 
 
-def advisory_xact_lock(conn: Connection, key: str) -> None:
-    """Wait for the team-wide lock named ``key``, held until this transaction ends."""
+def advisory_xact_lock(conn: Connection, key: str, *, timeout_ms: int | None = None) -> None:
+    """Wait for the team-wide lock named ``key``, held until this transaction ends.
+    ``timeout_ms``: how long this wait may take instead of :data:`LOCK_TIMEOUT_MS` (the
+    transaction's later statements wait as long as before)."""
+    if timeout_ms is not None:
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(timeout_ms)}")
     conn.execute(select(func.pg_advisory_xact_lock(func.hashtextextended(key, 0))))
+    if timeout_ms is not None:
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {LOCK_TIMEOUT_MS}")
 
 
 # ----------------------------------------------------------------------------- unreachable

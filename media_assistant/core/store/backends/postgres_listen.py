@@ -2,147 +2,350 @@
 by it (core/store/follower.py). Behind a transaction pooler LISTEN cannot last; the listener
 says so and the follower polls (issue 28).
 
-Split from core/store/backends/postgres.py, whose engine, errors and clock it uses.
+**No connection of its own** (issue 28 item 1: one connection per idle workstation, LISTEN
+included). The listener LISTENs on the connections the window's engine keeps in its pool —
+normally the one it keeps while idle — and reads their notifications while they sit there
+unused; a query's thread that takes such a connection gets the notifications that arrive during
+its statements (psycopg hands them to the handler the listener gave the connection). A
+connection with LISTEN is an ordinary connection: PostgreSQL delivers notifications between
+transactions and the pool's statements go on as before. So the window holds the same one
+connection idle as ``run`` does, and wakes at a teammate's commit as it did with a connection
+of its own.
+
+How it waits: one thread ``select()``s on the sockets of the pool's idle connections (and a
+socket pair that pool events poke when a connection is taken or given back). A readable socket
+is drained under psycopg's connection lock — non-blocking, microseconds — so a thread that
+takes that connection meanwhile waits no longer than that. A connection is LISTENed on (in
+autocommit, while the pool lends it to nobody: the pool's checkout waits for the listener's
+lock) when it first comes back to the pool idle. A connection found dead while idle (the server
+restarted, the network dropped: its socket reads end-of-file) is marked so the pool replaces
+it at its next checkout (``DisconnectionError``) — the listener takes one at once, with
+backoff while the server is away —, and until a new one listens the follower ticks faster;
+the first LISTEN after such a loss counts as a reconnect and asks for a reload (whatever was
+missed meanwhile is in the log).
+
+Split from core/store/backends/postgres.py, whose channel it uses.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import select
+import socket
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from media_assistant.core.store.backends.postgres import CHANGES_CHANNEL, libpq_args
+from sqlalchemy import Engine, event
+from sqlalchemy.exc import DisconnectionError
+
+from media_assistant.core.store.backends.postgres import (
+    CHANGES_CHANNEL,
+    behind_a_pooler,
+    through_a_pooler,
+)
 
 log = logging.getLogger(__name__)
 
+# The pool events the listener follows: a connection taken, given back, or gone.
+_CLOSED = ("close", "close_detached", "detach")  # the pool's ordinary closing
+_FAILED = ("invalidate", "soft_invalidate")  # a connection found broken (or the pool's after one)
+
 
 class ChangeListener:
-    """LISTEN on its own connection and thread; calls ``on_change`` for each notification and
-    ``on_reconnect`` after a reconnect (what was missed meanwhile must be reloaded).
+    """LISTEN on ``engine``'s pooled connections; calls ``on_change`` for each notification and
+    ``on_reconnect`` after a listening connection was lost and another listens again (what
+    was missed meanwhile must be reloaded).
 
-    psycopg's ``notifies()`` holds the connection's lock while it waits, so the listener owns a
-    connection no statement shares. A socket that died is not noticed by waiting on it: every
-    ``ping_s`` the listener runs ``SELECT 1``; a failure reconnects with backoff (0.5 s doubling
-    to 10 s), LISTENs again and reports it."""
+    ``connected``: some connection of the engine listens; ``unavailable``: LISTEN cannot work
+    here (a pooler in transaction mode), the follower polls; ``reconnects``: listening resumed
+    after a loss this many times."""
 
     def __init__(
         self,
-        url: str,
+        engine: Engine,
         *,
-        password: str | None,
         on_change: Callable[[], None],
         on_reconnect: Callable[[], None],
         channel: str = CHANGES_CHANNEL,
-        ping_s: float = 5.0,
-        application_name: str | None = None,
     ) -> None:
-        self._url, self._extra = libpq_args(url, password, application_name)
+        self._engine = engine
         self._on_change = on_change
         self._on_reconnect = on_reconnect
         self._channel = channel
-        self._ping_s = ping_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._conn: Any = None
+        # The pool's bookkeeping (under _lock): its idle connections, those that LISTEN, those
+        # found dead while idle. psycopg connections, compared by identity.
+        self._lock = threading.Lock()
+        self._idle: list[Any] = []
+        self._listening: list[Any] = []
+        self._dead: list[Any] = []
+        self._lost = False  # a listening connection went since the last LISTEN
+        self._renew = False  # none listens after a failure: take a new connection to listen on
+        self._poke_r, self._poke_w = socket.socketpair()  # selectable on Windows too
+        self._poke_r.setblocking(False)
+        self._poke_w.setblocking(False)
         self.connected = threading.Event()
         # Set when LISTEN cannot work here (a pooler in transaction mode): the thread ends and
         # the follower polls (core/store/follower.py POLL_ONLY_EVERY_S).
         self.unavailable = threading.Event()
         self.reconnects = 0
 
+    # ------------------------------------------------------------------ start, stop
+
     def start(self) -> None:
+        event.listen(self._engine, "checkout", self._checked_out, insert=True)
+        event.listen(self._engine, "checkin", self._checked_in)
+        for name in _CLOSED:
+            event.listen(self._engine, name, self._closed)
+        for name in _FAILED:
+            event.listen(self._engine, name, self._failed)
         self._thread = threading.Thread(target=self._run, name="db-listen", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
-        conn = self._conn
-        if conn is not None:
-            try:
-                conn.cancel_safe(timeout=1.0)
-            except Exception:  # closing is best effort: the thread ends at its next wake
-                log.debug("cancelling the LISTEN connection failed", exc_info=True)
+        self._poke()
         if self._thread is not None:
             self._thread.join(timeout)
+        with self._lock:  # the pool lends none of these meanwhile (its checkout waits)
+            for conn in self._idle:
+                if _contains(self._listening, conn):  # nobody would read what comes
+                    with contextlib.suppress(Exception):
+                        self._autocommit(conn, "UNLISTEN *")
+            self._listening.clear()
+            self.connected.clear()
+            self._remove_events()
+        self._poke_r.close()
+        self._poke_w.close()
 
-    def _connect(self) -> Any:
-        import psycopg
+    def backend_pids(self) -> list[int]:
+        """The server processes of the connections that listen (for tests and diagnostics)."""
+        with self._lock:
+            return [c.pgconn.backend_pid for c in self._listening]
 
-        conn = psycopg.connect(self._url, autocommit=True, prepare_threshold=None, **self._extra)
-        try:
-            if _through_a_pooler(conn):
-                raise ListenUnavailable
-            conn.execute(f"LISTEN {self._channel}")
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+    def _remove_events(self) -> None:
+        handlers: list[tuple[str, Callable[..., Any]]] = [
+            ("checkout", self._checked_out),
+            ("checkin", self._checked_in),
+        ]
+        handlers += [(n, self._closed) for n in _CLOSED] + [(n, self._failed) for n in _FAILED]
+        for name, fn in handlers:
+            with contextlib.suppress(Exception):
+                event.remove(self._engine, name, fn)
+
+    # ------------------------------------------------------------------ the pool's events
+
+    def _checked_out(self, dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        with self._lock:  # waits while the listener drains or LISTENs on this connection
+            _discard(self._idle, dbapi_connection)
+            dead = _contains(self._dead, dbapi_connection)
+        self._poke()
+        if dead:
+            raise DisconnectionError("the idle connection died (found by the change listener)")
+
+    def _checked_in(self, dbapi_connection: Any, record: Any) -> None:
+        if dbapi_connection is None:
+            return
+        with self._lock:
+            if not _contains(self._idle, dbapi_connection):
+                self._idle.append(dbapi_connection)
+        self._poke()
+
+    def _closed(self, dbapi_connection: Any, *args: Any) -> None:
+        # (close_detached has no record argument)
+        self._gone(dbapi_connection, failed=False)
+
+    def _failed(self, dbapi_connection: Any, *args: Any) -> None:
+        self._gone(dbapi_connection, failed=True)
+
+    def _gone(self, dbapi_connection: Any, *, failed: bool) -> None:
+        if dbapi_connection is None:
+            return
+        with self._lock:
+            _discard(self._idle, dbapi_connection)
+            _discard(self._dead, dbapi_connection)
+            if _discard(self._listening, dbapi_connection):
+                self._after_loss(failed=failed)
+        self._poke()
+
+    def _after_loss(self, *, failed: bool) -> None:
+        """(under _lock) A listening connection went. When none is left, the next LISTEN asks
+        for a reload. ``connected`` clears only after a failure: the pool's ordinary closing
+        of one connection (its peak's, a recycle) is followed at once by a LISTEN on the one it
+        keeps, and the follower need not tick faster meanwhile."""
+        if not self._listening:
+            self._lost = True
+            if failed:
+                self.connected.clear()
+                self._renew = True  # the listener's thread brings the pool a new one
+
+    def _poke(self) -> None:
+        with contextlib.suppress(OSError):
+            self._poke_w.send(b"\0")
+
+    # ------------------------------------------------------------------ the thread
 
     def _run(self) -> None:
+        # The pool's connection came back from the engine's opening before the listener
+        # followed it: take it once, so it comes back (idle) where the listener sees it.
+        self._renew = True
         delay = 0.5
-        first = True
         while not self._stop.is_set():
-            try:
-                self._conn = self._connect()
-            except ListenUnavailable:
-                log.info(
-                    "[team] the team database is reached through a connection pooler "
-                    "(PgBouncer?): LISTEN would not last, changes are polled for instead"
-                )
-                self.unavailable.set()
-                self._on_reconnect()  # the follower looks now, then on its poll-only tick
-                return
-            except Exception as exc:
-                log.info("[team] change listener cannot connect (%s); again in %.1f s", exc, delay)
-                self._stop.wait(delay)
-                delay = min(delay * 2, 10.0)
-                continue
-            delay = 0.5
-            self.connected.set()
-            if not first:
-                self.reconnects += 1
-                self._on_reconnect()
-            first = False
-            try:
-                self._listen(self._conn)
-            except Exception as exc:
-                if not self._stop.is_set():
-                    log.info("[team] change listener lost its connection (%s)", exc)
-            finally:
-                self.connected.clear()
+            if self._renew:
+                # After a failure nothing may take a connection for a long time (a window
+                # without a scheduler): the listener does, so the pool replaces the dead one
+                # (its checkout refuses it) and the new one comes back to be listened on.
                 try:
-                    self._conn.close()
-                except Exception:  # already gone
-                    log.debug("closing the LISTEN connection failed", exc_info=True)
-                self._conn = None
-
-    def _listen(self, conn: Any) -> None:
-        while not self._stop.is_set():
-            heard = 0
-            for _ in conn.notifies(timeout=self._ping_s, stop_after=1):
-                heard += 1
-                self._on_change()
-            if self._stop.is_set():
+                    with self._engine.connect():
+                        pass
+                    self._renew = False
+                    delay = 0.5
+                except Exception as exc:  # unreachable: again with backoff (0.5 s → 10 s)
+                    log.info(
+                        "[team] change listener cannot connect (%s); again in %.1f s", exc, delay
+                    )
+                    self._stop.wait(delay)
+                    delay = min(delay * 2, 10.0)
+                    continue
+            try:
+                if self._step():
+                    return
+            except Exception:  # never let the listener die of a surprise: the tick goes on
+                log.warning("[team] change listener failed; polling instead", exc_info=True)
+                self.unavailable.set()
+                self._on_reconnect()
                 return
-            if not heard:
-                conn.execute("SELECT 1")  # a dead socket fails here, not in the wait above
 
-
-class ListenUnavailable(Exception):
-    """LISTEN would not last on this connection (see :func:`_through_a_pooler`)."""
-
-
-def _through_a_pooler(conn: Any) -> bool:
-    """The connection goes through a pooler such as PgBouncer, whose transaction mode hands each
-    transaction to any server connection: a LISTEN stays behind on one the client no longer
-    holds, and no notification ever arrives. Told by the port: the server says it serves
-    ``inet_server_port()``, we dialled ``conn.info.port``; over a Unix socket the server says
-    NULL. A port forwarded to another number (a container's) is taken for a pooler too: the
-    window then polls (changes within 2 s instead of at once), which is never wrong."""
-    served = conn.execute("SELECT inet_server_port()").fetchone()[0]
-    try:
-        dialled = int(conn.info.port)
-    except (TypeError, ValueError):
+    def _step(self) -> bool:
+        """Listen on new idle connections, wait for a notification or a pool event, drain.
+        True: stop (LISTEN cannot work here)."""
+        with self._lock:
+            fresh = [c for c in self._idle if not _contains(self._listening, c)]
+            for conn in fresh:
+                outcome = self._start_listening(conn)
+                if outcome == "pooler":
+                    self._pooler()
+                    return True
+            watched = [c for c in self._idle if _contains(self._listening, c)]
+        sockets = {}
+        for conn in watched:
+            with contextlib.suppress(Exception):
+                sockets[conn.pgconn.socket] = conn
+        try:
+            ready, _, _ = select.select([self._poke_r, *sockets], [], [], 5.0)
+        except (OSError, ValueError):  # a socket closed under us: look again
+            ready = []
+        if self._poke_r in ready:
+            with contextlib.suppress(OSError):
+                while self._poke_r.recv(4096):
+                    pass
+        heard = 0
+        for fd in ready:
+            conn = sockets.get(fd)
+            if conn is None:
+                continue
+            with self._lock:
+                if not _contains(self._idle, conn):
+                    continue  # taken meanwhile: its thread reads what came
+                heard += self._drain(conn)
+        if heard and not self._stop.is_set():
+            self._on_change()
         return False
-    return served is not None and int(served) != dialled
+
+    def _start_listening(self, conn: Any) -> str:
+        """(under _lock, the connection idle) LISTEN on it: "ok", "dead" or "pooler"."""
+        try:
+            pooled = behind_a_pooler(self._engine)  # found at the engine's first connection
+            if pooled is None:
+                pooled = self._ask_pooler(conn)
+            if pooled:
+                return "pooler"
+            conn.add_notify_handler(self._heard)  # first: nothing heard is left unread
+            self._autocommit(conn, f"LISTEN {self._channel}")
+        except Exception as exc:
+            log.info("[team] change listener: a connection could not LISTEN (%s)", exc)
+            self._mark_dead(conn)
+            return "dead"
+        self._listening.append(conn)
+        self.connected.set()
+        if self._lost:
+            self._lost = False
+            self.reconnects += 1
+            self._on_reconnect()  # what came meanwhile is read by the follower's next look
+        return "ok"
+
+    def _drain(self, conn: Any) -> int:
+        """(under _lock, the connection idle) Read what arrived on it, without waiting: how many
+        notifications. A connection whose socket ended is marked dead."""
+        heard = 0
+        try:
+            with conn.lock:
+                pgconn = conn.pgconn
+                pgconn.consume_input()
+                while pgconn.notifies() is not None:
+                    heard += 1
+                alive = pgconn.status == 0  # CONNECTION_OK
+        except Exception as exc:
+            log.info("[team] change listener lost its connection (%s)", exc)
+            alive = False
+        if not alive:
+            self._mark_dead(conn)
+        return heard
+
+    def _mark_dead(self, conn: Any) -> None:
+        """(under _lock) The pool replaces it at its next checkout; nobody listens on it."""
+        _discard(self._idle, conn)
+        if not _contains(self._dead, conn):
+            self._dead.append(conn)
+        if _discard(self._listening, conn):
+            self._after_loss(failed=True)
+
+    def _heard(self, notify: Any) -> None:
+        """psycopg's handler: a notification that came during a statement of the pool's."""
+        if not self._stop.is_set():
+            self._on_change()
+
+    def _pooler(self) -> None:
+        log.info(
+            "[team] the team database is reached through a connection pooler "
+            "(PgBouncer?): LISTEN would not last, changes are polled for instead"
+        )
+        self.unavailable.set()
+        self._on_reconnect()  # the follower looks now, then on its poll-only tick
+
+    @staticmethod
+    def _ask_pooler(conn: Any) -> bool:
+        """Whether ``conn`` goes through a pooler, asked outside any transaction: PgBouncer's
+        transaction mode hands each transaction to any server connection, so a LISTEN would
+        stay behind on one the client no longer holds and no notification ever arrive."""
+        before = conn.autocommit
+        conn.autocommit = True
+        try:
+            return through_a_pooler(conn)
+        finally:
+            conn.autocommit = before
+
+    @staticmethod
+    def _autocommit(conn: Any, sql: str) -> None:
+        """One statement outside any transaction on a connection the pool lends nobody now."""
+        before = conn.autocommit
+        conn.autocommit = True
+        try:
+            conn.execute(sql)
+        finally:
+            conn.autocommit = before
+
+
+def _contains(items: list[Any], item: Any) -> bool:
+    return any(x is item for x in items)
+
+
+def _discard(items: list[Any], item: Any) -> bool:
+    for i, x in enumerate(items):
+        if x is item:
+            del items[i]
+            return True
+    return False
