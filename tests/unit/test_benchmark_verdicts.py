@@ -294,6 +294,20 @@ def test_b12_the_figures_miss_over_200_ms_of_wall_or_cpu_time() -> None:
     assert not any(verdicts(bench_metrics.targets_of(result(900.0, 300.0))).values())
 
 
+def test_b12_a_wall_miss_says_where_the_time_went() -> None:
+    pg = {"median_ms": 228.0, "cpu_ms": 52.0, "server_cpu_ms": 120.0, "cpu_wait_ms": 6.0,
+          "round_trips": 11}  # fmt: skip
+    result = {"tasks": 100_000, "postgresql": pg, "load_avg_1min": [0.3, 0.5]}
+    (wall, _cpu) = bench_metrics.targets_of(result)
+    assert not wall["passed"]
+    assert wall["explanation"] == (
+        "the reader thread's own CPU time was 52 ms, the PostgreSQL server's 120 ms; 6 ms they "
+        "waited for a CPU while other processes ran (1-min load average 0.3 / 0.5 before / "
+        "after the run); the other 50 ms neither ran nor waited for a CPU: the 11 round trips "
+        "between them and the server's reads"
+    )
+
+
 def test_b8_fleet_says_pass_or_miss_for_each_of_issue_28s_targets() -> None:
     from benchmarks import bench_fleet
 

@@ -19,6 +19,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from media_assistant.core.metrics import open_tasks
 from media_assistant.core.metrics.figures import (
     AccountFigures,
     Figures,
@@ -53,7 +54,13 @@ NOT_ANSWERED_ENDS = frozenset((*FAILURE_ENDS, *DEFERRAL_ENDS, *NEUTRAL_ENDS))
 def compute_figures(
     reads: MetricsReads, since: float, until: float, *, bucket_s: float | None = None
 ) -> Figures:
-    """The figures of [since, until); with ``bucket_s`` also their series per bucket."""
+    """The figures of [since, until); with ``bucket_s`` also their series per bucket. Every
+    read in one transaction: one snapshot of the store."""
+    with reads.together():
+        return _figures(reads, since, until, bucket_s)
+
+
+def _figures(reads: MetricsReads, since: float, until: float, bucket_s: float | None) -> Figures:
     minutes = max(until - since, 1e-9) / 60.0
     lanes: dict[str, GroupFigures] = {lane: LaneFigures() for lane in LANES}
     models: dict[str, GroupFigures] = {}
@@ -118,8 +125,10 @@ def compute_figures(
         busy[key[2]] += float(np.sum(rows[:, FINISHED] - began))
 
     # attempts that ended in the window: rates; and the generating time of those not answered
+    starts_since = since if bucket_s else max(since, until - QUOTA_S)  # the charts: all
     attempts = {
-        key: _cut(rows, 1, since, until) for key, rows in reads.attempts(since, until).items()
+        key: _cut(rows, 1, since, until)
+        for key, rows in reads.attempts(since, until, starts_since=starts_since).items()
     }
     for (lane, acc, code, error_kind), rows in attempts.items():
         if code in NOT_ANSWERED_ENDS and len(rows):
@@ -149,25 +158,19 @@ def compute_figures(
 
     # accounts: busy share and quota
     accounts = [a for a in by_account.values() if isinstance(a, AccountFigures)]
-    for acc, seconds in reads.ran_past(since, until):
+    running, later = reads.running(), reads.ended_from(until)
+    for acc, seconds in open_tasks.ran_past(running, later, since, until).items():
         busy[acc] += seconds
-    _busy_and_quota(reads, accounts, limits, since, until, busy, slots, attempts)
+    flying = open_tasks.in_flight(running, later, until)
+    _busy_and_quota(reads, accounts, limits, since, until, busy, flying, slots, attempts)
 
-    # backlog: at the window's end from the tasks, at its start by what came and went between
-    at_end = reads.backlog_at(until)
-    came = reads.submitted(since, until)
-    went: dict[str, int] = defaultdict(int)
-    for key, rows in slots.items():
-        went[key[0]] += int(
-            np.count_nonzero((rows[:, FINISHED] > since) & (rows[:, FINISHED] <= until))
-        )
-    for row in unanswered:
-        went[str(row[0])] += since < row[5] <= until
+    # backlog: the tasks not ended, and those that ended after the moment
+    unfinished = reads.unfinished(since, until, bucket_s)
+    at_start, at_end = open_tasks.backlogs(unfinished, later, slots, unanswered, since, until)
     for name, lane_fig in lanes.items():
         assert isinstance(lane_fig, LaneFigures)
-        arrived = sum(n for (lane, _b), n in came.items() if lane == name)
         lane_fig.backlog = at_end.get(name, 0)
-        lane_fig.backlog_at_start = lane_fig.backlog - arrived + went[name]
+        lane_fig.backlog_at_start = at_start.get(name, 0)
         lane_fig.backlog_trend = (lane_fig.backlog - lane_fig.backlog_at_start) / minutes
 
     figures = Figures(
@@ -179,7 +182,8 @@ def compute_figures(
         workstations=workstations,
     )
     if bucket_s:
-        figures.series = series_of(reads, figures, bucket_s, answered, unanswered, attempts, limits)
+        came = open_tasks.submitted(unfinished, later, slots, unanswered, since, until, bucket_s)
+        figures.series = series_of(figures, bucket_s, answered, unanswered, attempts, limits, came)
     return figures
 
 
@@ -214,6 +218,7 @@ def _busy_and_quota(
     since: float,
     until: float,
     busy: dict[str | None, float],
+    flying: dict[str | None, int],
     slots: dict[AnswerKey, Rows],
     attempts: dict[AttemptKey, Rows],
 ) -> None:
@@ -223,7 +228,6 @@ def _busy_and_quota(
     for (lane, acc, code, _kind), rows in attempts.items():
         if code == STARTED and lane == "api":
             starts[acc] += len(_cut(rows, 1, last, until))
-    flying = dict(reads.in_flight(until))
     tokens: dict[str | None, int] = defaultdict(int)
     for key, rows in slots.items():
         if key[0] == "api":
@@ -279,13 +283,13 @@ def _union_length(spans: list[tuple[float, float]], since: float, until: float) 
 
 
 def series_of(
-    reads: MetricsReads,
     figures: Figures,
     bucket_s: float,
     answered: dict[AnswerKey, Rows],
     unanswered: list[tuple[Any, ...]],
     attempts: dict[AttemptKey, Rows],
     limits: dict[str, Any],
+    submitted: dict[str, Rows],
 ) -> Series:
     """The window's buckets for the charts (figures.py ``Series``), from what
     :func:`compute_figures` read."""
@@ -321,12 +325,12 @@ def series_of(
             _float(percentile(cast(Sequence[float], ordered[edges[b] : edges[b + 1]]), 0.9))
             for b in range(n)
         ]
-    submitted = reads.submitted(since, until, bucket_s)
     backlog: dict[str, list[int]] = {}
     for lane in LANES:
         level, out = figures.lanes[lane].backlog_at_start, []
+        came = submitted.get(lane, np.zeros(n, dtype=np.int64))
         for b in range(n):
-            level += submitted.get((lane, b), 0) - ended[lane][b]
+            level += int(came[b]) - ended[lane][b]
             out.append(level)
         backlog[lane] = out
     started: dict[str, Rows] = defaultdict(lambda: np.zeros(n))

@@ -1,18 +1,23 @@
 """What the lanes' figures are computed from (core/metrics/): reads only, never a write.
 
 The answered tasks and the attempts come from the ten-minute rollups the database keeps as
-tasks end (core/store/rollups.py says what they hold and why): one value per group — lane,
-model, account, workstation; or lane, account, event code, error kind — concatenated over the
-window's slots by the database and mapped by ``numpy.frombuffer``, never a Python object per
+tasks end (core/store/rollups.py says what they hold and why): the window's slot rows, each
+group's values joined end to end and mapped by ``numpy.frombuffer``, never a Python object per
 task. The slots read run one past each end of the window; the entries' own times then cut it
-exactly. Everything else is counted by the database through an index (``finished_at``,
-``created_at``, the partial index of failed and canceled tasks, the running tasks'), so one
-``stats`` of a day of 100,000 tasks reads a few hundred rows (benchmarks/bench_metrics.py, B12).
-The same statements run on SQLite and PostgreSQL, on a database reader thread.
+exactly. Everything else is a few rows found through an index: the failed and canceled tasks of
+the window (a partial index), those running now, those that ended after the window's end
+(``finished_at``), the ones not ended counted per lane by the database — core/metrics/
+open_tasks.py works the backlog and the submissions out of them and the rollups. So one
+``stats`` of a day of 100,000 tasks reads a few thousand rows and no task's row twice
+(benchmarks/bench_metrics.py, B12). The same statements run on SQLite and PostgreSQL, on a
+database reader thread, in one transaction per computation (:meth:`MetricsReads.together`).
 """
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -21,16 +26,17 @@ from sqlalchemy import (
     Engine,
     Float,
     Integer,
-    LargeBinary,
     and_,
     case,
     cast,
     func,
     literal,
+    or_,
     select,
 )
 
-from media_assistant.core.store.db import read_tx
+from media_assistant.core.store.backends.postgres import BINARY_RESULTS
+from media_assistant.core.store.db import one_read, read_tx
 from media_assistant.core.store.rollups import (
     ANSWER,
     DEFERRAL_ENDS,
@@ -58,6 +64,7 @@ TS = TaskSlotRow.__table__  # type: ignore[attr-defined]
 AS = AttemptSlotRow.__table__  # type: ignore[attr-defined]
 
 UNANSWERED = ("failed", "canceled")
+ENDS = (*FAILURE_ENDS, *DEFERRAL_ENDS, *NEUTRAL_ENDS)  # the attempt rollup's codes but STARTED
 LANES = ("web", "api")
 # Columns of an answered task's entry (rollups.ANSWER), as numpy reads it.
 SEQ, CREATED, STARTED_AT, FINISHED, TOKENS = range(5)
@@ -90,138 +97,123 @@ class MetricsReads:
         self.engine = engine
         self.pg = engine.dialect.name == "postgresql"
 
-    def _concat(self, column: Any) -> Any:
-        """A group's values end to end, as bytes (SQLite's ``group_concat`` returns text)."""
-        if self.pg:
-            return func.string_agg(column, literal(b"", LargeBinary))
-        return cast(func.group_concat(column, literal("")), LargeBinary)
+    def together(self) -> AbstractContextManager[None]:
+        """Every read of this thread inside the block in one transaction: one snapshot of the
+        store for all the figures, and one BEGIN and COMMIT instead of one pair per read."""
+        return one_read(self.engine)
 
     def answers(self, since: float, until: float) -> dict[AnswerKey, Rows]:
         """Per group, its answered tasks whose slot touches [since, until): an array of rows
         ``seq, created, started, finished, tokens`` (not yet cut to the window)."""
         lo, hi = _slots(since, until)
-        stmt = (
-            select(
-                TS.c.lane, TS.c.model, TS.c.account_id, TS.c.workstation, self._concat(TS.c.answers)
-            )
-            .where(TS.c.slot >= lo, TS.c.slot <= hi, TS.c.n > 0)
-            .group_by(TS.c.lane, TS.c.model, TS.c.account_id, TS.c.workstation)
+        stmt = select(TS.c.lane, TS.c.model, TS.c.account_id, TS.c.workstation, TS.c.answers).where(
+            TS.c.slot >= lo, TS.c.slot <= hi, TS.c.n > 0
         )
-        with read_tx(self.engine) as conn:
-            rows = conn.execute(stmt).all()
         width = ANSWER.size // 8
         return {
             (lane, model, _none(acc), _none(ws)): _array(data, width)
-            for lane, model, acc, ws, data in rows
+            for (lane, model, acc, ws), data in self._joined(stmt).items()
         }
 
-    def attempts(self, since: float, until: float) -> dict[AttemptKey, Rows]:
+    def attempts(
+        self, since: float, until: float, *, starts_since: float
+    ) -> dict[AttemptKey, Rows]:
         """Per (lane, account, code, kind), the attempts started or ended whose slot touches
-        [since, until): an array of rows ``start, end`` (not yet cut to the window)."""
+        [since, until): an array of rows ``start, end`` (not yet cut to the window). The
+        ``started`` lines — nine in ten of the rollup's entries — only of the API lane (what the
+        quota counts) and only from ``starts_since`` on (the quota's minute; the whole window
+        for the charts)."""
         lo, hi = _slots(since, until)
-        stmt = (
-            select(AS.c.lane, AS.c.account_id, AS.c.code, AS.c.kind, self._concat(AS.c.spans))
-            .where(AS.c.slot >= lo, AS.c.slot <= hi)
-            .group_by(AS.c.lane, AS.c.account_id, AS.c.code, AS.c.kind)
+        starts_lo = max(lo, _slots(starts_since, until)[0])
+        stmt = select(AS.c.lane, AS.c.account_id, AS.c.code, AS.c.kind, AS.c.spans).where(
+            AS.c.slot >= lo,
+            AS.c.slot <= hi,
+            # Conditions on the key's columns, not a "code <> 'started'": the index then
+            # skips the started lines' rows without reading them.
+            or_(
+                AS.c.code.in_(ENDS),
+                and_(AS.c.lane == "api", AS.c.code == STARTED, AS.c.slot >= starts_lo),
+            ),
         )
-        with read_tx(self.engine) as conn:
-            rows = conn.execute(stmt).all()
         width = SPAN.size // 8
         return {
             (_none(lane), _none(acc), code, _none(kind)): _array(data, width)
-            for lane, acc, code, kind, data in rows
+            for (lane, acc, code, kind), data in self._joined(stmt).items()
         }
 
+    def _joined(self, stmt: Any) -> dict[tuple[Any, ...], bytes]:
+        """Each group's slot values end to end (the statement's last column is the value).
+        Joined here rather than by the database: its aggregate sorted every row, values
+        included, and spilled them to disk past ``work_mem`` (B12). On PostgreSQL the rows come
+        in the binary format: bytes as they are, not hex."""
+        parts: dict[tuple[Any, ...], list[bytes]] = defaultdict(list)
+        with read_tx(self.engine) as conn:
+            rows = conn.execute(stmt.execution_options(**{BINARY_RESULTS: True})).all()
+        for row in rows:
+            parts[row[:-1]].append(row[-1])
+        return {key: b"".join(chunks) for key, chunks in parts.items()}
+
     def unanswered(self, since: float, until: float) -> list[tuple[Any, ...]]:
-        """(lane, model, account, workstation, state, finished) of the tasks that ended failed
-        or canceled in [since, until] (the few; the partial index holds only them)."""
+        """(lane, model, account, workstation, state, finished, created) of the tasks that
+        ended failed or canceled in [since, until] (the few; the partial index holds only
+        them)."""
         stmt = select(
-            T.c.model_kind, T.c.model, T.c.account_id, T.c.workstation, T.c.state, T.c.finished_at
+            T.c.model_kind,
+            T.c.model,
+            T.c.account_id,
+            T.c.workstation,
+            T.c.state,
+            T.c.finished_at,
+            T.c.created_at,
         ).where(T.c.state.in_(UNANSWERED), T.c.finished_at >= since, T.c.finished_at <= until)
         with read_tx(self.engine) as conn:
             return [tuple(r) for r in conn.execute(stmt)]
 
-    def ran_past(self, since: float, until: float) -> list[tuple[str | None, float]]:
-        """(account, seconds generating inside the window) of the attempts still running at the
-        window's end or whose task ended after it (the rollups have the others)."""
-        began = T.c.started_at
-        later_of = func.greatest if self.pg else func.max  # SQLite's max(a, b) is scalar
-        clipped = func.sum(literal(until) - later_of(began, literal(since)))
-        running = (
-            select(T.c.account_id, clipped)
-            .where(T.c.state == "running", began < until)
-            .group_by(T.c.account_id)
+    def running(self) -> list[tuple[str | None, str, float | None, float | None]]:
+        """(account, lane, started, finished) of the tasks running now (the few: the partial
+        index of running tasks)."""
+        stmt = select(T.c.account_id, T.c.model_kind, T.c.started_at, T.c.finished_at).where(
+            T.c.state == "running"
         )
-        later = (
-            select(T.c.account_id, clipped)
-            .where(T.c.finished_at >= until, T.c.state != "running", began < until)
-            .group_by(T.c.account_id)
-        )
-        out: list[tuple[str | None, float]] = []
         with read_tx(self.engine) as conn:
-            for stmt in (running, later):
-                out += [(a, float(s or 0.0)) for a, s in conn.execute(stmt)]
-        return out
+            return [(a, str(k), s, f) for a, k, s, f in conn.execute(stmt)]
 
-    def in_flight(self, at: float) -> list[tuple[str | None, int]]:
-        """(account, attempts running) at the moment ``at`` (each task's last attempt)."""
-        running = (
-            select(T.c.account_id, func.count())
-            .where(
-                T.c.state == "running",
-                T.c.model_kind == "api",
-                T.c.finished_at.is_(None),
-                T.c.started_at <= at,
-            )
-            .group_by(T.c.account_id)
-        )
-        # Tasks that ended after ``at``: few for a window ending now. Filtered here, not in the
-        # WHERE: a lane equality there lures SQLite's planner off ix_tasks_finished.
-        later = select(T.c.account_id, T.c.model_kind, T.c.started_at).where(T.c.finished_at > at)
-        counts: dict[str | None, int] = {}
+    def ended_from(self, moment: float) -> list[tuple[Any, ...]]:
+        """(lane, account, state, created, started, finished) of the tasks that ended at or
+        after ``moment`` (``ix_tasks_finished``): few for a window ending now. What was open or
+        generating at a window's end and ended since. Filtered by the caller, not here: a lane
+        equality in the WHERE lures SQLite's planner off ``ix_tasks_finished``. The upper bound
+        changes no row: it makes the condition a range, which PostgreSQL's planner takes for a
+        few rows (0.5 %) when it has no statistics yet (a store just filled by a copy), where
+        an open inequality is a third of the table and a scan of every row (B12)."""
+        stmt = select(
+            T.c.model_kind, T.c.account_id, T.c.state, T.c.created_at, T.c.started_at,
+            T.c.finished_at,
+        ).where(T.c.finished_at >= moment, T.c.finished_at <= math.inf)  # fmt: skip
         with read_tx(self.engine) as conn:
-            for acc, n in conn.execute(running):
-                counts[acc] = counts.get(acc, 0) + int(n)
-            for acc, lane, began in conn.execute(later):
-                if lane == "api" and began is not None and began <= at:
-                    counts[acc] = counts.get(acc, 0) + 1
-        return list(counts.items())
+            return [tuple(r) for r in conn.execute(stmt)]
 
-    def backlog_at(self, moment: float) -> dict[str, int]:
-        """Per lane, the tasks submitted by ``moment`` and not ended by then."""
-        unfinished = (
-            select(T.c.model_kind, func.count())
-            .where(T.c.finished_at.is_(None), T.c.created_at <= moment)
-            .group_by(T.c.model_kind)
-        )
-        later = select(T.c.model_kind, T.c.created_at).where(T.c.finished_at > moment)
-        out: dict[str, int] = {}
-        with read_tx(self.engine) as conn:
-            for lane, n in conn.execute(unfinished):
-                out[str(lane)] = out.get(str(lane), 0) + int(n)
-            for lane, created in conn.execute(later):  # few: see in_flight
-                if created <= moment:
-                    out[str(lane)] = out.get(str(lane), 0) + 1
-        return out
-
-    def submitted(
-        self, since: float, until: float, bucket_s: float | None = None
+    def unfinished(
+        self, since: float, until: float, bucket_s: float | None
     ) -> dict[tuple[str, int], int]:
-        """Tasks submitted in (since, until], per (lane, bucket of ``bucket_s`` from since; 0
-        for all when None), counted by the database in ``ix_tasks_created`` (lane, time): one
-        range per lane."""
-        out: dict[tuple[str, int], int] = {}
+        """The tasks not ended (no ``finished_at``: pending or running) submitted by ``until``,
+        counted per (lane, bucket): -1 for those submitted by ``since``, else the bucket of
+        ``bucket_s`` from ``since`` their submission falls in (0 for all when None; the last
+        bucket may come out one past the window's last for a submission at its very end)."""
+        created = T.c.created_at
+        if bucket_s is None:
+            bucket: Any = literal(0)
+        else:
+            at = (created - since) / bucket_s  # > 0 here: truncating is flooring
+            bucket = cast(func.floor(at) if self.pg else at, Integer)  # PG's CAST rounds
+        grouped = case((created <= since, -1), else_=bucket)
+        stmt = (
+            select(T.c.model_kind, grouped, func.count())
+            .where(T.c.finished_at.is_(None), created <= until)
+            .group_by(T.c.model_kind, grouped)
+        )
         with read_tx(self.engine) as conn:
-            for lane in LANES:
-                where = (T.c.model_kind == lane, T.c.created_at > since, T.c.created_at <= until)
-                if bucket_s is None:
-                    n = conn.execute(select(func.count()).where(*where)).scalar()
-                    out[(lane, 0)] = int(n or 0)
-                    continue
-                bucket = cast((T.c.created_at - since) / bucket_s, Integer)
-                stmt = select(bucket, func.count()).where(*where).group_by(bucket)
-                out.update(((lane, int(b)), int(n)) for b, n in conn.execute(stmt))
-        return out
+            return {(str(lane), int(b)): int(n) for lane, b, n in conn.execute(stmt)}
 
     def accounts(self) -> list[tuple[Any, ...]]:
         """(id, kind, enabled, concurrency override, concurrency, rpm, tpm) of every account."""
