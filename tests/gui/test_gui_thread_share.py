@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from media_assistant.gui.window import queue_controls
 from media_assistant.gui.window.log_panel import LogModel
 from media_assistant.gui.window.main_window import MainWindow
 from media_assistant.services import Services
+from tests.gui.test_main_window import until
 
 CONFIG = """
 [[models]]
@@ -36,14 +36,6 @@ base_url = "http://127.0.0.1:9/v1"
 api_key_env = "MA_GUI_TEST_KEY"
 models = ["api-model"]
 """
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.01)
 
 
 async def test_a_worker_thread_plan_is_followed_by_a_rest_as_long_as_plan_rest_times_it(
