@@ -108,7 +108,7 @@ def test_workstations_behind_pgbouncer_cost_the_server_no_set_between_their_tran
     """PgBouncer sends ``SET application_name`` before a transaction whenever the server
     connection it hands out last served a client of another name: with a name per workstation
     nearly every transaction of a team cost two (B8's fleet: 2.57 transactions a second per idle
-    workstation instead of 1.25). Behind a pooler every workstation's connections carry one
+    workstation; 1.28 with one name). Behind a pooler every workstation's connections carry one
     name: the server's log shows no such SET while three workstations take turns."""
     database = pg_url.rsplit("/", 1)[1]
     with psycopg.connect(pg_server.admin_url(), autocommit=True) as admin:
