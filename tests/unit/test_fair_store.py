@@ -9,16 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
-from sqlalchemy import event, select, text
+from sqlalchemy import event, text
 
 from media_assistant.core.model.clock import ManualClock
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.records import BatchInfo, Claim, NewTask
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.rules import fair
-from media_assistant.core.store import Store
+from media_assistant.core.store import Store, fair_store
 from media_assistant.core.store.db import open_engine
-from media_assistant.core.store.fair_store import F
 from tests.conftest import make_tasks
 
 
@@ -203,7 +202,7 @@ def test_move_to_top_runs_first_past_the_shares(store: Store, clock: ManualClock
 
 def _service(store: Store, node: str) -> float:
     with store.engine.connect() as conn:
-        return float(conn.execute(select(F.c.service).where(F.c.node == node)).scalar() or 0.0)
+        return fair_store.service_of(conn, node)
 
 
 def test_two_connections_claiming_at_once_take_each_task_once_and_count_exactly(
@@ -251,26 +250,28 @@ def test_two_connections_claiming_at_once_take_each_task_once_and_count_exactly(
             s.engine.dispose()
 
 
-def test_a_charge_waiting_for_another_claims_commit_adds_to_it(
-    store_url: str, clock: ManualClock
+@pytest.mark.parametrize("claimer", ["pc-2", "pc-1"])
+def test_a_charge_waits_only_for_its_own_workstations_open_charge(
+    store_url: str, clock: ManualClock, claimer: str
 ) -> None:
-    """READ COMMITTED, two real connections: connection 1 charges the batch node and keeps
-    its transaction open; a claim on connection 2 charging the same node waits for that commit,
-    then adds to the committed value (no lost update), and it chose and locked its task
-    before (SKIP LOCKED), without waiting."""
+    """READ COMMITTED, two real connections: connection 1 charges batch Q's nodes as
+    workstation pc-1 and keeps its transaction open. A claim of another workstation (pc-2)
+    charges its own rows and commits meanwhile — nobody waits on the shared node rows (issue 30
+    item 3). A claim of pc-1 itself waits for that commit on its charge rows (it shows in
+    pg_stat_activity), then adds to the committed value. Either way nothing is lost: the
+    batch's service is the 5 s held plus the claim's 10 s estimate."""
     if not store_url.startswith("postgresql"):
         pytest.skip("SQLite's one writer serialises the transactions themselves")
     store = Store(open_engine(store_url), clock, EventBus())
     other = open_engine(store_url)
     try:
         store.submit(tasks(3, "q", "Q"))
-        node = fair.batch_key(fair.NORMAL, "Q")
+        keys = fair.node_keys(fair.NORMAL, "", "Q")
+        node = keys[2]
         before = _service(store, node)
         holder = other.connect()
         tx = holder.begin()
-        holder.execute(
-            text("UPDATE fair_nodes SET service = service + 5 WHERE node = :n"), {"n": node}
-        )
+        fair_store.charge(holder, keys, 5.0, clock.now(), shard="pc-1")
         got: list[Claim | None] = []
         t = threading.Thread(
             target=lambda: got.append(
@@ -280,25 +281,31 @@ def test_a_charge_waiting_for_another_claims_commit_adds_to_it(
                     models=["api-model"],
                     owner_id="o",
                     deadline_s=99,
+                    workstation=claimer,
                 )
             )
         )
         t.start()
-        # The claim is waiting for the row lock (it shows in pg_stat_activity), not finished:
-        # its charge (the statement that also writes its event row) waits.
-        with other.connect() as look:
-            for _ in range(200):
-                waiting = look.execute(
-                    text(
-                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                        "AND query LIKE '%UPDATE fair_nodes%'"
-                    )
-                ).scalar()
-                look.rollback()  # pg_stat_activity is a snapshot per transaction
-                if waiting:
-                    break
-                threading.Event().wait(0.05)
-        assert waiting == 1 and not got
+        if claimer == "pc-2":
+            t.join(timeout=30)  # well inside the 10 s lock timeout had it waited
+            assert got and got[0] is not None and got[0].fair_shard == "pc-2"
+            assert _service(store, node) == pytest.approx(before + 10.0)  # 5 s uncommitted
+        else:
+            # Waiting for the row lock on its charge row, not finished.
+            with other.connect() as look:
+                for _ in range(200):
+                    waiting = look.execute(
+                        text(
+                            "SELECT count(*) FROM pg_stat_activity "
+                            "WHERE wait_event_type = 'Lock' "
+                            "AND query LIKE '%INSERT INTO fair_charges%'"
+                        )
+                    ).scalar()
+                    look.rollback()  # pg_stat_activity is a snapshot per transaction
+                    if waiting:
+                        break
+                    threading.Event().wait(0.05)
+            assert waiting == 1 and not got
         tx.commit()
         holder.close()
         t.join(timeout=30)
@@ -343,8 +350,8 @@ def test_a_claim_and_its_finish_are_three_statements_each_on_postgresql(
     assert len(claimed) == 3, claimed
     assert claimed[0].startswith("SET LOCAL lock_timeout")
     assert "FOR UPDATE OF tasks SKIP LOCKED" in claimed[1] and "UPDATE tasks SET" in claimed[1]
-    assert "INSERT INTO task_events" in claimed[2] and "UPDATE fair_nodes SET" in claimed[2]
+    assert "INSERT INTO task_events" in claimed[2] and "INSERT INTO fair_charges" in claimed[2]
     assert len(finished) == 3, finished
-    assert "INSERT INTO task_events" in finished[2] and "UPDATE fair_nodes SET" in finished[2]
+    assert "INSERT INTO task_events" in finished[2] and "INSERT INTO fair_charges" in finished[2]
     # The charge and the correction add up exactly: 10 s estimated, then the real 0 s.
     assert _service(store, fair.batch_key(fair.NORMAL, "S")) == pytest.approx(0.0)

@@ -118,6 +118,9 @@ class Claim:
     # the estimated seconds it charged them; the attempt's end corrects them with the real ones.
     fair_keys: tuple[str, ...] = ()
     fair_charge: float = 0.0
+    # The workstation whose counters (``fair_charges`` rows, a team's database) it charged:
+    # the correction goes to the same ones ('' for none).
+    fair_shard: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,15 +10,22 @@ head of every chosen batch is locked by other claims just then, the old head que
 whatever is free (work-conserving). The choice is a plain read: it takes no lock and waits for
 nobody.
 
-**Counters** are changed by relative ``UPDATE``s in the claim's and the finish's own
-transactions (``vtime = vtime + seconds / weight``), the transaction's last statement before
-its event row and commit. Under READ COMMITTED a second writer of the same row waits for the
-first's commit, then re-reads the row and adds to the committed value: no charge is lost and
-none is counted twice (tests/integration/test_fair_store.py holds two connections to prove it).
-That wait is one commit long, and only between claims charging the same batch; the task they
-take is chosen and locked before, with SKIP LOCKED. Every statement that updates several node
-rows locks them in the order of their keys (:func:`_locked_keys`), so two of them never
-deadlock.
+**Counters** are changed by relative writes in the claim's and the finish's own transactions
+(``vtime = vtime + seconds / weight``), the transaction's last statement before its event row
+and commit. On a team's database (PostgreSQL) each workstation adds to rows of its own, the
+``fair_charges`` rows (node, workstation): a node's virtual time, service and seconds in flight
+are its ``fair_nodes`` values plus the sum of its charge rows, summed by the choice (a handful
+of nodes, an index probe each). Charging the shared ``fair_nodes`` rows instead made every
+claim and finish of the team wait for the previous one's commit on the class, tenant and batch
+rows — one batch's claims took turns across workstations (B14: 0.53 × the claims/s before the
+fair share; issue 30 item 3). Two claims of one workstation still write the same charge row:
+under READ COMMITTED the second waits for the first's commit, then re-reads the row and adds
+to the committed value: no charge is lost and none is counted twice
+(tests/unit/test_fair_store.py holds two connections to prove both). A ``fair_nodes`` row is
+locked only when its node changes state (activation, the last open task's finish); every
+statement that locks several locks them in the order of their keys (``_LOCKED``), so two of
+them never deadlock. SQLite has one writer, so nobody waits for anybody there: it charges the
+``fair_nodes`` rows themselves (one statement instead of a sum at every choice).
 
 **Activation** (submit, an operator's retry, a priority change, a resume): a node that was not
 active starts at the least virtual time of its active siblings (no back-pay); the finish of a
@@ -49,6 +56,7 @@ from sqlalchemy import (
     union_all,
     update,
 )
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import aliased
 
 from media_assistant.core.model.states import TaskState
@@ -63,10 +71,11 @@ from media_assistant.core.store.base import (
     state_is,
 )
 from media_assistant.core.store.holds import B, account_held, held_batch_ids, scope_paused
-from media_assistant.core.store.schema import FairNodeRow
+from media_assistant.core.store.schema import FairChargeRow, FairNodeRow
 from media_assistant.core.store.upsert import upsert
 
 F = FairNodeRow.__table__  # type: ignore[attr-defined]
+C = FairChargeRow.__table__  # type: ignore[attr-defined]
 
 
 # A task's class from its priority, in SQL (fair.class_of).
@@ -122,6 +131,24 @@ def _ready() -> tuple[Any, ...]:
     )
 
 
+def _charged(column: str, node: Any) -> Any:
+    """The sum of a node's workstation counters ``column`` (``fair_charges``; 0 with none).
+    ``node``: the table or alias whose row it is summed for (correlated)."""
+    total = select(func.sum(C.c[column])).where(C.c.node == node.c.node).correlate(node)
+    return func.coalesce(total.scalar_subquery(), literal_column("0.0"))
+
+
+def vtime_of(node: Any) -> Any:
+    """A node's virtual time: its ``fair_nodes`` value and its workstations' charges."""
+    return node.c.vtime + _charged("vtime", node)
+
+
+def _done_of(node: Any) -> Any:
+    """A node's virtual time without its tasks in flight (what its activation levels with)."""
+    inflight = node.c.inflight + _charged("inflight", node)
+    return vtime_of(node) - inflight / node.c.weight
+
+
 _claimable_task = (
     exists().where(T.c.batch_id == F.c.batch_id, *_of_class(F.c.cls), *_ready()).correlate(F)
 )
@@ -138,12 +165,12 @@ _FAIR_CHOICE = (
         _claimable_task,
     )
     .order_by(
-        _cl.c.vtime,
+        vtime_of(_cl),
         _cl.c.rank,
-        _tn.c.vtime,
+        vtime_of(_tn),
         _tn.c.created_at,
         _tn.c.node,
-        F.c.vtime,
+        vtime_of(F),
         F.c.created_at,
         F.c.node,
     )
@@ -301,9 +328,10 @@ def ensure_nodes(
 def _floor(conn: Connection, key: str, level: int, parent: str | None) -> float | None:
     """The least virtual time of ``key``'s active siblings (None: it has none)."""
     siblings = F.c.parent == parent if parent is not None else F.c.level == 0
-    done = F.c.vtime - F.c.inflight / F.c.weight
     return conn.execute(
-        select(func.min(done)).where(siblings, F.c.level == level, F.c.active, F.c.node != key)
+        select(func.min(_done_of(F))).where(
+            siblings, F.c.level == level, F.c.active, F.c.node != key
+        )
     ).scalar()
 
 
@@ -333,10 +361,16 @@ def activate(
     for key in sorted(floors):  # the order every statement locks node rows in
         floor = floors[key]
         start = floor if floor is None or key == ck else floor - credit_s / F.c.weight
+        # Lifted to ``start`` counting its workstations' charges (kept as they are).
+        charged = _charged("vtime", F)
         lifted = (
             F.c.vtime
             if start is None
-            else case((F.c.active, F.c.vtime), (F.c.vtime < start, start), else_=F.c.vtime)
+            else case(
+                (F.c.active, F.c.vtime),
+                (F.c.vtime + charged < start, start - charged),
+                else_=F.c.vtime,
+            )
         )
         conn.execute(
             update(F).where(F.c.node == key).values(vtime=lifted, active=True, updated_at=now)
@@ -486,6 +520,78 @@ _CHARGE_WITH_EVENT = _CHARGE.add_cte(_EVENT_CTE)
 _SETTLE_WITH_EVENT = _SETTLE.add_cte(_EVENT_CTE)
 
 
+# PostgreSQL: the charge and the correction go to the workstation's own ``fair_charges`` rows
+# (``shard``), inserted in key order, added to on conflict. The shared ``fair_nodes`` rows are
+# read for their weights, not locked.
+def _into_shard(vtime: Any, service: Any, inflight: Any) -> Any:
+    rows = (
+        select(
+            F.c.node,
+            bindparam("shard", type_=C.c.shard.type),
+            vtime,
+            service,
+            inflight,
+            bindparam("now", type_=C.c.updated_at.type),
+        )
+        .where(F.c.node.in_(bindparam("keys", expanding=True)))
+        .order_by(F.c.node)
+    )
+    add = postgresql.insert(C).from_select(
+        ["node", "shard", "vtime", "service", "inflight", "updated_at"], rows
+    )
+    return add.on_conflict_do_update(
+        index_elements=[C.c.node, C.c.shard],
+        set_={
+            "vtime": C.c.vtime + add.excluded.vtime,
+            "service": C.c.service + add.excluded.service,
+            "inflight": C.c.inflight + add.excluded.inflight,
+            "updated_at": add.excluded.updated_at,
+        },
+    )
+
+
+_sec = bindparam("sec", type_=F.c.vtime.type)
+_delta = bindparam("delta", type_=F.c.vtime.type)
+# A node not active yet (a task claimed past the shares' choice) becomes active: the only
+# ``fair_nodes`` rows a charge locks, and only then.
+_WAKE = (
+    update(F)
+    .where(
+        F.c.node.in_(
+            select(F.c.node)
+            .where(F.c.node.in_(bindparam("keys", expanding=True)), not_(F.c.active))
+            .order_by(F.c.node)
+            .with_for_update()
+        )
+    )
+    .values(active=True, updated_at=bindparam("now", type_=F.c.updated_at.type))
+    .returning(F.c.node)
+    .cte("wake")
+)
+_CHARGE_SHARD = _into_shard(_sec / F.c.weight, _sec, _sec).add_cte(_WAKE)
+_CHARGE_SHARD_WITH_EVENT = _CHARGE_SHARD.add_cte(_EVENT_CTE)
+# The correction, and the batch node made inactive if its batch has no open task of its class
+# left (the one ``fair_nodes`` row a finish locks, and only then): a row back means it did.
+_SETTLED = (
+    _into_shard(_delta / F.c.weight, _delta, -bindparam("charged", type_=F.c.vtime.type))
+    .returning(C.c.node)
+    .cte("settled")
+)
+_SETTLE_SHARD = (
+    update(F)
+    .where(
+        F.c.node == bindparam("batch_node"),
+        F.c.active,
+        ~exists().where(T.c.batch_id == F.c.batch_id, IS_PENDING, *_of_class(F.c.cls)).correlate(F),
+        ~exists().where(IS_RUNNING, T.c.batch_id == F.c.batch_id, *_of_class(F.c.cls)).correlate(F),
+    )
+    .values(active=False)
+    .returning(F.c.node)
+    .add_cte(_SETTLED)
+)
+_SETTLE_SHARD_WITH_EVENT = _SETTLE_SHARD.add_cte(_EVENT_CTE)
+
+
 def _with_event(
     conn: Connection,
     event: Mapping[str, Any] | None,
@@ -509,13 +615,19 @@ def charge(
     seconds: float,
     now: float,
     event: Mapping[str, Any] | None = None,
+    shard: str = "",
 ) -> None:
     """``seconds`` of generation (a claim's estimate) charged to each node, divided by its
     weight, and counted in flight; relative, so concurrent charges add up exactly. ``event``:
-    the claim's event row (``StoreBase._event_row``), written by the same statement."""
+    the claim's event row (``StoreBase._event_row``), written by the same statement.
+    ``shard``: the claiming workstation, whose own counters take the charge on PostgreSQL."""
     if keys:
         params = {"keys": list(keys), "sec": seconds, "now": now}
-        _with_event(conn, event, _CHARGE, _CHARGE_WITH_EVENT, params)
+        if conn.dialect.name == "postgresql":
+            params["shard"] = shard
+            _with_event(conn, event, _CHARGE_SHARD, _CHARGE_SHARD_WITH_EVENT, params)
+        else:
+            _with_event(conn, event, _CHARGE, _CHARGE_WITH_EVENT, params)
     elif event is not None:
         conn.execute(INSERT_EVENT, dict(event))
 
@@ -527,19 +639,26 @@ def settle(
     charged: float,
     now: float,
     event: Mapping[str, Any] | None = None,
+    shard: str = "",
 ) -> None:
     """At an attempt's end: the difference between its real seconds (``took``) and the
     estimate ``charged`` at its claim; if its batch has no open task of that class left, the
     batch node (and a tenant or class left without an active child) becomes inactive.
-    ``event``: the finish's event row, written by the same statement."""
+    ``event``: the finish's event row, written by the same statement. ``shard``: the
+    workstation whose counters the claim charged (PostgreSQL)."""
     if len(keys) != 3:
         if event is not None:
             conn.execute(INSERT_EVENT, dict(event))
         return
     ck, tk, bk = keys
-    params = {"keys": list(keys), "delta": took - charged, "charged": charged}
-    rows = _with_event(conn, event, _SETTLE, _SETTLE_WITH_EVENT, params).all()
-    if any(level == 2 and not active for level, active in rows):
+    params: dict[str, Any] = {"keys": list(keys), "delta": took - charged, "charged": charged}
+    if conn.dialect.name == "postgresql":
+        params.update(shard=shard, now=now, batch_node=bk)
+        idle = bool(_with_event(conn, event, _SETTLE_SHARD, _SETTLE_SHARD_WITH_EVENT, params).all())
+    else:
+        rows = _with_event(conn, event, _SETTLE, _SETTLE_WITH_EVENT, params).all()
+        idle = any(level == 2 and not active for level, active in rows)
+    if idle:
         for key in (tk, ck):
             if not conn.execute(_IDLE_PARENT, {"key": key}).rowcount:
                 return
@@ -563,6 +682,14 @@ def class_weights(conn: Connection) -> dict[str, float]:
 def service_by_batch(conn: Connection) -> dict[str, float]:
     """batch id → generation seconds charged to it (every class)."""
     rows = conn.execute(
-        select(F.c.batch_id, func.sum(F.c.service)).where(F.c.level == 2).group_by(F.c.batch_id)
+        select(F.c.batch_id, func.sum(F.c.service + _charged("service", F)))
+        .where(F.c.level == 2)
+        .group_by(F.c.batch_id)
     ).all()
     return {b: float(s or 0.0) for b, s in rows}
+
+
+def service_of(conn: Connection, node: str) -> float:
+    """One node's generation seconds: its ``fair_nodes`` value and its workstations' charges."""
+    total = conn.execute(select(F.c.service + _charged("service", F)).where(F.c.node == node))
+    return float(total.scalar() or 0.0)

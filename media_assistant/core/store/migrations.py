@@ -215,6 +215,16 @@ def _v16_task_seq(conn: Connection) -> None:
     task_seq.seed(conn)
 
 
+def _v17_fair_charges(conn: Connection) -> None:
+    """Issue 30 item 3: the ``fair_charges`` table, each workstation's part of the fair share's
+    counters (core/store/fair_store.py), so that claims of different workstations never wait
+    for each other on a ``fair_nodes`` row. Starts empty: the ``fair_nodes`` values are the
+    totals so far. Nothing a read needs (:data:`OLDEST_READABLE` stays: an older build's
+    read-only command shows shares without the newest charges); an older build, which would
+    charge the shared rows again, refuses the store as newer. Idempotent."""
+    schema.FairChargeRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+
+
 def _event_xids(conn: Connection) -> None:
     if conn.dialect.name != "postgresql":
         return
@@ -276,6 +286,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     14: _v14_idle_indexes,
     15: _v15_event_xids,
     16: _v16_task_seq,
+    17: _v17_fair_charges,
 }
 
 

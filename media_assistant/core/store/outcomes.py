@@ -113,10 +113,18 @@ class OutcomeRoom(StoreBase):
                 conn.execute(INSERT_EVENT, event)
             else:
                 # The fair share charged an estimate at the claim: now the real seconds. Last,
-                # with the event row (one statement on PostgreSQL), so the node rows stay
+                # with the event row (one statement on PostgreSQL), so the charge rows stay
                 # locked only until the commit that follows.
                 took = max(0.0, float(values.get("finished_at") or now) - claim.started_at)
-                fair_store.settle(conn, claim.fair_keys, took, claim.fair_charge, now, event=event)
+                fair_store.settle(
+                    conn,
+                    claim.fair_keys,
+                    took,
+                    claim.fair_charge,
+                    now,
+                    event=event,
+                    shard=claim.fair_shard,
+                )
                 if values.get("state") == TaskState.SUCCESS.value:
                     known = self._durations.get(claim.model, took)
                     self._durations[claim.model] = 0.7 * known + 0.3 * took

@@ -386,6 +386,7 @@ class QueueRoom(StoreBase):
                 attempt_base=row.attempt_base,
                 fair_keys=keys,
                 fair_charge=estimate,
+                fair_shard=workstation or "",
             )
             event = self._event_row(
                 claim.task_id,
@@ -404,9 +405,9 @@ class QueueRoom(StoreBase):
                     "account": account_id,
                 },
             )
-            # Last, with the event row (one statement on PostgreSQL): the node rows stay locked
-            # only until the commit (core/store/fair_store.py).
-            fair_store.charge(conn, keys, estimate, now, event=event)
+            # Last, with the event row (one statement on PostgreSQL): this workstation's charge
+            # rows stay locked only until the commit (core/store/fair_store.py).
+            fair_store.charge(conn, keys, estimate, now, event=event, shard=claim.fair_shard)
         self._publish_changes(
             [
                 TaskChange(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Index, Integer, LargeBinary, Text, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 
 
 class TaskRow(SQLModel, table=True):
@@ -411,4 +411,21 @@ class FairNodeRow(SQLModel, table=True):
     inflight: float = 0.0
     active: bool = False  # has pending or running work (set at submit and claim)
     created_at: float = 0.0  # ties of virtual time go to the older node (first come, first)
+    updated_at: float = 0.0
+
+
+class FairChargeRow(SQLModel, table=True):
+    """One workstation's part of a fair-share node's counters (schema version 17, PostgreSQL;
+    core/store/fair_store.py): the claims and finishes of a team's workstation add to their own
+    row, so a claim never waits for another workstation's commit on the shared ``fair_nodes``
+    row. A node's virtual time, service and seconds in flight are its ``fair_nodes`` values
+    plus the sum of its rows here. (SQLite, one writer, charges ``fair_nodes`` directly.)"""
+
+    __tablename__ = "fair_charges"
+
+    node: str = Field(primary_key=True)  # a fair_nodes.node
+    shard: str = Field(primary_key=True)  # the charging workstation ('' for none)
+    vtime: float = 0.0
+    service: float = 0.0
+    inflight: float = 0.0
     updated_at: float = 0.0
