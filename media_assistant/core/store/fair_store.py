@@ -23,7 +23,7 @@ under READ COMMITTED the second waits for the first's commit, then re-reads the 
 to the committed value: no charge is lost and none is counted twice
 (tests/unit/test_fair_store.py holds two connections to prove both). A ``fair_nodes`` row is
 locked only when its node changes state (activation, the last open task's finish); every
-statement that locks several locks them in the order of their keys (``_LOCKED``), so two of
+statement that locks several locks them in the order of their keys (``_WAKE``), so two of
 them never deadlock. SQLite has one writer, so nobody waits for anybody there: it charges the
 ``fair_nodes`` rows themselves (one statement instead of a sum at every choice).
 
@@ -42,6 +42,7 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     Update,
+    any_,
     bindparam,
     case,
     exists,
@@ -442,18 +443,13 @@ def set_class_weights(conn: Connection, weights: Mapping[str, float], now: float
 
 
 # Built once with bind parameters (a statement built per call costs SQLAlchemy more than the
-# database needs to run it: see core/store/queue.py). ``keys``: the (class, tenant, batch)
-# node keys; the sub-select locks them in key order (PostgreSQL; SQLite's one writer needs
-# no lock), so two statements locking the same node rows never deadlock.
-_LOCKED = (
-    select(F.c.node)
-    .where(F.c.node.in_(bindparam("keys", expanding=True)))
-    .order_by(F.c.node)
-    .with_for_update()
-)
+# database needs to run it: see core/store/queue.py). SQLite: the (class, tenant, batch) node
+# rows themselves, ``k0``..``k2`` (three parameters, not an expanding ``IN``, which SQLAlchemy
+# renders again at every execution); its one writer needs no row lock.
+_THREE_NODES = F.c.node.in_([bindparam("k0"), bindparam("k1"), bindparam("k2")])
 _CHARGE = (
     update(F)
-    .where(F.c.node.in_(_LOCKED))
+    .where(_THREE_NODES)
     .values(
         vtime=F.c.vtime + bindparam("sec", type_=F.c.vtime.type) / F.c.weight,
         service=F.c.service + bindparam("sec", type_=F.c.vtime.type),
@@ -479,7 +475,7 @@ _OPEN = case(
 # has open work of its class: one statement, the batch's activity returned.
 _SETTLE = (
     update(F)
-    .where(F.c.node.in_(_LOCKED))
+    .where(_THREE_NODES)
     .values(
         vtime=F.c.vtime + bindparam("delta", type_=F.c.vtime.type) / F.c.weight,
         service=F.c.service + bindparam("delta", type_=F.c.vtime.type),
@@ -516,13 +512,16 @@ _EVENT_COLUMNS = (
 _EVENT_CTE = (
     insert(E).values({c: bindparam(f"ev_{c}", type_=E.c[c].type) for c in _EVENT_COLUMNS}).cte("ev")
 )
-_CHARGE_WITH_EVENT = _CHARGE.add_cte(_EVENT_CTE)
-_SETTLE_WITH_EVENT = _SETTLE.add_cte(_EVENT_CTE)
 
 
 # PostgreSQL: the charge and the correction go to the workstation's own ``fair_charges`` rows
 # (``shard``), inserted in key order, added to on conflict. The shared ``fair_nodes`` rows are
-# read for their weights, not locked.
+# read for their weights, not locked. The keys are one array (``= ANY``): an expanding ``IN``
+# makes SQLAlchemy render the statement again at every execution.
+def _one_of_keys() -> Any:
+    return F.c.node == any_(bindparam("keys", type_=postgresql.ARRAY(F.c.node.type)))
+
+
 def _into_shard(vtime: Any, service: Any, inflight: Any) -> Any:
     rows = (
         select(
@@ -533,7 +532,7 @@ def _into_shard(vtime: Any, service: Any, inflight: Any) -> Any:
             inflight,
             bindparam("now", type_=C.c.updated_at.type),
         )
-        .where(F.c.node.in_(bindparam("keys", expanding=True)))
+        .where(_one_of_keys())
         .order_by(F.c.node)
     )
     add = postgresql.insert(C).from_select(
@@ -559,7 +558,7 @@ _WAKE = (
     .where(
         F.c.node.in_(
             select(F.c.node)
-            .where(F.c.node.in_(bindparam("keys", expanding=True)), not_(F.c.active))
+            .where(_one_of_keys(), not_(F.c.active))
             .order_by(F.c.node)
             .with_for_update()
         )
@@ -621,13 +620,14 @@ def charge(
     weight, and counted in flight; relative, so concurrent charges add up exactly. ``event``:
     the claim's event row (``StoreBase._event_row``), written by the same statement.
     ``shard``: the claiming workstation, whose own counters take the charge on PostgreSQL."""
-    if keys:
-        params = {"keys": list(keys), "sec": seconds, "now": now}
+    if len(keys) == 3:
+        params: dict[str, Any] = {"sec": seconds, "now": now}
         if conn.dialect.name == "postgresql":
-            params["shard"] = shard
+            params.update(keys=list(keys), shard=shard)
             _with_event(conn, event, _CHARGE_SHARD, _CHARGE_SHARD_WITH_EVENT, params)
         else:
-            _with_event(conn, event, _CHARGE, _CHARGE_WITH_EVENT, params)
+            params.update(k0=keys[0], k1=keys[1], k2=keys[2])
+            _with_event(conn, event, _CHARGE, None, params)
     elif event is not None:
         conn.execute(INSERT_EVENT, dict(event))
 
@@ -651,12 +651,13 @@ def settle(
             conn.execute(INSERT_EVENT, dict(event))
         return
     ck, tk, bk = keys
-    params: dict[str, Any] = {"keys": list(keys), "delta": took - charged, "charged": charged}
+    params: dict[str, Any] = {"delta": took - charged, "charged": charged}
     if conn.dialect.name == "postgresql":
-        params.update(shard=shard, now=now, batch_node=bk)
+        params.update(keys=list(keys), shard=shard, now=now, batch_node=bk)
         idle = bool(_with_event(conn, event, _SETTLE_SHARD, _SETTLE_SHARD_WITH_EVENT, params).all())
     else:
-        rows = _with_event(conn, event, _SETTLE, _SETTLE_WITH_EVENT, params).all()
+        params.update(k0=ck, k1=tk, k2=bk)
+        rows = _with_event(conn, event, _SETTLE, None, params).all()
         idle = any(level == 2 and not active for level, active in rows)
     if idle:
         for key in (tk, ck):

@@ -21,7 +21,10 @@ server connection at each transaction, so nothing relies on session state: no ``
 startup parameter (PgBouncer refuses it: "unsupported startup parameter: options"), the lock
 timeout is ``SET LOCAL`` at each transaction's start and read-only is psycopg's ``BEGIN READ
 ONLY``; psycopg's automatic prepared statements are off (``prepare_threshold=None``: PgBouncer
-before 1.21 sends a transaction to a server connection that never saw the statement); advisory
+before 1.21 sends a transaction to a server connection that never saw the statement) unless the
+engine's first connection shows it reaches the server itself (:func:`straight_to_the_server`:
+then a claim's statements are planned once per connection, not at every claim — the fair
+share's choice took longer to plan than to run; B14); advisory
 locks are only transaction-scoped (:func:`advisory_xact_lock`). LISTEN does not survive a
 transaction there: :class:`ChangeListener` notices and the window's follower polls instead.
 
@@ -36,6 +39,7 @@ psycopg is imported only when a PostgreSQL URL is opened: a single workstation n
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import random
 import time
@@ -103,6 +107,8 @@ def app_name(workstation: str) -> str:
 POOLED_APP_NAME = "media-assistant"
 
 _POOLED: weakref.WeakKeyDictionary[Engine, bool] = weakref.WeakKeyDictionary()
+# Engine -> its connections reach the server itself (prepared statements are safe).
+_DIRECT: weakref.WeakKeyDictionary[Engine, bool] = weakref.WeakKeyDictionary()
 
 
 def behind_a_pooler(engine: Engine) -> bool | None:
@@ -123,6 +129,37 @@ def through_a_pooler(conn: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return served is not None and int(served) != dialled
+
+
+# psycopg prepares a statement on the server once it ran this many times on a connection (its
+# default), on an engine that reaches the server directly.
+PREPARE_AFTER = 5
+
+
+def straight_to_the_server(conn: Any) -> bool:
+    """The (psycopg) connection certainly reaches the server itself, so prepared statements
+    are safe on it: over TCP, the server's own address and port are the ones dialled. A pooler
+    on another host at the same port number shows another address; one on the server's host,
+    another port; a Unix socket or an address the client cannot tell is taken as "maybe a
+    pooler" (statements are then planned each time: slower, never wrong)."""
+    served_addr, served_port = conn.execute(
+        "SELECT host(inet_server_addr()), inet_server_port()"
+    ).fetchone()
+    try:
+        dialled_addr = ipaddress.ip_address(conn.info.hostaddr)
+        dialled_port = int(conn.info.port)
+    except (TypeError, ValueError, psycopg_errors().NotSupportedError):
+        return False
+    if served_addr is None or served_port is None:
+        return False
+    return ipaddress.ip_address(served_addr) == dialled_addr and int(served_port) == dialled_port
+
+
+def psycopg_errors() -> Any:
+    """psycopg's exceptions (imported only once a PostgreSQL URL is opened)."""
+    import psycopg  # noqa: PLC0415 - see the module docstring
+
+    return psycopg
 
 
 def libpq_args(
@@ -157,7 +194,9 @@ def postgres_engine(
     ``application_name``: how the server lists these connections (:func:`app_name`)."""
     parsed = engine_url(url)
     _, connect_args = libpq_args(url, password, application_name)
-    connect_args["prepare_threshold"] = None  # no server-side prepared statements (PgBouncer)
+    # No server-side prepared statements until the first connection shows no pooler is in
+    # between (wait_for_a_free_connection: PgBouncer before 1.21 cannot serve them).
+    connect_args["prepare_threshold"] = None
     engine = create_engine(
         parsed,
         connect_args=connect_args,
@@ -173,6 +212,7 @@ def postgres_engine(
         engine, own_name="application_name" not in parsed.query and bool(application_name)
     )
     binary_results_on_request(engine)
+    cache_long_statements()
     return engine
 
 
@@ -187,6 +227,24 @@ def peak_connections(engine: Engine) -> int:
 
 # The execution option a statement sets to get its results in PostgreSQL's binary format.
 BINARY_RESULTS = "binary_results"
+
+
+# The longest statement text psycopg keeps its conversion of (placeholders to $1, $2 …) for.
+CACHED_STATEMENT_CHARS = 16384
+
+
+def cache_long_statements() -> None:
+    """psycopg converts a statement's placeholders again at every execution when its text is
+    longer than 4,096 characters (``psycopg._queries.MAX_CACHED_STATEMENT_LENGTH``, psycopg
+    3.3.9 as pinned): the claim's statement, the fair share's choice with the holds, is ~5,800
+    — 0.6 ms of a workstation's CPU at every claim (B14's profile). Its cache keeps at most 128
+    statements whatever their length; the app has a few dozen. A module constant, not an
+    option: tests/integration/test_team_pgbouncer.py checks it is still there after an
+    upgrade of psycopg."""
+    from psycopg import _queries  # noqa: PLC0415 - see the module docstring
+
+    if _queries.MAX_CACHED_STATEMENT_LENGTH < CACHED_STATEMENT_CHARS:
+        _queries.MAX_CACHED_STATEMENT_LENGTH = CACHED_STATEMENT_CHARS
 
 
 def binary_results_on_request(engine: Engine) -> None:
@@ -220,7 +278,9 @@ def wait_for_a_free_connection(engine: Engine, *, own_name: bool = False) -> Non
     ``own_name``: the connections carry the app's ``application_name`` (not one from the URL):
     the first connection also finds out whether a pooler is in between
     (:func:`behind_a_pooler`), and if so it and every later one carry
-    :data:`POOLED_APP_NAME` instead."""
+    :data:`POOLED_APP_NAME` instead. It also tells whether it reaches the server itself
+    (:func:`straight_to_the_server`): then every connection prepares its repeated statements
+    (:data:`PREPARE_AFTER`)."""
 
     @event.listens_for(engine, "do_connect")
     def _connect(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
@@ -231,6 +291,7 @@ def wait_for_a_free_connection(engine: Engine, *, own_name: bool = False) -> Non
         if pooled is None:
             try:
                 pooled = through_a_pooler(connection)
+                _DIRECT[engine] = not pooled and straight_to_the_server(connection)
                 connection.rollback()  # psycopg began a transaction for the look
             except Exception:
                 connection.close()
@@ -240,6 +301,8 @@ def wait_for_a_free_connection(engine: Engine, *, own_name: bool = False) -> Non
                 connection.close()
                 cparams["application_name"] = POOLED_APP_NAME
                 connection = _connect_when_free(dialect, cargs, cparams)
+        if _DIRECT.get(engine):
+            connection.prepare_threshold = PREPARE_AFTER
         return connection
 
     def _connect_when_free(dialect: Any, cargs: Any, cparams: Any) -> Any:
