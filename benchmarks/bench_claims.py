@@ -1,17 +1,28 @@
 """B14 — what a claim costs: the store's claim-and-finish throughput now and before the fair share.
 
-Store level, no lanes, no providers: ``threads`` workstations (each a thread with its own store
-and engine, so its own connection) claim and finish ``tasks`` no-op tasks of one batch, on a real
-PostgreSQL the benchmark starts itself (:mod:`benchmarks.postgres_server`) and on a SQLite file.
-One batch is the fair share's worst case: every claim charges, and every finish corrects, the
-same three node rows (class, tenant, batch).
+Store level, no lanes, no providers. On a real PostgreSQL the benchmark starts itself
+(:mod:`benchmarks.postgres_server`), three workstations (each a thread with its own store and
+engine, so its own connection) claim and finish ``tasks`` no-op tasks of one batch — a team's
+database, as in B8. On a SQLite file one thread does it: a PC's store has one writer thread
+(core/store/db.py), so several writers there would measure SQLite's busy-wait sleeps, which the
+app never meets. One batch is the fair share's worst case: every claim charges, and every finish
+corrects, the same three nodes (class, tenant, batch).
 
 The same measuring script (benchmarks/_claims_child.py, one fresh process and one fresh database
-per run) runs the code of this worktree and the code of :data:`BEFORE` — the commit before the
-fair share (issue 30), its ``media_assistant`` package extracted with ``git archive`` into a
-temporary folder (``MA_CLAIMS_BEFORE=<commit>`` measures another one). The two alternate
-(before, now, now, before, …) so that a busy minute of a shared machine falls on both; the
-target compares their medians: a ratio, not a figure that moves with the machine's load.
+per run) runs the code of this worktree and of two earlier commits, each ``media_assistant``
+package extracted with ``git archive`` into a temporary folder:
+
+- :data:`START` (``e3d0385``; ``MA_CLAIMS_BEFORE=<commit>`` for another) — this round's start,
+  the code issue 30 was filed against: claims in ``priority desc, seq`` order, and none of the
+  round's other work either (the metrics' rollup triggers of issue 31 write at every claim and
+  finish since);
+- :data:`PRE_FAIR` (``11092e3``; ``MA_CLAIMS_PRE_FAIR=<commit>``) — main just before the fair
+  share merged (the first parent of 55d4ed2): the fair share's own cost.
+
+The codes alternate (a different order at each repeat) so that a busy minute of a shared machine
+falls on all of them; the targets compare medians: ratios, not figures that move with the
+machine's load. The targets are PostgreSQL's (issue 30 item 3: "B8's claims/s stays within 10 %
+of today's" — B8 is a team's database); SQLite's ratios are reported beside them.
 
 Reported per engine and code: claims/s (tasks claimed and finished ÷ the span from the threads'
 common start to the last one's end), statements per claim and per finish, transactions per task
@@ -34,13 +45,22 @@ from typing import Any
 from benchmarks.postgres_server import start_server
 from benchmarks.report import REPO, fmt, median, not_measured, table, target, targets_table
 
-# The last commit before the fair share (issue 30): claims in `priority desc, seq` order.
-BEFORE = os.environ.get("MA_CLAIMS_BEFORE", "e3d0385")
+# The round's start (the code issue 30 was filed against) and main just before the fair share.
+START = os.environ.get("MA_CLAIMS_BEFORE", "e3d0385")
+PRE_FAIR = os.environ.get("MA_CLAIMS_PRE_FAIR", "11092e3")
+BASELINES = {
+    "start": (START, "this round's start"),
+    "pre_fair": (PRE_FAIR, "just before the fair share"),
+}
+CODES = ("start", "pre_fair", "now")
 TARGET_RATIO = 0.90  # issue 30 item 3: within 10 % of the claims/s before the fair share
+TARGET_ENGINE = "postgresql"  # B8's claims are a team's, on PostgreSQL
 CHILD = Path(__file__).with_name("_claims_child.py")
 ENGINES = ("postgresql", "sqlite")
-FULL = {"threads": 3, "tasks": 1500, "repeats": 3}
-QUICK = {"threads": 3, "tasks": 600, "repeats": 1}
+# Threads per engine: three workstations on a team's database, a PC's one writer on SQLite.
+THREADS = {"postgresql": 3, "sqlite": 1}
+FULL = {"tasks": 1500, "repeats": 3}
+QUICK = {"tasks": 600, "repeats": 1}
 RUN_TIMEOUT_S = 600.0
 
 
@@ -105,39 +125,55 @@ def per_task(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def ratio_target(engine: str, now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
-    """Claims/s now ÷ before the fair share, medians of the alternating runs: at least
-    :data:`TARGET_RATIO`, and every run took every task once."""
-    name = f"claims/s on {engine}, now ÷ before the fair share ({BEFORE})"
+def ratio_target(
+    engine: str, now: dict[str, Any], base: dict[str, Any], baseline: str = "pre_fair"
+) -> dict[str, Any]:
+    """Claims/s now ÷ a baseline's (:data:`BASELINES`), medians of the alternating runs: at
+    least :data:`TARGET_RATIO`, and every run took every task once."""
+    commit, what = BASELINES[baseline]
+    name = f"claims/s on {engine}, now ÷ {what} ({commit})"
     wanted = f"≥ {TARGET_RATIO:.2f}"
-    if not now or not before:
+    if not now or not base:
         return not_measured(name, wanted, "a side has no run (see the notes)")
-    ratio = now["claims_per_s_median"] / before["claims_per_s_median"]
-    exact = now["exact"] and before["exact"]
+    ratio = now["claims_per_s_median"] / base["claims_per_s_median"]
+    exact = now["exact"] and base["exact"]
     why = (
-        f"{now['claims_per_s_median']:.1f} now vs {before['claims_per_s_median']:.1f} claims/s "
-        f"before; round trips per task {now['round_trips_per_task']:.1f} vs "
-        f"{before['round_trips_per_task']:.1f}"
+        f"{now['claims_per_s_median']:.1f} now vs {base['claims_per_s_median']:.1f} claims/s "
+        f"at {commit}; round trips per task {now['round_trips_per_task']:.1f} vs "
+        f"{base['round_trips_per_task']:.1f}"
     )
     if not exact:
-        why = f"a run did not take every task exactly once: {now['failures'] or before['failures']}"
+        why = f"a run did not take every task exactly once: {now['failures'] or base['failures']}"
     return target(name, wanted, round(ratio, 3), exact and ratio >= TARGET_RATIO, why)
+
+
+def ratios(summary: dict[str, dict[str, Any]]) -> dict[str, float | None]:
+    """Claims/s now ÷ each baseline's, for the report (None: a side has no run)."""
+    now = summary.get("now") or {}
+    out: dict[str, float | None] = {}
+    for baseline in BASELINES:
+        base = summary.get(baseline) or {}
+        out[baseline] = (
+            round(now["claims_per_s_median"] / base["claims_per_s_median"], 3)
+            if now and base
+            else None
+        )
+    return out
 
 
 def run(quick: bool) -> dict[str, Any]:
     cfg = QUICK if quick else FULL
     started = time.perf_counter()
     load_before = os.getloadavg()
-    runs: dict[str, dict[str, list[dict[str, Any]]]] = {
-        e: {"now": [], "before": []} for e in ENGINES
-    }
+    runs: dict[str, dict[str, list[dict[str, Any]]]] = {e: {c: [] for c in CODES} for e in ENGINES}
     notes: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="ma-b13-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ma-b14-") as tmp:
         codes: dict[str, Path] = {"now": REPO}
-        try:
-            codes["before"] = extract(BEFORE, Path(tmp) / "before")
-        except (subprocess.SubprocessError, OSError) as exc:
-            notes.append(f"the code of {BEFORE} could not be extracted: {exc}")
+        for baseline, (commit, _) in BASELINES.items():
+            try:
+                codes[baseline] = extract(commit, Path(tmp) / baseline)
+            except (subprocess.SubprocessError, OSError) as exc:
+                notes.append(f"the code of {commit} could not be extracted: {exc}")
         server = start_server()
         if server is None:
             notes.append("PostgreSQL is not installed here: its runs were left out")
@@ -146,29 +182,33 @@ def run(quick: bool) -> dict[str, Any]:
                 if engine == "postgresql" and server is None:
                     continue
                 for r in range(cfg["repeats"]):
-                    order = ("before", "now") if r % 2 == 0 else ("now", "before")
+                    order = CODES[r % len(CODES) :] + CODES[: r % len(CODES)]
                     for which in order:
                         if which not in codes:
                             continue
                         if engine == "postgresql":
                             assert server is not None
-                            url = server.new_database("b13")
+                            url = server.new_database("b14")
                         else:
                             url = f"sqlite:///{Path(tmp) / f'{which}-{r}.db'}"
                         runs[engine][which].append(
-                            measure(codes[which], url, cfg["threads"], cfg["tasks"])
+                            measure(codes[which], url, THREADS[engine], cfg["tasks"])
                         )
         finally:
             if server is not None:
                 server.destroy()
     summary = {e: {w: per_task(rs) for w, rs in by.items()} for e, by in runs.items()}
-    targets = [ratio_target(e, summary[e]["now"], summary[e]["before"]) for e in ENGINES]
+    targets = [
+        ratio_target(TARGET_ENGINE, summary[TARGET_ENGINE]["now"], summary[TARGET_ENGINE][b], b)
+        for b in BASELINES
+    ]
     return {
-        "config": cfg,
-        "before": BEFORE,
+        "config": {**cfg, "threads": THREADS},
+        "baselines": {b: commit for b, (commit, _) in BASELINES.items()},
         "load_before": list(load_before),
         "load_after": list(os.getloadavg()),
         "engines": summary,
+        "ratios": {e: ratios(summary[e]) for e in ENGINES},
         "runs": runs,
         "notes": notes,
         "targets": targets,
@@ -178,19 +218,27 @@ def run(quick: bool) -> dict[str, Any]:
 
 def markdown(result: dict[str, Any]) -> str:
     cfg = result["config"]
+    baselines = result["baselines"]
     rows = []
     for engine, by in result["engines"].items():
-        for which in ("before", "now"):
+        for which in CODES:
             s = by.get(which) or {}
+            label = f"{baselines[which]} ({BASELINES[which][1]})" if which in baselines else "now"
             if not s:
-                rows.append([engine, which, "not run", "", "", "", "", "", ""])
+                rows.append([engine, label, "not run", "", "", "", "", "", "", ""])
                 continue
+            ratio = result["ratios"].get(engine, {})
             rows.append(
                 [
                     engine,
-                    result["before"] if which == "before" else "this commit",
+                    label if which != "now" else "this commit",
                     " / ".join(f"{x:.1f}" for x in s["claims_per_s"]),
                     fmt(s["claims_per_s_median"]),
+                    (
+                        " / ".join(f"{fmt(ratio.get(b))}" for b in BASELINES)
+                        if which == "now"
+                        else ""
+                    ),
                     fmt(s["statements_per_claim"]),
                     fmt(s["statements_per_finish"]),
                     fmt(s["transactions_per_task"]),
@@ -199,16 +247,21 @@ def markdown(result: dict[str, Any]) -> str:
                 ]
             )
     load = " / ".join(f"{x:.2f}" for x in result["load_before"][:1] + result["load_after"][:1])
+    threads = cfg["threads"]
     parts = [
         "## B14 — what a claim costs: claims/s now and before the fair share",
         "",
-        f"{cfg['threads']} workstations (threads, each its own store and connection) claim and "
-        f"finish {cfg['tasks']:,} no-op tasks of one batch, on a real PostgreSQL "
-        "(`benchmarks/postgres_server.py`) and on a SQLite file; one fresh process and database "
-        f"per run, the code of {result['before']} (before the fair share, extracted with `git "
-        "archive`) and this commit's alternating. Statements and transactions counted through "
-        "SQLAlchemy's engine events; PostgreSQL's round trips = statements + BEGIN + COMMIT. "
-        f"1-min load before/after {load}. Command: `python -m benchmarks claims`.",
+        f"On a real PostgreSQL (`benchmarks/postgres_server.py`) {threads['postgresql']} "
+        "workstations (threads, each its own store and connection), on a SQLite file "
+        f"{threads['sqlite']} (a PC's one writer thread), claim and finish {cfg['tasks']:,} no-op "
+        "tasks of one batch; one fresh process and database per run, the codes alternating: "
+        f"{baselines['start']} (this round's start, the code issue 30 was filed against), "
+        f"{baselines['pre_fair']} (main just before the fair share merged) and this commit, "
+        "the older two extracted with `git archive`. Statements and transactions counted "
+        "through SQLAlchemy's engine events; PostgreSQL's round trips = statements + BEGIN + "
+        f"COMMIT. 1-min load before/after {load}. Command: `python -m benchmarks claims`. "
+        "The targets are PostgreSQL's (B8's claims are a team's); SQLite's ratios are shown "
+        "beside them.",
         "",
         table(
             [
@@ -216,6 +269,7 @@ def markdown(result: dict[str, Any]) -> str:
                 "code",
                 "claims/s (each run)",
                 "median",
+                "now ÷ start / ÷ pre-fair",
                 "statements / claim",
                 "statements / finish",
                 "transactions / task",

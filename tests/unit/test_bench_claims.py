@@ -28,6 +28,9 @@ def test_b13_misses_below_nine_tenths_of_before_and_passes_above() -> None:
     before = side([180.0, 190.0, 200.0])
     slow = bench_claims.ratio_target("postgresql", side([110.0, 118.0, 124.0]), before)
     assert not slow["passed"] and slow["value"] == round(118.0 / 190.0, 3)
+    assert bench_claims.PRE_FAIR in slow["name"]
+    start = bench_claims.ratio_target("postgresql", side([118.0]), before, "start")
+    assert not start["passed"] and bench_claims.START in start["name"]
     assert "**MISS**" in targets_table([slow])
     fast = bench_claims.ratio_target("postgresql", side([175.0, 180.0, 185.0]), before)
     assert fast["passed"] and fast["value"] == round(180.0 / 190.0, 3)
@@ -58,15 +61,19 @@ def test_b13_measuring_script_claims_every_task_once_and_counts_statements(
     # Each task is a claim and a finish: two transactions, each of a few statements.
     assert 2.0 <= summary["transactions_per_task"] < 2.5
     assert summary["statements_per_claim"] >= 3 and summary["statements_per_finish"] >= 3
+    engines = {"sqlite": {"now": summary, "start": summary, "pre_fair": summary}}
     text = bench_claims.markdown(
         {
-            "config": {"threads": 2, "tasks": 30, "repeats": 1},
-            "before": bench_claims.BEFORE,
+            "config": {"threads": bench_claims.THREADS, "tasks": 30, "repeats": 1},
+            "baselines": {"start": bench_claims.START, "pre_fair": bench_claims.PRE_FAIR},
             "load_before": [1.0, 1.0, 1.0],
             "load_after": [1.0, 1.0, 1.0],
-            "engines": {"sqlite": {"now": summary, "before": summary}},
+            "engines": engines,
+            "ratios": {"sqlite": bench_claims.ratios(engines["sqlite"])},
             "notes": [],
-            "targets": [bench_claims.ratio_target("sqlite", summary, summary)],
+            "targets": [bench_claims.ratio_target("sqlite", summary, summary, "start")],
         }
     )
     assert "B14" in text and "**PASS**" in text
+    assert f"{bench_claims.PRE_FAIR} (just before the fair share)" in text
+    assert "| 1.000 / 1.000 |" in text  # now ÷ each baseline
