@@ -98,10 +98,12 @@ def test_a_write_waits_with_a_message_then_exits_7_and_changes_nothing(
     tmp_path: Path, hold: list[Holder]
 ) -> None:
     """Before: ``submit`` sat silent for SQLite's 10 s busy timeout, then printed a traceback
-    and exit 1 ("some tasks failed") — or a night's ``run`` died the same way."""
+    and exit 1 ("some tasks failed") — or a night's ``run`` died the same way. The lock is
+    held until the test ends it (a 30 s hold ran out under load before the third command's
+    turn: its exit 0 was the lock's end, not the command's failure)."""
     data = store_with_tasks(tmp_path)
     db = data / "media-assistant.db"
-    hold.append(Holder(db, 30))
+    hold.append(Holder(db, None))
     batch = write_csv(tmp_path / "new.csv", [{"prompt": "new one", "model": "web-model"}])
     for args in (["submit", str(batch)], ["run", str(batch)], ["cancel", "t0"]):
         started = time.monotonic()
@@ -111,7 +113,7 @@ def test_a_write_waits_with_a_message_then_exits_7_and_changes_nothing(
         assert f"{BUSY} 3 s" in result.stderr and str(db) in result.stderr
         assert "stayed locked" in result.stderr.strip().splitlines()[-1]
         assert no_traceback(result)
-        assert 3 <= took < 25, took
+        assert took >= 3, took  # it waited its 3 s; that it then gave up is the exit 7 above
     hold[0].stop()
     assert [r["prompt"] for r in rows(db)] == [f"Prompt {i}" for i in range(4)]
     assert {r["state"] for r in rows(db)} == {"pending"}
@@ -143,18 +145,17 @@ def test_readers_wait_for_an_exclusive_lock_and_go_on_when_it_ends(
 
 
 def test_readers_give_up_after_the_bound_with_exit_7(tmp_path: Path, hold: list[Holder]) -> None:
-    """An exclusive lock held for 30 s: ``status`` and ``export`` stop after ``--db-wait`` with
-    one clear line and exit 7, not a traceback after an unknown time."""
+    """An exclusive lock held until the test ends it: ``status`` and ``export`` stop after
+    ``--db-wait`` with one clear line and exit 7, not a traceback after an unknown time (an
+    exit while the lock is still held is the giving up)."""
     data = store_with_tasks(tmp_path)
-    hold.append(Holder(data / "media-assistant.db", 30, exclusive_mode=True))
+    hold.append(Holder(data / "media-assistant.db", None, exclusive_mode=True))
     for args in (["status"], ["export", "-o", str(tmp_path / "o.csv")]):
-        started = time.monotonic()
         result = cli(data, "--db-wait", "2", *args)
         assert result.returncode == EXIT_LOCKED, (args, result.stdout, result.stderr)
         assert no_traceback(result)
         lines = result.stderr.strip().splitlines()
         assert lines[0].startswith(BUSY) and "stayed locked" in lines[-1], lines
-        assert time.monotonic() - started < 20
     assert not (tmp_path / "o.csv").exists()
 
 
@@ -162,12 +163,12 @@ def test_a_zero_wait_gives_up_at_once(tmp_path: Path, hold: list[Holder]) -> Non
     """``--db-wait 0``: one look, then exit 7 (it must not spin)."""
     data = store_with_tasks(tmp_path)
     db = data / "media-assistant.db"
-    hold.append(Holder(db, 30, exclusive_mode=True))
+    hold.append(Holder(db, None, exclusive_mode=True))
     heard: list[str] = []
-    started = time.monotonic()
     with pytest.raises(StoreLocked, match="stayed locked"):
         check_store(db, wait_s=0, notify=heard.append)
-    assert time.monotonic() - started < 2 and heard == []
+    # One look: a second one comes only after saying it waits (and a sleep), never said here.
+    assert heard == []
 
 
 def _stamp(db: Path, version: int) -> None:
