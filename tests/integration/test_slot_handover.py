@@ -5,6 +5,7 @@ the worker itself would claim — a free slot, the account working and available
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,15 @@ from tests.support.lane_watch import LaneWatch
 
 
 class Counting:
-    """Answers after ``delay_s`` real seconds; counts the attempts in flight."""
+    """Answers after ``delay_s`` real seconds; counts the attempts in flight. ``first_waits_for``:
+    the first attempt answers only once that many are in flight together (at most 30 s), so
+    whether the slots were filled at once does not depend on the machine's speed (under load
+    the second claim once took longer than the first answer's 10 ms)."""
 
-    def __init__(self, delay_s: float = 0.01) -> None:
+    def __init__(self, delay_s: float = 0.01, first_waits_for: int = 0) -> None:
         self.delay_s = delay_s
+        self.first_waits_for = first_waits_for
+        self.filled = asyncio.Event()
         self.in_flight = 0
         self.peaks: list[int] = []  # in flight as each attempt started
         self.done = 0
@@ -36,7 +42,12 @@ class Counting:
     async def generate(self, ctx: TaskContext) -> GenerationResult:
         self.in_flight += 1
         self.peaks.append(self.in_flight)
+        if self.in_flight >= self.first_waits_for:
+            self.filled.set()
         try:
+            if len(self.peaks) == 1 and self.first_waits_for:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.filled.wait(), 30)
             await asyncio.sleep(self.delay_s)
         finally:
             self.in_flight -= 1
@@ -64,7 +75,7 @@ def count_loop_claims(h: Harness) -> list[str]:
 
 async def test_a_freed_slot_takes_the_next_task_without_the_worker(harness: Harness) -> None:
     harness.config = make_config(web_accounts=0, api_accounts=1, concurrency=2)
-    provider = Counting()
+    provider = Counting(first_waits_for=2)
     harness.overrides["api-1"] = provider
     claimed = count_loop_claims(harness)
     s = await harness.start()
