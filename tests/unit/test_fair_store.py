@@ -316,6 +316,64 @@ def test_a_charge_waits_only_for_its_own_workstations_open_charge(
         other.dispose()
 
 
+def test_a_finish_idling_its_tenant_and_class_takes_them_in_key_order(
+    store_url: str, clock: ManualClock
+) -> None:
+    """Two real connections. A submit's activation locks the class row, then the tenant row
+    (key order: ``c:`` before ``t:``). A finish that idles its batch's last task idles the
+    tenant and class too: it must wait for the class row before touching the tenant's, or the
+    two deadlock (PostgreSQL aborts one after a second). Here the activation holds the class
+    row; the finish waits for it (seen in pg_stat_activity); the activation then takes the
+    tenant row at once, commits, and the finish ends normally."""
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite's one writer serialises the transactions themselves")
+    store = Store(open_engine(store_url), clock, EventBus())
+    other = open_engine(store_url)
+    try:
+        store.submit(tasks(1, "z", "Z"))
+        claim = store.claim_next(
+            kind=ModelKind.API, account_id="acc", models=["api-model"], owner_id="o", deadline_s=9
+        )
+        assert claim is not None
+        ck, tk, _ = claim.fair_keys
+        activation = other.connect()
+        tx = activation.begin()
+        activation.execute(text("SET LOCAL lock_timeout = '5s'"))
+        lock = text("SELECT node FROM fair_nodes WHERE node = :n FOR UPDATE")
+        activation.execute(lock, {"n": ck})
+        finished: list[bool | BaseException] = []
+
+        def finish() -> None:
+            try:
+                finished.append(store.finish_success(claim, "ok"))
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                finished.append(exc)
+
+        t = threading.Thread(target=finish)
+        t.start()
+        with other.connect() as look:
+            for _ in range(200):
+                waiting = look.execute(
+                    text(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND query LIKE '%fair_nodes%'"
+                    )
+                ).scalar()
+                look.rollback()
+                if waiting:
+                    break
+                threading.Event().wait(0.05)
+        assert waiting == 1 and not finished
+        activation.execute(lock, {"n": tk})  # free: the finish took nothing after the class
+        tx.commit()
+        activation.close()
+        t.join(timeout=30)
+        assert finished == [True]
+    finally:
+        store.engine.dispose()
+        other.dispose()
+
+
 def test_a_claim_and_its_finish_are_three_statements_each_on_postgresql(
     store: Store, clock: ManualClock
 ) -> None:

@@ -23,9 +23,10 @@ under READ COMMITTED the second waits for the first's commit, then re-reads the 
 to the committed value: no charge is lost and none is counted twice
 (tests/unit/test_fair_store.py holds two connections to prove both). A ``fair_nodes`` row is
 locked only when its node changes state (activation, the last open task's finish); every
-statement that locks several locks them in the order of their keys (``_WAKE``), so two of
-them never deadlock. SQLite has one writer, so nobody waits for anybody there: it charges the
-``fair_nodes`` rows themselves (one statement instead of a sum at every choice).
+statement or transaction that locks several locks them in the order of their keys
+(``activate``, ``_WAKE``, ``_PARENTS_LOCKED``), so two of them never deadlock. SQLite has
+one writer, so nobody waits for anybody there: it charges the ``fair_nodes`` rows themselves
+(one statement; its ``fair_charges`` stays empty and the sums find nothing).
 
 **Activation** (submit, an operator's retry, a priority change, a resume): a node that was not
 active starts at the least virtual time of its active siblings (no back-pay); the finish of a
@@ -484,6 +485,12 @@ _SETTLE = (
     )
     .returning(F.c.level, F.c.active)
 )
+_PARENTS_LOCKED = (
+    select(F.c.node)
+    .where(F.c.node.in_(bindparam("parents", expanding=True)))
+    .order_by(F.c.node)
+    .with_for_update()
+)
 _child = aliased(F)
 _IDLE_PARENT = (
     update(F)
@@ -660,6 +667,12 @@ def settle(
         rows = _with_event(conn, event, _SETTLE, None, params).all()
         idle = any(level == 2 and not active for level, active in rows)
     if idle:
+        if conn.dialect.name == "postgresql":
+            # The tenant and class rows in key order before either is changed, as activate()
+            # takes them: a finish idling them beside a submit activating a sibling never
+            # deadlocks, and each idle test below (a statement of its own, so a snapshot taken
+            # after this lock) sees a child that activation made active meanwhile.
+            conn.execute(_PARENTS_LOCKED, {"parents": [ck, tk]})
         for key in (tk, ck):
             if not conn.execute(_IDLE_PARENT, {"key": key}).rowcount:
                 return

@@ -219,9 +219,9 @@ def _v17_fair_charges(conn: Connection) -> None:
     """Issue 30 item 3: the ``fair_charges`` table, each workstation's part of the fair share's
     counters (core/store/fair_store.py), so that claims of different workstations never wait
     for each other on a ``fair_nodes`` row. Starts empty: the ``fair_nodes`` values are the
-    totals so far. Nothing a read needs (:data:`OLDEST_READABLE` stays: an older build's
-    read-only command shows shares without the newest charges); an older build, which would
-    charge the shared rows again, refuses the store as newer. Idempotent."""
+    totals so far. Every read of the shares sums it (``status``'s shares, the batches list), so
+    :data:`OLDEST_READABLE` is 17: an older store is upgraded by the first command that opens
+    it; an older build refuses the store as newer. Idempotent."""
     schema.FairChargeRow.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
 
 
@@ -298,8 +298,9 @@ STEPS: dict[int, Callable[[Connection], None]] = {
 # task_events.code / params_json, 7 tasks.inputs_json, 8 (step 6 again), 9 accounts.version and
 # rebuild_generation, 10 tasks.workstation and the team columns, 11 accounts.key_id: all read
 # by every query; 12 the rollups the lanes' figures (``stats``, ``metrics``) read; 13
-# batches.tenant / share (read with every batch row).
-OLDEST_READABLE = 13
+# batches.tenant / share (read with every batch row); 17 the fair share's per-workstation
+# charges (``fair_charges``: every read of the shares sums them).
+OLDEST_READABLE = 17
 
 
 class SchemaTooNew(RuntimeError):
