@@ -208,11 +208,26 @@ def test_leftover_chromium_on_our_profile_is_stopped(spawn: Spawner, profile: Pa
     assert report.ok and report.blocked_accounts() == {}
 
 
+def _handles(pid: int, sig: signal.Signals) -> bool:
+    """The process catches ``sig`` (Linux: the ``SigCgt`` mask of /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    return False
+
+
 @pytest.mark.chromium
 @needs_chromium
 def test_hung_chromium_is_killed_after_the_grace_period(spawn: Spawner, profile: Path) -> None:
-    """A hung browser ignores SIGTERM; left alone, the next launch would wait ~21 s for it."""
+    """A hung browser ignores SIGTERM; left alone, the next launch would wait ~21 s for it.
+    Stopped only once Chromium handles SIGTERM itself: stopped before that (a slow start under
+    load), the default action would end it at the SIGTERM, and the check would never need to
+    kill it."""
     browser = spawn.chromium(profile)
+    deadline = time.monotonic() + 60
+    while not _handles(browser.pid, signal.SIGTERM):
+        assert time.monotonic() < deadline, "Chromium never installed its SIGTERM handler"
+        time.sleep(0.05)
     os.kill(browser.pid, signal.SIGSTOP)
 
     report = run_selfcheck({ACCOUNT: profile}, grace_s=0.5)
