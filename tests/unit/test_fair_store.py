@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from sqlalchemy import event, text
@@ -250,6 +251,26 @@ def test_two_connections_claiming_at_once_take_each_task_once_and_count_exactly(
             s.engine.dispose()
 
 
+def _lock_waiters(engine: Any, query_like: str) -> int:
+    """Backends waiting for a lock while running a statement ``LIKE query_like``: polled until
+    one is (at most 10 s: 200 looks), then their number."""
+    waiting = 0
+    with engine.connect() as look:
+        for _ in range(200):
+            waiting = look.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND query LIKE :like"
+                ),
+                {"like": query_like},
+            ).scalar()
+            look.rollback()  # pg_stat_activity is a snapshot per transaction
+            if waiting:
+                break
+            threading.Event().wait(0.05)
+    return int(waiting or 0)
+
+
 @pytest.mark.parametrize("claimer", ["pc-2", "pc-1"])
 def test_a_charge_waits_only_for_its_own_workstations_open_charge(
     store_url: str, clock: ManualClock, claimer: str
@@ -292,20 +313,7 @@ def test_a_charge_waits_only_for_its_own_workstations_open_charge(
             assert _service(store, node) == pytest.approx(before + 10.0)  # 5 s uncommitted
         else:
             # Waiting for the row lock on its charge row, not finished.
-            with other.connect() as look:
-                for _ in range(200):
-                    waiting = look.execute(
-                        text(
-                            "SELECT count(*) FROM pg_stat_activity "
-                            "WHERE wait_event_type = 'Lock' "
-                            "AND query LIKE '%INSERT INTO fair_charges%'"
-                        )
-                    ).scalar()
-                    look.rollback()  # pg_stat_activity is a snapshot per transaction
-                    if waiting:
-                        break
-                    threading.Event().wait(0.05)
-            assert waiting == 1 and not got
+            assert _lock_waiters(other, "%INSERT INTO fair_charges%") == 1 and not got
         tx.commit()
         holder.close()
         t.join(timeout=30)
@@ -351,19 +359,7 @@ def test_a_finish_idling_its_tenant_and_class_takes_them_in_key_order(
 
         t = threading.Thread(target=finish)
         t.start()
-        with other.connect() as look:
-            for _ in range(200):
-                waiting = look.execute(
-                    text(
-                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                        "AND query LIKE '%fair_nodes%'"
-                    )
-                ).scalar()
-                look.rollback()
-                if waiting:
-                    break
-                threading.Event().wait(0.05)
-        assert waiting == 1 and not finished
+        assert _lock_waiters(other, "%fair_nodes%") == 1 and not finished
         activation.execute(lock, {"n": tk})  # free: the finish took nothing after the class
         tx.commit()
         activation.close()

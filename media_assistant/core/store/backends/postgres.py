@@ -142,24 +142,19 @@ def straight_to_the_server(conn: Any) -> bool:
     on another host at the same port number shows another address; one on the server's host,
     another port; a Unix socket or an address the client cannot tell is taken as "maybe a
     pooler" (statements are then planned each time: slower, never wrong)."""
+    import psycopg  # noqa: PLC0415 - see the module docstring
+
     served_addr, served_port = conn.execute(
         "SELECT host(inet_server_addr()), inet_server_port()"
     ).fetchone()
     try:
         dialled_addr = ipaddress.ip_address(conn.info.hostaddr)
         dialled_port = int(conn.info.port)
-    except (TypeError, ValueError, psycopg_errors().NotSupportedError):
+    except (TypeError, ValueError, psycopg.NotSupportedError):
         return False
     if served_addr is None or served_port is None:
         return False
     return ipaddress.ip_address(served_addr) == dialled_addr and int(served_port) == dialled_port
-
-
-def psycopg_errors() -> Any:
-    """psycopg's exceptions (imported only once a PostgreSQL URL is opened)."""
-    import psycopg  # noqa: PLC0415 - see the module docstring
-
-    return psycopg
 
 
 def libpq_args(
