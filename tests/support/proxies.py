@@ -10,11 +10,13 @@ connection it opens to a destination.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.postgres_server import free_port
@@ -161,3 +163,15 @@ class DanteProxy(_Proxy):
             for line in self.log_text().splitlines()
             if "tcp/connect [" in line and f"127.0.0.1.{port}" in line
         )
+
+
+async def logged(
+    count: Callable[[], int], at_least: int, log: Callable[[], str], within_s: float = 30.0
+) -> None:
+    """Until ``count()`` (a proxy's log, read again) reaches ``at_least``: a proxy writes its
+    log line after relaying, so a client that has its answer may be ahead of it. At most
+    ``within_s``, then the log's tail in the failure."""
+    deadline = asyncio.get_running_loop().time() + within_s
+    while count() < at_least:
+        assert asyncio.get_running_loop().time() < deadline, log()[-2000:]
+        await asyncio.sleep(0.05)
