@@ -59,7 +59,12 @@ class _Proxy:
         return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def log_text(self) -> str:
-        return _tail(self.log) if self.log.exists() else ""
+        """The whole log: the counts below read every line (Chromium's own background
+        requests can fill any tail), a failure message takes its end."""
+        try:
+            return self.log.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
 
     def _command(self) -> list[str]:
         raise NotImplementedError
