@@ -263,17 +263,24 @@ class Lane:
         return claim
 
     async def give_back_switched_off(self, claim: Claim, account: AccountConfig) -> None:
-        """Switched off or removed (or the scheduler stopping) while the claim waited for the
-        writer: the operator's word wins. Back to the queue, the attempt not used up."""
+        """Switched off or removed (or the app closing) while the claim waited for the
+        writer: the operator's word wins. Back to the queue, the attempt not used up; the
+        task's history says which it was (a closing app is not a switched-off account)."""
+        if self.rt.claims_closed:
+            message = "returned to the queue at shutdown (attempt not used up)"
+            code, params = EventCode.RETURNED_SHUTDOWN, None
+        else:
+            message = f"{account.id} was switched off as it took the task; back in the queue"
+            code, params = EventCode.RETURNED_SWITCHED_OFF, {"account": account.id}
         await self.rt.store.requeue(
             claim,
             not_before=None,
             keep_attempt=True,
             kind=None,
-            message=f"{account.id} was switched off as it took the task; back in the queue",
+            message=message,
             event_kind="state",
-            code=EventCode.RETURNED_SWITCHED_OFF,
-            params={"account": account.id},
+            code=code,
+            params=params,
         )
 
     async def wait_available(self, account: AccountConfig, wake: asyncio.Event) -> None:
