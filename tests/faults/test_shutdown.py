@@ -17,6 +17,7 @@ import pytest
 
 from media_assistant.core.lanes import base as lane_base
 from media_assistant.core.lanes import scheduler as scheduler_module
+from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.provider import GenerationResult, TaskContext
 from media_assistant.core.model.states import ModelKind
 from tests.conftest import make_tasks
@@ -131,12 +132,14 @@ async def test_the_shutdown_wait_is_seconds_even_on_a_busy_loop(
     assert last - first < 0.5 / 0.02, last - first
 
 
-# A `run` whose web provider ignores cancellation: its graceful stop waits its full 15 s.
+# A `run` whose web provider ignores cancellation: its graceful stop waits its full 15 s. The
+# provider leaves a file named "generating" in the data folder once it is under way.
 STUBBORN_RUN = """
-import asyncio, sys
+import asyncio, pathlib, sys
 from media_assistant.sim import fake_web
 
 async def stubborn(self, ctx):
+    pathlib.Path({data!r}, "generating").touch()
     while True:
         try:
             await asyncio.sleep(0.05)
@@ -176,10 +179,13 @@ def test_a_shutdown_cut_short_costs_no_attempt_at_the_next_start(tmp_path: Path)
         stderr=subprocess.DEVNULL,
     )
     try:
+        # Under way: the row says "running" from its claim on, but until the page is being
+        # driven a stop gives the claim straight back (a full run once took the Ctrl-C there).
         deadline = time.monotonic() + 60
-        while [r["state"] for r in rows(db)] != ["running"]:
+        while not (data / "generating").exists():
             assert time.monotonic() < deadline and proc.poll() is None
             time.sleep(0.05)
+        assert [r["state"] for r in rows(db)] == ["running"]
         proc.send_signal(signal.SIGINT)  # the first Ctrl-C: a graceful stop begins
         while not session_stopping(db):
             assert time.monotonic() < deadline and proc.poll() is None
@@ -223,3 +229,34 @@ async def test_a_closing_workstation_claims_nothing(
     await s.stop()
     assert set(h.states().values()) == {"pending"}
     assert all(r.attempt == 0 for r in h.store.list_tasks())
+
+
+async def test_a_claim_the_closing_app_gives_back_says_the_app_closed(
+    harness_factory: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app begins to close while a claim waits for the writer: the task goes back with no
+    attempt used, and its history says the app was closed — not that the operator switched
+    its account off (what it said before: seen in a crash test's store)."""
+    h = harness_factory(web_accounts=1)
+    s = await h.start()
+    store = s.rt.store
+    claim_next = store.claim_next
+
+    async def claimed_as_the_window_closes(**kwargs: object) -> object:
+        claim = await claim_next(**kwargs)
+        s.close_claims()  # the window closed while the claim was being written
+        return claim
+
+    monkeypatch.setattr(store, "claim_next", claimed_as_the_window_closes)
+    await s.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB, prefix="w"))
+    deadline = asyncio.get_running_loop().time() + 30
+    # The claim writes "started"; what follows it is the give-back.
+    while (events := h.store.events("w-000"))[-1].code in ("submitted", "started"):
+        assert asyncio.get_running_loop().time() < deadline, events
+        await asyncio.sleep(0.02)
+    [task] = h.store.list_tasks()
+    assert task.state == "pending"
+    assert events[-1].code == EventCode.RETURNED_SHUTDOWN, events[-1]
+    assert "switched off" not in events[-1].message
+    assert "attempt not used up" in events[-1].message
+    await s.stop()
