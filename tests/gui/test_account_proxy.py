@@ -22,7 +22,7 @@ from media_assistant.sim.api_server import ApiSimConfig, ApiSimulator
 from tests.gui.app_env import running_app
 from tests.support.file_keyring import FileKeyring
 from tests.support.keyrings import use_keyring
-from tests.support.proxies import TinyProxy
+from tests.support.proxies import TinyProxy, logged
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -169,10 +169,9 @@ async def test_fetch_the_model_list_and_test_connection_go_through_the_proxy(
         await editor.api.probe(editor.api.test)
         assert editor.note.text().startswith("Connected: sim-chat"), editor.note.text()
         assert not editor.note_is_error
-        deadline = asyncio.get_running_loop().time() + 30  # tinyproxy logs after relaying
-        while http_proxy.requests_to(port) < 2:
-            assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
-            await asyncio.sleep(0.05)
+        await logged(
+            lambda: http_proxy.requests_to(port), 2, http_proxy.log_text
+        )  # tinyproxy logs after relaying
         via = [r.get("via", "") for r in api_sim.stats()["requests"]]
         assert len(via) == 1 and "tinyproxy" in via[0]
         editor.proxy_fields.password.setText("wrong")

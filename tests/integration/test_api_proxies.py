@@ -95,10 +95,7 @@ async def test_each_api_account_leaves_through_its_own_proxy(
     # ... and the proxies logged traffic to the simulator. Each request's passage is proven by
     # its Via header above; tinyproxy's log file is written through a stdio buffer, so its last
     # lines may sit unwritten while the proxy idles (the full run saw 30 s of it): no count.
-    deadline = asyncio.get_running_loop().time() + 30
-    while http_proxy.requests_to(sim_port(api_sim)) < 1:
-        assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
-        await asyncio.sleep(0.05)
+    await logged(lambda: http_proxy.requests_to(sim_port(api_sim)), 1, http_proxy.log_text)
     assert http_proxy.requests_to(sim_port(api_sim)) <= by_account["api-a"]
     await logged(lambda: socks_proxy.connections_to(sim_port(api_sim)), 1, socks_proxy.log_text)
     assert stats["keys"][KEY_B]["served"] == by_account["api-b"]
@@ -316,10 +313,9 @@ async def test_the_set_up_checks_go_through_the_accounts_proxy(
     assert await list_models(api_sim.base_url, KEY_A, http) == ["sim-chat", "sim-reasoner"]
     answer = await check_connection(api_sim.base_url, KEY_A, "sim-chat", http)
     assert answer.text
-    deadline = asyncio.get_running_loop().time() + 30  # tinyproxy logs after relaying
-    while http_proxy.requests_to(port) < 2:
-        assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
-        await asyncio.sleep(0.05)
+    await logged(
+        lambda: http_proxy.requests_to(port), 2, http_proxy.log_text
+    )  # tinyproxy logs after relaying
     assert http_proxy.requests_to(port) == 2
     via = [r.get("via", "") for r in api_sim.stats()["requests"] if r["key"] == KEY_A]
     assert len(via) == 1 and "tinyproxy" in via[0]  # the one chat request, through it

@@ -28,7 +28,7 @@ from media_assistant.sim.chat_challenges import SHAPES
 from media_assistant.sim.chat_config import ChatSiteConfig
 from media_assistant.sim.chat_site import ChatSiteSimulator
 from tests.integration.test_web_lane import CHROMIUM, WebEnv, _cli, our_chromiums, web_tasks
-from tests.support.proxies import PROXY_PASSWORD, PROXY_USER, TinyProxy
+from tests.support.proxies import PROXY_PASSWORD, PROXY_USER, TinyProxy, logged
 from tests.support.web_config import one_web_account_toml
 from tests.support.xvfb import virtual_display
 
@@ -167,10 +167,9 @@ async def test_show_browser_reopens_a_headless_browser_in_a_window_through_its_p
                 "--headless" not in shown_line
                 and f"--proxy-server=http://127.0.0.1:{http_proxy.port}" in shown_line
             )
-            deadline = asyncio.get_running_loop().time() + 30  # tinyproxy logs after relaying
-            while http_proxy.requests_to(port) <= before:  # the reopened page, via the proxy
-                assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
-                await asyncio.sleep(0.05)
+            await logged(
+                lambda: http_proxy.requests_to(port), before + 1, http_proxy.log_text
+            )  # tinyproxy logs after relaying
             status = await s.accounts.get("web-1")
             assert status is not None and status.problem_code == "captcha"  # still the person's
             chat_sim.pass_challenge("web-1")  # the person passed it in the shown window

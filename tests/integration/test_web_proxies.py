@@ -142,10 +142,9 @@ proxy_password_env = "MA_PROXY_PW"
     )
     assert probe.returncode == 0, probe.stdout + probe.stderr
     assert "div#composer" in probe.stdout  # web-1's signed-in page, through its proxy
-    deadline = asyncio.get_running_loop().time() + 30  # tinyproxy logs after relaying
-    while http_proxy.requests_to(port) < 1:
-        assert asyncio.get_running_loop().time() < deadline, http_proxy.log_text()[-2000:]
-        await asyncio.sleep(0.05)
+    await logged(
+        lambda: http_proxy.requests_to(port), 1, http_proxy.log_text
+    )  # tinyproxy logs after relaying
     assert socks_proxy.connections_to(port) == 0
     plain = await asyncio.to_thread(_cli, data, "sites", "probe", url, "--seconds", "0.2")
     assert plain.returncode == 0, plain.stdout + plain.stderr
