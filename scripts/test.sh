@@ -15,6 +15,9 @@ echo "== mypy --platform win32"
 echo "== pytest"
 # Three workers (pytest-xdist; PYTEST_WORKERS=0 for one process, N for N): the suite's real
 # browsers, servers and processes wait more than they compute (on 2 cores, 3 workers took the
-# suite from ~34 to 27–30 min), and CI's whole run must stay under 30 min.
+# suite from ~34 to 27–30 min), and CI's whole run must stay under 30 min. --dist worksteal: a
+# worker that runs out takes half of another's queue, so the run does not end with one worker
+# alone on a chunk of slow browser tests (xdist's "load" hands out chunks of ~100 tests).
 # MA_REQUIRE_POSTGRES=1: the store's PostgreSQL tests fail (never skip) without a server.
-MA_REQUIRE_POSTGRES=1 QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q -n "${PYTEST_WORKERS:-3}" "$@"
+MA_REQUIRE_POSTGRES=1 QT_QPA_PLATFORM=offscreen .venv/bin/python -m pytest -q \
+  -n "${PYTEST_WORKERS:-3}" --dist worksteal "$@"
