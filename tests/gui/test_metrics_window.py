@@ -3,6 +3,7 @@ figures and its charts draw the day's series, read on a database reader thread."
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -10,21 +11,27 @@ import pyqtgraph as pg
 
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.metrics.figures import percentile
+from media_assistant.core.model.clock import ManualClock
 from media_assistant.gui.metrics.view import MetricsWindow
 from media_assistant.services import Services
 from tests.integration.test_metrics_cli import seed
 
 
 async def test_the_metrics_window_shows_the_stores_figures(tmp_path: Path, qtbot: Any) -> None:
+    # "Today" and the day's charts start at local midnight: work seeded 40 minutes before the
+    # real now was yesterday's from 00:00 to 00:40 (failed so at 00:14). The window's clock and
+    # the seed are pinned to today's noon instead.
+    noon = dt.datetime.now().astimezone().replace(hour=12, minute=0, second=0, microsecond=0)
     data = tmp_path / "data"
-    runs, totals = seed(data)
+    runs, totals = seed(data, start=noon.timestamp() - 2400)
     (data / "config.toml").write_text(
         '[[models]]\nname = "api-model"\nkind = "api"\n[[accounts]]\nid = "api-1"\nkind = "api"\n'
         'models = ["api-model"]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "NO_KEY"\n'
         "rpm = 60\n",
         "utf-8",
     )
-    services = Services.open(Paths.resolve(data, None), read_only=True)
+    clock = ManualClock(start=noon.timestamp())
+    services = Services.open(Paths.resolve(data, None), read_only=True, clock=clock)
     window = MetricsWindow(services)
     qtbot.addWidget(window)
     try:

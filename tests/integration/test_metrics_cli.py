@@ -43,11 +43,11 @@ LANE_KEYS = {
 }
 
 
-def seed(data: Path) -> tuple[list[float], list[float]]:
-    """Ten API answers of known generation times (the fourth after a timeout), submitted ~40
-    minutes ago; two tasks still waiting. Returns (runs, totals)."""
+def seed(data: Path, start: float | None = None) -> tuple[list[float], list[float]]:
+    """Ten API answers of known generation times (the fourth after a timeout), submitted at
+    ``start`` (default: ~40 minutes ago); two tasks still waiting. Returns (runs, totals)."""
     data.mkdir(parents=True, exist_ok=True)
-    clock = ManualClock(start=time.time() - 2400)
+    clock = ManualClock(start=time.time() - 2400 if start is None else start)
     engine = open_engine(sqlite_url(data / "media-assistant.db"))
     store = Store(engine, clock, EventBus())
     store.submit(make_tasks(12))
