@@ -168,10 +168,14 @@ async def test_the_operator_clears_a_pause_and_the_account_works_again(
     while (v := pacer.view("web-1")) is None or v.hold is not Hold.PAUSED:
         await asyncio.sleep(0.05)
     assert h.states()["web-000"] == "pending"  # retried later, on this (only) account
-    # `accounts clear-pacing` writes from another process: the lane re-reads the row.
+    # `accounts clear-pacing` writes from another process: the lane re-reads the row. The
+    # lane's view changes at once, its row on its writer thread after: the other process sees
+    # the pause once that save has landed (under load the row was read before it, unpaused).
     other = PacingStore(h.store.engine)
-    state = other.load("web-1")
-    assert state is not None and state.paused_until is not None
+    deadline = asyncio.get_running_loop().time() + 30
+    while (state := other.load("web-1")) is None or state.paused_until is None:
+        assert asyncio.get_running_loop().time() < deadline, f"the pause never saved: {state}"
+        await asyncio.sleep(0.05)
     state.paused_until = state.cooldown_until = None
     other.save("web-1", state, h.clock.now())
     assert await h.run(timeout=30) == []
