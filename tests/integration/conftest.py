@@ -77,10 +77,12 @@ async def harness_factory(tmp_path: Path) -> AsyncIterator[Callable[..., Harness
         web_latency: tuple[float, float] = (31, 370),
         api_latency: tuple[float, float] = (8, 20),
         url: str | None = None,
+        start: float | None = None,
         **config_kwargs: Any,
     ) -> Harness:
-        """``url``: the store (default: a SQLite file in the test's folder)."""
-        clock = ScaledClock(SPEED)
+        """``url``: the store (default: a SQLite file in the test's folder); ``start``: the
+        clock's first moment (default: now)."""
+        clock = ScaledClock(SPEED, start)
         engine = open_engine(url or sqlite_url(tmp_path / "ma.db"))
         h = Harness(
             Store(engine, clock),

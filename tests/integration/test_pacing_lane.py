@@ -5,6 +5,7 @@ the other accounts or the API lane."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
@@ -74,14 +75,17 @@ async def test_gaps_and_window_on_one_account_never_delay_the_other_or_the_api_l
 
 async def test_a_daily_cap_survives_a_restart(harness_factory: Callable[..., Harness]) -> None:
     config = paced_config({"daily_cap": 2}, web_accounts=1, api_accounts=0)
-    first = harness_factory(web_latency=(20, 20))
+    # The day is the local one: at noon, not wherever the real clock is (the scaled clock runs
+    # minutes ahead of it, and just before midnight the two runs would count different days).
+    noon = dt.datetime.now().astimezone().replace(hour=12, minute=0, second=0, microsecond=0)
+    first = harness_factory(web_latency=(20, 20), start=noon.timestamp())
     first.config = config
     s = await first.start()
     await s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB, prefix="day1"))
     assert await first.run(timeout=30) == []
     await s.stop()
 
-    second = harness_factory(web_latency=(20, 20))
+    second = harness_factory(web_latency=(20, 20), start=first.clock.now())
     second.config = config
     s2 = await second.start()
     lane = web_lane(second)
