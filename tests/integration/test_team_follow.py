@@ -5,12 +5,14 @@ engine's idle one) dies it listens on the next one and reloads what it missed.""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import psycopg
 import pytest
+from sqlalchemy import event, text
 
 from media_assistant.core.model.clock import SystemClock
 from media_assistant.core.model.events import EventBus, TasksSynced
@@ -157,3 +159,46 @@ async def test_a_dead_listen_connection_is_replaced_and_the_window_reloads(
     await asyncio.wait_for(window.arrived.wait(), 5)
     assert "after-000" in window.synced
     other.engine.dispose()
+
+
+def test_a_listener_stopping_while_a_thread_checks_a_connection_in_breaks_nothing(
+    pg_url: str,
+) -> None:
+    """A window's database thread was checking a connection in (the pool's ``checkin`` event
+    being dispatched) as its follower stopped the change listener, which removed its handlers
+    from that very event list: "deque mutated during iteration" on the thread (seen under load).
+    Held here at that moment: a handler registered first waits until the stop has returned."""
+    engine = open_engine(pg_url)
+    reached, release = threading.Event(), threading.Event()
+
+    def hold(_conn: Any, _record: Any) -> None:
+        if threading.current_thread().name == "checking-in":
+            reached.set()
+            release.wait(30)
+
+    event.listen(engine, "checkin", hold)  # first in the list: the listener's come after it
+    listener = ChangeListener(engine, on_change=lambda: None, on_reconnect=lambda: None)
+    listener.start()
+    errors: list[BaseException] = []
+
+    def check_in() -> None:
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=check_in, name="checking-in")
+    try:
+        assert listener.connected.wait(10)
+        thread.start()
+        assert reached.wait(30)
+        listener.stop()
+        release.set()
+        thread.join(30)
+        assert not thread.is_alive() and errors == []
+    finally:
+        release.set()
+        if thread.is_alive():
+            thread.join(30)
+        engine.dispose()

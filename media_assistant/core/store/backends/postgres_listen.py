@@ -92,6 +92,7 @@ class ChangeListener:
         # the follower polls (core/store/follower.py POLL_ONLY_EVERY_S).
         self.unavailable = threading.Event()
         self.reconnects = 0
+        self._off = False  # stopped: the pool's events (never removed, see stop) do nothing
 
     # ------------------------------------------------------------------ start, stop
 
@@ -117,7 +118,10 @@ class ChangeListener:
                         self._autocommit(conn, "UNLISTEN *")
             self._listening.clear()
             self.connected.clear()
-            self._remove_events()
+            # Switched off, not removed: SQLAlchemy's event lists are not safe against a change
+            # while another thread dispatches on them ("deque mutated during iteration": a
+            # window's database thread checking a connection in as its follower stopped).
+            self._off = True
         self._poke_r.close()
         self._poke_w.close()
 
@@ -126,19 +130,11 @@ class ChangeListener:
         with self._lock:
             return [c.pgconn.backend_pid for c in self._listening]
 
-    def _remove_events(self) -> None:
-        handlers: list[tuple[str, Callable[..., Any]]] = [
-            ("checkout", self._checked_out),
-            ("checkin", self._checked_in),
-        ]
-        handlers += [(n, self._closed) for n in _CLOSED] + [(n, self._failed) for n in _FAILED]
-        for name, fn in handlers:
-            with contextlib.suppress(Exception):
-                event.remove(self._engine, name, fn)
-
     # ------------------------------------------------------------------ the pool's events
 
     def _checked_out(self, dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        if self._off:
+            return
         with self._lock:  # waits while the listener drains or LISTENs on this connection
             _discard(self._idle, dbapi_connection)
             dead = _contains(self._dead, dbapi_connection)
@@ -147,7 +143,7 @@ class ChangeListener:
             raise DisconnectionError("the idle connection died (found by the change listener)")
 
     def _checked_in(self, dbapi_connection: Any, record: Any) -> None:
-        if dbapi_connection is None:
+        if dbapi_connection is None or self._off:
             return
         with self._lock:
             if not _contains(self._idle, dbapi_connection):
@@ -162,7 +158,7 @@ class ChangeListener:
         self._gone(dbapi_connection, failed=True)
 
     def _gone(self, dbapi_connection: Any, *, failed: bool) -> None:
-        if dbapi_connection is None:
+        if dbapi_connection is None or self._off:
             return
         with self._lock:
             _discard(self._idle, dbapi_connection)
