@@ -176,7 +176,7 @@ def test_a_listener_stopping_while_a_thread_checks_a_connection_in_breaks_nothin
             reached.set()
             release.wait(30)
 
-    event.listen(engine, "checkin", hold)  # first in the list: the listener's come after it
+    event.listen(engine, "checkin", hold)  # before the listener's handlers in the list
     listener = ChangeListener(engine, on_change=lambda: None, on_reconnect=lambda: None)
     listener.start()
     errors: list[BaseException] = []
