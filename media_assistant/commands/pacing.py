@@ -14,6 +14,7 @@ from media_assistant.core.rules.pacing import (
     PacingState,
     clear_holds,
     describe,
+    rebase,
     resolve_policy,
     view,
 )
@@ -57,7 +58,9 @@ def pacing_status(services: Services) -> dict[str, dict[str, Any] | None]:
         if not policy.limits_anything:
             out[account.id] = None
             continue
-        v = view(policy, states.get(account.id) or PacingState(), now)
+        state = states.get(account.id) or PacingState()
+        rebase(state, now)  # as the lane will (a clock moved back): shown, not saved here
+        v = view(policy, state, now)
         out[account.id] = {**v.to_json(), "text": describe(v, now)}
     return out
 

@@ -108,6 +108,39 @@ async def test_a_daily_cap_survives_a_restart(harness_factory: Callable[..., Har
     assert PacingStore(second.store.engine).load("web-1") is not None
 
 
+async def test_a_clock_set_back_across_midnight_after_a_full_cap_waits_for_the_real_midnight(
+    harness_factory: Callable[..., Harness], caplog: pytest.LogCaptureFixture
+) -> None:
+    # The PC's clock ran minutes fast: the account filled its daily cap "just after midnight";
+    # the app restarted after NTP set the clock back to 23:55 the day before. Those
+    # prompts were that day's: the account is free again at the real midnight, not a day later.
+    config = paced_config({"daily_cap": 2}, web_accounts=1, api_accounts=0)
+    today = dt.datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    midnight = today.timestamp()
+    first = harness_factory(web_latency=(20, 20), start=midnight + 60)
+    first.config = config
+    s = await first.start()
+    await s.submit(make_tasks(2, model="web-model", kind=ModelKind.WEB, prefix="fast"))
+    assert await first.run(timeout=30) == []
+    await s.stop()
+    assert first.clock.now() < midnight + 600
+
+    second = harness_factory(web_latency=(20, 20), start=midnight - 300)
+    second.config = config
+    s2 = await second.start()
+    view = web_lane(second).pacer.view("web-1")
+    assert view is not None and view.hold is Hold.DAILY_CAP and view.today_used == 2
+    assert view.ready_at == midnight  # not the midnight after (24 h more)
+    await s2.submit(make_tasks(1, model="web-model", kind=ModelKind.WEB, prefix="after"))
+    assert await second.run(timeout=30) == []  # 300 simulated seconds: 1.5 real ones
+    started = second.store.get("after-000")
+    assert started is not None and started.state == "success"
+    assert started.started_at is not None and started.started_at >= midnight
+    saved = PacingStore(second.store.engine).load("web-1")  # the moved times were saved
+    assert saved is not None and saved.day == today.date().isoformat() and saved.day_count == 1
+    assert "[web web-1] the clock moved back" in caplog.text
+
+
 @pytest.mark.expect_errors(r"risk guard: ")
 async def test_risk_signals_cool_the_account_down_and_k_in_a_row_pause_it(
     harness_factory: Callable[..., Harness],

@@ -17,6 +17,7 @@ from media_assistant.core.rules.pacing import (
     PacingState,
     describe,
     gate,
+    rebase,
     record_end,
     record_start,
     resolve_policy,
@@ -107,6 +108,48 @@ def test_daily_cap_alone_resets_at_local_midnight() -> None:
     g = gate(policy, state, at(23, 10), TZ)
     assert (g.hold, g.ready_at) == (Hold.DAILY_CAP, at(0, 0, day=2))
     assert gate(policy, state, at(0, 1, day=2), TZ).hold is Hold.READY
+
+
+def test_a_clock_stepped_back_across_midnight_does_not_hold_a_full_cap_for_two_days() -> None:
+    # The PC ran 10 minutes fast: the account filled its cap "just after midnight", then NTP
+    # set the clock back to 23:55. Those prompts were the day before's.
+    policy = PacingPolicy(min_gap_s=120, daily_cap=2)
+    state = PacingState()
+    run_task(policy, state, at(0, 1, day=2), took=60)
+    run_task(policy, state, at(0, 4, day=2), took=60)  # last answer at 00:05 (fast)
+    now = at(23, 55)
+    stale = PacingState.from_json(state.to_json())
+    g = gate(policy, stale, now, TZ)
+    assert (g.hold, g.ready_at) == (Hold.DAILY_CAP, at(0, 0, day=3))  # the 24 h wait, unrebased
+    assert rebase(state, now, TZ) == pytest.approx(600)
+    assert state.day == "2026-12-01" and state.day_count == 2
+    assert state.last_end_at == pytest.approx(now)
+    assert max(state.starts) == pytest.approx(at(23, 53))
+    g = gate(policy, state, now, TZ)
+    assert (g.hold, g.ready_at) == (Hold.DAILY_CAP, at(0, 0, day=2))  # the real midnight
+    assert view(policy, state, now, TZ).today_used == 2
+    assert gate(policy, state, at(0, 1, day=2), TZ).hold is Hold.READY
+
+
+def test_rebase_keeps_cooldowns_and_pauses_their_length_and_leaves_a_sane_state_alone() -> None:
+    policy = PacingPolicy(cooldowns={"captcha": 2700}, risk_events=2, risk_pause_s=3600)
+    rng = random.Random(1)
+    state = PacingState()
+    record_end(policy, state, T0, success=False, error=ErrorKind.CAPTCHA, rng=rng)
+    record_end(policy, state, T0 + 60, success=False, error=ErrorKind.CAPTCHA, rng=rng)
+    assert state.paused_until == T0 + 60 + 3600
+    assert state.cooldown_until is not None
+    cooling = state.cooldown_until - T0 - 60
+    untouched = state.to_json()
+    assert rebase(state, T0 + 61, TZ) == 0.0 and state.to_json() == untouched
+    assert rebase(state, T0 + 59.5, TZ) == 0.0  # within the tolerance: a measuring error
+    assert rebase(state, T0 - 240, TZ) == pytest.approx(300)  # stepped back five minutes
+    assert state.last_end_at == pytest.approx(T0 - 240)
+    assert [at for at, _ in state.streak] == pytest.approx([T0 - 300, T0 - 240])
+    assert state.paused_until == pytest.approx(T0 - 240 + 3600)
+    assert state.cooldown_until - state.last_end_at == pytest.approx(cooling)
+    assert state.day is None  # no prompt was counted: nothing to date
+    assert rebase(PacingState(), T0, TZ) == 0.0
 
 
 def test_active_hours_may_wrap_midnight() -> None:

@@ -42,6 +42,7 @@ from media_assistant.core.rules.pacing import (
     describe,
     gate,
     minutes_text,
+    rebase,
     record_end,
     record_start,
     resolve_policy,
@@ -127,9 +128,20 @@ class Pacer:
         return account_id in self.policies
 
     def _state(self, account_id: str) -> PacingState:
+        """The account's state, its times moved back first if the clock moved back since they
+        were recorded (:func:`~media_assistant.core.rules.pacing.rebase`)."""
         state = self.states.get(account_id)
         if state is None:
             state = self.states[account_id] = PacingState()
+        step = rebase(state, self.clock.now(), self.tz)
+        if step > 0:
+            log.warning(
+                "[web %s] the clock moved back %.0f s since the account's last prompt: its "
+                "pacing times moved back with it",
+                account_id,
+                step,
+            )
+            self._save(account_id, state)
         return state
 
     @classmethod

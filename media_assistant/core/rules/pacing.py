@@ -437,6 +437,47 @@ def record_end(
     return RiskNote(kind, cooldown, repeats, paused_until, tuple(k for _, k in state.streak))
 
 
+# A saved time may lie this far ahead of now before the clock is taken to have moved back
+# (the server-aligned clock of team mode may move back by its measuring error, milliseconds).
+CLOCK_BACK_TOLERANCE_S = 1.0
+
+
+def rebase(state: PacingState, now: float, tz: dt.tzinfo | None = None) -> float:
+    """Move the state's times back by as much as the wall clock moved back since they were
+    recorded; return that amount (0.0: nothing to move).
+
+    Every time in the state was ``now`` when it was recorded (or ``now`` plus a cooldown or a
+    pause), so one lying ahead of now means the clock stepped back since — an NTP correction of
+    a PC that ran fast, a hand fix. Left as they were, the gap would last longer by the step,
+    and a step back across midnight would count the day's prompts on tomorrow: an account that
+    just filled its daily cap would then wait until the day *after* tomorrow. So every time
+    moves back by the step (the latest recorded moment becomes now), cooldowns and pauses keep
+    their length, and the day count is dated anew by the last prompt's moved time. Prompts the
+    fast clock had already counted on the earlier day are not added back: the count errs low."""
+    latest = max(
+        [
+            *state.starts,
+            *(at for at, _ in state.streak),
+            *([state.last_end_at] if state.last_end_at is not None else []),
+        ],
+        default=None,
+    )
+    if latest is None or latest <= now + CLOCK_BACK_TOLERANCE_S:
+        return 0.0
+    step = latest - now
+    state.starts = [s - step for s in state.starts]
+    state.streak = [(at - step, kind) for at, kind in state.streak]
+    if state.last_end_at is not None:
+        state.last_end_at -= step
+    if state.cooldown_until is not None:
+        state.cooldown_until -= step
+    if state.paused_until is not None:
+        state.paused_until -= step
+    if state.starts and state.day is not None:
+        state.day = local_date(max(state.starts), tz).isoformat()
+    return step
+
+
 def clear_holds(state: PacingState) -> None:
     """The operator's "it is fine now": cooldown and pause end; counts and the gap stay."""
     state.cooldown_until = state.cooldown_kind = None
