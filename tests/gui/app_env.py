@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from media_assistant.core.files.paths import Paths
 from media_assistant.core.lanes.scheduler import Scheduler
+from media_assistant.core.model.clock import Clock
 from media_assistant.gui.bridge.controller import AppController
 from media_assistant.gui.window.log_panel import LogModel
 from media_assistant.gui.window.main_window import MainWindow
@@ -33,13 +34,14 @@ class Env:
 
 @contextlib.asynccontextmanager
 async def running_app(
-    data_dir: Path, qtbot: Any, *, start_scheduler: bool = True
+    data_dir: Path, qtbot: Any, *, start_scheduler: bool = True, clock: Clock | None = None
 ) -> AsyncIterator[Env]:
+    """``clock``: the services' clock (default: the system's)."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     quits = app.quitOnLastWindowClosed()
     app.setQuitOnLastWindowClosed(False)  # as the app: closing the window is not the end
-    services = Services.open(Paths.resolve(data_dir))
+    services = Services.open(Paths.resolve(data_dir), clock=clock)
     services.bind_loop()
     scheduler = services.scheduler()
     controller = AppController(services, scheduler)

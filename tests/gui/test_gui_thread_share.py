@@ -6,6 +6,7 @@ took. Time is the window's injected clock; the plan is gated, so nothing here wa
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import threading
 from pathlib import Path
 from typing import Any
@@ -103,11 +104,15 @@ async def test_a_metrics_refresh_changes_only_the_chart_items_whose_figures_move
     from media_assistant.gui.metrics.view import MetricsWindow
     from tests.integration.test_metrics_cli import seed
 
+    # "Today" starts at local midnight: the seed and the window's clock at today's noon (as
+    # tests/gui/test_metrics_window.py), not 40 minutes before a real now that may be 00:10.
+    noon = dt.datetime.now().astimezone().replace(hour=12, minute=0, second=0, microsecond=0)
     data = tmp_path / "data"
-    seed(data)
+    seed(data, start=noon.timestamp() - 2400)
     (data / "config.toml").write_text(CONFIG.replace('"api-1"', '"api-1"\nrpm = 60', 1), "utf-8")
     monkeypatch.setenv("MA_GUI_TEST_KEY", "sk-test")
-    services = Services.open(Paths.resolve(data, None), read_only=True)
+    clock = ManualClock(start=noon.timestamp())
+    services = Services.open(Paths.resolve(data, None), read_only=True, clock=clock)
     window = MetricsWindow(services)
     qtbot.addWidget(window)
     charts = (window.finished_chart, window.p90_chart, window.busy_chart, window.quota_chart)

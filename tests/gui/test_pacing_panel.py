@@ -4,10 +4,12 @@ the web lane's ETA includes the waits, and a risk pause is announced."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
+from media_assistant.core.model.clock import ScaledClock
 from media_assistant.core.model.records import NewTask
 from media_assistant.core.model.states import ModelKind
 from media_assistant.core.rules.pacing import PacingState
@@ -47,7 +49,10 @@ def app(tmp_path: Path, qtbot: Any) -> AbstractAsyncContextManager[Env]:
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(CONFIG, encoding="utf-8")
-    return running_app(data, qtbot)
+    # Real time from today's local noon: "1 of 50 today" is counted on a local day, and the
+    # real clock could pass midnight between the answer and the panel's refresh.
+    noon = dt.datetime.now().astimezone().replace(hour=12, minute=0, second=0, microsecond=0)
+    return running_app(data, qtbot, clock=ScaledClock(1.0, start=noon.timestamp()))
 
 
 def state_text(env: Env) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from media_assistant.cli import main
+from tests.support.local_day import clear_of_midnight
 
 WEB_CONFIG = """
 [simulation]
@@ -374,6 +375,9 @@ def test_main_in_process_reports_bad_input_as_exit_2(
 
 
 def test_status_shows_each_web_accounts_pacing(tmp_path: Path) -> None:
+    # "1 of 50 today" counts on the local day, and the CLI runs on the real clock: the run and
+    # the status call below must not straddle midnight.
+    clear_of_midnight(300)
     data = tmp_path / "data"
     config = write_config(data)
     text = config.read_text(encoding="utf-8").replace(
