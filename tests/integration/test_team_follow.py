@@ -161,6 +161,67 @@ async def test_a_dead_listen_connection_is_replaced_and_the_window_reloads(
     other.engine.dispose()
 
 
+def test_a_listener_starting_while_a_thread_checks_a_connection_in_breaks_nothing(
+    pg_url: str,
+) -> None:
+    """The start's side of the test below: a listener that added its handlers to the pool's
+    event lists (``event.listen``) as a thread dispatched ``checkin`` broke that thread the same
+    way. Now nothing is added after the engine is made: the listener subscribes.
+
+    And it still listens when that thread's connection is the one the pool keeps: the listener
+    did not see it given back (its return came before the start), and its own first connection
+    came back after it — one too many, so the pool closed that one. Both orders are held here."""
+    engine = open_engine(pg_url)
+    reached, release = threading.Event(), threading.Event()
+    listener_back, listener_go = threading.Event(), threading.Event()
+
+    def hold(_conn: Any, _record: Any) -> None:
+        name = threading.current_thread().name
+        if name == "checking-in":
+            reached.set()
+            release.wait(30)
+        elif name == "db-listen" and not listener_back.is_set():
+            listener_back.set()  # its first connection, given back: held until the other's is
+            listener_go.wait(30)
+
+    event.listen(engine, "checkin", hold)
+    listener = ChangeListener(engine, on_change=lambda: None, on_reconnect=lambda: None)
+    errors: list[BaseException] = []
+
+    def check_in() -> None:
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=check_in, name="checking-in")
+    try:
+        thread.start()
+        assert reached.wait(30)
+        listener.start()
+        assert listener_back.wait(30)
+        release.set()
+        thread.join(30)
+        assert not thread.is_alive() and errors == []
+        assert engine.pool.checkedin() == 1  # the thread's connection, kept by the pool
+        listener_go.set()
+        assert listener.connected.wait(10)  # and the listener listens on it
+        assert listener.backend_pids() == [_pid(engine)]
+    finally:
+        release.set()
+        listener_go.set()
+        if thread.is_alive():
+            thread.join(30)
+        listener.stop()
+        engine.dispose()
+
+
+def _pid(engine: Any) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(text("SELECT pg_backend_pid()")).scalar_one())
+
+
 def test_a_listener_stopping_while_a_thread_checks_a_connection_in_breaks_nothing(
     pg_url: str,
 ) -> None:

@@ -51,6 +51,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, func, select, t
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 
+from media_assistant.core.store.backends.pool_events import pool_events
 from media_assistant.core.store.backends.postgres_pool import LendingPool
 
 log = logging.getLogger(__name__)
@@ -208,6 +209,7 @@ def postgres_engine(
     )
     binary_results_on_request(engine)
     cache_long_statements()
+    pool_events(engine)  # the change listener's, registered before any thread uses the engine
     return engine
 
 

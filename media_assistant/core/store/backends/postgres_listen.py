@@ -24,6 +24,10 @@ backoff while the server is away —, and until a new one listens the follower t
 the first LISTEN after such a loss counts as a reconnect and asks for a reload (whatever was
 missed meanwhile is in the log).
 
+The pool's events reach the listener through core/store/backends/pool_events.py: registered
+once when the engine is made, the listener subscribes at start and unsubscribes at stop (adding
+or removing a handler while another thread dispatches breaks that thread).
+
 Split from core/store/backends/postgres.py, whose channel it uses.
 """
 
@@ -37,9 +41,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine
 from sqlalchemy.exc import DisconnectionError
 
+from media_assistant.core.store.backends.pool_events import pool_events
 from media_assistant.core.store.backends.postgres import (
     CHANGES_CHANNEL,
     behind_a_pooler,
@@ -47,10 +52,6 @@ from media_assistant.core.store.backends.postgres import (
 )
 
 log = logging.getLogger(__name__)
-
-# The pool events the listener follows: a connection taken, given back, or gone.
-_CLOSED = ("close", "close_detached", "detach")  # the pool's ordinary closing
-_FAILED = ("invalidate", "soft_invalidate")  # a connection found broken (or the pool's after one)
 
 
 class ChangeListener:
@@ -92,17 +93,14 @@ class ChangeListener:
         # the follower polls (core/store/follower.py POLL_ONLY_EVERY_S).
         self.unavailable = threading.Event()
         self.reconnects = 0
-        self._off = False  # stopped: the pool's events (never removed, see stop) do nothing
+        self._off = False  # stopped: a pool event dispatched as the stop came does nothing
 
     # ------------------------------------------------------------------ start, stop
 
     def start(self) -> None:
-        event.listen(self._engine, "checkout", self._checked_out, insert=True)
-        event.listen(self._engine, "checkin", self._checked_in)
-        for name in _CLOSED:
-            event.listen(self._engine, name, self._closed)
-        for name in _FAILED:
-            event.listen(self._engine, name, self._failed)
+        # Subscribed, never added to the engine's event lists (core/store/backends/
+        # pool_events.py: a change to them while a thread dispatches breaks that thread).
+        pool_events(self._engine).subscribe(self)
         self._thread = threading.Thread(target=self._run, name="db-listen", daemon=True)
         self._thread.start()
 
@@ -118,10 +116,8 @@ class ChangeListener:
                         self._autocommit(conn, "UNLISTEN *")
             self._listening.clear()
             self.connected.clear()
-            # Switched off, not removed: SQLAlchemy's event lists are not safe against a change
-            # while another thread dispatches on them ("deque mutated during iteration": a
-            # window's database thread checking a connection in as its follower stopped).
             self._off = True
+        pool_events(self._engine).unsubscribe(self)
         self._poke_r.close()
         self._poke_w.close()
 
@@ -132,7 +128,7 @@ class ChangeListener:
 
     # ------------------------------------------------------------------ the pool's events
 
-    def _checked_out(self, dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    def checked_out(self, dbapi_connection: Any) -> None:
         if self._off:
             return
         with self._lock:  # waits while the listener drains or LISTENs on this connection
@@ -142,29 +138,27 @@ class ChangeListener:
         if dead:
             raise DisconnectionError("the idle connection died (found by the change listener)")
 
-    def _checked_in(self, dbapi_connection: Any, record: Any) -> None:
-        if dbapi_connection is None or self._off:
+    def checked_in(self, dbapi_connection: Any) -> None:
+        if self._off:
             return
         with self._lock:
             if not _contains(self._idle, dbapi_connection):
                 self._idle.append(dbapi_connection)
         self._poke()
 
-    def _closed(self, dbapi_connection: Any, *args: Any) -> None:
-        # (close_detached has no record argument)
-        self._gone(dbapi_connection, failed=False)
-
-    def _failed(self, dbapi_connection: Any, *args: Any) -> None:
-        self._gone(dbapi_connection, failed=True)
-
-    def _gone(self, dbapi_connection: Any, *, failed: bool) -> None:
-        if dbapi_connection is None or self._off:
+    def gone(self, dbapi_connection: Any, *, failed: bool) -> None:
+        if self._off:
             return
         with self._lock:
             _discard(self._idle, dbapi_connection)
             _discard(self._dead, dbapi_connection)
             if _discard(self._listening, dbapi_connection):
                 self._after_loss(failed=failed)
+            if not self._idle:
+                # None seen idle: the pool may keep one whose return this listener did not see
+                # (given back as it started: the pool then closed the listener's own, found
+                # one too many). Take one, so the kept one comes back where it is seen.
+                self._renew = True
         self._poke()
 
     def _after_loss(self, *, failed: bool) -> None:
@@ -194,12 +188,13 @@ class ChangeListener:
                 # After a failure nothing may take a connection for a long time (a window
                 # without a scheduler): the listener does, so the pool replaces the dead one
                 # (its checkout refuses it) and the new one comes back to be listened on.
+                self._renew = False  # before: the pool's events during the take may set it
                 try:
                     with self._engine.connect():
                         pass
-                    self._renew = False
                     delay = 0.5
                 except Exception as exc:  # unreachable: again with backoff (0.5 s → 10 s)
+                    self._renew = True
                     log.info(
                         "[team] change listener cannot connect (%s); again in %.1f s", exc, delay
                     )
