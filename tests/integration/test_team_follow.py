@@ -187,15 +187,7 @@ def test_a_listener_starting_while_a_thread_checks_a_connection_in_breaks_nothin
     event.listen(engine, "checkin", hold)
     listener = ChangeListener(engine, on_change=lambda: None, on_reconnect=lambda: None)
     errors: list[BaseException] = []
-
-    def check_in() -> None:
-        try:
-            with engine.connect() as conn:
-                conn.execute(text("SELECT 1"))
-        except BaseException as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=check_in, name="checking-in")
+    thread = _checking_in(engine, errors)
     try:
         thread.start()
         assert reached.wait(30)
@@ -217,6 +209,20 @@ def test_a_listener_starting_while_a_thread_checks_a_connection_in_breaks_nothin
         engine.dispose()
 
 
+def _checking_in(engine: Any, errors: list[BaseException]) -> threading.Thread:
+    """A thread (not started) named ``checking-in`` that runs one query; its error lands in
+    ``errors``."""
+
+    def check_in() -> None:
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    return threading.Thread(target=check_in, name="checking-in")
+
+
 def _pid(engine: Any) -> int:
     with engine.connect() as conn:
         return int(conn.execute(text("SELECT pg_backend_pid()")).scalar_one())
@@ -228,7 +234,7 @@ def test_a_listener_stopping_while_a_thread_checks_a_connection_in_breaks_nothin
     """A window's database thread was checking a connection in (the pool's ``checkin`` event
     being dispatched) as its follower stopped the change listener, which removed its handlers
     from that very event list: "deque mutated during iteration" on the thread (seen under load).
-    Held here at that moment: a handler registered first waits until the stop has returned."""
+    Held here at that moment: a handler on that list waits until the stop has returned."""
     engine = open_engine(pg_url)
     reached, release = threading.Event(), threading.Event()
 
@@ -237,19 +243,11 @@ def test_a_listener_stopping_while_a_thread_checks_a_connection_in_breaks_nothin
             reached.set()
             release.wait(30)
 
-    event.listen(engine, "checkin", hold)  # before the listener's handlers in the list
+    event.listen(engine, "checkin", hold)
     listener = ChangeListener(engine, on_change=lambda: None, on_reconnect=lambda: None)
     listener.start()
     errors: list[BaseException] = []
-
-    def check_in() -> None:
-        try:
-            with engine.connect() as conn:
-                conn.execute(text("SELECT 1"))
-        except BaseException as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=check_in, name="checking-in")
+    thread = _checking_in(engine, errors)
     try:
         assert listener.connected.wait(10)
         thread.start()
