@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from sqlalchemy import event, text
+from sqlalchemy import event, select, text
 
 from media_assistant.core.model.clock import ManualClock
+from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.events import EventBus
 from media_assistant.core.model.records import BatchInfo, Claim, NewTask
-from media_assistant.core.model.states import ModelKind
+from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.rules import fair
 from media_assistant.core.store import Store, fair_store
 from media_assistant.core.store.db import open_engine
@@ -201,6 +202,116 @@ def test_move_to_top_runs_first_past_the_shares(store: Store, clock: ManualClock
     assert [t for _, t, *_ in team.log[:5]] == [f"z-{i:03d}" for i in range(5)]
 
 
+def _active_nodes(store: Store) -> set[str]:
+    with store.engine.connect() as conn:
+        return set(conn.execute(text("SELECT node FROM fair_nodes WHERE active")).scalars())
+
+
+def _vtime(store: Store, node: str) -> float:
+    with store.engine.connect() as conn:
+        f = fair_store.F
+        return float(conn.execute(select(fair_store.vtime_of(f)).where(f.c.node == node)).scalar())
+
+
+def test_a_canceled_batch_gives_its_share_back(store: Store, clock: ManualClock) -> None:
+    """Canceling a batch's pending tasks is the end of its work as much as its last finish: its
+    node, and its tenant's when that tenant has nothing else, leave the fair share. Before, the
+    canceled batch kept half of the shares in status's "shares", and the other's ETA doubled."""
+    team = Team(store, clock, lambda _t: 10.0)
+    store.submit(tasks(20, "a", "A"), batch=BatchInfo("A", tenant="wang"))
+    store.submit(tasks(20, "b", "B"), batch=BatchInfo("B", tenant="li"))
+    team.fill()  # one task of each runs: their nodes stay active while they run
+    assert store.fair_shares() == {"A": 0.5, "B": 0.5}
+    store.request_cancel(batch_id="B")
+    assert store.fair_shares() == {"A": 0.5, "B": 0.5}  # B's running task still runs
+    team.step()
+    team.step()  # both running tasks end; B's cancel-requested one with its finish
+    assert store.fair_shares() == {"A": 1.0}
+    report = store.shares_report()
+    assert [(r["batch"], r["share"]) for r in report] == [("A", 1.0)]
+    # A batch whose every task was still pending: the cancel itself gives the share back.
+    store.submit(tasks(5, "c", "C"), batch=BatchInfo("C", tenant="zhao"))
+    assert store.fair_shares() == {"A": 0.5, "C": 0.5}
+    assert store.request_cancel(batch_id="C").canceled
+    assert store.fair_shares() == {"A": 1.0}
+    assert _active_nodes(store) == set(fair.node_keys(fair.NORMAL, "wang", "A"))
+    # Canceling by task ids, across batches, the same; a batch with work left keeps its share.
+    store.submit(tasks(3, "d", "D"), batch=BatchInfo("D", tenant="zhao"))
+    store.submit(tasks(3, "e", "E"), batch=BatchInfo("E", tenant="zhao"))
+    store.request_cancel(["d-000", "d-001", "d-002", "e-000"])
+    assert store.fair_shares() == {"A": 0.5, "E": 0.5}
+
+
+def test_a_newcomer_after_a_canceled_batch_starts_level_with_the_batches_that_run(
+    store: Store, clock: ManualClock
+) -> None:
+    """A canceled batch's node no longer sets the start of the next newcomer: before, its
+    virtual time stayed where the cancel left it while A's ran on, and the next batch started
+    there — owed everything A had run since."""
+    team = Team(store, clock, lambda _t: 10.0)
+    store.submit(tasks(400, "a", "A"))
+    team.run_until(clock.now() + 500)
+    store.submit(tasks(3, "b", "B"))
+    store.request_cancel(batch_id="B")
+    canceled_at = _vtime(store, fair.batch_key(fair.NORMAL, "B"))
+    team.run_until(clock.now() + 1000)  # A alone runs 2,000 more generation seconds
+    for _ in range(2):  # nothing of A in flight: its virtual time is all done work
+        team.step()
+    store.submit(tasks(3, "d", "D"))  # 30 s of estimated work: 30 s of credit
+    a = _vtime(store, fair.batch_key(fair.NORMAL, "A"))
+    d = _vtime(store, fair.batch_key(fair.NORMAL, "D"))
+    assert a - canceled_at > 1500
+    assert d == pytest.approx(a - 30.0, abs=2 * 10.0), (a, d, canceled_at)
+
+
+def test_a_reaped_task_that_fails_gives_its_batchs_share_back(
+    store: Store, clock: ManualClock
+) -> None:
+    """No finish settles an attempt the reaper takes back; when that was the batch's last task
+    and it fails there (no attempts left), the batch leaves the shares all the same. One that
+    goes back to the queue keeps its batch's share."""
+    store.submit(tasks(20, "a", "A"))
+    store.submit(tasks(2, "b", "B"), max_attempts=1)
+    store.submit(tasks(1, "r", "R"), max_attempts=3)
+    claims = []
+    for i in range(6):
+        c = store.claim_next(
+            kind=ModelKind.API,
+            account_id=f"acc-{i}",
+            models=["api-model"],
+            owner_id="o",
+            deadline_s=10**6,
+        )
+        assert c is not None
+        claims.append(c)
+    assert {c.task_id for c in claims} >= {"b-000", "b-001", "r-000"}
+    for c in claims:
+        if c.task_id.startswith("a"):
+            assert store.finish_success(c, "ok")
+    clock.advance_sync(100.0)
+    reaped = {r.task_id: r.new_state for r in store.reap_stale(dead_after=90.0)}
+    assert reaped == {
+        "b-000": TaskState.FAILED,
+        "b-001": TaskState.FAILED,
+        "r-000": TaskState.PENDING,
+    }
+    assert set(store.fair_shares()) == {"A", "R"}
+
+
+def test_a_priority_change_moving_a_batch_to_another_class_leaves_the_old_one(
+    store: Store, clock: ManualClock
+) -> None:
+    """Every pending task of U moved from normal to urgent: U's normal node leaves the share
+    (before, U stood in both classes, and normal stayed active with nothing to run)."""
+    store.submit(tasks(5, "u", "U"))
+    store.set_priority(batch_id="U", priority=5)
+    assert _active_nodes(store) == set(fair.node_keys(fair.URGENT, "", "U"))
+    store.set_priority(["u-000"], priority=0)  # one back: both classes have work
+    assert _active_nodes(store) == set(fair.node_keys(fair.URGENT, "", "U")) | set(
+        fair.node_keys(fair.NORMAL, "", "U")
+    )
+
+
 def _service(store: Store, node: str) -> float:
     with store.engine.connect() as conn:
         return fair_store.service_of(conn, node)
@@ -365,6 +476,130 @@ def test_a_finish_idling_its_tenant_and_class_takes_them_in_key_order(
         activation.close()
         t.join(timeout=30)
         assert finished == [True]
+    finally:
+        store.engine.dispose()
+        other.dispose()
+
+
+def test_a_retry_across_batches_and_a_finish_idling_one_of_them_never_deadlock(
+    store_url: str, clock: ManualClock
+) -> None:
+    """Two real connections. An operator's retry of failed tasks of batches X and Y makes both
+    active again; meanwhile the last running task of one of them (the second the retry comes
+    to) finishes, which idles its batch node and then wants the class and tenant rows. Held
+    at the second batch, the retry used to hold the first's class and tenant rows already
+    while the finish held the second's batch row: each waited for the other and PostgreSQL
+    aborted one (DeadlockDetected) after a second. Now the retry locks every node it changes
+    first, in key order; both end, and both batches are active with their retried work."""
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite's one writer serialises the transactions themselves")
+    store = Store(open_engine(store_url), clock, EventBus())
+    other = Store(open_engine(store_url), clock, EventBus())
+    try:
+        for b in ("X", "Y"):
+            store.submit(tasks(2, b.lower(), b))
+        claims = {}
+        for i in range(4):
+            c = store.claim_next(
+                kind=ModelKind.API,
+                account_id=f"acc-{i}",
+                models=["api-model"],
+                owner_id="o",
+                deadline_s=99,
+            )
+            assert c is not None
+            claims[c.task_id] = c
+        for failed in ("x-000", "y-000"):
+            assert store.finish_failed(claims.pop(failed), ErrorKind.SERVER_ERROR, "boom")
+        # The retry, held where it comes to its second batch's nodes (whichever that is).
+        inserts: list[str] = []
+        at_second, go = threading.Event(), threading.Event()
+
+        def hold(_c: object, _cur: object, statement: str, params: Any, *_: object) -> None:
+            if statement.startswith("INSERT INTO fair_nodes"):
+                inserts.append("Y" if "b:normal:Y" in str(params) else "X")
+                if len(inserts) == 2:
+                    at_second.set()
+                    go.wait(30)
+
+        event.listen(other.engine, "before_cursor_execute", hold)
+        results: dict[str, Any] = {}
+
+        def run(name: str, work: Callable[[], Any]) -> None:
+            try:
+                results[name] = work()
+            except BaseException as exc:  # noqa: BLE001 - asserted below
+                results[name] = exc
+
+        retry = threading.Thread(
+            target=run, args=("retry", lambda: other.retry(["x-000", "y-000"]))
+        )
+        retry.start()
+        assert at_second.wait(30)
+        second = inserts[1]
+        finish = threading.Thread(
+            target=run,
+            args=("finish", lambda: store.finish_success(claims[f"{second.lower()}-001"], "ok")),
+        )
+        finish.start()
+        # The finish ends, or waits for a lock the retry holds (as it did before).
+        with store.engine.connect() as look:
+            for _ in range(600):
+                waiting = look.execute(
+                    text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                ).scalar()
+                look.rollback()
+                if waiting or "finish" in results:
+                    break
+                threading.Event().wait(0.05)
+        go.set()
+        retry.join(timeout=60)
+        finish.join(timeout=60)
+        event.remove(other.engine, "before_cursor_execute", hold)
+        assert sorted(results["retry"]) == ["x-000", "y-000"] and results["finish"] is True, results
+        assert set(store.fair_shares()) == {"X", "Y"}
+    finally:
+        store.engine.dispose()
+        other.engine.dispose()
+
+
+def test_setting_the_class_weights_takes_the_class_rows_in_key_order(
+    store_url: str, clock: ManualClock
+) -> None:
+    """A workstation's start writes the class weights (one row per class). It took them in
+    the classes' order (urgent, normal, low), not in key order: beside a transaction holding
+    ``c:normal`` that then wanted ``c:urgent`` (a retry across classes, in key order), each
+    waited for the other. Now ``c:low``, ``c:normal``, ``c:urgent``: it waits, then ends."""
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite's one writer serialises the transactions themselves")
+    store = Store(open_engine(store_url), clock, EventBus())
+    other = open_engine(store_url)
+    try:
+        store.set_class_weights(dict(fair.DEFAULT_WEIGHTS))  # the rows exist
+        holder = other.connect()
+        tx = holder.begin()
+        lock = text("SELECT node FROM fair_nodes WHERE node = :n FOR UPDATE")
+        holder.execute(lock, {"n": fair.class_key(fair.NORMAL)})
+        done: list[BaseException | None] = []
+
+        def weights() -> None:
+            try:
+                store.set_class_weights({**fair.DEFAULT_WEIGHTS, fair.LOW: 2.0})
+                done.append(None)
+            except BaseException as exc:  # noqa: BLE001 - asserted below
+                done.append(exc)
+
+        t = threading.Thread(target=weights)
+        t.start()
+        assert _lock_waiters(other, "%fair_nodes%") == 1 and not done
+        holder.execute(lock, {"n": fair.class_key(fair.URGENT)})  # free: not taken before
+        tx.commit()
+        holder.close()
+        t.join(timeout=30)
+        assert done == [None]
+        assert store.fair_shares() == {}  # nothing active; the weights are written
+        with store.engine.connect() as conn:
+            assert fair_store.class_weights(conn)[fair.LOW] == 2.0
     finally:
         store.engine.dispose()
         other.dispose()

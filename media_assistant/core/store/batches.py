@@ -208,7 +208,7 @@ class BatchRoom(StoreBase):
         with write_tx(self.engine, durable=True) as conn:
             gone = conn.execute(delete(P).where(P.c.scope == scope, P.c.target == target)).rowcount
             if gone and scope == "batch":  # back from a pause: no back-pay for it
-                fair_store.activate_open(conn, [target], self.clock.now())
+                fair_store.refresh(conn, [target], self.clock.now())
             current = _pauses(conn)
         if gone:
             self.bus.publish(PausesChanged(current))
@@ -276,8 +276,9 @@ class BatchRoom(StoreBase):
                     .scalars()
                     .all()
                 )
-            # A class the batch had no work in may start now: level with its siblings.
-            fair_store.activate_open(conn, fair_store.batches_of(conn, changed), now)
+            # A class the batch had no work in may start now (level with its siblings), and one
+            # it has no work left in gives its share back.
+            fair_store.refresh(conn, fair_store.batches_of(conn, changed), now)
             for tid in changed:
                 self._event(
                     conn,

@@ -150,7 +150,7 @@ def _copy_the_rest(src: Connection, dst: Connection, added: set[str], report: Co
     report.pacing_added = _copy_rows(src, dst, PACING, ["account_id"])
     if added:  # the copied work takes its place in the fair share (level: nobody is owed)
         pending = dst.execute(select(T.c.batch_id).where(IS_PENDING).distinct()).scalars()
-        fair_store.activate_open(dst, list(pending), time.time())
+        fair_store.refresh(dst, list(pending), time.time())
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ to the committed value: no charge is lost and none is counted twice
 (tests/unit/test_fair_store.py holds two connections to prove both). A ``fair_nodes`` row is
 locked only when its node changes state (activation, the last open task's finish); every
 statement or transaction that locks several locks them in the order of their keys
-(``activate``, ``_WAKE``, ``_PARENTS_LOCKED``), so two of them never deadlock. SQLite has
+(``lock_nodes``, ``_WAKE``), so two of them never deadlock. SQLite has
 one writer, so nobody waits for anybody there: it charges the ``fair_nodes`` rows themselves
 (one statement; its ``fair_charges`` stays empty and the sums find nothing).
 
@@ -337,24 +337,49 @@ def _floor(conn: Connection, key: str, level: int, parent: str | None) -> float 
     ).scalar()
 
 
-def activate(
-    conn: Connection,
-    cls: str,
-    tenant: str,
-    batch_id: str,
-    now: float,
-    share: float | None = None,
-    credit_s: float = 0.0,
-) -> None:
-    """The batch's node of ``cls`` (and its tenant and class) become active; one that was not
+@dataclass(frozen=True, slots=True)
+class Activation:
+    """A class of a batch that has pending work: its node becomes active (:func:`activate`).
+    ``share``: the batch's own share, if the operator gave one; ``credit_s``: the newcomer's
+    credit (:func:`fair.credit`)."""
+
+    cls: str
+    tenant: str
+    batch_id: str
+    share: float | None = None
+    credit_s: float = 0.0
+
+
+def lock_nodes(conn: Connection, keys: Iterable[str]) -> None:
+    """PostgreSQL: these ``fair_nodes`` rows locked in the order of their keys, before any of
+    them changes. A transaction that changes the nodes of several batches (a retry or a cancel
+    across batches, a submission of several) takes them all here first: taken a batch at a
+    time, it held the class and tenant rows of the first while it waited for the second's
+    batch row, which a finish idling that batch held while it waited for the class row — a
+    deadlock, one of the two aborted by PostgreSQL after a second (issue 34's review). SQLite's
+    one writer needs no row lock."""
+    wanted = sorted(set(keys))
+    if wanted and conn.dialect.name == "postgresql":
+        conn.execute(_NODES_LOCKED, {"nodes": wanted})
+
+
+def activate(conn: Connection, items: Sequence[Activation], now: float) -> None:
+    """Each item's batch node (and its tenant and class) become active; one that was not
     starts at its active siblings' least virtual time, the tenant and the batch ``credit_s``
     generation seconds before it (the newcomer's credit, :func:`fair.credit`; never below the
-    virtual time it already has). Inside the caller's write transaction."""
-    if cls not in fair.CLASS_RANK:
-        return  # run-first tasks are outside the shares
-    ck, tk, bk = ensure_nodes(conn, cls, tenant, batch_id, share, now)
-    if share is not None:
-        conn.execute(update(F).where(F.c.node == bk).values(weight=share))
+    virtual time it already has). Inside the caller's write transaction; every node row is
+    locked first (:func:`lock_nodes`)."""
+    items = [a for a in items if a.cls in fair.CLASS_RANK]  # run-first: outside the shares
+    trios = [ensure_nodes(conn, a.cls, a.tenant, a.batch_id, a.share, now) for a in items]
+    lock_nodes(conn, [key for trio in trios for key in trio])
+    for item, trio in zip(items, trios, strict=True):
+        _activate(conn, item, trio, now)
+
+
+def _activate(conn: Connection, item: Activation, trio: tuple[str, str, str], now: float) -> None:
+    ck, tk, bk = trio
+    if item.share is not None:
+        conn.execute(update(F).where(F.c.node == bk).values(weight=item.share))
     floors = {
         ck: _floor(conn, ck, 0, None),
         tk: _floor(conn, tk, 1, ck),
@@ -362,7 +387,7 @@ def activate(
     }
     for key in sorted(floors):  # the order every statement locks node rows in
         floor = floors[key]
-        start = floor if floor is None or key == ck else floor - credit_s / F.c.weight
+        start = floor if floor is None or key == ck else floor - item.credit_s / F.c.weight
         # Lifted to ``start`` counting its workstations' charges (kept as they are).
         charged = _charged("vtime", F)
         lifted = (
@@ -379,16 +404,51 @@ def activate(
         )
 
 
-def activate_open(conn: Connection, batch_ids: Iterable[str], now: float) -> None:
-    """Every class of these batches that has pending work becomes active (after a retry, a
-    priority change, a resume)."""
-    for batch_id in dict.fromkeys(batch_ids):
+def refresh(conn: Connection, batch_ids: Iterable[str], now: float) -> None:
+    """The fair share follows these batches' open work. Each class of theirs with pending work
+    becomes active (after a retry, a priority change, a resume); each of their batch nodes
+    with no open task of its class left becomes inactive, and a tenant or class left without
+    an active child with it (after a cancel, a reaped task that failed, a priority change that
+    moved a class's every task to another). A finish does the second for its own batch
+    (:func:`settle`); before these paths did too, a canceled batch kept its share in status's
+    ``"shares"`` and halved the others' (their ETA doubled), and its frozen virtual time was
+    the start of every newcomer after it. Every node row it changes is locked first, in key
+    order (:func:`lock_nodes`)."""
+    batches = list(dict.fromkeys(batch_ids))
+    wanted: list[Activation] = []
+    for batch_id in batches:
         classes = conn.execute(
             select(CLASS_OF_TASK).where(T.c.batch_id == batch_id, IS_PENDING).distinct()
         ).scalars()
         tenant = conn.execute(select(B.c.tenant).where(B.c.batch_id == batch_id)).scalar()
-        for cls in list(classes):
-            activate(conn, cls, tenant or "", batch_id, now)
+        wanted += [Activation(cls, tenant or "", batch_id) for cls in classes]
+    wanted = [a for a in wanted if a.cls in fair.CLASS_RANK]
+    awake = {fair.batch_key(a.cls, a.batch_id) for a in wanted}
+    idle: list[Any] = []
+    for chunk in chunks(batches):
+        idle += [
+            r
+            for r in conn.execute(
+                select(F.c.node, F.c.cls, F.c.parent).where(
+                    F.c.level == 2, F.c.active, F.c.batch_id.in_(chunk)
+                )
+            )
+            if r.node not in awake
+        ]
+    trios = [ensure_nodes(conn, a.cls, a.tenant, a.batch_id, a.share, now) for a in wanted]
+    lock_nodes(
+        conn,
+        [key for trio in trios for key in trio]
+        + [key for r in idle for key in (r.node, r.parent, fair.class_key(r.cls))],
+    )
+    for item, trio in zip(wanted, trios, strict=True):
+        _activate(conn, item, trio, now)
+    parents = [
+        (fair.class_key(r.cls), r.parent)
+        for r in sorted(idle, key=lambda r: r.node)
+        if conn.execute(_IDLE_BATCH, {"batch_node": r.node}).rowcount
+    ]
+    _idle_parents(conn, parents)
 
 
 def batches_of(conn: Connection, task_ids: Sequence[str]) -> set[str]:
@@ -433,7 +493,8 @@ def set_class_weights(conn: Connection, weights: Mapping[str, float], now: float
                 "updated_at": now,
                 "created_at": now,
             }
-            for cls in fair.CLASSES
+            # In key order: the order every statement locks node rows in (lock_nodes).
+            for cls in sorted(fair.CLASSES, key=fair.class_key)
         ],
         key=["node"],
         update=["weight"],
@@ -485,9 +546,9 @@ _SETTLE = (
     )
     .returning(F.c.level, F.c.active)
 )
-_PARENTS_LOCKED = (
+_NODES_LOCKED = (
     select(F.c.node)
-    .where(F.c.node.in_(bindparam("parents", expanding=True)))
+    .where(F.c.node.in_(bindparam("nodes", expanding=True)))
     .order_by(F.c.node)
     .with_for_update()
 )
@@ -500,6 +561,30 @@ _IDLE_PARENT = (
     )
     .values(active=False)
 )
+# A batch node with no open task of its class: neither pending (ix_tasks_pending_batch) nor
+# running (a few per account).
+_NO_OPEN_WORK = (
+    ~exists().where(T.c.batch_id == F.c.batch_id, IS_PENDING, *_of_class(F.c.cls)).correlate(F),
+    ~exists().where(IS_RUNNING, T.c.batch_id == F.c.batch_id, *_of_class(F.c.cls)).correlate(F),
+)
+_IDLE_BATCH = (
+    update(F)
+    .where(F.c.node == bindparam("batch_node"), F.c.level == 2, F.c.active, *_NO_OPEN_WORK)
+    .values(active=False)
+)
+
+
+def _idle_parents(conn: Connection, parents: Iterable[tuple[str, str]]) -> None:
+    """Each (class, tenant) whose batch node went inactive: the tenant becomes inactive if it
+    has no active child left, and then its class likewise. Their rows are already locked, in
+    key order (:func:`lock_nodes`); each test is a statement of its own, so its snapshot, taken
+    after those locks, sees a child another transaction's activation made active meanwhile."""
+    classes = set()
+    for ck, tk in sorted(set(parents), key=lambda p: p[1]):
+        if conn.execute(_IDLE_PARENT, {"key": tk}).rowcount:
+            classes.add(ck)
+    for ck in sorted(classes):
+        conn.execute(_IDLE_PARENT, {"key": ck})
 
 
 # The claim's or the finish's event row, inserted by the statement that charges or settles the
@@ -588,8 +673,7 @@ _SETTLE_SHARD = (
     .where(
         F.c.node == bindparam("batch_node"),
         F.c.active,
-        ~exists().where(T.c.batch_id == F.c.batch_id, IS_PENDING, *_of_class(F.c.cls)).correlate(F),
-        ~exists().where(IS_RUNNING, T.c.batch_id == F.c.batch_id, *_of_class(F.c.cls)).correlate(F),
+        *_NO_OPEN_WORK,
     )
     .values(active=False)
     .returning(F.c.node)
@@ -667,15 +751,11 @@ def settle(
         rows = _with_event(conn, event, _SETTLE, None, params).all()
         idle = any(level == 2 and not active for level, active in rows)
     if idle:
-        if conn.dialect.name == "postgresql":
-            # The tenant and class rows in key order before either is changed, as activate()
-            # takes them: a finish idling them beside a submit activating a sibling never
-            # deadlocks, and each idle test below (a statement of its own, so a snapshot taken
-            # after this lock) sees a child that activation made active meanwhile.
-            conn.execute(_PARENTS_LOCKED, {"parents": [ck, tk]})
-        for key in (tk, ck):
-            if not conn.execute(_IDLE_PARENT, {"key": key}).rowcount:
-                return
+        # The tenant and class rows in key order before either is changed, as activate()
+        # takes them: a finish idling them beside a submit activating a sibling never
+        # deadlocks (its batch row, ``b:``, sorts before both).
+        lock_nodes(conn, [ck, tk])
+        _idle_parents(conn, [(ck, tk)])
 
 
 # --------------------------------------------------------------------------- shares

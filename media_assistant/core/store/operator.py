@@ -70,6 +70,9 @@ class OperatorRoom(StoreBase):
                     .scalars()
                     .all()
                 )
+            if canceled:  # a class of a batch with nothing left open gives its share back
+                ended = fair_store.batches_of(conn, canceled)
+                fair_store.refresh(conn, ended, now)
             for tid in canceled:
                 self._event(
                     conn,
@@ -185,7 +188,7 @@ class OperatorRoom(StoreBase):
                     )
                 )
             # Back in the queue: level with the active batches, no back-pay (fair share).
-            fair_store.activate_open(conn, fair_store.batches_of(conn, list(retried)), now)
+            fair_store.refresh(conn, fair_store.batches_of(conn, list(retried)), now)
             for tid, (_, _, rounds) in retried.items():
                 self._event(
                     conn,

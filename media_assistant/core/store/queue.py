@@ -257,12 +257,14 @@ class QueueRoom(StoreBase):
             key = (r["batch_id"], fair.class_of(r["priority"]))
             estimate = self._estimate(conn, r["model"], ModelKind(r["model_kind"]))
             work[key] = work.get(key, 0.0) + estimate
+        items = []
         for (batch_id, cls), seconds in work.items():
             tenant = conn.execute(select(B.c.tenant).where(B.c.batch_id == batch_id)).scalar()
             share = batch.share if batch is not None and batch.batch_id == batch_id else None
-            fair_store.activate(
-                conn, cls, tenant or "", batch_id, now, share, credit_s=fair.credit(seconds)
+            items.append(
+                fair_store.Activation(cls, tenant or "", batch_id, share, fair.credit(seconds))
             )
+        fair_store.activate(conn, items, now)
 
     def claim_next(
         self,

@@ -27,6 +27,7 @@ from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import TaskChange
 from media_assistant.core.model.records import ReleasedTask
 from media_assistant.core.model.states import ModelKind, TaskState
+from media_assistant.core.store import fair_store
 from media_assistant.core.store.base import IS_RUNNING, StoreBase, T
 from media_assistant.core.store.db import read_tx, write_tx
 from media_assistant.core.store.schema import SessionRow
@@ -184,8 +185,10 @@ class ReaperRoom(StoreBase):
                     T.c.model_kind,
                     T.c.account_id,
                     T.c.lost_count,
+                    T.c.batch_id,
                 ).where(where)
             ).all()
+            ended: set[str] = set()  # batches of rows that ended here (failed, canceled)
             for r in rows:
                 values: dict[str, Any] = {"owner_id": None, "heartbeat_at": None}
                 if r.cancel_requested:
@@ -271,5 +274,10 @@ class ReaperRoom(StoreBase):
                 )
                 released.append(ReleasedTask(r.task_id, r.owner_id, r.attempt, state, r.lease))
                 changes.append(TaskChange(r.task_id, values))
+                if state is not TaskState.PENDING:
+                    ended.add(r.batch_id)
+            # No finish settles these attempts: a class of a batch with nothing left open gives
+            # its share back here (core/store/fair_store.py ``refresh``).
+            fair_store.refresh(conn, sorted(ended), now)
         self._publish_changes(changes)
         return released
