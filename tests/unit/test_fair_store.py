@@ -20,6 +20,7 @@ from media_assistant.core.model.states import ModelKind, TaskState
 from media_assistant.core.rules import fair
 from media_assistant.core.store import Store, fair_store
 from media_assistant.core.store.db import open_engine
+from media_assistant.core.store.sessions import SessionStore
 from tests.conftest import make_tasks
 
 
@@ -561,6 +562,100 @@ def test_a_retry_across_batches_and_a_finish_idling_one_of_them_never_deadlock(
     finally:
         store.engine.dispose()
         other.engine.dispose()
+
+
+def _charge_rows(engine: Any, node: str) -> int:
+    with engine.connect() as conn:
+        return int(
+            conn.execute(
+                text("SELECT count(*) FROM fair_charges WHERE node = :n"), {"n": node}
+            ).scalar()
+        )
+
+
+def test_a_batch_that_ends_keeps_no_charge_rows_and_loses_no_seconds(
+    store_url: str, clock: ManualClock
+) -> None:
+    """``fair_charges`` holds a row per node and workstation: kept for every batch a team ever
+    ran, it grew without end. When a batch node goes inactive its rows are folded into the node
+    row (the same statement deletes and adds), so its figures stay what they were: here two
+    workstations' claims of F end normally (4 × 7 s), H's one task fails at the reaper (its
+    estimate stays charged: the attempt held an account). A start sweeps what a database
+    kept from before, skipping (never waiting for) a node or charge row another transaction
+    holds."""
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite charges the node rows themselves: it has no charge rows")
+    store = Store(open_engine(store_url), clock, EventBus())
+    try:
+        store.submit(tasks(4, "f", "F"))
+        claims = [
+            store.claim_next(
+                kind=ModelKind.API,
+                account_id=f"acc-{i}",
+                models=["api-model"],
+                owner_id="o",
+                deadline_s=99,
+                workstation=f"pc-{i % 2}",
+            )
+            for i in range(4)
+        ]
+        node = fair.batch_key(fair.NORMAL, "F")
+        assert _charge_rows(store.engine, node) == 2
+        clock.advance_sync(7.0)
+        for c in claims:
+            assert c is not None and store.finish_success(c, "ok")
+        assert _charge_rows(store.engine, node) == 0
+        assert _service(store, node) == pytest.approx(28.0)
+        assert _vtime(store, node) == pytest.approx(28.0)
+        # The class row's charge rows stay (a handful per workstation): it is still counted.
+        assert _service(store, fair.class_key(fair.NORMAL)) == pytest.approx(28.0)
+
+        store.submit(tasks(1, "h", "H"), max_attempts=1)
+        h = store.claim_next(
+            kind=ModelKind.API,
+            account_id="acc",
+            models=["api-model"],
+            owner_id="o",
+            deadline_s=999,
+            workstation="pc-1",
+        )
+        assert h is not None
+        clock.advance_sync(100.0)
+        assert [r.new_state for r in store.reap_stale(dead_after=90.0)] == [TaskState.FAILED]
+        h_node = fair.batch_key(fair.NORMAL, "H")
+        assert _charge_rows(store.engine, h_node) == 0
+        assert _service(store, h_node) == pytest.approx(h.fair_charge) and h.fair_charge > 0
+
+        # A database from before: F's rows as they were kept. The start's sweep folds them,
+        # but not while another transaction holds F's node row.
+        with store.engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO fair_charges (node, shard, vtime, service, inflight, "
+                    "updated_at) VALUES (:n, 'old-pc', 5, 5, 0, 0)"
+                ),
+                {"n": node},
+            )
+        assert _service(store, node) == pytest.approx(33.0)
+        other = open_engine(store_url)
+        try:
+            for held in ("fair_nodes", "fair_charges"):  # the node row, then its charge row
+                with other.begin() as holder:
+                    holder.execute(
+                        text(f"SELECT node FROM {held} WHERE node = :n FOR UPDATE"), {"n": node}
+                    )
+                    with store.engine.begin() as conn:
+                        conn.execute(text("SET LOCAL lock_timeout = '5s'"))  # fail, not hang
+                        fair_store.fold_idle_charges(conn)  # skips what the holder holds
+                    assert _charge_rows(store.engine, node) == 1
+                    assert _service(store, node) == pytest.approx(33.0)
+        finally:
+            other.dispose()
+        SessionStore(store.engine, clock).open()  # a start
+        assert _charge_rows(store.engine, node) == 0
+        assert _service(store, node) == pytest.approx(33.0)
+    finally:
+        store.engine.dispose()
 
 
 def test_setting_the_class_weights_takes_the_class_rows_in_key_order(

@@ -42,10 +42,12 @@ from typing import Any
 
 from sqlalchemy import (
     Connection,
+    Select,
     Update,
     any_,
     bindparam,
     case,
+    delete,
     exists,
     func,
     insert,
@@ -55,6 +57,7 @@ from sqlalchemy import (
     or_,
     select,
     true,
+    tuple_,
     union_all,
     update,
 )
@@ -443,12 +446,13 @@ def refresh(conn: Connection, batch_ids: Iterable[str], now: float) -> None:
     )
     for item, trio in zip(wanted, trios, strict=True):
         _activate(conn, item, trio, now)
-    parents = [
-        (fair.class_key(r.cls), r.parent)
+    idled = [
+        r
         for r in sorted(idle, key=lambda r: r.node)
         if conn.execute(_IDLE_BATCH, {"batch_node": r.node}).rowcount
     ]
-    _idle_parents(conn, parents)
+    _idle_parents(conn, [(fair.class_key(r.cls), r.parent) for r in idled])
+    _fold_idle(conn, [r.node for r in idled])
 
 
 def batches_of(conn: Connection, task_ids: Sequence[str]) -> set[str]:
@@ -585,6 +589,87 @@ def _idle_parents(conn: Connection, parents: Iterable[tuple[str, str]]) -> None:
             classes.add(ck)
     for ck in sorted(classes):
         conn.execute(_IDLE_PARENT, {"key": ck})
+
+
+# How many idle batch nodes a start folds at most (:func:`fold_idle_charges`).
+FOLD_SWEEP_NODES = 500
+
+
+def _fold(idle: Select[Any]) -> Any:
+    """PostgreSQL, one statement: the ``fair_charges`` rows of the batch nodes ``idle`` selects
+    (and locks) added into their ``fair_nodes`` values and deleted, each as it is: a node's
+    sums are unchanged, values moved, not recounted. It waits for nobody: a charge row another
+    transaction is writing just then (a finish of a task moved to another class, whose
+    statement writes its charge rows before it locks the node) is skipped — it still counts
+    where it is, and a later fold takes it; waiting for it while holding the node row could
+    deadlock with that finish, which waits for the node row."""
+    chosen = idle.cte("idle")
+    free = (
+        select(C.c.node, C.c.shard)
+        .where(C.c.node.in_(select(chosen.c.node)))
+        .with_for_update(skip_locked=True)
+        .cte("free")
+    )
+    gone = (
+        delete(C)
+        .where(tuple_(C.c.node, C.c.shard).in_(select(free.c.node, free.c.shard)))
+        .returning(C.c.node, C.c.vtime, C.c.service, C.c.inflight)
+        .cte("gone")
+    )
+    sums = (
+        select(
+            gone.c.node,
+            func.sum(gone.c.vtime).label("v"),
+            func.sum(gone.c.service).label("s"),
+            func.sum(gone.c.inflight).label("i"),
+        )
+        .group_by(gone.c.node)
+        .subquery("sums")
+    )
+    return (
+        update(F)
+        .where(F.c.node == sums.c.node)
+        .values(
+            vtime=F.c.vtime + sums.c.v,
+            service=F.c.service + sums.c.s,
+            inflight=F.c.inflight + sums.c.i,
+        )
+    )
+
+
+_IDLE_BATCH_NODE = (F.c.level == 2, not_(F.c.active))
+# The batch nodes a finish or a refresh has just made inactive (locked by it already).
+_FOLD_NODES = _fold(
+    select(F.c.node)
+    .where(F.c.node.in_(bindparam("nodes", expanding=True)), *_IDLE_BATCH_NODE)
+    .order_by(F.c.node)
+    .with_for_update()
+)
+# A start's sweep: idle batch nodes that still have charge rows, those no one holds.
+_FOLD_SWEEP = _fold(
+    select(F.c.node)
+    .where(*_IDLE_BATCH_NODE, exists().where(C.c.node == F.c.node).correlate(F))
+    .order_by(F.c.node)
+    .limit(bindparam("limit"))
+    .with_for_update(skip_locked=True)
+)
+
+
+def _fold_idle(conn: Connection, nodes: Sequence[str]) -> None:
+    """The charge rows of these batch nodes, just made inactive, folded into their node rows:
+    ``fair_charges`` keeps rows only for work in progress (a node and workstation each), not
+    one per workstation for every batch the team ever ran."""
+    if nodes and conn.dialect.name == "postgresql":
+        conn.execute(_FOLD_NODES, {"nodes": sorted(nodes)})
+
+
+def fold_idle_charges(conn: Connection, limit: int = FOLD_SWEEP_NODES) -> None:
+    """At a workstation's start (PostgreSQL): up to ``limit`` idle batch nodes' charge rows
+    folded into their node rows — those a database kept from before the finish folded them,
+    or of a node whose fold a crash interrupted. A node another transaction holds is skipped
+    (the next start takes it)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(_FOLD_SWEEP, {"limit": limit})
 
 
 # The claim's or the finish's event row, inserted by the statement that charges or settles the
@@ -756,6 +841,7 @@ def settle(
         # deadlocks (its batch row, ``b:``, sorts before both).
         lock_nodes(conn, [ck, tk])
         _idle_parents(conn, [(ck, tk)])
+        _fold_idle(conn, [bk])
 
 
 # --------------------------------------------------------------------------- shares

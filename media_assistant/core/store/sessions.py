@@ -22,6 +22,7 @@ from sqlalchemy import Connection, Engine, delete, exists, func, insert, select,
 
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.errors import ConfigError
+from media_assistant.core.store import fair_store
 from media_assistant.core.store.base import IS_RUNNING, T
 from media_assistant.core.store.db import write_tx
 from media_assistant.core.store.schema import SessionRow
@@ -96,6 +97,8 @@ class SessionStore:
                     app_version=app_version,
                 )
             )
+        with write_tx(self.engine) as conn:  # its own: it waits for nobody (SKIP LOCKED)
+            fair_store.fold_idle_charges(conn)
         return session_id
 
     def beat(self, session_id: str) -> None:
