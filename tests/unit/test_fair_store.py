@@ -299,6 +299,63 @@ def test_a_reaped_task_that_fails_gives_its_batchs_share_back(
     assert set(store.fair_shares()) == {"A", "R"}
 
 
+def _inflight(store: Store, node: str) -> float:
+    """A node's seconds in flight: its own and its workstations' charge rows."""
+    with store.engine.connect() as conn:
+        return float(
+            conn.execute(
+                text(
+                    "SELECT n.inflight + coalesce((SELECT sum(c.inflight) FROM fair_charges c "
+                    "WHERE c.node = n.node), 0) FROM fair_nodes n WHERE n.node = :n"
+                ),
+                {"n": node},
+            ).scalar()
+        )
+
+
+def test_an_attempt_released_without_a_finish_is_no_longer_in_flight(
+    store: Store, clock: ManualClock
+) -> None:
+    """A claim counts its estimate in flight; a finish takes it out. An attempt the reaper
+    takes back, or a shutdown returns, has no finish: its estimate stayed in flight for good
+    (each class and tenant node's ``inflight`` grew by every such attempt, and an activation
+    levels with virtual time less that). Now the release takes it out; the service keeps it."""
+    store.submit(tasks(4, "a", "A"), batch=BatchInfo("A", tenant="wang"))
+    keys = fair.node_keys(fair.NORMAL, "wang", "A")
+    claims = [
+        store.claim_next(
+            kind=ModelKind.API,
+            account_id=f"acc-{i}",
+            models=["api-model"],
+            owner_id=f"o{i}",
+            deadline_s=10**6,
+            workstation=f"pc-{i % 2}",
+        )
+        for i in range(3)
+    ]
+    assert all(c is not None and c.fair_charge > 0 for c in claims)
+    done, lost, returned = claims
+    assert done is not None and lost is not None and returned is not None
+    assert _inflight(store, keys[2]) == pytest.approx(3 * done.fair_charge)
+    clock.advance_sync(100.0)
+    assert store.finish_success(done, "ok")
+    alive = {returned.task_id: (returned.attempt, returned.lease)}
+    assert [r.task_id for r in store.reap_stale(dead_after=90.0, alive=alive)] == [lost.task_id]
+    assert [r.task_id for r in store.release_owned("o2", "shutting down")] == [returned.task_id]
+    for key in keys:
+        assert _inflight(store, key) == pytest.approx(0.0, abs=1e-9), key
+    assert _service(store, keys[2]) == pytest.approx(
+        100.0 + lost.fair_charge + returned.fair_charge
+    )
+    # Everything claimed again and finished: nothing left in flight, no more.
+    team = Team(store, clock, lambda _t: 10.0)
+    while team.step():
+        pass
+    assert len(team.log) == 3
+    for key in keys:
+        assert _inflight(store, key) == pytest.approx(0.0, abs=1e-9), key
+
+
 def test_a_priority_change_moving_a_batch_to_another_class_leaves_the_old_one(
     store: Store, clock: ManualClock
 ) -> None:

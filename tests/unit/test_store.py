@@ -15,6 +15,7 @@ from media_assistant.core.model.errors import ErrorKind
 from media_assistant.core.model.events import EventBus, TasksAdded, TasksChanged
 from media_assistant.core.model.records import Claim, NewTask
 from media_assistant.core.model.states import ModelKind, TaskState
+from media_assistant.core.rules import fair
 from media_assistant.core.store import Store
 from media_assistant.core.store.db import open_engine, sqlite_url, write_tx
 from media_assistant.core.store.schema import TaskRow
@@ -299,7 +300,15 @@ def test_events_tell_the_story_and_publish_changes(store: Store) -> None:
         ("submitted", {"batch": "b1"}),
         (
             "started",
-            {"attempt": 1, "max_attempts": 3, "base": 0, "retries": 0, "account": "api-1"},
+            {
+                "attempt": 1,
+                "max_attempts": 3,
+                "base": 0,
+                "retries": 0,
+                "account": "api-1",
+                "fair": list(fair.node_keys(fair.NORMAL, "", "b1")),  # what its claim charged
+                "fair_s": c.fair_charge,
+            },
         ),
         ("succeeded", {"chars": 6, "seconds": 0.0}),
     ]

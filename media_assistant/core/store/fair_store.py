@@ -36,6 +36,7 @@ they have no other active child.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,7 @@ from sqlalchemy import (
     any_,
     bindparam,
     case,
+    column,
     delete,
     exists,
     func,
@@ -60,10 +62,12 @@ from sqlalchemy import (
     tuple_,
     union_all,
     update,
+    values,
 )
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import aliased
 
+from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.states import TaskState
 from media_assistant.core.rules import fair
 from media_assistant.core.store.base import (
@@ -842,6 +846,76 @@ def settle(
         lock_nodes(conn, [ck, tk])
         _idle_parents(conn, [(ck, tk)])
         _fold_idle(conn, [bk])
+
+
+# Where an attempt released without a finish gives its estimate back (PostgreSQL): a shard of
+# its own, written in one statement in node order at the end of the release's transaction, so
+# it never waits for a workstation's own claims and finishes on their charge rows. (A node's
+# figures are sums over its shards: which shard holds a correction changes nothing.)
+RELEASED_SHARD = "(released)"
+
+
+def claim_charges(conn: Connection, task_ids: Sequence[str]) -> dict[str, tuple[list[str], float]]:
+    """task id → (node keys, estimate) the fair share charged at the task's latest claim (its
+    ``started`` event's ``fair`` and ``fair_s``); tasks whose claim charged nothing (run-first,
+    or claimed before the event said so) are left out."""
+    out: dict[str, tuple[list[str], float]] = {}
+    for chunk in chunks(task_ids):
+        for task_id, raw in conn.execute(
+            select(E.c.task_id, E.c.params_json)
+            .where(E.c.task_id.in_(chunk), E.c.code == EventCode.STARTED.value)
+            .order_by(E.c.task_id, E.c.id)
+        ):
+            params = json.loads(raw) if raw else {}
+            keys, charged = params.get("fair"), params.get("fair_s")
+            if isinstance(keys, list) and len(keys) == 3 and isinstance(charged, (int, float)):
+                out[task_id] = ([str(k) for k in keys], float(charged))
+            else:
+                out.pop(task_id, None)  # the latest claim charged nothing
+    return out
+
+
+def uncharge(conn: Connection, charges: Iterable[tuple[Sequence[str], float]], now: float) -> None:
+    """Attempts that ended without a finish — taken back by the reaper, returned at a shutdown
+    or a session's end, recovered as orphans — are no longer in flight: their estimates leave
+    the nodes' seconds in flight, which nothing else would take back (a node's ``inflight``
+    grew by every such attempt for good, and with it the gap between its virtual time and its
+    done work that the next activation levels with). Their virtual time and service keep the
+    estimate: the attempt held an account for about that long."""
+    per_node: dict[str, float] = {}
+    for keys, charged in charges:
+        if len(keys) == 3 and charged:
+            for key in keys:
+                per_node[key] = per_node.get(key, 0.0) + charged
+    if not per_node:
+        return
+    if conn.dialect.name != "postgresql":
+        for key, charged in sorted(per_node.items()):
+            conn.execute(update(F).where(F.c.node == key).values(inflight=F.c.inflight - charged))
+        return
+    given = values(
+        column("node", F.c.node.type), column("back", F.c.inflight.type), name="given"
+    ).data(sorted(per_node.items()))
+    rows = select(
+        given.c.node,
+        literal(RELEASED_SHARD, type_=C.c.shard.type),
+        literal(0.0, type_=C.c.vtime.type),
+        literal(0.0, type_=C.c.service.type),
+        -given.c.back,
+        literal(now, type_=C.c.updated_at.type),
+    ).order_by(given.c.node)
+    add = postgresql.insert(C).from_select(
+        ["node", "shard", "vtime", "service", "inflight", "updated_at"], rows
+    )
+    conn.execute(
+        add.on_conflict_do_update(
+            index_elements=[C.c.node, C.c.shard],
+            set_={
+                "inflight": C.c.inflight + add.excluded.inflight,
+                "updated_at": add.excluded.updated_at,
+            },
+        )
+    )
 
 
 # --------------------------------------------------------------------------- shares

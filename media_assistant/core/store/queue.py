@@ -405,6 +405,9 @@ class QueueRoom(StoreBase):
                     "base": row.attempt_base,
                     "retries": row.operator_retries,
                     "account": account_id,
+                    # What the fair share charged: a release without a finish takes it back
+                    # out of flight (core/store/fair_store.py ``claim_charges``).
+                    **({"fair": list(keys), "fair_s": estimate} if keys else {}),
                 },
             )
             # Last, with the event row (one statement on PostgreSQL): this workstation's charge

@@ -276,8 +276,11 @@ class ReaperRoom(StoreBase):
                 changes.append(TaskChange(r.task_id, values))
                 if state is not TaskState.PENDING:
                     ended.add(r.batch_id)
-            # No finish settles these attempts: a class of a batch with nothing left open gives
-            # its share back here (core/store/fair_store.py ``refresh``).
+            # No finish settles these attempts: their estimates leave the fair share's seconds
+            # in flight here, and a class of a batch with nothing left open gives its share
+            # back (core/store/fair_store.py ``uncharge``, ``refresh``).
+            charged = fair_store.claim_charges(conn, [r.task_id for r in released])
+            fair_store.uncharge(conn, charged.values(), now)
             fair_store.refresh(conn, sorted(ended), now)
         self._publish_changes(changes)
         return released
