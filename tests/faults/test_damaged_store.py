@@ -14,6 +14,7 @@ import pytest
 
 from media_assistant.core.disk.backup_files import backup_name, list_backups
 from tests.faults.conftest import cli, digest, mode, no_traceback, rows, write_config, write_csv
+from tests.support.local_day import clear_of_midnight
 
 EXIT_DAMAGED, EXIT_BUSY = 5, 3
 
@@ -153,7 +154,9 @@ def _seed_old_backups(data: Path, days: int) -> list[Path]:
 
 def test_run_backs_up_once_a_day_and_keeps_seven(tmp_path: Path) -> None:
     """Before: no automatic backup. Now the first ``run`` of a day checks the store and copies
-    it; later runs that day do not; the oldest copies beyond seven go (only ours)."""
+    it; later runs that day do not; the oldest copies beyond seven go (only ours). "That day"
+    is the local day in the CLI's own processes: the test starts clear of midnight."""
+    clear_of_midnight(300)
     data = store_with_tasks(tmp_path, 2)
     old = _seed_old_backups(data, 9)
     foreign = data / "backups" / "my-own-copy.db"
