@@ -356,6 +356,111 @@ def test_an_attempt_released_without_a_finish_is_no_longer_in_flight(
         assert _inflight(store, key) == pytest.approx(0.0, abs=1e-9), key
 
 
+def _claim(store: Store, account: str = "acc", **kw: Any) -> Claim:
+    c = store.claim_next(
+        kind=ModelKind.API,
+        account_id=account,
+        models=["api-model"],
+        owner_id="o",
+        deadline_s=10**6,
+        **kw,
+    )
+    assert c is not None
+    return c
+
+
+@pytest.mark.parametrize("end", ["requeue", "reaped", "success"])
+def test_a_task_moved_to_another_class_while_it_runs_ends_in_that_class(
+    store: Store, clock: ManualClock, end: str
+) -> None:
+    """X's one task is raised to urgent while it runs: its normal node goes (nothing open
+    there). Back in the queue (a deferral, or the reaper), it waits in urgent — whose node
+    must be active, or the fair choice never picks it (before: only the plain queue head,
+    when nothing else waited). Ended, nothing of X stays in the shares."""
+    store.submit(tasks(1, "x", "X"))
+    c = _claim(store)
+    store.set_priority(["x-000"], priority=5)
+    assert _active_nodes(store) == set()
+    if end == "requeue":
+        assert store.requeue(c, not_before=None, keep_attempt=True, kind=None, message="later")
+    elif end == "reaped":
+        clock.advance_sync(100.0)
+        assert [r.new_state for r in store.reap_stale(dead_after=90.0)] == [TaskState.PENDING]
+    else:
+        assert store.finish_success(c, "ok")
+        assert _active_nodes(store) == set() and store.fair_shares() == {}
+        return
+    assert _active_nodes(store) == set(fair.node_keys(fair.URGENT, "", "X"))
+    assert store.fair_shares() == {"X": 1.0}
+    again = _claim(store)
+    assert again.fair_keys == fair.node_keys(fair.URGENT, "", "X")
+    assert store.finish_success(again, "ok")
+    assert _active_nodes(store) == set()
+
+
+def test_a_batch_left_active_with_nothing_open_shows_no_share_and_goes_at_the_next_activation(
+    store: Store, clock: ManualClock
+) -> None:
+    """A finish and a cancel that end a batch's last work at once each see the other's part
+    still open, and neither makes the node inactive (PostgreSQL, READ COMMITTED; the state is
+    set directly here). Its share is not shown, and the next activation anywhere makes it
+    inactive, tenant and class with it, before the newcomer levels with its frozen time."""
+    store.submit(tasks(2, "a", "A"), batch=BatchInfo("A", tenant="wang"))
+    store.request_cancel(batch_id="A")
+    with store.engine.begin() as conn:  # what the race leaves
+        conn.execute(text("UPDATE fair_nodes SET active = TRUE"))
+    assert store.fair_shares() == {}
+    store.submit(tasks(2, "b", "B"), batch=BatchInfo("B", tenant="li"))
+    assert _active_nodes(store) == set(fair.node_keys(fair.NORMAL, "li", "B"))
+    assert store.fair_shares() == {"B": 1.0}
+
+
+def test_a_finish_waiting_for_a_retrys_lock_leaves_the_retried_batch_active(
+    store_url: str, clock: ManualClock
+) -> None:
+    """Two real connections. X's last running task finishes while an operator's retry of X's
+    failed task holds X's node row (it made the task pending and X active, not committed
+    yet). Before, the finish's one statement waited for that row, then tested "nothing
+    pending" against its snapshot from before the wait — and made X inactive with the
+    retried task waiting: the fair choice never picked X again. Now it tests again after the
+    lock, in a statement of its own."""
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite's one writer serialises the transactions themselves")
+    store = Store(open_engine(store_url), clock, EventBus())
+    other = Store(open_engine(store_url), clock, EventBus())
+    try:
+        store.submit(tasks(2, "x", "X"))
+        first, last = _claim(store, "acc-1"), _claim(store, "acc-2")
+        assert store.finish_failed(first, ErrorKind.SERVER_ERROR, "boom")
+        at_commit, go = threading.Event(), threading.Event()
+
+        def hold(_conn: object) -> None:
+            if not at_commit.is_set():
+                at_commit.set()
+                go.wait(30)
+
+        event.listen(other.engine, "commit", hold)
+        results: dict[str, Any] = {}
+        retry = threading.Thread(target=lambda: results.update(retry=other.retry([first.task_id])))
+        retry.start()
+        assert at_commit.wait(30)
+        finish = threading.Thread(
+            target=lambda: results.update(finish=store.finish_success(last, "ok"))
+        )
+        finish.start()
+        assert _lock_waiters(store.engine, "%fair_nodes%") == 1
+        go.set()
+        retry.join(timeout=30)
+        finish.join(timeout=30)
+        event.remove(other.engine, "commit", hold)
+        assert results == {"retry": [first.task_id], "finish": True}
+        assert store.fair_shares() == {"X": 1.0}
+        assert _claim(store).task_id == first.task_id
+    finally:
+        store.engine.dispose()
+        other.engine.dispose()
+
+
 def test_a_priority_change_moving_a_batch_to_another_class_leaves_the_old_one(
     store: Store, clock: ManualClock
 ) -> None:
@@ -569,16 +674,21 @@ def test_a_retry_across_batches_and_a_finish_idling_one_of_them_never_deadlock(
             claims[c.task_id] = c
         for failed in ("x-000", "y-000"):
             assert store.finish_failed(claims.pop(failed), ErrorKind.SERVER_ERROR, "boom")
-        # The retry, held where it comes to its second batch's nodes (whichever that is).
-        inserts: list[str] = []
+        # The retry, held at its first statement about the second batch's node alone after
+        # one about the first's alone (whichever batch it takes first): before, it held the
+        # first batch's class and tenant rows there; now it holds every row it changes.
+        alone: list[str] = []
         at_second, go = threading.Event(), threading.Event()
 
         def hold(_c: object, _cur: object, statement: str, params: Any, *_: object) -> None:
-            if statement.startswith("INSERT INTO fair_nodes"):
-                inserts.append("Y" if "b:normal:Y" in str(params) else "X")
-                if len(inserts) == 2:
+            about = [b for b in "XY" if f"b:normal:{b}" in str(params)]
+            if len(about) == 1 and not at_second.is_set():
+                if alone and about[0] != alone[0]:
+                    alone.append(about[0])
                     at_second.set()
                     go.wait(30)
+                elif not alone:
+                    alone.append(about[0])
 
         event.listen(other.engine, "before_cursor_execute", hold)
         results: dict[str, Any] = {}
@@ -594,7 +704,7 @@ def test_a_retry_across_batches_and_a_finish_idling_one_of_them_never_deadlock(
         )
         retry.start()
         assert at_second.wait(30)
-        second = inserts[1]
+        second = alone[1]
         finish = threading.Thread(
             target=run,
             args=("finish", lambda: store.finish_success(claims[f"{second.lower()}-001"], "ok")),

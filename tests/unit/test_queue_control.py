@@ -345,6 +345,8 @@ def test_an_operator_retry_starts_a_new_round_the_window_can_count(store: Store)
         "base": 1,
         "retries": 1,
         "account": "api-1",
+        "fair": list(again.fair_keys),  # what its claim charged the fair share
+        "fair_s": again.fair_charge,
     }
     retry_event = [e for e in store.events(task) if e.code == "retry_requested"]
     assert [e.params for e in retry_event] == [{"round": 1, "edited": False}]

@@ -45,6 +45,7 @@ from sqlalchemy import (
     Connection,
     Select,
     Update,
+    and_,
     any_,
     bindparam,
     case,
@@ -370,20 +371,43 @@ def lock_nodes(conn: Connection, keys: Iterable[str]) -> None:
         conn.execute(_NODES_LOCKED, {"nodes": wanted})
 
 
+def _ensure_all(
+    conn: Connection, items: Sequence[Activation], now: float
+) -> list[tuple[str, str, str]]:
+    """Every item's class, tenant and batch rows exist; their keys, item by item. The missing
+    ones are inserted in key order, in one statement: an insert waits for a transaction that
+    changed a row of the same key, so rows inserted in another order could wait in a circle."""
+    rows: dict[str, dict[str, Any]] = {}
+    for a in items:
+        for row in _node_rows(a.cls, a.tenant, a.batch_id, a.share, now):
+            rows.setdefault(row["node"], row)
+    present: set[str] = set()
+    for chunk in chunks(list(rows)):
+        present.update(conn.execute(select(F.c.node).where(F.c.node.in_(chunk))).scalars())
+    missing = [rows[key] for key in sorted(rows) if key not in present]
+    if missing:
+        upsert(conn, F, missing, key=["node"])
+    return [fair.node_keys(a.cls, a.tenant, a.batch_id) for a in items]
+
+
 def activate(conn: Connection, items: Sequence[Activation], now: float) -> None:
     """Each item's batch node (and its tenant and class) become active; one that was not
     starts at its active siblings' least virtual time, the tenant and the batch ``credit_s``
     generation seconds before it (the newcomer's credit, :func:`fair.credit`; never below the
     virtual time it already has). Inside the caller's write transaction; every node row is
     locked first (:func:`lock_nodes`)."""
-    items = [a for a in items if a.cls in fair.CLASS_RANK]  # run-first: outside the shares
-    trios = [ensure_nodes(conn, a.cls, a.tenant, a.batch_id, a.share, now) for a in items]
-    lock_nodes(conn, [key for trio in trios for key in trio])
-    for item, trio in zip(items, trios, strict=True):
-        _activate(conn, item, trio, now)
+    _apply(conn, items, [], now)
+
+
+# A batch node's batch has pending work of its class (tested after the node's lock, by a
+# statement of its own: it sees what committed while the lock was awaited).
+_HAS_PENDING = exists().where(T.c.batch_id == F.c.batch_id, IS_PENDING, *_of_class(F.c.cls))
 
 
 def _activate(conn: Connection, item: Activation, trio: tuple[str, str, str], now: float) -> None:
+    """One item of :func:`activate`, its rows locked. The batch node becomes active only if
+    its batch still has pending work of its class (a claim and finish may have taken the last
+    one while this waited for the lock), and its tenant and class only with it."""
     ck, tk, bk = trio
     if item.share is not None:
         conn.execute(update(F).where(F.c.node == bk).values(weight=item.share))
@@ -392,7 +416,7 @@ def _activate(conn: Connection, item: Activation, trio: tuple[str, str, str], no
         tk: _floor(conn, tk, 1, ck),
         bk: _floor(conn, bk, 2, tk),
     }
-    for key in sorted(floors):  # the order every statement locks node rows in
+    for key in sorted(floors):  # the order every statement locks node rows in: b:, c:, t:
         floor = floors[key]
         start = floor if floor is None or key == ck else floor - item.credit_s / F.c.weight
         # Lifted to ``start`` counting its workstations' charges (kept as they are).
@@ -406,21 +430,26 @@ def _activate(conn: Connection, item: Activation, trio: tuple[str, str, str], no
                 else_=F.c.vtime,
             )
         )
-        conn.execute(
-            update(F).where(F.c.node == key).values(vtime=lifted, active=True, updated_at=now)
-        )
+        which = [F.c.node == key] + ([_HAS_PENDING.correlate(F)] if key == bk else [])
+        done = conn.execute(
+            update(F).where(*which).values(vtime=lifted, active=True, updated_at=now)
+        ).rowcount
+        if key == bk and not done:
+            return
 
 
 def refresh(conn: Connection, batch_ids: Iterable[str], now: float) -> None:
-    """The fair share follows these batches' open work. Each class of theirs with pending work
-    becomes active (after a retry, a priority change, a resume); each of their batch nodes
-    with no open task of its class left becomes inactive, and a tenant or class left without
-    an active child with it (after a cancel, a reaped task that failed, a priority change that
-    moved a class's every task to another). A finish does the second for its own batch
-    (:func:`settle`); before these paths did too, a canceled batch kept its share in status's
-    ``"shares"`` and halved the others' (their ETA doubled), and its frozen virtual time was
-    the start of every newcomer after it. Every node row it changes is locked first, in key
-    order (:func:`lock_nodes`)."""
+    """The fair share follows these batches' open work. Each of their batch nodes with no open
+    task of its class left becomes inactive, and a tenant or class left without an active
+    child with it (after a cancel, a reaped task that failed, a priority change that moved a
+    class's every task to another); then each class of theirs with pending work becomes active
+    (after a retry, a priority change, a resume, an attempt returned to the queue in a class
+    it was moved to while it ran). A finish does both for its own batch (:func:`settle`);
+    before these paths did too, a canceled batch kept its share in status's ``"shares"`` and
+    halved the others' (their ETA doubled), and its frozen virtual time was the start of every
+    newcomer after it. Every node row it changes is locked first, in key order
+    (:func:`lock_nodes`), and each change is tested by a statement of its own after those
+    locks, so it sees what committed while it waited for them."""
     batches = list(dict.fromkeys(batch_ids))
     wanted: list[Activation] = []
     for batch_id in batches:
@@ -429,34 +458,42 @@ def refresh(conn: Connection, batch_ids: Iterable[str], now: float) -> None:
         ).scalars()
         tenant = conn.execute(select(B.c.tenant).where(B.c.batch_id == batch_id)).scalar()
         wanted += [Activation(cls, tenant or "", batch_id) for cls in classes]
-    wanted = [a for a in wanted if a.cls in fair.CLASS_RANK]
-    awake = {fair.batch_key(a.cls, a.batch_id) for a in wanted}
     idle: list[Any] = []
     for chunk in chunks(batches):
-        idle += [
-            r
-            for r in conn.execute(
-                select(F.c.node, F.c.cls, F.c.parent).where(
-                    F.c.level == 2, F.c.active, F.c.batch_id.in_(chunk)
-                )
+        idle += conn.execute(
+            select(F.c.node, F.c.cls, F.c.parent).where(
+                F.c.level == 2, F.c.active, F.c.batch_id.in_(chunk)
             )
-            if r.node not in awake
-        ]
-    trios = [ensure_nodes(conn, a.cls, a.tenant, a.batch_id, a.share, now) for a in wanted]
+        ).all()
+    _apply(conn, wanted, idle, now)
+
+
+def _apply(conn: Connection, wanted: Sequence[Activation], idle: Sequence[Any], now: float) -> None:
+    """``wanted`` become active, the batch nodes ``idle`` (rows: ``node``, ``cls``,
+    ``parent``) inactive if they have no open work — and so does any other active batch node
+    without open work (:data:`_STALE`): two transactions that each ended part of a batch's
+    work at once (a finish and a cancel, say) each saw the other's part still open, and
+    neither made the node inactive; it is found here, before a newcomer levels with it. Every
+    row locked first, in key order; the inactive ones before the activations, so a newcomer
+    does not level with a node that leaves."""
+    wanted = [a for a in wanted if a.cls in fair.CLASS_RANK]  # run-first: outside the shares
+    awake = {fair.batch_key(a.cls, a.batch_id) for a in wanted}
+    candidates = {r.node: r for r in [*idle, *conn.execute(_STALE)] if r.node not in awake}
+    trios = _ensure_all(conn, wanted, now)
     lock_nodes(
         conn,
         [key for trio in trios for key in trio]
-        + [key for r in idle for key in (r.node, r.parent, fair.class_key(r.cls))],
+        + [key for r in candidates.values() for key in (r.node, r.parent, fair.class_key(r.cls))],
     )
-    for item, trio in zip(wanted, trios, strict=True):
-        _activate(conn, item, trio, now)
     idled = [
         r
-        for r in sorted(idle, key=lambda r: r.node)
-        if conn.execute(_IDLE_BATCH, {"batch_node": r.node}).rowcount
+        for key, r in sorted(candidates.items())
+        if conn.execute(_IDLE_BATCH, {"batch_node": key}).rowcount
     ]
     _idle_parents(conn, [(fair.class_key(r.cls), r.parent) for r in idled])
     _fold_idle(conn, [r.node for r in idled])
+    for item, trio in zip(wanted, trios, strict=True):
+        _activate(conn, item, trio, now)
 
 
 def batches_of(conn: Connection, task_ids: Sequence[str]) -> set[str]:
@@ -580,6 +617,9 @@ _IDLE_BATCH = (
     .where(F.c.node == bindparam("batch_node"), F.c.level == 2, F.c.active, *_NO_OPEN_WORK)
     .values(active=False)
 )
+# Active batch nodes whose batch has no open task of their class (a handful of active rows,
+# two index probes each).
+_STALE = select(F.c.node, F.c.cls, F.c.parent).where(F.c.level == 2, F.c.active, *_NO_OPEN_WORK)
 
 
 def _idle_parents(conn: Connection, parents: Iterable[tuple[str, str]]) -> None:
@@ -603,10 +643,10 @@ def _fold(idle: Select[Any]) -> Any:
     """PostgreSQL, one statement: the ``fair_charges`` rows of the batch nodes ``idle`` selects
     (and locks) added into their ``fair_nodes`` values and deleted, each as it is: a node's
     sums are unchanged, values moved, not recounted. It waits for nobody: a charge row another
-    transaction is writing just then (a finish of a task moved to another class, whose
-    statement writes its charge rows before it locks the node) is skipped — it still counts
-    where it is, and a later fold takes it; waiting for it while holding the node row could
-    deadlock with that finish, which waits for the node row."""
+    transaction is writing just then is skipped — it still counts where it is, and a later
+    fold takes it: a claim writes its charge rows before it locks a node it wakes, and a finish
+    before it locks its batch node, so waiting for one while holding the node row could wait
+    in a circle."""
     chosen = idle.cte("idle")
     free = (
         select(C.c.node, C.c.shard)
@@ -757,15 +797,18 @@ _SETTLED = (
     .returning(C.c.node)
     .cte("settled")
 )
+# The correction and the event, and whether the batch has no pending task of the node's class
+# left (the statement's own snapshot: a hint, tested again after the node's lock).
 _SETTLE_SHARD = (
-    update(F)
-    .where(
-        F.c.node == bindparam("batch_node"),
-        F.c.active,
-        *_NO_OPEN_WORK,
+    select(
+        and_(
+            F.c.active,
+            ~exists()
+            .where(T.c.batch_id == F.c.batch_id, IS_PENDING, *_of_class(F.c.cls))
+            .correlate(F),
+        ).label("tail")
     )
-    .values(active=False)
-    .returning(F.c.node)
+    .where(F.c.node == bindparam("batch_node"))
     .add_cte(_SETTLED)
 )
 _SETTLE_SHARD_WITH_EVENT = _SETTLE_SHARD.add_cte(_EVENT_CTE)
@@ -820,30 +863,38 @@ def settle(
     now: float,
     event: Mapping[str, Any] | None = None,
     shard: str = "",
+    idle: bool = True,
 ) -> None:
     """At an attempt's end: the difference between its real seconds (``took``) and the
     estimate ``charged`` at its claim; if its batch has no open task of that class left, the
     batch node (and a tenant or class left without an active child) becomes inactive.
     ``event``: the finish's event row, written by the same statement. ``shard``: the
-    workstation whose counters the claim charged (PostgreSQL)."""
+    workstation whose counters the claim charged (PostgreSQL). ``idle`` False: the counters
+    only — the caller refreshes the batch (:func:`refresh`; its task changed class meanwhile)."""
     if len(keys) != 3:
         if event is not None:
             conn.execute(INSERT_EVENT, dict(event))
         return
     ck, tk, bk = keys
     params: dict[str, Any] = {"delta": took - charged, "charged": charged}
-    if conn.dialect.name == "postgresql":
-        params.update(keys=list(keys), shard=shard, now=now, batch_node=bk)
-        idle = bool(_with_event(conn, event, _SETTLE_SHARD, _SETTLE_SHARD_WITH_EVENT, params).all())
-    else:
+    if conn.dialect.name != "postgresql":
         params.update(k0=ck, k1=tk, k2=bk)
         rows = _with_event(conn, event, _SETTLE, None, params).all()
-        idle = any(level == 2 and not active for level, active in rows)
-    if idle:
-        # The tenant and class rows in key order before either is changed, as activate()
-        # takes them: a finish idling them beside a submit activating a sibling never
-        # deadlocks (its batch row, ``b:``, sorts before both).
-        lock_nodes(conn, [ck, tk])
+        if idle and any(level == 2 and not active for level, active in rows):
+            _idle_parents(conn, [(ck, tk)])
+        return
+    params.update(keys=list(keys), shard=shard, now=now, batch_node=bk)
+    tail = _with_event(conn, event, _SETTLE_SHARD, _SETTLE_SHARD_WITH_EVENT, params).scalar()
+    if not (idle and tail):
+        return
+    # Nothing pending of the class any more: the batch node locked, then tested by a statement
+    # of its own, which sees what committed while it waited — a retry that made tasks pending
+    # again (tested in the first statement's snapshot, the node went inactive with work
+    # waiting), the other finishes of the batch's last running tasks (each saw the others
+    # running: none idled the node). Finishes lock it only in this tail of a batch's class.
+    lock_nodes(conn, [bk])
+    if conn.execute(_IDLE_BATCH, {"batch_node": bk}).rowcount:
+        lock_nodes(conn, [ck, tk])  # after the batch row: b: sorts before c: and t:
         _idle_parents(conn, [(ck, tk)])
         _fold_idle(conn, [bk])
 
@@ -922,8 +973,13 @@ def uncharge(conn: Connection, charges: Iterable[tuple[Sequence[str], float]], n
 
 
 def active_batches(conn: Connection) -> list[fair.ActiveNode]:
+    """The active batch nodes that have open work: one left active by two transactions that
+    ended its work at once (see :func:`_apply`) shows no share until the next activation
+    makes it inactive."""
     rows = conn.execute(
-        select(F.c.cls, F.c.tenant, F.c.batch_id, F.c.weight).where(F.c.level == 2, F.c.active)
+        select(F.c.cls, F.c.tenant, F.c.batch_id, F.c.weight).where(
+            F.c.level == 2, F.c.active, not_(and_(*_NO_OPEN_WORK))
+        )
     ).all()
     return [fair.ActiveNode(r.cls, r.tenant or "", r.batch_id, r.weight) for r in rows]
 

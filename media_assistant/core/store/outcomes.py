@@ -16,6 +16,7 @@ from media_assistant.core.model.event_codes import EventCode
 from media_assistant.core.model.events import TaskChange, TaskLogged
 from media_assistant.core.model.records import Claim
 from media_assistant.core.model.states import ModelKind, TaskState
+from media_assistant.core.rules import fair
 from media_assistant.core.store import api_gate, fair_store
 from media_assistant.core.store.base import (
     INSERT_EVENT,
@@ -29,11 +30,18 @@ from media_assistant.core.store.base import (
 from media_assistant.core.store.db import read_tx, write_tx
 
 # SET comes from the execute parameters (the columns being written); the fence from these.
-_FENCED_UPDATE = update(T).where(
-    T.c.task_id == bindparam("fence_task_id"),
-    IS_RUNNING,
-    T.c.attempt == bindparam("fence_attempt"),
-    T.c.lease == bindparam("fence_lease"),
+# The finished row's priority and batch: its class now, which may not be its claim's (a
+# priority changed while it ran).
+_FINISHED = (T.c.priority, T.c.batch_id)
+_FENCED_UPDATE = (
+    update(T)
+    .where(
+        T.c.task_id == bindparam("fence_task_id"),
+        IS_RUNNING,
+        T.c.attempt == bindparam("fence_attempt"),
+        T.c.lease == bindparam("fence_lease"),
+    )
+    .returning(*_FINISHED)
 )
 
 
@@ -89,10 +97,11 @@ class OutcomeRoom(StoreBase):
                     "fence_attempt": claim.attempt,
                     "fence_lease": claim.lease,
                 }
-                changed = conn.execute(_FENCED_UPDATE, fenced).rowcount
+                row = conn.execute(_FENCED_UPDATE, fenced).first()
             else:
-                changed = conn.execute(update(T).where(fence).values(**values)).rowcount
-            if changed != 1:
+                stmt = update(T).where(fence).values(**values).returning(*_FINISHED)
+                row = conn.execute(stmt).first()
+            if row is None:
                 return False
             if tokens_used is not None and claim.model_kind is ModelKind.API:
                 # The tokens per minute were spent on an estimate at the claim: now the real count.
@@ -109,6 +118,10 @@ class OutcomeRoom(StoreBase):
                 code,
                 params,
             )
+            # Its class now, against the one its claim charged (run-first: none).
+            moved = fair.class_key(fair.class_of(row.priority)) != (
+                claim.fair_keys[0] if claim.fair_keys else fair.class_key(fair.FIRST)
+            )
             if not claim.fair_keys:
                 conn.execute(INSERT_EVENT, event)
             else:
@@ -124,10 +137,15 @@ class OutcomeRoom(StoreBase):
                     now,
                     event=event,
                     shard=claim.fair_shard,
+                    idle=not moved,
                 )
                 if values.get("state") == TaskState.SUCCESS.value:
                     known = self._durations.get(claim.model, took)
                     self._durations[claim.model] = 0.7 * known + 0.3 * took
+            if moved:
+                # Its priority changed while it ran: the class it left may have nothing open
+                # now, the one it joined (back in the queue) may not be active yet.
+                fair_store.refresh(conn, [row.batch_id], now)
         self._publish_changes([TaskChange(claim.task_id, values)])
         return True
 

@@ -188,7 +188,7 @@ class ReaperRoom(StoreBase):
                     T.c.batch_id,
                 ).where(where)
             ).all()
-            ended: set[str] = set()  # batches of rows that ended here (failed, canceled)
+            batches: set[str] = set()  # of the rows released here
             for r in rows:
                 values: dict[str, Any] = {"owner_id": None, "heartbeat_at": None}
                 if r.cancel_requested:
@@ -274,13 +274,13 @@ class ReaperRoom(StoreBase):
                 )
                 released.append(ReleasedTask(r.task_id, r.owner_id, r.attempt, state, r.lease))
                 changes.append(TaskChange(r.task_id, values))
-                if state is not TaskState.PENDING:
-                    ended.add(r.batch_id)
+                batches.add(r.batch_id)
             # No finish settles these attempts: their estimates leave the fair share's seconds
-            # in flight here, and a class of a batch with nothing left open gives its share
-            # back (core/store/fair_store.py ``uncharge``, ``refresh``).
+            # in flight here, a class of a batch with nothing left open gives its share back,
+            # and a task back in the queue in a class its priority moved it to while it ran
+            # finds that class active (core/store/fair_store.py ``uncharge``, ``refresh``).
             charged = fair_store.claim_charges(conn, [r.task_id for r in released])
             fair_store.uncharge(conn, charged.values(), now)
-            fair_store.refresh(conn, sorted(ended), now)
+            fair_store.refresh(conn, sorted(batches), now)
         self._publish_changes(changes)
         return released

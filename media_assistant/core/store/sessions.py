@@ -13,12 +13,14 @@ name, so two PCs starting at the same moment cannot both pass.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import uuid
 
 import psutil
 from sqlalchemy import Connection, Engine, delete, exists, func, insert, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from media_assistant.core.model.clock import Clock
 from media_assistant.core.model.errors import ConfigError
@@ -26,6 +28,8 @@ from media_assistant.core.store import fair_store
 from media_assistant.core.store.base import IS_RUNNING, T
 from media_assistant.core.store.db import write_tx
 from media_assistant.core.store.schema import SessionRow
+
+log = logging.getLogger(__name__)
 
 S = SessionRow.__table__  # type: ignore[attr-defined]
 
@@ -97,8 +101,12 @@ class SessionStore:
                     app_version=app_version,
                 )
             )
-        with write_tx(self.engine) as conn:  # its own: it waits for nobody (SKIP LOCKED)
-            fair_store.fold_idle_charges(conn)
+        if self.engine.dialect.name == "postgresql":
+            try:  # its own transaction: it waits for nobody (SKIP LOCKED)
+                with write_tx(self.engine) as conn:
+                    fair_store.fold_idle_charges(conn)
+            except SQLAlchemyError as exc:  # housekeeping: the next start tries again
+                log.warning("[store] could not fold the fair share's idle charge rows: %s", exc)
         return session_id
 
     def beat(self, session_id: str) -> None:
