@@ -398,6 +398,53 @@ def test_a_task_moved_to_another_class_while_it_runs_ends_in_that_class(
     assert _active_nodes(store) == set()
 
 
+def test_a_task_moved_to_another_class_and_back_while_it_runs_finds_its_class_active(
+    store: Store, clock: ManualClock
+) -> None:
+    """Raised while it runs, its normal node goes (nothing open there); lowered again, nothing
+    is pending to activate. Back in the queue its class is the claim's — and its node must be
+    active again (before: pending under an inactive node, never the fair share's choice)."""
+    store.submit(tasks(1, "x", "X"))
+    c = _claim(store)
+    store.set_priority(["x-000"], priority=5)
+    store.set_priority(["x-000"], priority=0)
+    assert _active_nodes(store) == set()
+    assert store.requeue(c, not_before=None, keep_attempt=True, kind=None, message="later")
+    assert _active_nodes(store) == set(fair.node_keys(fair.NORMAL, "", "X"))
+    assert store.fair_shares() == {"X": 1.0}
+
+
+@pytest.mark.parametrize("action", ["retry", "cancel", "priority"])
+def test_operator_actions_take_the_node_rows_after_their_event_lines(
+    store: Store, clock: ManualClock, action: str
+) -> None:
+    """An operator's retry, cancel or priority change writes an event line per task (20,000
+    tasks: seconds). It takes the fair share's node rows last, just before its commit — a
+    finish of one of the batch's last tasks waits for those rows, and it waited all that
+    time (up to the 10 s lock timeout: the finish failed and was tried again)."""
+    store.submit(tasks(6, "a", "A"))
+    claims = [_claim(store, f"acc-{i}") for i in range(3)]
+    for c in claims:
+        assert store.finish_failed(c, ErrorKind.SERVER_ERROR, "boom")
+    sent: list[str] = []
+
+    def capture(_c: object, _cur: object, statement: str, *_: object) -> None:
+        sent.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", capture)
+    if action == "retry":
+        assert len(store.retry([c.task_id for c in claims])) == 3
+    elif action == "cancel":
+        assert len(store.request_cancel(batch_id="A").canceled) == 3
+    else:
+        assert len(store.set_priority(batch_id="A", priority=5).changed) == 3
+    event.remove(store.engine, "before_cursor_execute", capture)
+    events = [i for i, st in enumerate(sent) if st.startswith("INSERT INTO task_events")]
+    nodes = [i for i, st in enumerate(sent) if "fair_nodes" in st and st.startswith("UPDATE")]
+    assert len(events) == 3 and nodes, sent
+    assert min(nodes) > max(events)
+
+
 def test_a_batch_left_active_with_nothing_open_shows_no_share_and_goes_at_the_next_activation(
     store: Store, clock: ManualClock
 ) -> None:

@@ -276,9 +276,6 @@ class BatchRoom(StoreBase):
                     .scalars()
                     .all()
                 )
-            # A class the batch had no work in may start now (level with its siblings), and one
-            # it has no work left in gives its share back.
-            fair_store.refresh(conn, fair_store.batches_of(conn, changed), now)
             for tid in changed:
                 self._event(
                     conn,
@@ -289,6 +286,10 @@ class BatchRoom(StoreBase):
                     code=EventCode.PRIORITY_SET,
                     params={"priority": priority},
                 )
+            # A class the batch had no work in may start now (level with its siblings), and one
+            # it has no work left in gives its share back. Last, before the commit: the node
+            # rows stay locked only that long, not while the events go in.
+            fair_store.refresh(conn, fair_store.batches_of(conn, changed), now)
         self._publish_changes(TaskChange(t, {"priority": priority}) for t in changed)
         unknown = tuple(t for t in (task_ids or []) if t not in found)
         return PriorityResult(tuple(changed), priority, tuple(finished), unknown)

@@ -22,9 +22,11 @@ fair share; issue 30 item 3). Two claims of one workstation still write the same
 under READ COMMITTED the second waits for the first's commit, then re-reads the row and adds
 to the committed value: no charge is lost and none is counted twice
 (tests/unit/test_fair_store.py holds two connections to prove both). A ``fair_nodes`` row is
-locked only when its node changes state (activation, the last open task's finish); every
-statement or transaction that locks several locks them in the order of their keys
-(``lock_nodes``, ``_WAKE``), so two of them never deadlock. SQLite has
+locked only when its node may change state: an activation, a cancel or a priority change, a
+claim that wakes a node, and a finish in the tail of a batch's class (nothing of it pending
+any more: it may be the last). Every statement or transaction that locks several locks them
+in the order of their keys (``lock_nodes``, ``_WAKE``), and takes node rows after the task
+and charge rows it writes, never before: two of them never wait in a circle. SQLite has
 one writer, so nobody waits for anybody there: it charges the ``fair_nodes`` rows themselves
 (one statement; its ``fair_charges`` stays empty and the sums find nothing).
 
@@ -331,7 +333,8 @@ def ensure_nodes(
     conn: Connection, cls: str, tenant: str, batch_id: str, share: float | None, now: float
 ) -> tuple[str, str, str]:
     """The class, tenant and batch rows exist (made once; an existing one is left as it is)."""
-    upsert(conn, F, _node_rows(cls, tenant, batch_id, share, now), key=["node"])
+    rows = sorted(_node_rows(cls, tenant, batch_id, share, now), key=lambda r: str(r["node"]))
+    upsert(conn, F, rows, key=["node"])  # in key order, as every statement takes node rows
     return fair.node_keys(cls, tenant, batch_id)
 
 
@@ -394,8 +397,10 @@ def activate(conn: Connection, items: Sequence[Activation], now: float) -> None:
     """Each item's batch node (and its tenant and class) become active; one that was not
     starts at its active siblings' least virtual time, the tenant and the batch ``credit_s``
     generation seconds before it (the newcomer's credit, :func:`fair.credit`; never below the
-    virtual time it already has). Inside the caller's write transaction; every node row is
-    locked first (:func:`lock_nodes`)."""
+    virtual time it already has) — if its batch still has pending work of its class when its
+    row is locked. Any batch node left active with nothing open becomes inactive first
+    (:func:`_apply`). Inside the caller's write transaction; every node row is locked first
+    (:func:`lock_nodes`)."""
     _apply(conn, items, [], now)
 
 
@@ -587,10 +592,12 @@ _SETTLE = (
         vtime=F.c.vtime + bindparam("delta", type_=F.c.vtime.type) / F.c.weight,
         service=F.c.service + bindparam("delta", type_=F.c.vtime.type),
         inflight=F.c.inflight - bindparam("charged", type_=F.c.vtime.type),
-        active=case((F.c.level == 2, _OPEN), else_=F.c.active),
+        active=case((F.c.level == 2, and_(F.c.active, _OPEN)), else_=F.c.active),
     )
     .returning(F.c.level, F.c.active)
 )
+# One node row (a finish's batch node): a statement built once, not an expanding IN.
+_NODE_LOCKED = select(F.c.node).where(F.c.node == bindparam("batch_node")).with_for_update()
 _NODES_LOCKED = (
     select(F.c.node)
     .where(F.c.node.in_(bindparam("nodes", expanding=True)))
@@ -790,23 +797,24 @@ _WAKE = (
 )
 _CHARGE_SHARD = _into_shard(_sec / F.c.weight, _sec, _sec).add_cte(_WAKE)
 _CHARGE_SHARD_WITH_EVENT = _CHARGE_SHARD.add_cte(_EVENT_CTE)
-# The correction, and the batch node made inactive if its batch has no open task of its class
-# left (the one ``fair_nodes`` row a finish locks, and only then): a row back means it did.
+# The correction: the real seconds against the estimate, out of flight (the finish's charge rows).
 _SETTLED = (
     _into_shard(_delta / F.c.weight, _delta, -bindparam("charged", type_=F.c.vtime.type))
     .returning(C.c.node)
     .cte("settled")
 )
-# The correction and the event, and whether the batch has no pending task of the node's class
-# left (the statement's own snapshot: a hint, tested again after the node's lock).
+# The correction and the event; whether the batch node is active, and whether its batch has no
+# pending task of the node's class left (the statement's own snapshot: a hint, tested again
+# after the node's lock).
 _SETTLE_SHARD = (
     select(
+        F.c.active,
         and_(
             F.c.active,
             ~exists()
             .where(T.c.batch_id == F.c.batch_id, IS_PENDING, *_of_class(F.c.cls))
             .correlate(F),
-        ).label("tail")
+        ).label("tail"),
     )
     .where(F.c.node == bindparam("batch_node"))
     .add_cte(_SETTLED)
@@ -864,39 +872,44 @@ def settle(
     event: Mapping[str, Any] | None = None,
     shard: str = "",
     idle: bool = True,
-) -> None:
+) -> bool:
     """At an attempt's end: the difference between its real seconds (``took``) and the
     estimate ``charged`` at its claim; if its batch has no open task of that class left, the
     batch node (and a tenant or class left without an active child) becomes inactive.
     ``event``: the finish's event row, written by the same statement. ``shard``: the
     workstation whose counters the claim charged (PostgreSQL). ``idle`` False: the counters
-    only — the caller refreshes the batch (:func:`refresh`; its task changed class meanwhile)."""
+    only — the caller refreshes the batch (:func:`refresh`; its task changed class meanwhile).
+    Whether the batch node is active (as this transaction saw it first): a task back in the
+    queue under an inactive node needs the caller's :func:`refresh`."""
     if len(keys) != 3:
         if event is not None:
             conn.execute(INSERT_EVENT, dict(event))
-        return
+        return True
     ck, tk, bk = keys
     params: dict[str, Any] = {"delta": took - charged, "charged": charged}
     if conn.dialect.name != "postgresql":
         params.update(k0=ck, k1=tk, k2=bk)
         rows = _with_event(conn, event, _SETTLE, None, params).all()
-        if idle and any(level == 2 and not active for level, active in rows):
+        active = any(level == 2 and on for level, on in rows)
+        if idle and not active:
             _idle_parents(conn, [(ck, tk)])
-        return
+        return active
     params.update(keys=list(keys), shard=shard, now=now, batch_node=bk)
-    tail = _with_event(conn, event, _SETTLE_SHARD, _SETTLE_SHARD_WITH_EVENT, params).scalar()
+    row = _with_event(conn, event, _SETTLE_SHARD, _SETTLE_SHARD_WITH_EVENT, params).first()
+    active, tail = (bool(row.active), bool(row.tail)) if row is not None else (False, False)
     if not (idle and tail):
-        return
+        return active
     # Nothing pending of the class any more: the batch node locked, then tested by a statement
     # of its own, which sees what committed while it waited — a retry that made tasks pending
     # again (tested in the first statement's snapshot, the node went inactive with work
     # waiting), the other finishes of the batch's last running tasks (each saw the others
     # running: none idled the node). Finishes lock it only in this tail of a batch's class.
-    lock_nodes(conn, [bk])
+    conn.execute(_NODE_LOCKED, {"batch_node": bk})
     if conn.execute(_IDLE_BATCH, {"batch_node": bk}).rowcount:
         lock_nodes(conn, [ck, tk])  # after the batch row: b: sorts before c: and t:
         _idle_parents(conn, [(ck, tk)])
         _fold_idle(conn, [bk])
+    return active
 
 
 # Where an attempt released without a finish gives its estimate back (PostgreSQL): a shard of

@@ -70,9 +70,6 @@ class OperatorRoom(StoreBase):
                     .scalars()
                     .all()
                 )
-            if canceled:  # a class of a batch with nothing left open gives its share back
-                ended = fair_store.batches_of(conn, canceled)
-                fair_store.refresh(conn, ended, now)
             for tid in canceled:
                 self._event(
                     conn,
@@ -91,6 +88,10 @@ class OperatorRoom(StoreBase):
                     at=now,
                     code=EventCode.CANCEL_REQUESTED,
                 )
+            if canceled:  # a class of a batch with nothing left open gives its share back
+                # Last, before the commit: the node rows stay locked only that long (a finish
+                # of the batch's last tasks waits for them), not while the events go in.
+                fair_store.refresh(conn, fair_store.batches_of(conn, canceled), now)
         wanted = set(task_ids or [])
         unchanged = tuple(sorted(wanted - set(canceled) - set(requested)))
         self._publish_changes(
@@ -187,8 +188,6 @@ class OperatorRoom(StoreBase):
                         )
                     )
                 )
-            # Back in the queue: level with the active batches, no back-pay (fair share).
-            fair_store.refresh(conn, fair_store.batches_of(conn, list(retried)), now)
             for tid, (_, _, rounds) in retried.items():
                 self._event(
                     conn,
@@ -200,6 +199,9 @@ class OperatorRoom(StoreBase):
                     code=EventCode.RETRY_REQUESTED,
                     params={"round": rounds, "edited": prompt is not None},
                 )
+            # Back in the queue: level with the active batches, no back-pay (fair share). Last,
+            # before the commit: the node rows stay locked only that long.
+            fair_store.refresh(conn, fair_store.batches_of(conn, list(retried)), now)
         values.pop("prompt", None)  # views carry a prompt head, not the prompt
         if prompt is not None:
             values["prompt_head"] = prompt[:PROMPT_HEAD_CHARS]

@@ -122,6 +122,7 @@ class OutcomeRoom(StoreBase):
             moved = fair.class_key(fair.class_of(row.priority)) != (
                 claim.fair_keys[0] if claim.fair_keys else fair.class_key(fair.FIRST)
             )
+            active = True  # its batch node, as the settle saw it
             if not claim.fair_keys:
                 conn.execute(INSERT_EVENT, event)
             else:
@@ -129,7 +130,7 @@ class OutcomeRoom(StoreBase):
                 # with the event row (one statement on PostgreSQL), so the charge rows stay
                 # locked only until the commit that follows.
                 took = max(0.0, float(values.get("finished_at") or now) - claim.started_at)
-                fair_store.settle(
+                active = fair_store.settle(
                     conn,
                     claim.fair_keys,
                     took,
@@ -142,9 +143,11 @@ class OutcomeRoom(StoreBase):
                 if values.get("state") == TaskState.SUCCESS.value:
                     known = self._durations.get(claim.model, took)
                     self._durations[claim.model] = 0.7 * known + 0.3 * took
-            if moved:
+            if moved or (values.get("state") == TaskState.PENDING.value and not active):
                 # Its priority changed while it ran: the class it left may have nothing open
-                # now, the one it joined (back in the queue) may not be active yet.
+                # now, the one it joined (back in the queue) may not be active yet. Or back in
+                # the queue under a node made inactive meanwhile (a priority moved there and
+                # back while it ran): the fair share's choice would never pick it.
                 fair_store.refresh(conn, [row.batch_id], now)
         self._publish_changes([TaskChange(claim.task_id, values)])
         return True
