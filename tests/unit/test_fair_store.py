@@ -787,61 +787,59 @@ def _charge_rows(engine: Any, node: str) -> int:
         )
 
 
-def test_a_batch_that_ends_keeps_no_charge_rows_and_loses_no_seconds(
-    store_url: str, clock: ManualClock
+def test_a_start_folds_the_charge_rows_of_finished_batches_and_loses_no_seconds(
+    store_url: str, clock: ManualClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     """``fair_charges`` holds a row per node and workstation: kept for every batch a team ever
-    ran, it grew without end. When a batch node goes inactive its rows are folded into the node
-    row (the same statement deletes and adds), so its figures stay what they were: here two
-    workstations' claims of F end normally (4 × 7 s), H's one task fails at the reaper (its
-    estimate stays charged: the attempt held an account). A start sweeps what a database
-    kept from before, skipping (never waiting for) a node or charge row another transaction
-    holds."""
+    ran, it grew without end. A workstation's start folds the rows of inactive batch nodes into
+    the node rows (one statement deletes and adds), so their figures stay what they were: here
+    two workstations' claims of F end normally (4 × 7 s), H's one task fails at the reaper (its
+    estimate stays charged: the attempt held an account). A node or charge row another
+    transaction holds is skipped, never waited for; a role without DELETE on the table starts
+    all the same, with a WARNING naming the grant."""
     if not store_url.startswith("postgresql"):
         pytest.skip("SQLite charges the node rows themselves: it has no charge rows")
     store = Store(open_engine(store_url), clock, EventBus())
     try:
         store.submit(tasks(4, "f", "F"))
-        claims = [
-            store.claim_next(
-                kind=ModelKind.API,
-                account_id=f"acc-{i}",
-                models=["api-model"],
-                owner_id="o",
-                deadline_s=99,
-                workstation=f"pc-{i % 2}",
-            )
-            for i in range(4)
-        ]
+        claims = [_claim(store, f"acc-{i}", workstation=f"pc-{i % 2}") for i in range(4)]
         node = fair.batch_key(fair.NORMAL, "F")
-        assert _charge_rows(store.engine, node) == 2
         clock.advance_sync(7.0)
         for c in claims:
-            assert c is not None and store.finish_success(c, "ok")
-        assert _charge_rows(store.engine, node) == 0
-        assert _service(store, node) == pytest.approx(28.0)
-        assert _vtime(store, node) == pytest.approx(28.0)
-        # The class row's charge rows stay (a handful per workstation): it is still counted.
-        assert _service(store, fair.class_key(fair.NORMAL)) == pytest.approx(28.0)
-
+            assert store.finish_success(c, "ok")
         store.submit(tasks(1, "h", "H"), max_attempts=1)
-        h = store.claim_next(
-            kind=ModelKind.API,
-            account_id="acc",
-            models=["api-model"],
-            owner_id="o",
-            deadline_s=999,
-            workstation="pc-1",
-        )
-        assert h is not None
+        h = _claim(store, workstation="pc-1")
         clock.advance_sync(100.0)
         assert [r.new_state for r in store.reap_stale(dead_after=90.0)] == [TaskState.FAILED]
         h_node = fair.batch_key(fair.NORMAL, "H")
-        assert _charge_rows(store.engine, h_node) == 0
-        assert _service(store, h_node) == pytest.approx(h.fair_charge) and h.fair_charge > 0
+        assert _active_nodes(store) == set()
+        # Kept rows: F's two workstations; H's claim and the reaper's correction.
+        assert (_charge_rows(store.engine, node), _charge_rows(store.engine, h_node)) == (2, 2)
+        figures = {n: (_service(store, n), _vtime(store, n)) for n in (node, h_node)}
+        assert figures[node] == (pytest.approx(28.0), pytest.approx(28.0))
+        assert figures[h_node][0] == pytest.approx(h.fair_charge) and h.fair_charge > 0
 
-        # A database from before: F's rows as they were kept. The start's sweep folds them,
-        # but not while another transaction holds F's node row.
+        other = open_engine(store_url)
+        try:
+            for held in ("fair_nodes", "fair_charges"):  # F's node row, then a charge row of F
+                with other.begin() as holder:
+                    holder.execute(
+                        text(f"SELECT node FROM {held} WHERE node = :n LIMIT 1 FOR UPDATE"),
+                        {"n": node},
+                    )
+                    with store.engine.begin() as conn:
+                        conn.execute(text("SET LOCAL lock_timeout = '5s'"))  # fail, not hang
+                        fair_store.fold_idle_charges(conn)  # skips what the holder holds
+                    assert _charge_rows(store.engine, h_node) == 0  # H's went meanwhile
+                    assert _charge_rows(store.engine, node) == (2 if held == "fair_nodes" else 1)
+        finally:
+            other.dispose()
+        SessionStore(store.engine, clock).open()  # a start
+        assert _charge_rows(store.engine, node) == 0
+        for n, (service, vtime) in figures.items():
+            assert (_service(store, n), _vtime(store, n)) == (pytest.approx(service), vtime)
+
+        # A workstation role granted before DELETE was (INSERT and UPDATE only): it starts.
         with store.engine.begin() as conn:
             conn.execute(
                 text(
@@ -850,24 +848,23 @@ def test_a_batch_that_ends_keeps_no_charge_rows_and_loses_no_seconds(
                 ),
                 {"n": node},
             )
-        assert _service(store, node) == pytest.approx(33.0)
-        other = open_engine(store_url)
+            conn.execute(text("DROP ROLE IF EXISTS ma_fold_test"))
+            conn.execute(text("CREATE ROLE ma_fold_test LOGIN"))
+            conn.execute(
+                text("GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO ma_fold_test")
+            )
+            conn.execute(text("GRANT DELETE ON sessions TO ma_fold_test"))  # as the README's
+        limited = open_engine(store_url.replace("ma_admin@", "ma_fold_test@", 1))
         try:
-            for held in ("fair_nodes", "fair_charges"):  # the node row, then its charge row
-                with other.begin() as holder:
-                    holder.execute(
-                        text(f"SELECT node FROM {held} WHERE node = :n FOR UPDATE"), {"n": node}
-                    )
-                    with store.engine.begin() as conn:
-                        conn.execute(text("SET LOCAL lock_timeout = '5s'"))  # fail, not hang
-                        fair_store.fold_idle_charges(conn)  # skips what the holder holds
-                    assert _charge_rows(store.engine, node) == 1
-                    assert _service(store, node) == pytest.approx(33.0)
+            with caplog.at_level("WARNING"):
+                assert SessionStore(limited, clock).open()
+            assert "needs DELETE on fair_charges" in caplog.text
+            assert _charge_rows(store.engine, node) == 1
         finally:
-            other.dispose()
-        SessionStore(store.engine, clock).open()  # a start
-        assert _charge_rows(store.engine, node) == 0
-        assert _service(store, node) == pytest.approx(33.0)
+            limited.dispose()
+            with store.engine.begin() as conn:
+                conn.execute(text("DROP OWNED BY ma_fold_test"))
+                conn.execute(text("DROP ROLE ma_fold_test"))
     finally:
         store.engine.dispose()
 

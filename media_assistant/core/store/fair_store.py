@@ -496,7 +496,6 @@ def _apply(conn: Connection, wanted: Sequence[Activation], idle: Sequence[Any], 
         if conn.execute(_IDLE_BATCH, {"batch_node": key}).rowcount
     ]
     _idle_parents(conn, [(fair.class_key(r.cls), r.parent) for r in idled])
-    _fold_idle(conn, [r.node for r in idled])
     for item, trio in zip(wanted, trios, strict=True):
         _activate(conn, item, trio, now)
 
@@ -689,13 +688,6 @@ def _fold(idle: Select[Any]) -> Any:
 
 
 _IDLE_BATCH_NODE = (F.c.level == 2, not_(F.c.active))
-# The batch nodes a finish or a refresh has just made inactive (locked by it already).
-_FOLD_NODES = _fold(
-    select(F.c.node)
-    .where(F.c.node.in_(bindparam("nodes", expanding=True)), *_IDLE_BATCH_NODE)
-    .order_by(F.c.node)
-    .with_for_update()
-)
 # A start's sweep: idle batch nodes that still have charge rows, those no one holds.
 _FOLD_SWEEP = _fold(
     select(F.c.node)
@@ -706,19 +698,13 @@ _FOLD_SWEEP = _fold(
 )
 
 
-def _fold_idle(conn: Connection, nodes: Sequence[str]) -> None:
-    """The charge rows of these batch nodes, just made inactive, folded into their node rows:
-    ``fair_charges`` keeps rows only for work in progress (a node and workstation each), not
-    one per workstation for every batch the team ever ran."""
-    if nodes and conn.dialect.name == "postgresql":
-        conn.execute(_FOLD_NODES, {"nodes": sorted(nodes)})
-
-
 def fold_idle_charges(conn: Connection, limit: int = FOLD_SWEEP_NODES) -> None:
-    """At a workstation's start (PostgreSQL): up to ``limit`` idle batch nodes' charge rows
-    folded into their node rows — those a database kept from before the finish folded them,
-    or of a node whose fold a crash interrupted. A node another transaction holds is skipped
-    (the next start takes it)."""
+    """At a workstation's start (PostgreSQL): the charge rows of up to ``limit`` idle batch
+    nodes folded into their node rows, so ``fair_charges`` keeps rows for work in progress,
+    not one per workstation for every batch the team ever ran. Not inside the finish that
+    makes a node inactive: it needs ``DELETE`` on ``fair_charges``, which a workstation role
+    granted before this did not have — the finish would fail, and be tried again, for good. A
+    node another transaction holds is skipped (the next start takes it)."""
     if conn.dialect.name == "postgresql":
         conn.execute(_FOLD_SWEEP, {"limit": limit})
 
@@ -908,7 +894,6 @@ def settle(
     if conn.execute(_IDLE_BATCH, {"batch_node": bk}).rowcount:
         lock_nodes(conn, [ck, tk])  # after the batch row: b: sorts before c: and t:
         _idle_parents(conn, [(ck, tk)])
-        _fold_idle(conn, [bk])
     return active
 
 

@@ -106,7 +106,15 @@ class SessionStore:
                 with write_tx(self.engine) as conn:
                     fair_store.fold_idle_charges(conn)
             except SQLAlchemyError as exc:  # housekeeping: the next start tries again
-                log.warning("[store] could not fold the fair share's idle charge rows: %s", exc)
+                denied = getattr(getattr(exc, "orig", None), "sqlstate", None) == "42501"
+                log.warning(
+                    "[store] the fair share's idle charge rows were not folded%s: %s",
+                    " (this workstation's database role needs DELETE on fair_charges: see"
+                    " the README, Team mode)"
+                    if denied
+                    else "",
+                    str(exc.orig if getattr(exc, "orig", None) else exc).splitlines()[0],
+                )
         return session_id
 
     def beat(self, session_id: str) -> None:
