@@ -106,14 +106,15 @@ class SessionStore:
                 with write_tx(self.engine) as conn:
                     fair_store.fold_idle_charges(conn)
             except SQLAlchemyError as exc:  # housekeeping: the next start tries again
-                denied = getattr(getattr(exc, "orig", None), "sqlstate", None) == "42501"
+                cause = getattr(exc, "orig", None) or exc
+                denied = getattr(cause, "sqlstate", None) == "42501"  # insufficient privilege
                 log.warning(
                     "[store] the fair share's idle charge rows were not folded%s: %s",
                     " (this workstation's database role needs DELETE on fair_charges: see"
                     " the README, Team mode)"
                     if denied
                     else "",
-                    str(exc.orig if getattr(exc, "orig", None) else exc).splitlines()[0],
+                    (str(cause).splitlines() or [type(cause).__name__])[0],
                 )
         return session_id
 
