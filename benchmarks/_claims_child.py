@@ -9,6 +9,10 @@ nothing from ``benchmarks`` and only the store API every commit since team mode 
 
     PYTHONPATH=/tmp/old-code python benchmarks/_claims_child.py --url URL --threads 3 --tasks 600
 
+``--old-batches N``: the store first gets the fair share's nodes of N finished batches (inactive
+``fair_nodes`` rows, as a team's store keeps one for every batch it ran; only for code that has
+the fair share).
+
 Counted per task, through SQLAlchemy's engine events: the statements of the claim's and of the
 finish's transactions (``before_cursor_execute``: SQLite's ``BEGIN IMMEDIATE`` and pragmas are
 statements there too) and the transactions (commits and rollbacks). On PostgreSQL psycopg sends
@@ -25,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 
 import media_assistant
 from media_assistant.core.model.clock import SystemClock
@@ -56,8 +60,22 @@ class Counted:
         event.listen(self.engine, "rollback", lambda *_a: bump("transactions"))
 
 
-def run(url: str, threads: int, tasks: int) -> dict[str, Any]:
+# N finished batches' nodes (inactive), on either engine; then the planner's statistics.
+_OLD_BATCHES = (
+    "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < :n) "
+    "INSERT INTO fair_nodes (node, level, cls, tenant, batch_id, parent, rank, weight, vtime, "
+    "service, inflight, active, created_at, updated_at) "
+    "SELECT 'b:normal:old-' || n, 2, 'normal', 'old', 'old-' || n, 't:normal:old', 1, 1.0, "
+    "n, n, 0.0, :off, 0.0, 0.0 FROM g"
+)
+
+
+def run(url: str, threads: int, tasks: int, old_batches: int = 0) -> dict[str, Any]:
     setup = Counted(url)
+    if old_batches:
+        with setup.engine.begin() as conn:
+            conn.execute(text(_OLD_BATCHES), {"n": old_batches, "off": False})
+            conn.execute(text("ANALYZE fair_nodes" if url.startswith("postgres") else "ANALYZE"))
     setup.store.submit(
         [
             NewTask(
@@ -125,6 +143,7 @@ def run(url: str, threads: int, tasks: int) -> dict[str, Any]:
         "engine": "postgresql" if url.startswith("postgres") else "sqlite",
         "threads": threads,
         "tasks": tasks,
+        "old_batches": old_batches,
         "claimed": done,
         "distinct": len(set(ids)),
         "per_thread": [len(got) for got in claimed],
@@ -142,8 +161,9 @@ def main() -> int:
     parser.add_argument("--url", required=True, help="the database: a PostgreSQL or SQLite URL")
     parser.add_argument("--threads", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=600)
+    parser.add_argument("--old-batches", type=int, default=0)
     args = parser.parse_args()
-    result = run(args.url, args.threads, args.tasks)
+    result = run(args.url, args.threads, args.tasks, args.old_batches)
     sys.stdout.write(json.dumps(result) + "\n")
     return 0
 

@@ -27,6 +27,14 @@ claims/s stays within 10 % of today's" — B8 is a team's database): now ÷ :dat
 two baselines the metrics' rollup triggers (issue 31) came, which write a rollup row at every
 finish and attempt's end; what they cost is theirs, not the fair share's.
 
+**B14b — with the nodes of finished batches.** A ``fair_nodes`` row stays for every batch a
+team ever ran (62,000 a year for 50 operators at five batches a day each). The same runs on a
+store that first got :data:`OLD_BATCHES` finished batches' (inactive) nodes, against the same
+with none — this commit and :data:`PRE_INDEX` (``10c63f3``, ``MA_CLAIMS_PRE_INDEX``), the last
+commit before schema 18's partial index on the active nodes. Target: this commit's claims/s
+with them ÷ without ≥ :data:`TARGET_RATIO` on each engine (before the index every claim's
+choice read every node: 0.5× at 20,000, 0.15–0.2× at 100,000, in a first try of this).
+
 Reported per engine and code: claims/s (tasks claimed and finished ÷ the span from the threads'
 common start to the last one's end), statements per claim and per finish, transactions per task
 and, on PostgreSQL, round trips per task (statements + BEGIN + COMMIT: psycopg sends each as
@@ -58,12 +66,15 @@ BASELINES = {
 CODES = ("start", "pre_fair", "now")
 TARGET_RATIO = 0.90  # issue 30 item 3: within 10 % of the claims/s before the fair share
 TARGET_ENGINE = "postgresql"  # B8's claims are a team's, on PostgreSQL
+# B14b: the last commit before the active nodes' index, and how many finished batches' nodes.
+PRE_INDEX = os.environ.get("MA_CLAIMS_PRE_INDEX", "10c63f3")
+AGED_CODES = ("now", "pre_index")
 CHILD = Path(__file__).with_name("_claims_child.py")
 ENGINES = ("postgresql", "sqlite")
 # Threads per engine: three workstations on a team's database, a PC's one writer on SQLite.
 THREADS = {"postgresql": 3, "sqlite": 1}
-FULL = {"tasks": 1500, "repeats": 3}
-QUICK = {"tasks": 600, "repeats": 1}
+FULL = {"tasks": 1500, "repeats": 3, "old_batches": 50_000}
+QUICK = {"tasks": 600, "repeats": 1, "old_batches": 20_000}
 RUN_TIMEOUT_S = 600.0
 
 
@@ -80,10 +91,11 @@ def extract(commit: str, into: Path) -> Path:
     return into
 
 
-def measure(code: Path, url: str, threads: int, tasks: int) -> dict[str, Any]:
+def measure(code: Path, url: str, threads: int, tasks: int, old_batches: int = 0) -> dict[str, Any]:
     """One run of the measuring script on ``code``'s ``media_assistant``."""
     env = {**os.environ, "PYTHONPATH": str(code)}
     args = ["--url", url, "--threads", str(threads), "--tasks", str(tasks)]
+    args += ["--old-batches", str(old_batches)]
     done = subprocess.run(
         [sys.executable, str(CHILD), *args],
         check=False,
@@ -150,6 +162,22 @@ def ratio_target(
     return target(name, wanted, round(ratio, 3), exact and ratio >= TARGET_RATIO, why)
 
 
+def aged_target(engine: str, aged: dict[str, Any], fresh: dict[str, Any], n: int) -> dict[str, Any]:
+    """B14b: this commit's claims/s with ``n`` finished batches' nodes ÷ with none."""
+    name = f"claims/s on {engine} with {n:,} finished batches' nodes ÷ with none, this commit"
+    wanted = f"≥ {TARGET_RATIO:.2f}"
+    if not aged or not fresh:
+        return not_measured(name, wanted, "a side has no run (see the notes)")
+    ratio = aged["claims_per_s_median"] / fresh["claims_per_s_median"]
+    exact = aged["exact"] and fresh["exact"]
+    why = (
+        f"{aged['claims_per_s_median']:.1f} vs {fresh['claims_per_s_median']:.1f} claims/s"
+        if exact
+        else f"a run did not take every task exactly once: {aged['failures'] or fresh['failures']}"
+    )
+    return target(name, wanted, round(ratio, 3), exact and ratio >= TARGET_RATIO, why)
+
+
 def ratios(summary: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     """Claims/s now ÷ each baseline's, for the report (None: a side has no run)."""
     now = summary.get("now") or {}
@@ -187,6 +215,11 @@ def run(quick: bool) -> dict[str, Any]:
     started = time.perf_counter()
     load_before = os.getloadavg()
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {e: {c: [] for c in CODES} for e in ENGINES}
+    old = cfg["old_batches"]
+    aged_keys = [f"{c}@{n}" for c in AGED_CODES for n in (0, old)]
+    aged: dict[str, dict[str, list[dict[str, Any]]]] = {
+        e: {k: [] for k in aged_keys} for e in ENGINES
+    }
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="ma-b14-") as tmp:
         codes: dict[str, Path] = {"now": REPO}
@@ -195,6 +228,11 @@ def run(quick: bool) -> dict[str, Any]:
                 codes[baseline] = extract(commit, Path(tmp) / baseline)
             except (subprocess.SubprocessError, OSError) as exc:
                 notes.append(f"the code of {commit} could not be extracted: {exc}")
+        aged_codes: dict[str, Path] = {"now": REPO}
+        try:
+            aged_codes["pre_index"] = extract(PRE_INDEX, Path(tmp) / "pre_index")
+        except (subprocess.SubprocessError, OSError) as exc:
+            notes.append(f"the code of {PRE_INDEX} could not be extracted: {exc}")
         server = start_server()
         if server is None:
             notes.append("PostgreSQL is not installed here: its runs were left out")
@@ -215,20 +253,41 @@ def run(quick: bool) -> dict[str, Any]:
                         runs[engine][which].append(
                             measure(codes[which], url, THREADS[engine], cfg["tasks"])
                         )
+                for r in range(cfg["repeats"]):  # B14b, the four alternating as above
+                    order = aged_keys[r % 4 :] + aged_keys[: r % 4]
+                    for key in order:
+                        which, n = key.split("@")
+                        if which not in aged_codes:
+                            continue
+                        if engine == "postgresql":
+                            assert server is not None
+                            url = server.new_database("b14b")
+                        else:
+                            url = f"sqlite:///{Path(tmp) / f'aged-{which}-{n}-{r}.db'}"
+                        aged[engine][key].append(
+                            measure(aged_codes[which], url, THREADS[engine], cfg["tasks"], int(n))
+                        )
         finally:
             if server is not None:
                 server.destroy()
     summary = {e: {w: per_task(rs) for w, rs in by.items()} for e, by in runs.items()}
     by = summary[TARGET_ENGINE]
     targets = [ratio_target(TARGET_ENGINE, by["now"], by["pre_fair"], "pre_fair")]
+    aged_summary = {e: {k: per_task(rs) for k, rs in by_key.items()} for e, by_key in aged.items()}
+    for engine in ENGINES:
+        s = aged_summary[engine]
+        targets.append(aged_target(engine, s[f"now@{old}"], s["now@0"], old))
     return {
         "config": {**cfg, "threads": THREADS},
         "baselines": {b: commit for b, (commit, _) in BASELINES.items()},
+        "pre_index": PRE_INDEX,
+        "aged": aged_summary,
         "load_before": list(load_before),
         "load_after": list(os.getloadavg()),
         "engines": summary,
         "ratios": {e: ratios(summary[e]) for e in ENGINES},
         "runs": runs,
+        "aged_runs": aged,
         "notes": notes,
         "targets": targets,
         "elapsed_s": time.perf_counter() - started,
@@ -300,9 +359,60 @@ def markdown(result: dict[str, Any]) -> str:
             rows,
         ),
         "",
+        *aged_markdown(result),
+        "",
         targets_table(result["targets"]),
     ]
     if result["notes"]:
         parts += ["", *[f"- {n}" for n in result["notes"]]]
     parts += ["", "### History (not this run's figures)", "", HISTORY]
     return "\n".join(parts) + "\n"
+
+
+def aged_markdown(result: dict[str, Any]) -> list[str]:
+    """B14b's part of the section: claims/s with and without the finished batches' nodes."""
+    old = result["config"]["old_batches"]
+    rows = []
+    for engine, by_key in result["aged"].items():
+        for which in AGED_CODES:
+            fresh, aged = by_key.get(f"{which}@0") or {}, by_key.get(f"{which}@{old}") or {}
+            label = "this commit" if which == "now" else f"{result['pre_index']} (before the index)"
+            for n, s in ((0, fresh), (old, aged)):
+                if not s:
+                    rows.append([engine, label, f"{n:,}", "not run", "", ""])
+                    continue
+                share = (
+                    fmt(round(s["claims_per_s_median"] / fresh["claims_per_s_median"], 3))
+                    if fresh and n
+                    else ""
+                )
+                rows.append(
+                    [
+                        engine,
+                        label,
+                        f"{n:,}",
+                        " / ".join(f"{x:.1f}" for x in s["claims_per_s"]),
+                        fmt(s["claims_per_s_median"]),
+                        share,
+                    ]
+                )
+    return [
+        f"### B14b — with {old:,} finished batches' nodes in the store",
+        "",
+        "The same runs on a store that first got that many finished batches' (inactive) "
+        "`fair_nodes` rows, as a team's store keeps one for every batch it ran; this commit "
+        f"and {result['pre_index']}, the last commit before schema 18's partial index on the "
+        "active nodes (`ix_fair_nodes_active`).",
+        "",
+        table(
+            [
+                "engine",
+                "code",
+                "finished batches' nodes",
+                "claims/s (each run)",
+                "median",
+                "÷ none",
+            ],
+            rows,
+        ),
+    ]

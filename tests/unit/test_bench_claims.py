@@ -62,10 +62,20 @@ def test_b13_measuring_script_claims_every_task_once_and_counts_statements(
     assert 2.0 <= summary["transactions_per_task"] < 2.5
     assert summary["statements_per_claim"] >= 3 and summary["statements_per_finish"] >= 3
     engines = {"sqlite": {"now": summary, "start": summary, "pre_fair": summary}}
+    aged_run = bench_claims.measure(REPO, f"sqlite:///{tmp_path / 'b14b.db'}", 1, 30, 500)
+    assert aged_run["old_batches"] == 500 and aged_run["claimed"] == aged_run["distinct"] == 30
+    aged = bench_claims.per_task([aged_run])
     text = bench_claims.markdown(
         {
-            "config": {"threads": bench_claims.THREADS, "tasks": 30, "repeats": 1},
+            "config": {
+                "threads": bench_claims.THREADS,
+                "tasks": 30,
+                "repeats": 1,
+                "old_batches": 500,
+            },
             "baselines": {"start": bench_claims.START, "pre_fair": bench_claims.PRE_FAIR},
+            "pre_index": bench_claims.PRE_INDEX,
+            "aged": {"sqlite": {"now@0": summary, "now@500": aged}},
             "load_before": [1.0, 1.0, 1.0],
             "load_after": [1.0, 1.0, 1.0],
             "engines": engines,
@@ -77,3 +87,18 @@ def test_b13_measuring_script_claims_every_task_once_and_counts_statements(
     assert "B14" in text and "**PASS**" in text
     assert f"{bench_claims.PRE_FAIR} (just before the fair share)" in text
     assert "| 1.000 / 1.000 |" in text  # now ÷ each baseline
+    assert "B14b — with 500 finished batches' nodes" in text
+    assert f"{bench_claims.PRE_INDEX} (before the index) | 500 | not run" in text
+
+
+def test_b14b_misses_when_old_batches_slow_the_claims_and_passes_when_they_do_not() -> None:
+    fresh = side([300.0, 310.0, 320.0])
+    slow = bench_claims.aged_target("postgresql", side([60.0, 62.0, 64.0]), fresh, 50_000)
+    assert not slow["passed"] and slow["value"] == round(62.0 / 310.0, 3)
+    assert "50,000 finished batches" in slow["name"] and "**MISS**" in targets_table([slow])
+    fine = bench_claims.aged_target("sqlite", side([290.0, 300.0, 305.0]), fresh, 50_000)
+    assert fine["passed"]
+    lost = bench_claims.aged_target("sqlite", side([300.0], exact=False), fresh, 50_000)
+    assert not lost["passed"] and "exactly once" in lost["explanation"]
+    missing = bench_claims.aged_target("sqlite", {}, fresh, 50_000)
+    assert not missing["passed"] and missing["value"] == "not measured"

@@ -301,3 +301,30 @@ def test_a_version_10_database_gets_the_key_identity(tmp_path: Path) -> None:
     c = sqlite3.connect(old)
     assert c.execute("SELECT account_id, key_id FROM accounts").fetchall() == [("a", None)]
     c.close()
+
+
+def test_a_version_17_store_gets_the_active_nodes_index_and_a_claim_uses_it(
+    tmp_path: Path,
+) -> None:
+    """Step 18: the fair share's active nodes indexed (partial, ``active = 1``), and SQLite's
+    planner takes it for the terms the claim's choice of batch has (B14b measures the claim)."""
+    fresh = tmp_path / "fresh.db"
+    open_engine(sqlite_url(fresh)).dispose()
+    old = tmp_path / "v17.db"
+    open_engine(sqlite_url(old)).dispose()
+    con = sqlite3.connect(old)
+    con.execute("DROP INDEX ix_fair_nodes_active")
+    con.execute("UPDATE meta SET value = '17' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    engine = open_engine(sqlite_url(old), read_only=True)  # readable as it is: an index only
+    engine.dispose()
+    open_engine(sqlite_url(old)).dispose()
+    assert schema_of(old) == schema_of(fresh)
+    con = sqlite3.connect(old)  # the active nodes as the claim's choice asks for them
+    plan = con.execute(
+        "EXPLAIN QUERY PLAN SELECT node FROM fair_nodes "
+        "WHERE fair_nodes.level = 2 AND fair_nodes.active = 1"
+    ).fetchall()
+    con.close()
+    assert any("ix_fair_nodes_active" in str(step) for step in plan), plan
