@@ -76,6 +76,20 @@ def tasks(n: int, prefix: str, batch: str, priority: int = 0) -> list[NewTask]:
     return make_tasks(n, prefix=prefix, batch=batch, priority=priority)
 
 
+def _claim(store: Store, account: str = "acc", owner: str = "o", **kw: Any) -> Claim:
+    """One claim of an API task for ``account`` (``kw``: ``workstation``), which must exist."""
+    c = store.claim_next(
+        kind=ModelKind.API,
+        account_id=account,
+        models=["api-model"],
+        owner_id=owner,
+        deadline_s=10**6,
+        **kw,
+    )
+    assert c is not None
+    return c
+
+
 def test_a_small_batch_starts_on_each_account_within_one_task(
     store: Store, clock: ManualClock
 ) -> None:
@@ -274,17 +288,7 @@ def test_a_reaped_task_that_fails_gives_its_batchs_share_back(
     store.submit(tasks(20, "a", "A"))
     store.submit(tasks(2, "b", "B"), max_attempts=1)
     store.submit(tasks(1, "r", "R"), max_attempts=3)
-    claims = []
-    for i in range(6):
-        c = store.claim_next(
-            kind=ModelKind.API,
-            account_id=f"acc-{i}",
-            models=["api-model"],
-            owner_id="o",
-            deadline_s=10**6,
-        )
-        assert c is not None
-        claims.append(c)
+    claims = [_claim(store, f"acc-{i}") for i in range(6)]
     assert {c.task_id for c in claims} >= {"b-000", "b-001", "r-000"}
     for c in claims:
         if c.task_id.startswith("a"):
@@ -322,20 +326,9 @@ def test_an_attempt_released_without_a_finish_is_no_longer_in_flight(
     levels with virtual time less that). Now the release takes it out; the service keeps it."""
     store.submit(tasks(4, "a", "A"), batch=BatchInfo("A", tenant="wang"))
     keys = fair.node_keys(fair.NORMAL, "wang", "A")
-    claims = [
-        store.claim_next(
-            kind=ModelKind.API,
-            account_id=f"acc-{i}",
-            models=["api-model"],
-            owner_id=f"o{i}",
-            deadline_s=10**6,
-            workstation=f"pc-{i % 2}",
-        )
-        for i in range(3)
-    ]
-    assert all(c is not None and c.fair_charge > 0 for c in claims)
+    claims = [_claim(store, f"acc-{i}", f"o{i}", workstation=f"pc-{i % 2}") for i in range(3)]
+    assert all(c.fair_charge > 0 for c in claims)
     done, lost, returned = claims
-    assert done is not None and lost is not None and returned is not None
     assert _inflight(store, keys[2]) == pytest.approx(3 * done.fair_charge)
     clock.advance_sync(100.0)
     assert store.finish_success(done, "ok")
@@ -354,19 +347,6 @@ def test_an_attempt_released_without_a_finish_is_no_longer_in_flight(
     assert len(team.log) == 3
     for key in keys:
         assert _inflight(store, key) == pytest.approx(0.0, abs=1e-9), key
-
-
-def _claim(store: Store, account: str = "acc", **kw: Any) -> Claim:
-    c = store.claim_next(
-        kind=ModelKind.API,
-        account_id=account,
-        models=["api-model"],
-        owner_id="o",
-        deadline_s=10**6,
-        **kw,
-    )
-    assert c is not None
-    return c
 
 
 @pytest.mark.parametrize("end", ["requeue", "reaped", "success"])
@@ -708,17 +688,7 @@ def test_a_retry_across_batches_and_a_finish_idling_one_of_them_never_deadlock(
     try:
         for b in ("X", "Y"):
             store.submit(tasks(2, b.lower(), b))
-        claims = {}
-        for i in range(4):
-            c = store.claim_next(
-                kind=ModelKind.API,
-                account_id=f"acc-{i}",
-                models=["api-model"],
-                owner_id="o",
-                deadline_s=99,
-            )
-            assert c is not None
-            claims[c.task_id] = c
+        claims = {c.task_id: c for c in (_claim(store, f"acc-{i}") for i in range(4))}
         for failed in ("x-000", "y-000"):
             assert store.finish_failed(claims.pop(failed), ErrorKind.SERVER_ERROR, "boom")
         # The retry, held at its first statement about the second batch's node alone after

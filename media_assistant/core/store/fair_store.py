@@ -687,11 +687,10 @@ def _fold(idle: Select[Any]) -> Any:
     )
 
 
-_IDLE_BATCH_NODE = (F.c.level == 2, not_(F.c.active))
 # A start's sweep: idle batch nodes that still have charge rows, those no one holds.
 _FOLD_SWEEP = _fold(
     select(F.c.node)
-    .where(*_IDLE_BATCH_NODE, exists().where(C.c.node == F.c.node).correlate(F))
+    .where(F.c.level == 2, not_(F.c.active), exists().where(C.c.node == F.c.node).correlate(F))
     .order_by(F.c.node)
     .limit(bindparam("limit"))
     .with_for_update(skip_locked=True)
